@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { ConfigError } from './errors.ts';
+import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
+
+/** Environment variable names, shared by the functions, the CDK stack and the local server. */
+export const ENV = {
+  datasetsTable: 'DATASETS_TABLE',
+  channelsTable: 'CHANNELS_TABLE',
+  accessTokensSecretId: 'ACCESS_TOKENS_SECRET_ID',
+  adminKeySecretId: 'ADMIN_KEY_SECRET_ID',
+  secretsMaxAgeS: 'SECRETS_MAX_AGE_S',
+  modelCatalog: 'MODEL_CATALOG',
+  legacygwMaxRows: 'LEGACYGW_MAX_ROWS',
+  legacygwDeadlineMs: 'LEGACYGW_DEADLINE_MS',
+  legacygwAllowedHosts: 'LEGACYGW_ALLOWED_HOSTS',
+  logLevel: 'LOG_LEVEL',
+  /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
+  localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
+} as const;
+
+const logLevel = z
+  .string()
+  .transform((s) => s.toUpperCase())
+  .pipe(z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT']))
+  .default('INFO');
+const requiredName = z.string().trim().min(1, 'is required');
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+/** Parses process.env once (at cold start) and freezes it; the message names the bad variable. */
+export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const messages = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'} ${i.message}`);
+    throw new ConfigError(`Invalid environment: ${messages.join('; ')}`);
+  }
+  return Object.freeze(parsed.data);
+}
+
+export const createDatasetEnvSchema = z.object({
+  [ENV.datasetsTable]: requiredName,
+  [ENV.modelCatalog]: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return BUILT_IN_MODEL_CATALOG;
+      try {
+        return parseModelCatalog(v);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
+  [ENV.logLevel]: logLevel,
+});
+export type CreateDatasetConfig = z.infer<typeof createDatasetEnvSchema>;
+
+export const importEnvSchema = z.object({
+  [ENV.channelsTable]: requiredName,
+  [ENV.legacygwMaxRows]: positiveInt(50_000),
+  [ENV.legacygwDeadlineMs]: positiveInt(25_000),
+  // Comma-separated host names, IP addresses or CIDRs; empty = any non-link-local target.
+  [ENV.legacygwAllowedHosts]: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+  [ENV.logLevel]: logLevel,
+});
+export type ImportConfig = z.infer<typeof importEnvSchema>;
+
+export const authorizerEnvSchema = z
+  .object({
+    [ENV.accessTokensSecretId]: z.string().trim().optional(),
+    [ENV.adminKeySecretId]: z.string().trim().optional(),
+    [ENV.secretsMaxAgeS]: positiveInt(60),
+    [ENV.localCredentialsFile]: z.string().trim().optional(),
+    [ENV.logLevel]: logLevel,
+  })
+  .superRefine((env, ctx) => {
+    if (env[ENV.localCredentialsFile]) return;
+    for (const name of [ENV.accessTokensSecretId, ENV.adminKeySecretId] as const) {
+      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required' });
+    }
+  });
+export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;

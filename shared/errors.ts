@@ -1,0 +1,68 @@
+/**
+ * The project's error hierarchy. One exposure rule: an AppError below 500 carries a message
+ * safe to show the caller; anything else becomes a generic 500 (see each API's envelope module).
+ */
+export class AppError extends Error {
+  constructor(
+    /** HTTP status the gateway returns. */
+    readonly httpStatus: number,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+
+  /** True when the message may be shown to the caller. */
+  get exposed(): boolean {
+    return this.httpStatus < 500;
+  }
+}
+
+/** A FastGPT-style error of the knowledge-base API: body `code` and `statusText` (SPEC 2.2). */
+export class DatasetApiError extends AppError {
+  constructor(
+    httpStatus: number,
+    readonly code: number,
+    readonly statusText: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(httpStatus, message, options);
+  }
+}
+
+/** Factories for every error row of SPEC 2.2. */
+export const datasetErrors = {
+  invalidParams: (message: string) => new DatasetApiError(400, 507000, 'invalidParams', message),
+  missingParams: (message: string) => new DatasetApiError(400, 507004, 'missingParams', message),
+  unExistDataset: (message: string) => new DatasetApiError(404, 501002, 'unExistDataset', message),
+  invalidModel: (message: string) => new DatasetApiError(400, 501010, 'invalidVectorModelOrQAModel', message),
+  unauthorized: (message: string) => new DatasetApiError(401, 403, 'unAuthorization', message),
+  unAuthApiKey: (message: string) => new DatasetApiError(401, 514, 'unAuthApiKey', message),
+} as const;
+
+/** An error of the channel proxy API (SPEC 3.5): only the HTTP status and a message. */
+export class ProxyApiError extends AppError {}
+
+/** The import ran past its deadline; `written` channels were stored before it stopped. */
+export class DeadlineExceededError extends ProxyApiError {
+  constructor(
+    readonly written: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      504,
+      `The import did not finish within its deadline; ${written} channel(s) were written. Run the same import again to complete it.`,
+      options,
+    );
+  }
+}
+
+/** A configuration value is invalid; thrown at cold start, never at request time. */
+export class ConfigError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ConfigError';
+  }
+}

@@ -1,0 +1,68 @@
+import type { ApiName } from './routes.ts';
+
+/**
+ * Errors API Gateway produces itself (before or instead of a function), rendered in each API's
+ * own envelope. One definition: the CDK stack turns it into GatewayResponses, the local server
+ * renders the same bodies.
+ */
+export type GatewayResponseType =
+  | 'UNAUTHORIZED'
+  | 'ACCESS_DENIED'
+  | 'MISSING_AUTHENTICATION_TOKEN'
+  | 'THROTTLED'
+  | 'REQUEST_TOO_LARGE'
+  | 'AUTHORIZER_FAILURE'
+  | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'DEFAULT_4XX'
+  | 'DEFAULT_5XX';
+
+export interface GatewayResponseDef {
+  readonly statusCode: number;
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+const fastgpt = (statusCode: number, code: number, statusText: string, message: string) => ({
+  statusCode,
+  body: { code, statusText, message, data: null },
+});
+const proxy = (statusCode: number, message: string) => ({
+  statusCode,
+  body: { success: false, message },
+});
+
+export const GATEWAY_RESPONSES: Readonly<Record<ApiName, Readonly<Record<GatewayResponseType, GatewayResponseDef>>>> = {
+  dataset: {
+    // No or malformed Authorization header (the authorizer said "Unauthorized").
+    UNAUTHORIZED: fastgpt(
+      401,
+      403,
+      'unAuthorization',
+      'Missing or malformed Authorization header; expected "Bearer <token>"',
+    ),
+    // A well-formed token the authorizer denied: unknown, expired or of the wrong kind.
+    ACCESS_DENIED: fastgpt(401, 514, 'unAuthApiKey', 'The API key is invalid, expired or not valid for this API'),
+    MISSING_AUTHENTICATION_TOKEN: fastgpt(404, 404, 'notFound', 'No such route'),
+    THROTTLED: fastgpt(429, 429, 'tooManyRequests', 'Too many requests; retry later'),
+    REQUEST_TOO_LARGE: fastgpt(413, 507000, 'invalidParams', 'Request body is too large'),
+    AUTHORIZER_FAILURE: fastgpt(500, 500, 'error', 'Internal error'),
+    AUTHORIZER_CONFIGURATION_ERROR: fastgpt(500, 500, 'error', 'Internal error'),
+    DEFAULT_4XX: fastgpt(400, 400, 'badRequest', 'Bad request'),
+    DEFAULT_5XX: fastgpt(500, 500, 'error', 'Internal error'),
+  },
+  proxy: {
+    UNAUTHORIZED: proxy(401, 'Missing or malformed Authorization header; expected "Bearer <admin key>"'),
+    ACCESS_DENIED: proxy(401, 'The admin key is invalid or not valid for this API'),
+    MISSING_AUTHENTICATION_TOKEN: proxy(404, 'No such route'),
+    THROTTLED: proxy(429, 'Too many requests; retry later'),
+    REQUEST_TOO_LARGE: proxy(413, 'Request body is too large'),
+    AUTHORIZER_FAILURE: proxy(500, 'Internal error'),
+    AUTHORIZER_CONFIGURATION_ERROR: proxy(500, 'Internal error'),
+    DEFAULT_4XX: proxy(400, 'Bad request'),
+    DEFAULT_5XX: proxy(500, 'Internal error'),
+  },
+};
+
+/** The JSON body API Gateway sends for a gateway response (also the CDK template). */
+export function gatewayResponseBody(api: ApiName, type: GatewayResponseType): string {
+  return JSON.stringify(GATEWAY_RESPONSES[api][type].body);
+}

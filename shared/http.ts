@@ -1,0 +1,50 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+
+/** Largest request body either API accepts (SPEC 2.1); larger bodies are rejected unparsed. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' } as const;
+
+/** A JSON response for API Gateway's proxy integration. */
+export function jsonResponse(statusCode: number, body: unknown): APIGatewayProxyResult {
+  return { statusCode, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
+}
+
+export type BodyResult =
+  | { ok: true; value: Record<string, unknown> }
+  | { ok: false; reason: 'too-large' | 'not-json' | 'not-object' };
+
+/** Decodes a proxy event's body into a plain JSON object, without trusting its size or shape. */
+export function parseJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): BodyResult {
+  const raw = event.body ?? '';
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) return { ok: false, reason: 'too-large' };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not-json' };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    return { ok: false, reason: 'not-object' };
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+/** Authorizer context as API Gateway hands it to a proxy integration. */
+export interface CallerContext {
+  scope: 'dataset' | 'admin';
+  teamId: string;
+  tmbId: string;
+  tokenId: string;
+}
+
+/** Reads the authorizer context from a proxy event; null when absent or malformed. */
+export function callerFrom(event: Pick<APIGatewayProxyEvent, 'requestContext'>): CallerContext | null {
+  const ctx = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  if (!ctx) return null;
+  const { scope, teamId, tmbId, tokenId } = ctx;
+  if (scope !== 'dataset' && scope !== 'admin') return null;
+  if (typeof teamId !== 'string' || typeof tmbId !== 'string' || typeof tokenId !== 'string') return null;
+  return { scope, teamId, tmbId, tokenId };
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { ConfigError } from './errors.ts';
+
+/** Model kinds a knowledge base refers to (SPEC 2.4). */
+export const MODEL_KINDS = ['vector', 'agent', 'vlm'] as const;
+export type ModelKind = (typeof MODEL_KINDS)[number];
+
+const kindSchema = z
+  .object({
+    models: z.array(z.string().trim().min(1)).min(1, 'needs at least one model'),
+    default: z.string().trim().min(1),
+  })
+  .refine((k) => k.models.includes(k.default), { message: 'default is not in its models list', path: ['default'] });
+
+export const modelCatalogSchema = z.object({ vector: kindSchema, agent: kindSchema, vlm: kindSchema });
+export type ModelCatalog = z.infer<typeof modelCatalogSchema>;
+
+/** The catalogue used when the operator configures none (and locally). */
+export const BUILT_IN_MODEL_CATALOG: ModelCatalog = Object.freeze({
+  vector: {
+    models: ['text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002', 'bge-m3'],
+    default: 'text-embedding-3-small',
+  },
+  agent: { models: ['gpt-4o-mini', 'gpt-4o', 'qwen-plus', 'deepseek-chat'], default: 'gpt-4o-mini' },
+  vlm: { models: ['gpt-4o-mini', 'gpt-4o'], default: 'gpt-4o-mini' },
+});
+
+/** Parses a MODEL_CATALOG value (JSON text or object); throws ConfigError naming the bad part. */
+export function parseModelCatalog(value: unknown): ModelCatalog {
+  let input = value;
+  if (typeof value === 'string') {
+    try {
+      input = JSON.parse(value);
+    } catch (cause) {
+      throw new ConfigError('MODEL_CATALOG is not valid JSON', { cause });
+    }
+  }
+  const parsed = modelCatalogSchema.safeParse(input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? issue.path.join('.') : '';
+    throw new ConfigError(`MODEL_CATALOG is invalid at ${where || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,53 @@
+/**
+ * The two REST APIs as data: their routes, the function behind each, and the token scope that
+ * opens them. Used by the CDK stack, the authorizer's policy and the local server alike.
+ */
+export type Scope = 'dataset' | 'admin';
+export type ApiName = 'dataset' | 'proxy';
+export type FunctionName = 'create-dataset' | 'import-legacygw' | 'authorizer';
+
+export interface RouteDef {
+  readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
+  /** Resource path, as API Gateway writes it in a method ARN (leading slash). */
+  readonly path: string;
+  readonly function: Exclude<FunctionName, 'authorizer'>;
+}
+
+export interface ApiDef {
+  readonly name: ApiName;
+  readonly description: string;
+  /** The only token scope whose policy may open this API. */
+  readonly scope: Scope;
+  readonly routes: readonly RouteDef[];
+}
+
+export const APIS: Readonly<Record<ApiName, ApiDef>> = {
+  dataset: {
+    name: 'dataset',
+    description: 'Knowledge-base API (FastGPT-compatible)',
+    scope: 'dataset',
+    routes: [{ method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' }],
+  },
+  proxy: {
+    name: 'proxy',
+    description: 'Channel proxy API',
+    scope: 'admin',
+    routes: [{ method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' }],
+  },
+};
+
+/** Handler entry of each function, relative to the repository root. */
+export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
+  'create-dataset': 'functions/create-dataset/handler.ts',
+  'import-legacygw': 'functions/import-legacygw/handler.ts',
+  authorizer: 'functions/authorizer/handler.ts',
+};
+
+/** Finds the API and route a method and resource path belong to. */
+export function findRoute(method: string, path: string): { api: ApiDef; route: RouteDef } | undefined {
+  for (const api of Object.values(APIS)) {
+    const route = api.routes.find((r) => r.method === method && r.path === path);
+    if (route) return { api, route };
+  }
+  return undefined;
+}
