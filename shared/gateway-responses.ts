@@ -13,6 +13,7 @@ export type GatewayResponseType =
   | 'REQUEST_TOO_LARGE'
   | 'AUTHORIZER_FAILURE'
   | 'AUTHORIZER_CONFIGURATION_ERROR'
+  | 'INTEGRATION_TIMEOUT'
   | 'DEFAULT_4XX'
   | 'DEFAULT_5XX';
 
@@ -46,6 +47,7 @@ export const GATEWAY_RESPONSES: Readonly<Record<ApiName, Readonly<Record<Gateway
     REQUEST_TOO_LARGE: fastgpt(413, 507000, 'invalidParams', 'Request body is too large'),
     AUTHORIZER_FAILURE: fastgpt(500, 500, 'error', 'Internal error'),
     AUTHORIZER_CONFIGURATION_ERROR: fastgpt(500, 500, 'error', 'Internal error'),
+    INTEGRATION_TIMEOUT: fastgpt(504, 504, 'timeout', 'The request timed out'),
     DEFAULT_4XX: fastgpt(400, 400, 'badRequest', 'Bad request'),
     DEFAULT_5XX: fastgpt(500, 500, 'error', 'Internal error'),
   },
@@ -57,6 +59,7 @@ export const GATEWAY_RESPONSES: Readonly<Record<ApiName, Readonly<Record<Gateway
     REQUEST_TOO_LARGE: proxy(413, 'Request body is too large'),
     AUTHORIZER_FAILURE: proxy(500, 'Internal error'),
     AUTHORIZER_CONFIGURATION_ERROR: proxy(500, 'Internal error'),
+    INTEGRATION_TIMEOUT: proxy(504, 'The request timed out'),
     DEFAULT_4XX: proxy(400, 'Bad request'),
     DEFAULT_5XX: proxy(500, 'Internal error'),
   },

@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
+import { APIS, type ApiDef, type ApiName, findRoute, type RouteDef } from '#shared/routes';
+import type { LocalBackend } from './backend.ts';
+import { evaluatePolicy } from './policy.ts';
+
+export interface ThrottleSettings {
+  /** Steady-state requests per second. */
+  rateLimit: number;
+  /** Bucket size: requests allowed in a burst. */
+  burstLimit: number;
+}
+
+export interface GatewayOptions {
+  host?: string;
+  /** 0 = random. */
+  port?: number;
+  /** Stage throttling (token bucket, like API Gateway's); none when omitted. */
+  throttle?: ThrottleSettings;
+  /** Receives one JSON access-log line per request (no headers, no body). */
+  accessLog?: (line: string) => void;
+  /** API Gateway's integration timeout (29 s). */
+  integrationTimeoutMs?: number;
+}
+
+export interface LocalGateway {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+// API Gateway's own payload limit; the functions enforce their smaller limits themselves.
+const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+const LOCAL_REGION = 'us-east-1';
+const LOCAL_ACCOUNT = '000000000000';
+const STAGE = 'local';
+const API_IDS: Readonly<Record<ApiName, string>> = { dataset: 'localdataset', proxy: 'localproxy' };
+
+/** Token bucket with API Gateway's semantics: `burstLimit` tokens, refilled at `rateLimit` per second. */
+function tokenBucket({ rateLimit, burstLimit }: ThrottleSettings): () => boolean {
+  let tokens = burstLimit;
+  let last = performance.now();
+  return () => {
+    const now = performance.now();
+    tokens = Math.min(burstLimit, tokens + ((now - last) / 1000) * rateLimit);
+    last = now;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  };
+}
+
+// Locally both APIs share one host; an unknown path is answered in the envelope of the API whose
+// routes share the longest path prefix with it (in AWS each API has its own host).
+function apiForPath(path: string): ApiDef {
+  let best: ApiDef = APIS.dataset;
+  let bestLength = -1;
+  for (const api of Object.values(APIS)) {
+    for (const route of api.routes) {
+      let n = 0;
+      while (n < path.length && n < route.path.length && path[n] === route.path[n]) n++;
+      if (n > bestLength) [best, bestLength] = [api, n];
+    }
+  }
+  return best;
+}
+
+class PayloadTooLarge extends Error {}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_PAYLOAD_BYTES) throw new PayloadTooLarge();
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function headerMaps(req: IncomingMessage) {
+  const headers: Record<string, string> = {};
+  const multiValueHeaders: Record<string, string[]> = {};
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    const value = req.rawHeaders[i + 1] as string;
+    headers[name] = value;
+    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+  }
+  return { headers, multiValueHeaders };
+}
+
+function queryMaps(url: URL) {
+  if ([...url.searchParams.keys()].length === 0) {
+    return { queryStringParameters: null, multiValueQueryStringParameters: null };
+  }
+  const single: Record<string, string> = {};
+  const multi: Record<string, string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    single[k] = v;
+    multi[k] = [...(multi[k] ?? []), v];
+  }
+  return { queryStringParameters: single, multiValueQueryStringParameters: multi };
+}
+
+/** Serves both APIs the way API Gateway does: throttling, TOKEN authorizer, policy, proxy events, gateway responses. */
+export async function startGateway(backend: LocalBackend, options: GatewayOptions = {}): Promise<LocalGateway> {
+  const allow = options.throttle ? tokenBucket(options.throttle) : () => true;
+  const integrationTimeoutMs = options.integrationTimeoutMs ?? 29_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<number> {
+    const url = new URL(req.url ?? '/', 'http://local');
+    const method = (req.method ?? 'GET').toUpperCase();
+    const match = findRoute(method, url.pathname);
+    const api = match?.api ?? apiForPath(url.pathname);
+
+    const gatewayResponse = (type: GatewayResponseType): number => {
+      const { statusCode } = GATEWAY_RESPONSES[api.name][type];
+      res.writeHead(statusCode, { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId });
+      res.end(gatewayResponseBody(api.name, type));
+      return statusCode;
+    };
+
+    if (!allow()) return gatewayResponse('THROTTLED');
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch (error) {
+      if (error instanceof PayloadTooLarge) return gatewayResponse('REQUEST_TOO_LARGE');
+      throw error;
+    }
+    if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
+
+    // Identity source: an absent or empty Authorization header never reaches the authorizer.
+    const token = req.headers.authorization;
+    if (!token) return gatewayResponse('UNAUTHORIZED');
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
+    let authorization: APIGatewayAuthorizerResult;
+    try {
+      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
+    } catch (error) {
+      return gatewayResponse(
+        error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
+      );
+    }
+    const decision = evaluatePolicy(authorization, methodArn);
+    if (decision === 'invalid') return gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR');
+    if (decision === 'deny') return gatewayResponse('ACCESS_DENIED');
+
+    const event = proxyEvent(req, url, method, match.route, match.api.name, body, authorization, requestId);
+    let result: APIGatewayProxyResult;
+    try {
+      result = await withTimeout(backend.handlerFor(match.route)(event), integrationTimeoutMs);
+    } catch (error) {
+      if (error instanceof IntegrationTimeout) return gatewayResponse('INTEGRATION_TIMEOUT');
+      // A function error with a proxy integration is a 5xx from the gateway, never the error text.
+      return gatewayResponse('DEFAULT_5XX');
+    }
+    if (!result || typeof result.statusCode !== 'number') return gatewayResponse('DEFAULT_5XX');
+    const responseHeaders: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
+    for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);
+    for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[k] = v.map(String);
+    res.writeHead(result.statusCode, responseHeaders);
+    res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
+    return result.statusCode;
+  }
+
+  function proxyEvent(
+    req: IncomingMessage,
+    url: URL,
+    method: string,
+    route: RouteDef,
+    apiName: ApiName,
+    body: Buffer,
+    authorization: APIGatewayAuthorizerResult,
+    requestId: string,
+  ): APIGatewayProxyEvent {
+    const now = Date.now();
+    return {
+      resource: route.path,
+      path: url.pathname,
+      httpMethod: method,
+      ...headerMaps(req),
+      ...queryMaps(url),
+      pathParameters: null,
+      stageVariables: null,
+      body: body.length > 0 ? body.toString('utf8') : null,
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: LOCAL_ACCOUNT,
+        apiId: API_IDS[apiName],
+        authorizer: { ...(authorization.context ?? {}), principalId: authorization.principalId },
+        protocol: `HTTP/${req.httpVersion}`,
+        httpMethod: method,
+        identity: {
+          accessKey: null,
+          accountId: null,
+          apiKey: null,
+          apiKeyId: null,
+          caller: null,
+          clientCert: null,
+          cognitoAuthenticationProvider: null,
+          cognitoAuthenticationType: null,
+          cognitoIdentityId: null,
+          cognitoIdentityPoolId: null,
+          principalOrgId: null,
+          sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+          user: null,
+          userAgent: req.headers['user-agent'] ?? null,
+          userArn: null,
+        },
+        path: `/${STAGE}${url.pathname}`,
+        stage: STAGE,
+        requestId,
+        requestTimeEpoch: now,
+        resourceId: 'local',
+        resourcePath: route.path,
+      },
+    };
+  }
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    const requestId = randomUUID();
+    handle(req, res, requestId)
+      .catch(() => {
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+        res.end(gatewayResponseBody(apiForPath(req.url ?? '/').name, 'DEFAULT_5XX'));
+        return 500;
+      })
+      .then((status) => {
+        options.accessLog?.(
+          JSON.stringify({
+            requestId,
+            ip: req.socket.remoteAddress,
+            method: req.method,
+            path: (req.url ?? '').split('?')[0],
+            status,
+            latencyMs: Math.round((performance.now() - started) * 10) / 10,
+          }),
+        );
+      });
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { address, port } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+class IntegrationTimeout extends Error {}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new IntegrationTimeout()), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

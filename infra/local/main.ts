@@ -1,0 +1,74 @@
+/**
+ * `npm start`: the whole product on one machine (SPEC 6). Environment: HOST, PORT, DYNAMODB_PORT,
+ * DATA_DIR, optional THROTTLE_RATE_LIMIT / THROTTLE_BURST_LIMIT, MODEL_CATALOG, LOG_LEVEL.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import { loadConfig } from '#shared/config';
+import { startLocalBackend } from './backend.ts';
+import { startGateway } from './gateway.ts';
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
+const envSchema = z
+  .object({
+    HOST: z.string().trim().min(1).default('127.0.0.1'),
+    PORT: port(3000),
+    DYNAMODB_PORT: port(8000),
+    DATA_DIR: z.string().trim().min(1).default('.data'),
+    THROTTLE_RATE_LIMIT: z.coerce.number().positive().optional(),
+    THROTTLE_BURST_LIMIT: z.coerce.number().int().positive().optional(),
+  })
+  .refine((e) => (e.THROTTLE_RATE_LIMIT === undefined) === (e.THROTTLE_BURST_LIMIT === undefined), {
+    message: 'set both THROTTLE_RATE_LIMIT and THROTTLE_BURST_LIMIT, or neither',
+    path: ['THROTTLE_RATE_LIMIT'],
+  });
+
+async function main(): Promise<void> {
+  const env = loadConfig(envSchema);
+  const dataDir = resolve(env.DATA_DIR);
+  const backend = await startLocalBackend({ dataDir, dynamoHost: env.HOST, dynamoPort: env.DYNAMODB_PORT });
+  const gateway = await startGateway(backend, {
+    host: env.HOST,
+    port: env.PORT,
+    throttle:
+      env.THROTTLE_RATE_LIMIT !== undefined && env.THROTTLE_BURST_LIMIT !== undefined
+        ? { rateLimit: env.THROTTLE_RATE_LIMIT, burstLimit: env.THROTTLE_BURST_LIMIT }
+        : undefined,
+    accessLog: (line) => process.stdout.write(`${line}\n`),
+  });
+
+  if (backend.createdCredentials) {
+    // Printed once, on the start that creates them; afterwards they live only in the 0600 file.
+    const [token] = backend.credentials.accessTokens;
+    process.stdout.write(
+      [
+        `Created local credentials in ${backend.credentialsFile} (mode 0600); they are not printed again.`,
+        `  ADMIN_KEY=${backend.credentials.adminKey}`,
+        token ? `  ACCESS_TOKEN=${token.token}   (team ${token.teamId}, member ${token.tmbId})` : '',
+        '',
+      ].join('\n'),
+    );
+  } else {
+    process.stdout.write(`Using local credentials in ${backend.credentialsFile}\n`);
+  }
+  process.stdout.write(`DynamoDB engine on ${backend.dynamoEndpoint} (data in ${dataDir})\n`);
+  process.stdout.write(`listening on ${gateway.url}\n`);
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: shutting down\n`);
+    Promise.all([gateway.close(), backend.close()]).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`npm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});
