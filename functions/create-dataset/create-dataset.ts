@@ -1,0 +1,85 @@
+import { datasetErrors } from '#shared/errors';
+import type { CallerContext } from '#shared/http';
+import type { ModelCatalog, ModelKind } from '#shared/model-catalog';
+import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
+import { bodyError, type CreateDatasetBody, createDatasetBodySchema, DEFAULT_AVATARS } from './schema.ts';
+
+export interface CreateDatasetDeps {
+  repo: DatasetRepository;
+  catalog: ModelCatalog;
+  now: () => Date;
+  newId: () => string;
+}
+
+const MODEL_FIELDS = [
+  ['vectorModel', 'vector'],
+  ['agentModel', 'agent'],
+  ['vlmModel', 'vlm'],
+] as const satisfies readonly (readonly [keyof CreateDatasetBody, ModelKind])[];
+
+/** Creates a knowledge base or folder for the caller's team (SPEC 2) and returns its id. */
+export async function createDataset(
+  input: { body: unknown; caller: CallerContext },
+  deps: CreateDatasetDeps,
+): Promise<{ id: string }> {
+  const parsed = createDatasetBodySchema.safeParse(input.body);
+  if (!parsed.success) throw bodyError(parsed.error);
+  const body = parsed.data;
+  const { teamId, tmbId } = input.caller;
+
+  // Folders store no models, so their model fields are not even checked.
+  const models = body.type === 'dataset' ? resolveModels(body, deps.catalog) : {};
+
+  if (body.parentId !== null) {
+    // The key includes the caller's team: another team's folder is simply not found.
+    const parent = await deps.repo.get(teamId, body.parentId);
+    if (!parent) throw datasetErrors.unExistDataset('parentId does not refer to an existing folder');
+    if (parent.type !== 'folder') throw datasetErrors.invalidParams('parentId must refer to a folder');
+  }
+
+  const time = deps.now().toISOString();
+  const record: Omit<DatasetRecord, 'id'> = {
+    teamId,
+    tmbId,
+    parentId: body.parentId,
+    type: body.type,
+    name: body.name,
+    intro: body.intro,
+    avatar: body.avatar ?? DEFAULT_AVATARS[body.type],
+    ...models,
+    inheritPermission: true,
+    createTime: time,
+    updateTime: time,
+  };
+
+  // An id collision is retried once with a fresh id; a second one is unexpected and becomes a 500.
+  try {
+    return await putWithNewId(record, deps);
+  } catch (error) {
+    if (!(error instanceof DatasetIdConflictError)) throw error;
+    return putWithNewId(record, deps);
+  }
+}
+
+async function putWithNewId(record: Omit<DatasetRecord, 'id'>, deps: CreateDatasetDeps): Promise<{ id: string }> {
+  const id = deps.newId();
+  await deps.repo.put({ id, ...record });
+  return { id };
+}
+
+/** Each model field's name from the body, or the catalogue's default of its kind. */
+function resolveModels(
+  body: CreateDatasetBody,
+  catalog: ModelCatalog,
+): Pick<DatasetRecord, 'vectorModel' | 'agentModel' | 'vlmModel'> {
+  const models: Pick<DatasetRecord, 'vectorModel' | 'agentModel' | 'vlmModel'> = {};
+  for (const [field, kind] of MODEL_FIELDS) {
+    const requested = body[field];
+    const { models: allowed, default: fallback } = catalog[kind];
+    if (requested !== undefined && !allowed.includes(requested)) {
+      throw datasetErrors.invalidModel(`${field} must be one of the available ${kind} models: ${allowed.join(', ')}`);
+    }
+    models[field] = requested ?? fallback;
+  }
+  return models;
+}

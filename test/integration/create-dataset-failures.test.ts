@@ -1,0 +1,135 @@
+import {
+  DeleteTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ensureTables } from '#infra/local/dynamo-engine';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import { addAccessToken, createRequest, expectCreated, expectError } from './create-dataset.helpers.ts';
+
+let server: TestServer;
+let dynamo: DynamoDBClient;
+
+beforeAll(async () => {
+  // Log everything, so the leak test sees every line the functions would write.
+  vi.stubEnv('LOG_LEVEL', 'DEBUG');
+  server = await startTestServer();
+  dynamo = new DynamoDBClient({
+    endpoint: server.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+
+afterAll(async () => {
+  dynamo?.destroy();
+  await server?.close();
+  vi.unstubAllEnvs();
+});
+
+/** Runs `during` with the datasets table gone, then puts an empty one back. */
+async function withoutDatasetsTable<T>(during: () => Promise<T>): Promise<T> {
+  await dynamo.send(new DeleteTableCommand({ TableName: 'datasets' }));
+  for (;;) {
+    try {
+      await dynamo.send(new DescribeTableCommand({ TableName: 'datasets' }));
+      await new Promise((r) => setTimeout(r, 10));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) break;
+      throw error;
+    }
+  }
+  try {
+    return await during();
+  } finally {
+    await ensureTables(dynamo, { datasets: 'datasets', channels: 'channels' });
+  }
+}
+
+describe('POST /api/core/dataset/create: unexpected failures', () => {
+  it('answers 500 with the generic message and no table name or SDK text when the table is gone', async () => {
+    const team = await addAccessToken(server);
+
+    const reply = await withoutDatasetsTable(() => createRequest(server, { name: 'Docs' }, `Bearer ${team.token}`));
+
+    expectError(reply, 500, 500);
+    expect(reply.body).toStrictEqual({ code: 500, statusText: 'error', message: 'Internal error', data: null });
+    const text = JSON.stringify(reply.body);
+    expect(text).not.toMatch(/datasets|ResourceNotFound|Requested resource|Exception|at /);
+  });
+});
+
+describe('POST /api/core/dataset/create: secrets in output', () => {
+  it('writes no access token or admin key to stdout, stderr or the console on any error path', async () => {
+    const captured: string[] = [];
+    const capture = (chunk: unknown) => {
+      captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
+      return true;
+    };
+    const spies = [
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture),
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture),
+      ...(['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((m) =>
+        vi.spyOn(console, m).mockImplementation((...args: unknown[]) => {
+          captured.push(args.map(String).join(' '));
+        }),
+      ),
+    ];
+    const team = await addAccessToken(server);
+    const other = await addAccessToken(server);
+    const expired = await addAccessToken(server, { expiresAt: '2020-01-01T00:00:00Z' });
+    const unknownToken = 'kb-unknown-token-0123456789abcdefghijklmnopqrstuv';
+    const { adminKey } = server.credentials;
+    const bearer = `Bearer ${team.token}`;
+    const statuses: number[] = [];
+    const send = async (body: unknown, authorization?: string) => {
+      statuses.push((await createRequest(server, body, authorization)).status);
+    };
+
+    try {
+      const dataset = expectCreated(await createRequest(server, { name: 'Plain' }, bearer));
+      const foreignFolder = expectCreated(
+        await createRequest(server, { name: 'Theirs', type: 'folder' }, `Bearer ${other.token}`),
+      );
+      await send({ name: 'Docs' });
+      await send({ name: 'Docs' }, `Basic ${team.token}`);
+      await send({ name: 'Docs' }, team.token);
+      await send({ name: 'Docs' }, `Bearer ${unknownToken}`);
+      await send({ name: 'Docs' }, `Bearer ${expired.token}`);
+      await send({ name: 'Docs' }, `Bearer ${adminKey}`);
+      await send('{"name":', bearer);
+      await send('[]', bearer);
+      await send({ name: team.token, intro: team.token.repeat(3000) }, bearer);
+      await send({ name: 5, apiKey: team.token }, bearer);
+      await send({ name: team.token, type: team.token }, bearer);
+      await send({ name: team.token, parentId: team.token }, bearer);
+      await send({ name: team.token, avatar: team.token.repeat(40) }, bearer);
+      await send({ name: '  ', token: team.token }, bearer);
+      await send({ name: team.token, parentId: dataset }, bearer);
+      await send({ name: team.token, parentId: 'abcdefabcdefabcdefabcdef' }, bearer);
+      await send({ name: team.token, parentId: foreignFolder }, bearer);
+      await send({ name: team.token, vectorModel: team.token }, bearer);
+      const throttled = await startTestServer({ throttle: { rateLimit: 1, burstLimit: 1 } });
+      try {
+        const replies = await Promise.all(
+          Array.from({ length: 4 }, () => createRequest(throttled, { name: team.token }, bearer)),
+        );
+        statuses.push(...replies.map((r) => r.status));
+      } finally {
+        await throttled.close();
+      }
+      await withoutDatasetsTable(() => send({ name: team.token }, bearer));
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+
+    expect(new Set(statuses)).toEqual(new Set([200, 400, 401, 404, 429, 500]));
+    const output = captured.join('\n');
+    expect(output).toContain('Unexpected error in the knowledge-base API');
+    for (const secret of [team.token, other.token, expired.token, unknownToken, adminKey]) {
+      expect(output).not.toContain(secret);
+    }
+  });
+});

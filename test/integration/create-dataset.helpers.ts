@@ -1,0 +1,101 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { expect } from 'vitest';
+import {
+  type LocalAccessToken,
+  newAccessTokenValue,
+  readLocalCredentials,
+  writeLocalCredentials,
+} from '#shared/local-credentials';
+import type { DatasetRecord } from '#shared/repositories/datasets';
+import type { TestServer } from '#test/support/local-server';
+
+export const CREATE_PATH = '/api/core/dataset/create';
+
+export interface ApiReply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** POSTs to the create route; a string body is sent as is, anything else as JSON. */
+export async function createRequest(server: TestServer, body: unknown, authorization?: string): Promise<ApiReply> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (authorization !== undefined) headers.Authorization = authorization;
+  const response = await fetch(`${server.url}${CREATE_PATH}`, {
+    method: 'POST',
+    headers,
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+/** Adds an access token for a brand-new team to the local credentials file (reread on every request). */
+export async function addAccessToken(
+  server: TestServer,
+  extra: { expiresAt?: string } = {},
+): Promise<LocalAccessToken> {
+  const token: LocalAccessToken = {
+    id: randomUUID(),
+    token: newAccessTokenValue(),
+    teamId: randomBytes(12).toString('hex'),
+    tmbId: randomBytes(12).toString('hex'),
+    ...extra,
+  };
+  const credentials = await readLocalCredentials(server.credentialsFile);
+  await writeLocalCredentials(server.credentialsFile, {
+    ...credentials,
+    accessTokens: [...credentials.accessTokens, token],
+  });
+  return token;
+}
+
+/** Asserts an error reply: HTTP status, body code and exactly the four envelope keys with `data: null`. */
+export function expectError(reply: ApiReply, status: number, code: number): void {
+  expect({ status: reply.status, code: reply.body.code }).toEqual({ status, code });
+  expect(Object.keys(reply.body).sort()).toEqual(['code', 'data', 'message', 'statusText']);
+  expect(reply.body.data).toBeNull();
+  expect(reply.body.message).toEqual(expect.any(String));
+}
+
+/** Asserts a success reply and returns the new id. */
+export function expectCreated(reply: ApiReply): string {
+  expect(reply.status).toBe(200);
+  expect(reply.body).toStrictEqual({
+    code: 200,
+    statusText: '',
+    message: '',
+    data: expect.stringMatching(/^[0-9a-f]{24}$/),
+  });
+  return reply.body.data as string;
+}
+
+/** A Document client on the test server's engine. */
+export function engineClient(server: TestServer): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: server.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+}
+
+/** Every record stored in a team's partition. */
+export async function teamRecords(client: DynamoDBDocumentClient, teamId: string): Promise<DatasetRecord[]> {
+  const records: DatasetRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: 'datasets',
+        KeyConditionExpression: 'teamId = :teamId',
+        ExpressionAttributeValues: { ':teamId': teamId },
+        ExclusiveStartKey,
+      }),
+    );
+    records.push(...((page.Items ?? []) as DatasetRecord[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return records;
+}

@@ -1,0 +1,178 @@
+import { ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { createDatasetEnvSchema, loadConfig } from '#shared/config';
+import type { handler as Handler } from '../../functions/create-dataset/handler.ts';
+
+const dynamo = mockClient(DynamoDBDocumentClient);
+const HANDLER = '../../functions/create-dataset/handler.ts';
+const dataset = { scope: 'dataset', teamId: 'team-a', tmbId: 'member-a', tokenId: 'token-a' };
+
+function event(body: string | null, authorizer: Record<string, unknown> | null = dataset): APIGatewayProxyEvent {
+  return {
+    body,
+    isBase64Encoded: false,
+    headers: { 'Content-Type': 'application/json' },
+    multiValueHeaders: {},
+    httpMethod: 'POST',
+    path: '/api/core/dataset/create',
+    resource: '/api/core/dataset/create',
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    requestContext: { authorizer } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+describe('create-dataset handler', () => {
+  let handler: typeof Handler;
+
+  beforeAll(async () => {
+    vi.stubEnv('DATASETS_TABLE', 'datasets-unit');
+    vi.stubEnv('MODEL_CATALOG', '');
+    vi.stubEnv('LOG_LEVEL', 'SILENT');
+    vi.resetModules();
+    ({ handler } = await import(HANDLER));
+  });
+
+  afterAll(() => {
+    vi.unstubAllEnvs();
+  });
+
+  beforeEach(() => {
+    dynamo.reset();
+  });
+
+  it('stores the dataset in the configured table for the caller and answers with its id', async () => {
+    dynamo.on(PutCommand).resolves({});
+
+    const response = await handler(event(JSON.stringify({ name: 'Docs', teamId: 'team-b' })));
+
+    const body = JSON.parse(response.body);
+    expect(response.statusCode).toBe(200);
+    expect(body).toStrictEqual({
+      code: 200,
+      statusText: '',
+      message: '',
+      data: expect.stringMatching(/^[0-9a-f]{24}$/),
+    });
+    const put = dynamo.commandCalls(PutCommand)[0]?.args[0].input;
+    expect(put?.TableName).toBe('datasets-unit');
+    expect(put?.Item).toMatchObject({ id: body.data, teamId: 'team-a', tmbId: 'member-a', name: 'Docs' });
+  });
+
+  it.each([
+    ['no authorizer context', null, 401, 403],
+    ['an incomplete authorizer context', { scope: 'dataset', teamId: 'team-a' }, 401, 403],
+    ['the admin scope', { ...dataset, scope: 'admin' }, 401, 514],
+  ])('rejects a request with %s before touching the table', async (_case, authorizer, status, code) => {
+    const response = await handler(event(JSON.stringify({ name: 'Docs' }), authorizer));
+
+    expect(response.statusCode).toBe(status);
+    expect(JSON.parse(response.body)).toMatchObject({ code, data: null });
+    expect(dynamo.calls()).toHaveLength(0);
+  });
+
+  it.each([
+    [
+      'a body over 64 KiB',
+      JSON.stringify({ name: 'Docs', intro: 'x'.repeat(64 * 1024) }),
+      'The body must be at most 65536 bytes',
+    ],
+    ['a body that is not JSON', '{"name":', 'The body must be valid JSON'],
+    ['an empty body', null, 'The body must be valid JSON'],
+    ['an array body', '[{"name":"Docs"}]', 'The body must be a JSON object'],
+    ['a string body', '"Docs"', 'The body must be a JSON object'],
+  ])('rejects %s with invalidParams and writes nothing', async (_case, body, message) => {
+    const response = await handler(event(body));
+
+    expect(response.statusCode).toBe(400);
+    expect(JSON.parse(response.body)).toStrictEqual({ code: 507000, statusText: 'invalidParams', message, data: null });
+    expect(dynamo.calls()).toHaveLength(0);
+  });
+
+  it('rejects a parent of another team with 404 after a read scoped to the caller, and writes nothing', async () => {
+    dynamo.on(GetCommand).resolves({});
+    const parentId = 'abcdefabcdefabcdefabcdef';
+
+    const response = await handler(event(JSON.stringify({ name: 'Child', parentId })));
+
+    expect(response.statusCode).toBe(404);
+    expect(JSON.parse(response.body)).toMatchObject({ code: 501002, statusText: 'unExistDataset' });
+    expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input.Key).toEqual({ teamId: 'team-a', id: parentId });
+    expect(dynamo.commandCalls(PutCommand)).toHaveLength(0);
+  });
+
+  it('answers a DynamoDB throttling error with the generic 500 and no SDK text', async () => {
+    dynamo.on(PutCommand).rejects(
+      new ProvisionedThroughputExceededException({
+        message: 'Rate of requests exceeds datasets-unit',
+        $metadata: {},
+      }),
+    );
+
+    const response = await handler(event(JSON.stringify({ name: 'Docs' })));
+
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body)).toStrictEqual({
+      code: 500,
+      statusText: 'error',
+      message: 'Internal error',
+      data: null,
+    });
+  });
+});
+
+describe('create-dataset configuration', () => {
+  afterAll(() => {
+    vi.unstubAllEnvs();
+  });
+
+  it('fails at load with the variable name when MODEL_CATALOG is invalid', async () => {
+    vi.stubEnv('DATASETS_TABLE', 'datasets-unit');
+    vi.stubEnv('MODEL_CATALOG', '{"vector":{"models":[],"default":"x"}}');
+    vi.resetModules();
+
+    const loading = import(HANDLER);
+
+    await expect(loading).rejects.toThrow(/MODEL_CATALOG/);
+  });
+
+  it('fails at load with the variable name when DATASETS_TABLE is missing', async () => {
+    vi.stubEnv('DATASETS_TABLE', undefined);
+    vi.stubEnv('MODEL_CATALOG', '');
+    vi.resetModules();
+
+    const loading = import(HANDLER);
+
+    await expect(loading).rejects.toThrow(/DATASETS_TABLE/);
+  });
+
+  it('rejects a MODEL_CATALOG whose default is not in its list', () => {
+    const catalog = {
+      vector: { models: ['v1'], default: 'v2' },
+      agent: { models: ['a1'], default: 'a1' },
+      vlm: { models: ['m1'], default: 'm1' },
+    };
+
+    const load = () =>
+      loadConfig(createDatasetEnvSchema, { DATASETS_TABLE: 't', MODEL_CATALOG: JSON.stringify(catalog) });
+
+    expect(load).toThrow(/MODEL_CATALOG.*vector\.default/);
+  });
+
+  it('uses the configured MODEL_CATALOG when it is valid', () => {
+    const catalog = {
+      vector: { models: ['v1'], default: 'v1' },
+      agent: { models: ['a1'], default: 'a1' },
+      vlm: { models: ['m1'], default: 'm1' },
+    };
+
+    const config = loadConfig(createDatasetEnvSchema, { DATASETS_TABLE: 't', MODEL_CATALOG: JSON.stringify(catalog) });
+
+    expect(config.MODEL_CATALOG).toEqual(catalog);
+  });
+});
