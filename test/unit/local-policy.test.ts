@@ -1,9 +1,15 @@
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { evaluatePolicy } from '#infra/local/policy';
 
 const arn = 'arn:aws:execute-api:us-east-1:000000000000:localdataset/local/POST/api/core/dataset/create';
-const statement = (Effect: string, Resource: string | string[]) => ({ Effect, Action: 'execute-api:Invoke', Resource });
-const policy = (...Statement: ReturnType<typeof statement>[]) => ({
+type Statement = APIGatewayAuthorizerResult['policyDocument']['Statement'][number];
+const statement = (Effect: 'Allow' | 'Deny', Resource: string | string[]): Statement => ({
+  Effect,
+  Action: 'execute-api:Invoke',
+  Resource,
+});
+const policy = (...Statement: Statement[]): APIGatewayAuthorizerResult => ({
   principalId: 'p',
   policyDocument: { Version: '2012-10-17', Statement },
 });

@@ -1,0 +1,84 @@
+import { readFile } from 'node:fs/promises';
+import { clearCaches } from '@aws-lambda-powertools/parameters';
+import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
+import {
+  type AccessTokenRecord,
+  CredentialFormatError,
+  credentialFormatError,
+  parseAccessTokensSecret,
+  parseAdminKey,
+  sha256Hex,
+  validateAccessTokens,
+} from '#shared/access-tokens';
+import { localCredentialsSchema } from '#shared/local-credentials';
+
+/** Where the authorizer finds the admin key and the access tokens (as SHA-256 digests, never plaintext). */
+export interface CredentialSource {
+  adminKey(): Promise<string>;
+  accessTokens(): Promise<AccessTokenRecord[]>;
+}
+
+export interface SecretsManagerSourceOptions {
+  accessTokensSecretId: string;
+  adminKeySecretId: string;
+  /** Seconds a secret value is reused before Secrets Manager is asked again. */
+  maxAgeS: number;
+}
+
+// The cache holds the raw string; re-parsing it only when it changed keeps warm invocations cheap.
+function parsedWhileUnchanged<T>(parse: (text: string) => T): (text: string) => T {
+  let last: { text: string; value: T } | undefined;
+  return (text) => {
+    if (last?.text !== text) last = { text, value: parse(text) };
+    return last.value;
+  };
+}
+
+/** Reads both secrets through Powertools' cache; a malformed value throws (the authorizer fails closed). */
+export function secretsManagerCredentialSource(options: SecretsManagerSourceOptions): CredentialSource {
+  const read = async (secretId: string, what: string): Promise<string> => {
+    // No `transform: 'json'`: its parse error would quote the secret into the thrown message.
+    const value = await getSecret(secretId, { maxAge: options.maxAgeS });
+    if (typeof value !== 'string') throw new CredentialFormatError(`${what} secret has no string value`);
+    return value;
+  };
+  const parseTokens = parsedWhileUnchanged((text) => parseAccessTokensSecret(text).tokens);
+  return {
+    adminKey: async () => parseAdminKey(await read(options.adminKeySecretId, 'admin key')),
+    accessTokens: async () => parseTokens(await read(options.accessTokensSecretId, 'access tokens')),
+  };
+}
+
+/** Drops every cached secret value, so the next call reads Secrets Manager again (tests, rotation drills). */
+export function clearSecretsCache(): void {
+  clearCaches();
+}
+
+async function readLocalFile(file: string) {
+  const text = await readFile(file, 'utf8');
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new CredentialFormatError('local credentials file is not valid JSON');
+  }
+  const parsed = localCredentialsSchema.safeParse(json);
+  if (!parsed.success) throw credentialFormatError('local credentials file', parsed.error);
+  return parsed.data;
+}
+
+/**
+ * Reads the local credentials file (SPEC 6) on every call, with no cache, so tokens added by
+ * `npm run tokens` work at once. Plaintext tokens are hashed here and go no further.
+ */
+export function localFileCredentialSource(file: string): CredentialSource {
+  return {
+    adminKey: async () => parseAdminKey((await readLocalFile(file)).adminKey),
+    accessTokens: async () => {
+      const { accessTokens } = await readLocalFile(file);
+      const tokens = accessTokens.map(({ token, ...record }) => ({ ...record, sha256: sha256Hex(token) }));
+      // The secret's schema, so the local run applies the same rules (expiry format, unique ids).
+      return validateAccessTokens({ tokens }, 'local credentials file').tokens;
+    },
+  };
+}

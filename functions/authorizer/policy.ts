@@ -1,0 +1,103 @@
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import { findRoute, type Scope } from '#shared/routes';
+
+/** The parts of `arn:{partition}:execute-api:{region}:{account}:{apiId}/{stage}/{METHOD}/{resource path}`. */
+export interface MethodArn {
+  readonly partition: string;
+  readonly region: string;
+  readonly accountId: string;
+  readonly apiId: string;
+  readonly stage: string;
+  readonly method: string;
+  /** With its leading slash, as in the route table. */
+  readonly resourcePath: string;
+}
+
+const METHOD_ARN = /^arn:([^:]+):execute-api:([^:]+):([^:]+):([^:/]+)\/([^/]+)\/([^/]+)(\/.*)?$/;
+
+/**
+ * Splits a method ARN, or returns undefined. An ARN holding `*` or `?` is refused: the policy
+ * copies its parts into resources, where those characters would widen what is allowed.
+ */
+export function parseMethodArn(methodArn: string): MethodArn | undefined {
+  if (/[*?]/.test(methodArn)) return undefined;
+  const m = METHOD_ARN.exec(methodArn);
+  if (!m) return undefined;
+  const [, partition, region, accountId, apiId, stage, method, resourcePath] = m;
+  if (!partition || !region || !accountId || !apiId || !stage || !method) return undefined;
+  return { partition, region, accountId, apiId, stage, method, resourcePath: resourcePath ?? '/' };
+}
+
+/** Who a verified token belongs to; the context fields reach the handlers as strings. */
+export interface Principal {
+  readonly scope: Scope;
+  /** Access token id, or "admin"; never the token itself. */
+  readonly tokenId: string;
+  readonly teamId: string;
+  readonly tmbId: string;
+}
+
+/** Why a policy denies. */
+export type DenyReason = 'unparseable-method-arn' | 'unknown-route' | 'wrong-scope' | 'unknown-token' | 'expired-token';
+
+export interface PolicyDecision {
+  readonly result: APIGatewayAuthorizerResult;
+  /** Set when the policy denies. */
+  readonly denied?: DenyReason;
+}
+
+const stagePrefix = (arn: MethodArn) =>
+  `arn:${arn.partition}:execute-api:${arn.region}:${arn.accountId}:${arn.apiId}/${arn.stage}`;
+
+/**
+ * A Deny for the whole stage of the API the method belongs to (API Gateway caches the policy per
+ * token, so the answer is the same for every method). Without a parseable ARN it denies everything.
+ */
+export function denyPolicy(methodArn: string, principalId: string, reason: DenyReason): PolicyDecision {
+  const arn = parseMethodArn(methodArn);
+  return {
+    denied: reason,
+    result: {
+      principalId,
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Effect: 'Deny', Action: 'execute-api:Invoke', Resource: arn ? `${stagePrefix(arn)}/*` : '*' }],
+      },
+    },
+  };
+}
+
+/**
+ * The policy for a verified principal calling `methodArn`. It allows only when the method belongs to
+ * the API opened by the principal's scope, and then lists exactly that API's routes under the same
+ * region, account, API id and stage, so a cached policy can never open the other API.
+ */
+export function policyFor(methodArn: string, principal: Principal): PolicyDecision {
+  const arn = parseMethodArn(methodArn);
+  if (!arn) return denyPolicy(methodArn, principal.tokenId, 'unparseable-method-arn');
+  const found = findRoute(arn.method, arn.resourcePath);
+  if (!found) return denyPolicy(methodArn, principal.tokenId, 'unknown-route');
+  if (found.api.scope !== principal.scope) return denyPolicy(methodArn, principal.tokenId, 'wrong-scope');
+
+  return {
+    result: {
+      principalId: principal.tokenId,
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [
+          {
+            Effect: 'Allow',
+            Action: 'execute-api:Invoke',
+            Resource: found.api.routes.map((route) => `${stagePrefix(arn)}/${route.method}${route.path}`),
+          },
+        ],
+      },
+      context: {
+        scope: principal.scope,
+        teamId: principal.teamId,
+        tmbId: principal.tmbId,
+        tokenId: principal.tokenId,
+      },
+    },
+  };
+}

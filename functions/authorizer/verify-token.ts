@@ -1,0 +1,54 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type AccessTokenRecord, isExpired } from '#shared/access-tokens';
+import type { CredentialSource } from './credential-source.ts';
+
+/** What a presented `Authorization` header turned out to be. */
+export type Verification =
+  | { kind: 'malformed' }
+  | { kind: 'unknown' }
+  | { kind: 'expired'; record: AccessTokenRecord }
+  | { kind: 'admin' }
+  | { kind: 'access'; record: AccessTokenRecord };
+
+// RFC 7235 credentials: the scheme is case-insensitive and separated from the token by one or more
+// spaces. The token is one run of visible ASCII (RFC 6750's b64token is narrower, but generated
+// admin keys may contain punctuation); anything with inner whitespace is malformed.
+const BEARER_HEADER = /^bearer +([\x21-\x7e]+)$/i;
+
+/** The token of a `Bearer <token>` header (surrounding whitespace ignored), or undefined if malformed. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  return BEARER_HEADER.exec(header.trim())?.[1];
+}
+
+const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * Identifies the token in `header`: the admin key, a live access token, an expired one, or unknown.
+ * Digests are compared in constant time, and every stored digest is compared, so neither the
+ * position of a match nor the admin key's length shows in the timing. Throws if the source fails.
+ */
+export async function verifyToken(
+  header: string | undefined,
+  source: CredentialSource,
+  now: Date,
+): Promise<Verification> {
+  const token = bearerToken(header);
+  if (token === undefined) return { kind: 'malformed' };
+
+  const [adminKey, records] = await Promise.all([source.adminKey(), source.accessTokens()]);
+  const presented = digest(token);
+  // Both sides are 32-byte digests, so timingSafeEqual never throws on a length mismatch.
+  const isAdmin = timingSafeEqual(presented, digest(adminKey));
+  let match: AccessTokenRecord | undefined;
+  for (const record of records) {
+    const equal = timingSafeEqual(presented, Buffer.from(record.sha256, 'hex'));
+    if (equal && match === undefined) match = record;
+  }
+
+  // The admin key wins if an operator ever also stored its digest as an access token.
+  if (isAdmin) return { kind: 'admin' };
+  if (match === undefined) return { kind: 'unknown' };
+  if (isExpired(match, now)) return { kind: 'expired', record: match };
+  return { kind: 'access', record: match };
+}

@@ -1,0 +1,201 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { z } from 'zod';
+import { credentialFormatError, expiresAtSchema, identifierSchema } from '#shared/access-tokens';
+import { newAccessTokenValue } from '#shared/local-credentials';
+import { localTokenStore, type NewAccessToken, secretTokenStore, type TokenStore } from './stores.ts';
+
+export const USAGE = `Usage:
+  npm run tokens -- create --team <teamId> [--member <tmbId>] [--label <text>] [--expires <ISO 8601>] [--secret-id <id or ARN>]
+  npm run tokens -- revoke --id <id> [--secret-id <id or ARN>]
+  npm run tokens -- list [--secret-id <id or ARN>]
+
+Without --secret-id the tool works on the local run's \${DATA_DIR:-.data}/credentials.json (used at once).
+With --secret-id it works on the access tokens secret in AWS Secrets Manager (hashes only).
+create prints the new token once; its last output line is JSON {"token","id","teamId","tmbId"}.`;
+
+export interface CliDeps {
+  stdout(line: string): void;
+  stderr(line: string): void;
+  env: NodeJS.ProcessEnv;
+  /** Makes the Secrets Manager client for --secret-id (region taken from an ARN when given). */
+  secretsClient?: (region: string | undefined) => SecretsManagerClient;
+  now?: () => Date;
+}
+
+type Command =
+  | { name: 'help' }
+  | { name: 'create'; secretId?: string; teamId: string; tmbId?: string; label: string; expiresAt: string | null }
+  | { name: 'revoke'; secretId?: string; id: string }
+  | { name: 'list'; secretId?: string };
+
+class UsageError extends Error {}
+
+// A secret name is at most 512 characters; its ARN adds a prefix and a random suffix.
+const secretIdSchema = z.string().trim().min(1, 'is required').max(2048, 'is too long');
+
+const OPTIONS = {
+  team: { type: 'string' },
+  member: { type: 'string' },
+  label: { type: 'string' },
+  expires: { type: 'string' },
+  id: { type: 'string' },
+  'secret-id': { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+const ALLOWED: Record<Exclude<Command['name'], 'help'>, readonly (keyof typeof OPTIONS)[]> = {
+  create: ['team', 'member', 'label', 'expires', 'secret-id'],
+  revoke: ['id', 'secret-id'],
+  list: ['secret-id'],
+};
+
+function valid<T>(schema: z.ZodType<T>, option: string, value: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new UsageError(`--${option} ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
+  return parsed.data;
+}
+
+function parseCommand(argv: string[], now: Date): Command {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { name: 'help' };
+  const [name, ...extra] = positionals;
+  if (name !== 'create' && name !== 'revoke' && name !== 'list') {
+    throw new UsageError(name === undefined ? 'a command is required' : `unknown command "${name}"`);
+  }
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  for (const option of Object.keys(values) as (keyof typeof OPTIONS)[]) {
+    if (!ALLOWED[name].includes(option)) throw new UsageError(`--${option} does not apply to ${name}`);
+  }
+  const secretId =
+    values['secret-id'] === undefined ? undefined : valid(secretIdSchema, 'secret-id', values['secret-id']);
+
+  switch (name) {
+    case 'create': {
+      if (values.team === undefined) throw new UsageError('--team is required');
+      const expires = values.expires === undefined ? null : valid(expiresAtSchema, 'expires', values.expires);
+      if (expires !== null && !(Date.parse(expires) > now.getTime()))
+        throw new UsageError('--expires must be in the future');
+      return {
+        name,
+        secretId,
+        teamId: valid(identifierSchema, 'team', values.team),
+        tmbId: values.member === undefined ? undefined : valid(identifierSchema, 'member', values.member),
+        label:
+          values.label === undefined
+            ? ''
+            : valid(z.string().max(200, 'must be at most 200 characters'), 'label', values.label),
+        expiresAt: expires === null ? null : new Date(expires).toISOString(),
+      };
+    }
+    case 'revoke':
+      if (values.id === undefined) throw new UsageError('--id is required');
+      return { name, secretId, id: valid(identifierSchema, 'id', values.id) };
+    case 'list':
+      return { name, secretId };
+  }
+}
+
+/** Makes a new access token for a team member and stores it; returns it with its plaintext value. */
+export async function createToken(
+  store: TokenStore,
+  input: { teamId: string; tmbId?: string; label?: string; expiresAt?: string | null },
+): Promise<NewAccessToken> {
+  const token: NewAccessToken = {
+    id: randomUUID(),
+    token: newAccessTokenValue(),
+    teamId: input.teamId,
+    // A FastGPT member id is an ObjectId-shaped 24-hex string; a fresh one stands for a new member.
+    tmbId: input.tmbId ?? randomBytes(12).toString('hex'),
+    label: input.label ?? '',
+    expiresAt: input.expiresAt ?? null,
+  };
+  await store.add(token);
+  return token;
+}
+
+const defaultSecretsClient = (region: string | undefined) => new SecretsManagerClient(region ? { region } : {});
+const regionOfArn = (secretId: string) => /^arn:[^:]+:secretsmanager:([^:]+):/.exec(secretId)?.[1];
+
+// Errors may come from a file of plaintext tokens: never let a parser quote its input.
+function describeError(error: unknown, store: TokenStore): string {
+  if (error instanceof SyntaxError) return `${store.location} is not valid JSON`;
+  if (error instanceof z.ZodError) return credentialFormatError(store.location, error).message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function execute(
+  command: Exclude<Command, { name: 'help' }>,
+  store: TokenStore,
+  inAws: boolean,
+  deps: CliDeps,
+): Promise<number> {
+  switch (command.name) {
+    case 'create': {
+      const created = await createToken(store, command);
+      deps.stdout(`Created access token ${created.id} for team ${created.teamId}, member ${created.tmbId}.`);
+      deps.stdout(`Stored in ${store.location}; expires ${created.expiresAt ?? 'never'}.`);
+      deps.stdout('The token is shown only this once: keep it now.');
+      const { token, id, teamId, tmbId } = created;
+      deps.stdout(JSON.stringify({ token, id, teamId, tmbId }));
+      return 0;
+    }
+    case 'revoke': {
+      if (!(await store.remove(command.id))) {
+        deps.stderr(`tokens: no access token with id ${command.id} in ${store.location}`);
+        return 1;
+      }
+      if (inAws) {
+        deps.stdout('Revoked. Until cached copies expire (SECRETS_MAX_AGE_S + the authorizer TTL) it may still work.');
+      }
+      deps.stdout(JSON.stringify({ id: command.id, revoked: true }));
+      return 0;
+    }
+    case 'list':
+      for (const entry of await store.list()) deps.stdout(JSON.stringify(entry));
+      return 0;
+  }
+}
+
+/** Runs `npm run tokens -- <argv>`; returns the exit code (0 ok, 1 failed, 2 bad arguments). */
+export async function runTokensCli(argv: string[], deps: CliDeps): Promise<number> {
+  let command: Command;
+  try {
+    command = parseCommand(argv, deps.now?.() ?? new Date());
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    deps.stderr(`tokens: ${error.message}`);
+    deps.stderr(USAGE);
+    return 2;
+  }
+  if (command.name === 'help') {
+    deps.stdout(USAGE);
+    return 0;
+  }
+
+  let client: SecretsManagerClient | undefined;
+  let store: TokenStore;
+  if (command.secretId) {
+    client = (deps.secretsClient ?? defaultSecretsClient)(regionOfArn(command.secretId));
+    store = secretTokenStore(client, command.secretId);
+  } else {
+    store = localTokenStore(deps.env.DATA_DIR || '.data', (file) =>
+      deps.stderr(`Created ${file} (mode 0600) with a new admin key and a default access token.`),
+    );
+  }
+  try {
+    return await execute(command, store, client !== undefined, deps);
+  } catch (error) {
+    deps.stderr(`tokens: ${describeError(error, store)}`);
+    return 1;
+  } finally {
+    client?.destroy();
+  }
+}

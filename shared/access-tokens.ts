@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * The two credential secrets (SPEC 4), shared by the authorizer and the tokens tool.
+ * Error messages built here name fields and rules only, never a value: the input is secret.
+ */
+
+/** Shortest admin key the authorizer accepts. */
+const ADMIN_KEY_MIN_LENGTH = 32;
+
+// RFC 6750 allows far fewer characters in a bearer token; visible ASCII keeps generated keys with
+// punctuation usable, while whitespace and control characters could never arrive in a header intact.
+const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
+
+/** The admin key secret's value: a plain string of at least 32 visible ASCII characters. */
+export const adminKeySchema = z
+  .string()
+  .min(ADMIN_KEY_MIN_LENGTH, `must be at least ${ADMIN_KEY_MIN_LENGTH} characters`)
+  .regex(VISIBLE_ASCII, 'must be visible ASCII characters without spaces');
+
+/** `expiresAt`: an ISO 8601 date-time with `Z` or an offset, or a date (midnight UTC); null = never. */
+export const expiresAtSchema = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
+  error: 'must be an ISO 8601 date-time with a time zone (e.g. 2030-01-31T00:00:00Z) or a date',
+});
+
+/** A token id, team id or member id: 1..128 characters after trimming. */
+export const identifierSchema = z.string().trim().min(1, 'is required').max(128, 'must be at most 128 characters');
+
+/** One entry of the access tokens secret; unknown fields are kept so the tool never drops them on rewrite. */
+export const accessTokenRecordSchema = z.looseObject({
+  id: identifierSchema,
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')
+    .transform((s) => s.toLowerCase()),
+  teamId: identifierSchema,
+  tmbId: identifierSchema,
+  label: z.string().optional(),
+  expiresAt: expiresAtSchema.nullish().transform((v) => v ?? null),
+});
+export type AccessTokenRecord = z.infer<typeof accessTokenRecordSchema>;
+
+/** The access tokens secret: `{"tokens":[...]}`, hashes only, ids unique (revocation is by id). */
+export const accessTokensSecretSchema = z
+  .looseObject({ tokens: z.array(accessTokenRecordSchema) })
+  .superRefine((secret, ctx) => {
+    const seen = new Set<string>();
+    secret.tokens.forEach((token, index) => {
+      if (seen.has(token.id))
+        ctx.addIssue({ code: 'custom', path: ['tokens', index, 'id'], message: 'is a duplicate' });
+      seen.add(token.id);
+    });
+  });
+export type AccessTokensSecret = z.infer<typeof accessTokensSecretSchema>;
+
+/** A credential secret or file could not be read as its schema says; the message holds no secret. */
+export class CredentialFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CredentialFormatError';
+  }
+}
+
+/** A CredentialFormatError listing the failed fields and rules of `what` (never the values). */
+export function credentialFormatError(what: string, error: z.ZodError): CredentialFormatError {
+  const issues = error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(value)'} ${i.message}`);
+  return new CredentialFormatError(`${what} is malformed: ${issues.join('; ')}`);
+}
+
+/** Parses the access tokens secret's JSON text; throws CredentialFormatError without echoing it. */
+export function parseAccessTokensSecret(text: string): AccessTokensSecret {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // JSON.parse's own message quotes part of the input, which here is secret.
+    throw new CredentialFormatError('access tokens secret is not valid JSON');
+  }
+  return validateAccessTokens(json, 'access tokens secret');
+}
+
+/** Validates an already-parsed `{"tokens":[...]}` value; `what` names its origin in the error. */
+export function validateAccessTokens(value: unknown, what: string): AccessTokensSecret {
+  const parsed = accessTokensSecretSchema.safeParse(value);
+  if (!parsed.success) throw credentialFormatError(what, parsed.error);
+  return parsed.data;
+}
+
+/** Validates the admin key secret's value; throws CredentialFormatError without echoing it. */
+export function parseAdminKey(value: unknown): string {
+  const parsed = adminKeySchema.safeParse(value);
+  if (!parsed.success) throw credentialFormatError('admin key secret', parsed.error);
+  return parsed.data;
+}
+
+/** Lowercase hex SHA-256 of a token, the only form a token is stored in outside the local file. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** True when the record has an expiry at or before `now` (or one that does not parse: fail closed). */
+export function isExpired(record: Pick<AccessTokenRecord, 'expiresAt'>, now: Date): boolean {
+  return record.expiresAt !== null && !(Date.parse(record.expiresAt) > now.getTime());
+}

@@ -1,0 +1,174 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  clearSecretsCache,
+  localFileCredentialSource,
+  secretsManagerCredentialSource,
+} from '#functions/authorizer/credential-source';
+import { CredentialFormatError, isExpired, parseAccessTokensSecret, sha256Hex } from '#shared/access-tokens';
+import { type LocalCredentials, writeLocalCredentials } from '#shared/local-credentials';
+
+const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
+const TOKEN = 'kb-local-SECRET-token-0123456789abcdef0123456789';
+const entry = (id: string, token: string) => ({ id, token, teamId: 'team-1', tmbId: 'member-1' });
+
+describe('parseAccessTokensSecret', () => {
+  it('keeps unknown fields and defaults a missing expiry to null', () => {
+    const text = JSON.stringify({
+      tokens: [{ id: 'a', sha256: sha256Hex(TOKEN).toUpperCase(), teamId: 't', tmbId: 'm', owner: 'ops' }],
+      generated: 'x',
+    });
+
+    const secret = parseAccessTokensSecret(text);
+
+    expect(secret).toEqual({
+      tokens: [{ id: 'a', sha256: sha256Hex(TOKEN), teamId: 't', tmbId: 'm', owner: 'ops', expiresAt: null }],
+      generated: 'x',
+    });
+  });
+
+  it('rejects duplicate ids, naming the field but not the value', () => {
+    const record = { id: 'same', sha256: sha256Hex(TOKEN), teamId: 't', tmbId: 'm' };
+
+    expect(() => parseAccessTokensSecret(JSON.stringify({ tokens: [record, { ...record }] }))).toThrow(
+      /tokens\.1\.id is a duplicate/,
+    );
+  });
+
+  it.each([
+    ['2030-01-31T00:00:00Z', true],
+    ['2030-01-31T00:00:00.123+02:00', true],
+    ['2030-01-31', true],
+    [null, true],
+    ['2030-01-31T00:00:00', false],
+    ['tomorrow', false],
+  ])('accepts expiresAt %j: %s', (expiresAt, ok) => {
+    const text = JSON.stringify({
+      tokens: [{ id: 'a', sha256: sha256Hex(TOKEN), teamId: 't', tmbId: 'm', expiresAt }],
+    });
+
+    const parse = () => parseAccessTokensSecret(text);
+
+    if (ok) expect(parse).not.toThrow();
+    else expect(parse).toThrow(CredentialFormatError);
+  });
+});
+
+describe('isExpired', () => {
+  const now = new Date('2030-01-01T00:00:00Z');
+
+  it.each([
+    [null, false],
+    ['2030-01-01T00:00:01Z', false],
+    ['2030-01-01T00:00:00Z', true],
+    ['2029-12-31', true],
+    ['not a date', true],
+  ])('treats expiresAt %j as expired: %s', (expiresAt, expired) => {
+    expect(isExpired({ expiresAt }, now)).toBe(expired);
+  });
+});
+
+describe('localFileCredentialSource', () => {
+  let dir: string;
+  let file: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kb-authorizer-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(async ({ task }) => {
+    file = join(dir, `${task.id}.json`);
+  });
+
+  it('hashes the plaintext tokens it reads', async () => {
+    await writeLocalCredentials(file, { adminKey: ADMIN_KEY, accessTokens: [entry('a', TOKEN)] });
+    const source = localFileCredentialSource(file);
+
+    const records = await source.accessTokens();
+
+    expect(records).toEqual([
+      { id: 'a', sha256: sha256Hex(TOKEN), teamId: 'team-1', tmbId: 'member-1', expiresAt: null },
+    ]);
+    expect(JSON.stringify(records)).not.toContain(TOKEN);
+    expect(await source.adminKey()).toBe(ADMIN_KEY);
+  });
+
+  it('sees a token added to the file at once (no cache)', async () => {
+    const credentials: LocalCredentials = { adminKey: ADMIN_KEY, accessTokens: [entry('a', TOKEN)] };
+    await writeLocalCredentials(file, credentials);
+    const source = localFileCredentialSource(file);
+    await source.accessTokens();
+
+    await writeLocalCredentials(file, {
+      ...credentials,
+      accessTokens: [...credentials.accessTokens, entry('b', 'kb-2')],
+    });
+    const ids = (await source.accessTokens()).map((r) => r.id);
+
+    expect(ids).toEqual(['a', 'b']);
+  });
+
+  it.each([
+    ['is not JSON', TOKEN],
+    [
+      'has an unparseable expiry',
+      JSON.stringify({ adminKey: ADMIN_KEY, accessTokens: [{ ...entry('a', TOKEN), expiresAt: TOKEN }] }),
+    ],
+    ['repeats an id', JSON.stringify({ adminKey: ADMIN_KEY, accessTokens: [entry('a', TOKEN), entry('a', 'kb-2')] })],
+  ])('throws, without quoting the file, when it %s', async (_case, text) => {
+    await writeFile(file, text);
+
+    const error = await localFileCredentialSource(file)
+      .accessTokens()
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(CredentialFormatError);
+    expect(String((error as Error).message)).not.toContain('SECRET');
+  });
+});
+
+describe('secretsManagerCredentialSource', () => {
+  const secretsManager = mockClient(SecretsManagerClient);
+
+  beforeEach(() => {
+    secretsManager.reset();
+    clearSecretsCache();
+  });
+
+  it('reads each secret by its id and validates it', async () => {
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: 'tokens-id' })
+      .resolves({ SecretString: JSON.stringify({ tokens: [] }) })
+      .on(GetSecretValueCommand, { SecretId: 'admin-id' })
+      .resolves({ SecretString: ADMIN_KEY });
+    const source = secretsManagerCredentialSource({
+      accessTokensSecretId: 'tokens-id',
+      adminKeySecretId: 'admin-id',
+      maxAgeS: 60,
+    });
+
+    const [adminKey, tokens] = await Promise.all([source.adminKey(), source.accessTokens()]);
+
+    expect(adminKey).toBe(ADMIN_KEY);
+    expect(tokens).toEqual([]);
+  });
+
+  it('refuses a secret stored as binary', async () => {
+    secretsManager.on(GetSecretValueCommand).resolves({ SecretBinary: new TextEncoder().encode(ADMIN_KEY) });
+    const source = secretsManagerCredentialSource({
+      accessTokensSecretId: 'tokens-id',
+      adminKeySecretId: 'admin-id',
+      maxAgeS: 60,
+    });
+
+    await expect(source.adminKey()).rejects.toThrow(CredentialFormatError);
+  });
+});

@@ -1,0 +1,188 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.ACCESS_TOKENS_SECRET_ID = 'test/access-tokens';
+  process.env.ADMIN_KEY_SECRET_ID = 'test/admin-key';
+  process.env.SECRETS_MAX_AGE_S = '60';
+  process.env.LOG_LEVEL = 'SILENT';
+  delete process.env.LOCAL_CREDENTIALS_FILE;
+});
+
+import { clearSecretsCache, handler } from '#functions/authorizer/handler';
+import { sha256Hex } from '#shared/access-tokens';
+
+const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
+const TOKEN = 'kb-test-token-0123456789abcdef0123456789abcdef';
+const EXPIRED_TOKEN = 'kb-expired-token-0123456789abcdef0123456789';
+const TEAM = '65a0c0ffee0000000000beef';
+const MEMBER = '65a0c0ffee0000000000f00d';
+
+const DATASET_ARN = 'arn:aws:execute-api:us-east-1:123456789012:dsapi1/prod/POST/api/core/dataset/create';
+const PROXY_ARN = 'arn:aws:execute-api:us-east-1:123456789012:pxapi1/prod/POST/api/channels/import/legacygw';
+
+const tokensSecret = JSON.stringify({
+  tokens: [
+    { id: 'tok-live', sha256: sha256Hex(TOKEN), teamId: TEAM, tmbId: MEMBER, label: 'ci', expiresAt: null },
+    {
+      id: 'tok-old',
+      sha256: sha256Hex(EXPIRED_TOKEN),
+      teamId: TEAM,
+      tmbId: MEMBER,
+      label: '',
+      expiresAt: '2000-01-01T00:00:00Z',
+    },
+  ],
+});
+
+const secretsManager = mockClient(SecretsManagerClient);
+
+function givenSecrets(values: { tokens?: string; adminKey?: string } = {}) {
+  secretsManager
+    .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
+    .resolves({ SecretString: values.tokens ?? tokensSecret })
+    .on(GetSecretValueCommand, { SecretId: 'test/admin-key' })
+    .resolves({ SecretString: values.adminKey ?? ADMIN_KEY });
+}
+
+const event = (authorizationToken: string | undefined, methodArn = DATASET_ARN) =>
+  ({ type: 'TOKEN', authorizationToken, methodArn }) as APIGatewayTokenAuthorizerEvent;
+
+const effects = (result: APIGatewayAuthorizerResult) => result.policyDocument.Statement.map((s) => s.Effect);
+
+beforeEach(() => {
+  secretsManager.reset();
+  clearSecretsCache();
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('authorizer handler (Secrets Manager)', () => {
+  it('allows a valid access token on the knowledge-base API with its team, member and token id', async () => {
+    givenSecrets();
+
+    const result = await handler(event(`Bearer ${TOKEN}`));
+
+    expect(effects(result)).toEqual(['Allow']);
+    expect(result.principalId).toBe('tok-live');
+    expect(result.context).toEqual({ scope: 'dataset', teamId: TEAM, tmbId: MEMBER, tokenId: 'tok-live' });
+    expect(
+      secretsManager
+        .commandCalls(GetSecretValueCommand)
+        .map((c) => c.args[0].input.SecretId)
+        .sort(),
+    ).toEqual(['test/access-tokens', 'test/admin-key']);
+  });
+
+  it('allows the admin key on the channel proxy API with scope admin', async () => {
+    givenSecrets();
+
+    const result = await handler(event(`bearer ${ADMIN_KEY}`, PROXY_ARN));
+
+    expect(effects(result)).toEqual(['Allow']);
+    expect(result.principalId).toBe('admin');
+    expect(result.context).toEqual({ scope: 'admin', teamId: '', tmbId: '', tokenId: 'admin' });
+  });
+
+  it.each([
+    ['an unknown token', 'Bearer kb-unknown-token', DATASET_ARN],
+    ['an expired token', `Bearer ${EXPIRED_TOKEN}`, DATASET_ARN],
+    ['the admin key on the knowledge-base API', `Bearer ${ADMIN_KEY}`, DATASET_ARN],
+    ['an access token on the channel proxy API', `Bearer ${TOKEN}`, PROXY_ARN],
+  ])('denies %s', async (_case, header, methodArn) => {
+    givenSecrets();
+
+    const result = await handler(event(header, methodArn));
+
+    expect(effects(result)).toEqual(['Deny']);
+    expect(result.context).toBeUndefined();
+    expect(JSON.stringify(result)).not.toContain(header.slice('Bearer '.length));
+  });
+
+  it.each([
+    ['a missing header', undefined],
+    ['an empty header', ''],
+    ['a Basic header', 'Basic x'],
+    ['Bearer without a token', 'Bearer'],
+    ['Bearer and a space', 'Bearer '],
+    ['a token with inner spaces', `Bearer ${TOKEN} x`],
+  ])('rejects %s as Unauthorized', async (_case, header) => {
+    givenSecrets();
+
+    await expect(handler(event(header))).rejects.toThrow(/^Unauthorized$/);
+  });
+
+  it('fails closed when a secret cannot be read', async () => {
+    secretsManager.on(GetSecretValueCommand).rejects(new Error('AccessDeniedException: not allowed'));
+
+    const outcome = handler(event(`Bearer ${TOKEN}`));
+
+    await expect(outcome).rejects.toThrow(Error);
+    await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
+  });
+
+  it.each([
+    ['not JSON', { tokens: `{"tokens": [${JSON.stringify(TOKEN)}` }],
+    ['without a tokens list', { tokens: '{"items": []}' }],
+    [
+      'with a digest that is not hex',
+      { tokens: JSON.stringify({ tokens: [{ id: 'a', sha256: TOKEN, teamId: 't', tmbId: 'm' }] }) },
+    ],
+    ['with an unparseable expiry', { tokens: tokensSecret.replace('2000-01-01T00:00:00Z', 'next year') }],
+    ['with an admin key shorter than 32 characters', { adminKey: 'short-admin-key' }],
+  ])('fails closed when the secret is malformed (%s)', async (_case, secrets) => {
+    givenSecrets(secrets);
+
+    const outcome = handler(event(`Bearer ${TOKEN}`));
+
+    await expect(outcome).rejects.toThrow(Error);
+    await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
+  });
+
+  it('does not remember a failure: the next call reads the secret again', async () => {
+    givenSecrets();
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
+      .rejectsOnce(new Error('ThrottlingException'))
+      .resolves({ SecretString: tokensSecret });
+    await expect(handler(event(`Bearer ${TOKEN}`))).rejects.toThrow();
+
+    const result = await handler(event(`Bearer ${TOKEN}`));
+
+    expect(effects(result)).toEqual(['Allow']);
+  });
+
+  it('reuses the cached secrets within their max age', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
+    const callsAfterFirst = secretsManager.commandCalls(GetSecretValueCommand).length;
+
+    await handler(event(`Bearer ${ADMIN_KEY}`, PROXY_ARN));
+    await handler(event('Bearer kb-unknown-token'));
+
+    expect(callsAfterFirst).toBe(2);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('reads the secrets again once their max age has passed, so a revoked token stops working', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2030-01-01T00:00:00Z'));
+    givenSecrets();
+    expect(effects(await handler(event(`Bearer ${TOKEN}`)))).toEqual(['Allow']);
+    secretsManager.reset();
+    givenSecrets({ tokens: '{"tokens": []}' });
+
+    vi.setSystemTime(new Date('2030-01-01T00:00:59Z'));
+    const withinMaxAge = await handler(event(`Bearer ${TOKEN}`));
+    vi.setSystemTime(new Date('2030-01-01T00:01:01Z'));
+    const afterMaxAge = await handler(event(`Bearer ${TOKEN}`));
+
+    expect(effects(withinMaxAge)).toEqual(['Allow']);
+    expect(effects(afterMaxAge)).toEqual(['Deny']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+});

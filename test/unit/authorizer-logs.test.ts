@@ -1,0 +1,103 @@
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.ACCESS_TOKENS_SECRET_ID = 'test/access-tokens';
+  process.env.ADMIN_KEY_SECRET_ID = 'test/admin-key';
+  process.env.LOG_LEVEL = 'DEBUG';
+  delete process.env.LOCAL_CREDENTIALS_FILE;
+});
+
+import { clearSecretsCache, handler } from '#functions/authorizer/handler';
+import { sha256Hex } from '#shared/access-tokens';
+
+const ADMIN_KEY = 'admin-key-SECRET-0123456789-0123456789-xyz';
+const TOKEN = 'kb-SECRET-token-0123456789abcdef0123456789abcdef';
+const DATASET_ARN = 'arn:aws:execute-api:us-east-1:123456789012:dsapi1/prod/POST/api/core/dataset/create';
+const tokensSecret = JSON.stringify({
+  tokens: [{ id: 'tok-live', sha256: sha256Hex(TOKEN), teamId: 'team', tmbId: 'member', expiresAt: null }],
+});
+
+const secretsManager = mockClient(SecretsManagerClient);
+let output: string[];
+let spies: MockInstance[];
+
+function capture(stream: NodeJS.WriteStream): MockInstance {
+  return vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
+    output.push(String(chunk));
+    return true;
+  });
+}
+
+function givenSecrets(tokens: string, adminKey: string) {
+  secretsManager
+    .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
+    .resolves({ SecretString: tokens })
+    .on(GetSecretValueCommand, { SecretId: 'test/admin-key' })
+    .resolves({ SecretString: adminKey });
+}
+
+const event = (authorizationToken: string, methodArn = DATASET_ARN) =>
+  ({ type: 'TOKEN', authorizationToken, methodArn }) as APIGatewayTokenAuthorizerEvent;
+
+/** Runs the handler while capturing stdout and stderr; returns what was written. */
+async function logsOf(run: () => Promise<unknown>): Promise<string> {
+  output = [];
+  spies = [capture(process.stdout), capture(process.stderr)];
+  try {
+    await run().catch(() => undefined);
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+  return output.join('');
+}
+
+beforeEach(() => {
+  secretsManager.reset();
+  clearSecretsCache();
+});
+
+afterEach(() => {
+  for (const spy of spies ?? []) spy.mockRestore();
+});
+
+describe('authorizer logs never carry a token or the admin key', () => {
+  it.each([
+    ['an unknown token is denied', 'Bearer kb-SECRET-unknown-token-0000000000000000', 'Denied'],
+    ['the admin key is denied on the knowledge-base API', `Bearer ${ADMIN_KEY}`, 'Denied'],
+    ['a live token is allowed', `Bearer ${TOKEN}`, 'Allowed'],
+    ['a header with inner spaces is malformed', `Bearer ${TOKEN} ${ADMIN_KEY}`, 'malformed'],
+  ])('when %s', async (_case, header, expectedMessage) => {
+    givenSecrets(tokensSecret, ADMIN_KEY);
+
+    const logs = await logsOf(() => handler(event(header)));
+
+    expect(logs).toContain(expectedMessage);
+    expect(logs).not.toContain('SECRET');
+  });
+
+  it.each([
+    // JSON.parse's own message would quote the start of this text.
+    ['the access tokens secret is a bare token, not JSON', TOKEN, ADMIN_KEY],
+    ['a stored digest is a plaintext token', tokensSecret.replace(sha256Hex(TOKEN), TOKEN), ADMIN_KEY],
+    ['the admin key contains a space', tokensSecret, `${ADMIN_KEY} SECRET`],
+  ])('when the authorizer fails closed because %s', async (_case, tokens, adminKey) => {
+    givenSecrets(tokens, adminKey);
+
+    const logs = await logsOf(() => handler(event(`Bearer ${TOKEN}`)));
+
+    expect(logs).toContain('failing closed');
+    expect(logs).not.toContain('SECRET');
+  });
+
+  it('when Secrets Manager cannot be reached', async () => {
+    secretsManager.on(GetSecretValueCommand).rejects(new Error('connect ETIMEDOUT'));
+
+    const logs = await logsOf(() => handler(event(`Bearer ${TOKEN}`)));
+
+    expect(logs).toContain('ETIMEDOUT');
+    expect(logs).not.toContain('SECRET');
+  });
+});

@@ -1,0 +1,187 @@
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { denyPolicy, type Principal, parseMethodArn, policyFor } from '#functions/authorizer/policy';
+import { evaluatePolicy } from '#infra/local/policy';
+import { APIS, type ApiName } from '#shared/routes';
+
+const PREFIX = 'arn:aws:execute-api:eu-west-1:123456789012';
+const methodArn = (apiId: string, route: { method: string; path: string }, stage = 'prod') =>
+  `${PREFIX}:${apiId}/${stage}/${route.method}${route.path}`;
+const datasetRoute = APIS.dataset.routes[0]!;
+const proxyRoute = APIS.proxy.routes[0]!;
+
+const ACCESS: Principal = {
+  scope: 'dataset',
+  tokenId: 'tok-1',
+  teamId: '65a0c0ffee0000000000beef',
+  tmbId: '65a0c0ffee0000000000f00d',
+};
+const ADMIN: Principal = { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' };
+
+// API Gateway matches policy resources like IAM: `*` any run of characters, `?` one character.
+function resourceMatches(pattern: string, arn: string): boolean {
+  const regex = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
+  return new RegExp(`^${regex}$`).test(arn);
+}
+
+function resources(result: APIGatewayAuthorizerResult, effect: 'Allow' | 'Deny'): string[] {
+  return result.policyDocument.Statement.filter((s) => s.Effect === effect).flatMap((s) => {
+    const r = (s as { Resource?: string | string[] }).Resource;
+    return r === undefined ? [] : Array.isArray(r) ? r : [r];
+  });
+}
+
+/** Every method ARN of `api` under a few API ids and stages, including the one the policy was made for. */
+function methodArnsOf(api: ApiName, apiIds: string[]): string[] {
+  return APIS[api].routes.flatMap((route) =>
+    apiIds.flatMap((apiId) => ['prod', 'dev'].map((stage) => methodArn(apiId, route, stage))),
+  );
+}
+
+describe('parseMethodArn', () => {
+  it('splits a method ARN into its parts', () => {
+    expect(parseMethodArn(methodArn('a1b2c3', datasetRoute))).toEqual({
+      partition: 'aws',
+      region: 'eu-west-1',
+      accountId: '123456789012',
+      apiId: 'a1b2c3',
+      stage: 'prod',
+      method: 'POST',
+      resourcePath: '/api/core/dataset/create',
+    });
+  });
+
+  it.each([
+    [''],
+    ['not an arn'],
+    ['arn:aws:lambda:eu-west-1:123456789012:function:f'],
+    [`${PREFIX}:a1b2c3`],
+    [`${PREFIX}:*/prod/POST/api/core/dataset/create`],
+    [`${PREFIX}:a1b2c3/*/POST/api/core/dataset/create`],
+    [`${PREFIX}:a1b2c3/prod/POST/api/core/dataset/creat?`],
+  ])('refuses %j', (arn) => {
+    expect(parseMethodArn(arn)).toBeUndefined();
+  });
+});
+
+describe('policyFor', () => {
+  it('allows an access token exactly the dataset routes of the same API and stage, with its context', () => {
+    const arn = methodArn('a1b2c3', datasetRoute);
+
+    const { result, denied } = policyFor(arn, ACCESS);
+
+    expect(denied).toBeUndefined();
+    expect(result.principalId).toBe('tok-1');
+    expect(resources(result, 'Allow')).toEqual(APIS.dataset.routes.map((r) => methodArn('a1b2c3', r)));
+    expect(resources(result, 'Deny')).toEqual([]);
+    expect(result.context).toEqual({
+      scope: 'dataset',
+      teamId: ACCESS.teamId,
+      tmbId: ACCESS.tmbId,
+      tokenId: 'tok-1',
+    });
+    expect(evaluatePolicy(result, arn)).toBe('allow');
+  });
+
+  it('allows the admin key the proxy routes, with empty team and member in the context', () => {
+    const arn = methodArn('p9q8r7', proxyRoute, 'v1');
+
+    const { result, denied } = policyFor(arn, ADMIN);
+
+    expect(denied).toBeUndefined();
+    expect(result.principalId).toBe('admin');
+    expect(resources(result, 'Allow')).toEqual(APIS.proxy.routes.map((r) => methodArn('p9q8r7', r, 'v1')));
+    expect(result.context).toEqual({ scope: 'admin', teamId: '', tmbId: '', tokenId: 'admin' });
+  });
+
+  it('denies an access token on the channel proxy API', () => {
+    const arn = methodArn('p9q8r7', proxyRoute);
+
+    const { result, denied } = policyFor(arn, ACCESS);
+
+    expect(denied).toBe('wrong-scope');
+    expect(resources(result, 'Allow')).toEqual([]);
+    expect(evaluatePolicy(result, arn)).toBe('deny');
+  });
+
+  it('denies the admin key on the knowledge-base API', () => {
+    const arn = methodArn('a1b2c3', datasetRoute);
+
+    const { result, denied } = policyFor(arn, ADMIN);
+
+    expect(denied).toBe('wrong-scope');
+    expect(resources(result, 'Allow')).toEqual([]);
+    expect(evaluatePolicy(result, arn)).toBe('deny');
+  });
+
+  it('denies a route that belongs to neither API', () => {
+    const arn = methodArn('a1b2c3', { method: 'GET', path: '/api/core/dataset/create' });
+
+    const { result, denied } = policyFor(arn, ACCESS);
+
+    expect(denied).toBe('unknown-route');
+    expect(evaluatePolicy(result, arn)).toBe('deny');
+  });
+
+  it('denies everything when the method ARN cannot be parsed', () => {
+    const { result, denied } = policyFor('arn:aws:execute-api:*', ACCESS);
+
+    expect(denied).toBe('unparseable-method-arn');
+    expect(resources(result, 'Deny')).toEqual(['*']);
+    expect(resources(result, 'Allow')).toEqual([]);
+  });
+
+  it("never lets an access token's policy cover a method of the channel proxy API", () => {
+    const { result } = policyFor(methodArn('a1b2c3', datasetRoute), ACCESS);
+    const proxyArns = methodArnsOf('proxy', ['a1b2c3', 'p9q8r7']);
+
+    const covered = resources(result, 'Allow').filter((r) => proxyArns.some((arn) => resourceMatches(r, arn)));
+
+    expect(resources(result, 'Allow').length).toBeGreaterThan(0);
+    expect(covered).toEqual([]);
+    for (const arn of proxyArns) expect(evaluatePolicy(result, arn)).toBe('deny');
+  });
+
+  it("never lets the admin key's policy cover a method of the knowledge-base API", () => {
+    const { result } = policyFor(methodArn('p9q8r7', proxyRoute), ADMIN);
+    const datasetArns = methodArnsOf('dataset', ['a1b2c3', 'p9q8r7']);
+
+    const covered = resources(result, 'Allow').filter((r) => datasetArns.some((arn) => resourceMatches(r, arn)));
+
+    expect(resources(result, 'Allow').length).toBeGreaterThan(0);
+    expect(covered).toEqual([]);
+    for (const arn of datasetArns) expect(evaluatePolicy(result, arn)).toBe('deny');
+  });
+
+  it('never allows a method of the other scope, whatever method ARN it is asked about', () => {
+    const part = fc.stringMatching(/^[a-zA-Z0-9*?-]{1,8}$/);
+    const anyRoute = fc.constantFrom(...APIS.dataset.routes, ...APIS.proxy.routes, { method: 'GET', path: '/x' });
+    fc.assert(
+      fc.property(part, part, anyRoute, fc.constantFrom(ACCESS, ADMIN), (apiId, stage, route, principal) => {
+        const { result } = policyFor(methodArn(apiId, route, stage), principal);
+        const other: ApiName = principal.scope === 'dataset' ? 'proxy' : 'dataset';
+        const otherArns = methodArnsOf(other, [apiId.replace(/[*?]/g, 'x'), 'zzz']);
+        return resources(result, 'Allow').every((r) => otherArns.every((arn) => !resourceMatches(r, arn)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('denyPolicy', () => {
+  it('denies the whole stage of the API the method belongs to', () => {
+    const arn = methodArn('a1b2c3', datasetRoute);
+
+    const { result, denied } = denyPolicy(arn, 'unknown', 'unknown-token');
+
+    expect(denied).toBe('unknown-token');
+    expect(result.principalId).toBe('unknown');
+    expect(resources(result, 'Deny')).toEqual([`${PREFIX}:a1b2c3/prod/*`]);
+    expect(result.context).toBeUndefined();
+    expect(evaluatePolicy(result, arn)).toBe('deny');
+  });
+});

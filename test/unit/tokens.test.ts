@@ -1,0 +1,296 @@
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sha256Hex } from '#shared/access-tokens';
+import { readLocalCredentials } from '#shared/local-credentials';
+import { runTokensCli } from '../../scripts/tokens/cli.ts';
+
+const NOW = new Date('2030-01-01T00:00:00Z');
+const SECRET_ID = 'kb/access-tokens';
+const EXISTING_TOKEN = 'kb-existing-SECRET-token-0123456789abcdef';
+
+interface Run {
+  code: number;
+  stdout: string[];
+  stderr: string[];
+}
+
+async function run(argv: string[], env: NodeJS.ProcessEnv = {}, regions: (string | undefined)[] = []): Promise<Run> {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const code = await runTokensCli(argv, {
+    stdout: (line) => stdout.push(line),
+    stderr: (line) => stderr.push(line),
+    env,
+    now: () => NOW,
+    secretsClient: (region) => {
+      regions.push(region);
+      return new SecretsManagerClient({ region: region ?? 'us-east-1' });
+    },
+  });
+  return { code, stdout, stderr };
+}
+
+const lastJson = (r: Run) => JSON.parse(r.stdout.at(-1) ?? 'null') as Record<string, unknown>;
+
+describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
+  const secretsManager = mockClient(SecretsManagerClient);
+  const existing = {
+    id: 'tok-existing',
+    sha256: sha256Hex(EXISTING_TOKEN),
+    teamId: 'team-0',
+    tmbId: 'member-0',
+    label: 'old',
+    expiresAt: null,
+    owner: 'kept as is',
+  };
+  const other = { ...existing, id: 'tok-other', sha256: sha256Hex('kb-other'), owner: undefined };
+
+  beforeEach(() => {
+    secretsManager.reset();
+  });
+
+  const givenSecret = (value: unknown) =>
+    secretsManager.on(GetSecretValueCommand, { SecretId: SECRET_ID }).resolves({
+      SecretString: typeof value === 'string' ? value : JSON.stringify(value),
+    });
+  const putSecret = () => {
+    const puts = secretsManager.commandCalls(PutSecretValueCommand);
+    expect(puts).toHaveLength(1);
+    return puts[0]!.args[0].input;
+  };
+
+  it('stores only the SHA-256 of a new token, keeping the other entries', async () => {
+    givenSecret({ tokens: [existing] });
+    secretsManager.on(PutSecretValueCommand).resolves({});
+
+    const result = await run([
+      'create',
+      '--team',
+      'team-1',
+      '--member',
+      'member-1',
+      '--label',
+      'ci',
+      '--expires',
+      '2031-02-03',
+      '--secret-id',
+      SECRET_ID,
+    ]);
+
+    expect(result.code).toBe(0);
+    const printed = lastJson(result);
+    const token = printed.token as string;
+    expect(token).toMatch(/^kb-[A-Za-z0-9_-]{43}$/);
+    expect(printed).toEqual({ token, id: expect.any(String), teamId: 'team-1', tmbId: 'member-1' });
+    const input = putSecret();
+    expect(input.SecretId).toBe(SECRET_ID);
+    expect(input.SecretString).not.toContain(token);
+    expect(JSON.parse(input.SecretString ?? '')).toEqual({
+      tokens: [
+        existing,
+        {
+          id: printed.id,
+          sha256: sha256Hex(token),
+          teamId: 'team-1',
+          tmbId: 'member-1',
+          label: 'ci',
+          expiresAt: '2031-02-03T00:00:00.000Z',
+        },
+      ],
+    });
+  });
+
+  it('prints the token exactly once', async () => {
+    givenSecret({ tokens: [] });
+    secretsManager.on(PutSecretValueCommand).resolves({});
+
+    const result = await run(['create', '--team', 'team-1', '--secret-id', SECRET_ID]);
+
+    const token = lastJson(result).token as string;
+    const all = [...result.stdout, ...result.stderr].join('\n');
+    expect(all.split(token)).toHaveLength(2);
+  });
+
+  it('gives a new token a fresh 24-hex member id when --member is omitted', async () => {
+    givenSecret({ tokens: [] });
+    secretsManager.on(PutSecretValueCommand).resolves({});
+
+    const result = await run(['create', '--team', 'team-1', '--secret-id', SECRET_ID]);
+
+    expect(lastJson(result).tmbId).toMatch(/^[0-9a-f]{24}$/);
+    expect(JSON.parse(putSecret().SecretString ?? '').tokens[0]).toMatchObject({ label: '', expiresAt: null });
+  });
+
+  it('talks to the region named in a secret ARN', async () => {
+    const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kb/access-tokens-AbCdEf';
+    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: '{"tokens":[]}' });
+    secretsManager.on(PutSecretValueCommand).resolves({});
+    const regions: (string | undefined)[] = [];
+
+    const result = await run(['create', '--team', 'team-1', '--secret-id', arn], {}, regions);
+
+    expect(result.code).toBe(0);
+    expect(regions).toEqual(['eu-west-1']);
+    expect(putSecret().SecretId).toBe(arn);
+  });
+
+  it('revokes exactly the entry with the given id', async () => {
+    givenSecret({ tokens: [existing, other] });
+    secretsManager.on(PutSecretValueCommand).resolves({});
+
+    const result = await run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(0);
+    expect(lastJson(result)).toEqual({ id: 'tok-other', revoked: true });
+    expect(JSON.parse(putSecret().SecretString ?? '')).toEqual({ tokens: [existing] });
+  });
+
+  it('fails with exit code 1 and writes nothing when the id to revoke is not there', async () => {
+    givenSecret({ tokens: [existing] });
+
+    const result = await run(['revoke', '--id', 'tok-missing', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toContain('no access token with id tok-missing');
+    expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+  });
+
+  it('refuses to overwrite a malformed secret, without quoting it', async () => {
+    givenSecret(EXISTING_TOKEN);
+
+    const result = await run(['create', '--team', 'team-1', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toContain('not valid JSON');
+    expect(result.stderr.join('\n')).not.toContain('SECRET');
+    expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+  });
+
+  it('reports a failed read with exit code 1 and writes nothing', async () => {
+    secretsManager.on(GetSecretValueCommand).rejects(new Error('AccessDeniedException: not allowed'));
+
+    const result = await run(['create', '--team', 'team-1', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toContain('AccessDeniedException');
+    expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+  });
+
+  it('lists entries without their digests', async () => {
+    givenSecret({ tokens: [existing, other] });
+
+    const result = await run(['list', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout.map((l) => JSON.parse(l).id)).toEqual(['tok-existing', 'tok-other']);
+    expect(result.stdout.join('\n')).not.toContain(existing.sha256);
+  });
+});
+
+describe('tokens tool without --secret-id (local credentials file)', () => {
+  let dataDir: string;
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'kb-tokens-'));
+  });
+
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('creates the credentials file with mode 0600 and stores the token in it', async ({ task }) => {
+    const dir = join(dataDir, task.id);
+
+    const result = await run(['create', '--team', 'team-1', '--label', 'dev'], { DATA_DIR: dir });
+
+    expect(result.code).toBe(0);
+    const file = join(dir, 'credentials.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const printed = lastJson(result);
+    const credentials = await readLocalCredentials(file);
+    expect(credentials.accessTokens).toContainEqual({
+      id: printed.id,
+      token: printed.token,
+      teamId: 'team-1',
+      tmbId: printed.tmbId,
+      label: 'dev',
+      expiresAt: null,
+    });
+    expect(result.stderr.join('\n')).toContain('Created');
+  });
+
+  it('adds to an existing file and revokes exactly one entry', async ({ task }) => {
+    const env = { DATA_DIR: join(dataDir, task.id) };
+    const first = lastJson(await run(['create', '--team', 'team-1'], env));
+    const second = lastJson(await run(['create', '--team', 'team-1'], env));
+    const file = join(env.DATA_DIR, 'credentials.json');
+    const before = (await readLocalCredentials(file)).accessTokens.map((t) => t.id);
+
+    const result = await run(['revoke', '--id', first.id as string], env);
+
+    const after = (await readLocalCredentials(file)).accessTokens.map((t) => t.id);
+    expect(result.code).toBe(0);
+    expect(before).toHaveLength(3);
+    expect(after).toEqual(before.filter((id) => id !== first.id));
+    expect(after).toContain(second.id);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('fails with exit code 1 when the id to revoke is not in the file', async ({ task }) => {
+    const env = { DATA_DIR: join(dataDir, task.id) };
+    await run(['create', '--team', 'team-1'], env);
+    const before = await readFile(join(env.DATA_DIR, 'credentials.json'), 'utf8');
+
+    const result = await run(['revoke', '--id', 'nope'], env);
+
+    expect(result.code).toBe(1);
+    expect(await readFile(join(env.DATA_DIR, 'credentials.json'), 'utf8')).toBe(before);
+  });
+
+  it('reports a corrupt file without quoting it and leaves it alone', async ({ task }) => {
+    const dir = join(dataDir, task.id);
+    await run(['list'], { DATA_DIR: dir });
+    const file = join(dir, 'credentials.json');
+    await writeFile(file, EXISTING_TOKEN);
+
+    const result = await run(['create', '--team', 'team-1'], { DATA_DIR: dir });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).not.toContain('SECRET');
+    expect(await readFile(file, 'utf8')).toBe(EXISTING_TOKEN);
+  });
+});
+
+describe('tokens tool arguments', () => {
+  it.each([
+    [[]],
+    [['frobnicate']],
+    [['create']],
+    [['create', '--team']],
+    [['create', '--team', '   ']],
+    [['create', '--team', 't', '--expires', 'tomorrow']],
+    [['create', '--team', 't', '--expires', '2029-12-31T23:59:59Z']],
+    [['create', '--team', 't', '--bogus', 'x']],
+    [['create', '--team', 't', '--id', 'x']],
+    [['create', '--team', 't', 'extra']],
+    [['revoke']],
+    [['revoke', '--id', 'x', '--team', 't']],
+  ])('rejects %j with usage on stderr and exit code 2', async (argv) => {
+    const result = await run(argv, { DATA_DIR: '/nonexistent/never-written' });
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toEqual([]);
+    expect(result.stderr.join('\n')).toContain('Usage:');
+  });
+
+  it('prints usage on stdout for --help', async () => {
+    const result = await run(['--help']);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout.join('\n')).toContain('npm run tokens -- create --team');
+  });
+});
