@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import { legacyProvider } from './providers.ts';
+
+/** One row of the legacy `channels` table; the optional columns are absent when the schema lacks them. */
+export interface LegacyRow {
+  id: number;
+  type: number | null;
+  key: string | null;
+  status: number | null;
+  base_url: string | null;
+  models: string | null;
+  name?: string | null;
+  model_mapping?: string | null;
+  config?: string | null;
+  other?: string | null;
+}
+
+/** A channel as the import stores it (SPEC 3.4, without `source` and timestamps). */
+export interface MappedChannel {
+  id: string;
+  provider: string;
+  legacyType: number;
+  name: string;
+  baseUrl: string;
+  models: string[];
+  key: string;
+  status: 'enabled' | 'disabled';
+  legacyId: number;
+}
+
+/** What became of one legacy row. Warnings and reasons name fields, never values. */
+export type RowOutcome =
+  | { legacyId: number; outcome: 'imported'; channels: MappedChannel[]; warnings: string[] }
+  | { legacyId: number; outcome: 'skipped'; reason: string; warnings: string[] };
+
+/** Longest channel name, in code points (SPEC 3.3). */
+export const MAX_NAME_LENGTH = 64;
+
+// Fields of the legacy `config` JSON (SPEC Appendix A). Only these are named in a warning: a JSON key is
+// free text, and a warning must never be able to carry a secret someone typed in as a key.
+const KNOWN_CONFIG_FIELDS = new Set([
+  'region',
+  'sk',
+  'ak',
+  'user_id',
+  'api_version',
+  'library_id',
+  'plugin',
+  'vertex_ai_project_id',
+  'vertex_ai_adc',
+]);
+
+/** sha256 hex of provider, baseUrl and key, each length-prefixed so no two triples share an input. */
+export function channelId(provider: string, baseUrl: string, key: string): string {
+  const hash = createHash('sha256');
+  for (const part of [provider, baseUrl, key]) hash.update(`${Buffer.byteLength(part)}:`).update(part);
+  return hash.digest('hex');
+}
+
+/**
+ * A mapper for one import run (SPEC 3.3). It remembers the channel ids it has produced, so a later row whose
+ * keys all repeat an earlier (provider, baseUrl, key) is skipped as `duplicate of legacy channel N`. A row where
+ * only some keys repeat imports the new ones and warns with the count and the earlier legacy ids; its channels
+ * keep the ` #n` suffix of the key's position in the row, so names do not depend on other rows.
+ */
+export function createRowMapper(): { map(row: LegacyRow): RowOutcome } {
+  const seen = new Map<string, number>();
+
+  function map(row: LegacyRow): RowOutcome {
+    const legacyId = row.id;
+    const legacyType = row.type;
+    const type = legacyProvider(legacyType);
+    if (legacyType === null || type === undefined) {
+      return skipped(legacyId, `unknown legacy channel type ${legacyType === null ? 'NULL' : String(legacyType)}`);
+    }
+    const keys = splitKeys(row.key);
+    if (keys.length === 0) return skipped(legacyId, 'no API key');
+
+    const baseUrl = mapBaseUrl(row.base_url, type.defaultBaseUrl);
+    const ids = keys.map((key) => channelId(type.provider, baseUrl, key));
+    const earlier = ids.map((id) => seen.get(id));
+    if (earlier.every((e) => e !== undefined)) {
+      return skipped(legacyId, `duplicate of legacy channel ${earlier[0]}`);
+    }
+
+    const warnings: string[] = [];
+    if (baseUrl === '') warnings.push('no base URL');
+    const models = splitModels(row.models);
+    if (models.length === 0) warnings.push('no models');
+    const status = row.status === 1 ? 'enabled' : 'disabled';
+    const baseName = trimOrEmpty(row.name) || `legacy-${legacyId}`;
+
+    const channels: MappedChannel[] = [];
+    let truncated = false;
+    for (const [index, key] of keys.entries()) {
+      const id = ids[index];
+      if (id === undefined || earlier[index] !== undefined) continue;
+      const name = channelName(baseName, index);
+      truncated ||= name.truncated;
+      channels.push({
+        id,
+        provider: type.provider,
+        legacyType,
+        name: name.value,
+        baseUrl,
+        models: [...models],
+        key,
+        status,
+        legacyId,
+      });
+      seen.set(id, legacyId);
+    }
+    if (truncated) warnings.push('name truncated');
+
+    const duplicateOf = [...new Set(earlier.filter((e) => e !== undefined))];
+    if (duplicateOf.length > 0) {
+      const count = keys.length - channels.length;
+      warnings.push(
+        `${count} ${count === 1 ? 'key' : 'keys'} skipped as duplicate of legacy ${duplicateOf.length === 1 ? 'channel' : 'channels'} ${duplicateOf.join(', ')}`,
+      );
+    }
+    if (hasModelMapping(row.model_mapping)) warnings.push('model mapping not imported');
+    const configFields = [...(trimOrEmpty(row.other) ? ['other'] : []), ...configFieldsWithValues(row.config)];
+    if (configFields.length > 0) warnings.push(`legacy config not imported: ${configFields.join(', ')}`);
+
+    return { legacyId, outcome: 'imported', channels, warnings };
+  }
+
+  return { map };
+}
+
+function skipped(legacyId: number, reason: string): RowOutcome {
+  return { legacyId, outcome: 'skipped', reason, warnings: [] };
+}
+
+function trimOrEmpty(value: string | null | undefined): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+function splitKeys(raw: string | null): string[] {
+  return unique(trimOrEmpty(raw).split(/\r?\n/));
+}
+
+function splitModels(raw: string | null): string[] {
+  return unique(trimOrEmpty(raw).split(','));
+}
+
+// Trimmed, empties dropped, first occurrence kept (case-sensitive).
+function unique(parts: string[]): string[] {
+  return [...new Set(parts.map((p) => p.trim()).filter((p) => p !== ''))];
+}
+
+// The slash is removed before the default is considered, so a bare "/" falls back to the default too.
+function mapBaseUrl(raw: string | null, defaultBaseUrl: string | null): string {
+  const trimmed = trimOrEmpty(raw);
+  const url = trimmed.endsWith('/') ? trimmed.slice(0, -1) : trimmed;
+  return url || defaultBaseUrl || '';
+}
+
+// Counted in code points so a name is never cut inside a surrogate pair.
+function channelName(baseName: string, index: number): { value: string; truncated: boolean } {
+  const suffix = index === 0 ? '' : ` #${index + 1}`;
+  const codePoints = [...baseName];
+  const room = MAX_NAME_LENGTH - suffix.length;
+  if (codePoints.length <= room) return { value: baseName + suffix, truncated: false };
+  return { value: codePoints.slice(0, room).join('').trimEnd() + suffix, truncated: true };
+}
+
+function hasModelMapping(raw: string | null | undefined): boolean {
+  const compact = typeof raw === 'string' ? raw.replace(/\s/g, '') : '';
+  return compact !== '' && compact !== '{}';
+}
+
+// Names the known `config` fields that hold a value; unknown fields with a value, and a config that is not a
+// JSON object, are reported as plain `config`.
+function configFieldsWithValues(raw: string | null | undefined): string[] {
+  const text = trimOrEmpty(raw);
+  if (text === '') return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return ['config'];
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return isEmptyValue(parsed) ? [] : ['config'];
+  }
+  const fields: string[] = [];
+  let unknownWithValue = false;
+  for (const [field, value] of Object.entries(parsed)) {
+    if (isEmptyValue(value)) continue;
+    if (KNOWN_CONFIG_FIELDS.has(field)) fields.push(`config.${field}`);
+    else unknownWithValue = true;
+  }
+  if (unknownWithValue) fields.push('config');
+  return fields;
+}
+
+// Go's zero values: the legacy gateway writes every config field, empty ones included.
+function isEmptyValue(value: unknown): boolean {
+  if (value === null || value === false || value === 0) return true;
+  if (typeof value === 'string') return value.trim() === '';
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') return Object.keys(value).length === 0;
+  return false;
+}
