@@ -1,0 +1,55 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { z } from 'zod';
+import { documentClient } from '#shared/clients/dynamodb';
+import { importEnvSchema, loadConfig } from '#shared/config';
+import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
+import { ProxyApiError } from '#shared/errors';
+import { type BodyResult, callerFrom, MAX_BODY_BYTES, parseJsonObjectBody } from '#shared/http';
+import { createLogger } from '#shared/logger';
+import { ChannelRepository } from '#shared/repositories/channels';
+import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
+import { openLegacySource } from './legacy-source.ts';
+import { parseAllowList } from './target.ts';
+
+const config = loadConfig(importEnvSchema);
+const logger = createLogger('import-legacygw', config.LOG_LEVEL);
+const deps: ImportDeps = {
+  openSource: openLegacySource,
+  repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
+  config: {
+    maxRows: config.LEGACYGW_MAX_ROWS,
+    deadlineMs: config.LEGACYGW_DEADLINE_MS,
+    // Parsed here so a bad entry fails the cold start, naming the variable.
+    allowedHosts: parseAllowList(config.LEGACYGW_ALLOWED_HOSTS),
+  },
+  now: () => new Date(),
+  logger,
+};
+
+// Unknown fields are ignored (zod strips them); a wrong type is a 400, never a 500.
+const bodySchema = z.object({
+  dsn: z.string({ error: 'dsn is required and must be a string' }),
+  dryRun: z.boolean({ error: 'dryRun must be true or false' }).optional(),
+});
+
+const BODY_PROBLEMS: Readonly<Record<Extract<BodyResult, { ok: false }>['reason'], string>> = {
+  'too-large': `The body must be at most ${MAX_BODY_BYTES} bytes`,
+  'not-json': 'The body must be valid JSON',
+  'not-object': 'The body must be a JSON object',
+};
+
+/** POST /api/channels/import/legacygw behind the authorizer. */
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  try {
+    // The authorizer's policy already keeps access tokens out; checked again in case a policy is ever wrong.
+    if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
+    const body = parseJsonObjectBody(event);
+    if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
+    const parsed = bodySchema.safeParse(body.value);
+    if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
+    const report = await importLegacyGw({ dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false }, deps);
+    return proxySuccess(report);
+  } catch (error) {
+    return proxyErrorResponse(error, logger);
+  }
+};

@@ -1,0 +1,175 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { DeadlineExceededError } from '#shared/errors';
+import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
+import { describeDsn, parseDsn } from './dsn.ts';
+import type { LegacySource, OpenSource } from './legacy-source.ts';
+import { createRowMapper, type MappedChannel } from './mapping.ts';
+import { type ImportReport, ReportBuilder } from './report.ts';
+import { type AllowList, type LookupFn, resolveTarget } from './target.ts';
+
+export interface ImportInput {
+  /** The legacy gateway's DSN; holds a password, so it is never logged or echoed. */
+  dsn: string;
+  /** Map, classify and report, but write nothing. */
+  dryRun: boolean;
+}
+
+export interface ImportDeps {
+  openSource: OpenSource;
+  repo: ChannelStore;
+  config: {
+    /** LEGACYGW_MAX_ROWS */
+    maxRows: number;
+    /** LEGACYGW_DEADLINE_MS: the whole import, from parsing the DSN to the last write. */
+    deadlineMs: number;
+    /** LEGACYGW_ALLOWED_HOSTS, parsed at cold start. */
+    allowedHosts: AllowList | readonly string[];
+  };
+  now: () => Date;
+  logger: Pick<Logger, 'info'>;
+  /** DNS lookup; the system resolver unless a test substitutes one. */
+  lookup?: LookupFn;
+}
+
+// Channels classified and written per round trip: one BatchGetItem, four BatchWriteItem calls of 25.
+// Rows are pulled from the stream only between rounds, so memory stays flat whatever the table size.
+const CHUNK_CHANNELS = 100;
+
+/** The abort reason at the deadline; turned into DeadlineExceededError with the count written so far. */
+class DeadlineReached extends Error {
+  constructor() {
+    super('The import deadline passed');
+    this.name = 'DeadlineReached';
+  }
+}
+
+/**
+ * Imports the channels of a legacy gateway database (SPEC 3): parse the DSN, check the target, stream
+ * the rows through the mapper, and classify and write them in chunks. Rows are never loaded all at
+ * once. At the deadline the connection is destroyed and DeadlineExceededError reports what was written;
+ * running the same import again completes it.
+ */
+export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Promise<ImportReport> {
+  const dsn = parseDsn(input.dsn);
+  const origin = describeDsn(dsn);
+  const deadline = new AbortController();
+  const deadlineAt = Date.now() + deps.config.deadlineMs;
+  const timer = setTimeout(() => deadline.abort(new DeadlineReached()), deps.config.deadlineMs);
+  const { signal } = deadline;
+  const report = new ReportBuilder();
+  const timestamp = deps.now().toISOString();
+  let written = 0;
+  let source: LegacySource | undefined;
+
+  const flush = async (channels: MappedChannel[]): Promise<void> => {
+    if (channels.length === 0) return;
+    const existing = await deps.repo.getMany(
+      channels.map((c) => c.id),
+      { signal },
+    );
+    const changes: StoredChannel[] = [];
+    for (const channel of channels) {
+      const before = existing.get(channel.id);
+      if (before === undefined) {
+        report.channels.created += 1;
+        changes.push(toStored(channel, origin, timestamp, timestamp));
+      } else if (differs(before, channel)) {
+        report.channels.updated += 1;
+        changes.push(toStored(channel, origin, before.createdAt ?? timestamp, timestamp));
+      } else {
+        report.channels.unchanged += 1;
+      }
+    }
+    if (input.dryRun || changes.length === 0) return;
+    written += await deps.repo.putMany(changes, { signal });
+  };
+
+  deps.logger.info('Legacy import started', { ...origin, dryRun: input.dryRun });
+  try {
+    const target = await untilAborted(resolveTarget(dsn.host, deps.config.allowedHosts, deps.lookup), signal);
+    source = await deps.openSource(dsn, target, { maxRows: deps.config.maxRows, signal, deadlineAt });
+    const mapper = createRowMapper();
+    let pending: MappedChannel[] = [];
+    for await (const row of source.rows()) {
+      const outcome = mapper.map(row);
+      report.addRow(outcome);
+      if (outcome.outcome === 'imported') pending.push(...outcome.channels);
+      if (pending.length >= CHUNK_CHANNELS) {
+        const chunk = pending;
+        pending = [];
+        await flush(chunk);
+      }
+    }
+    await flush(pending);
+  } catch (e) {
+    if (e instanceof ChannelWriteError) written += e.written;
+    if (signal.aborted) throw new DeadlineExceededError(written, { cause: e });
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    await source?.close();
+  }
+  const result = report.build(input.dryRun, origin);
+  deps.logger.info('Legacy import finished', {
+    ...origin,
+    dryRun: input.dryRun,
+    rows: result.source.rows,
+    imported: result.rows.imported,
+    skipped: result.rows.skipped,
+    ...result.channels,
+    written,
+  });
+  return result;
+}
+
+// SPEC 3.3: an existing channel counts `updated` when its models, name or status differ. Provider,
+// base URL and key are part of the id, so they cannot differ.
+function differs(before: StoredChannel, channel: MappedChannel): boolean {
+  return (
+    before.name !== channel.name ||
+    before.status !== channel.status ||
+    !Array.isArray(before.models) ||
+    before.models.length !== channel.models.length ||
+    before.models.some((m, i) => m !== channel.models[i])
+  );
+}
+
+function toStored(
+  channel: MappedChannel,
+  origin: { host: string; database: string },
+  createdAt: string,
+  updatedAt: string,
+): StoredChannel {
+  return {
+    id: channel.id,
+    provider: channel.provider,
+    legacyType: channel.legacyType,
+    name: channel.name,
+    baseUrl: channel.baseUrl,
+    models: [...channel.models],
+    key: channel.key,
+    status: channel.status,
+    source: { legacyId: channel.legacyId, host: origin.host, database: origin.database },
+    createdAt,
+    updatedAt,
+  };
+}
+
+/** Settles with `promise`, or rejects with the signal's reason once it aborts (DNS lookups take no signal). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

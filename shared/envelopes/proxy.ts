@@ -1,0 +1,40 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { ProxyApiError } from '#shared/errors';
+import { jsonResponse } from '#shared/http';
+
+/** The channel proxy API's success envelope (SPEC 3.5). */
+export function proxySuccess(data: unknown): APIGatewayProxyResult {
+  return jsonResponse(200, { success: true, data });
+}
+
+// SPEC 3.5 gives "database unreachable" and "deadline exceeded" their own statuses with readable
+// messages; the import writes those messages itself (driver text never reaches them).
+const EXPOSED_SERVER_STATUSES: ReadonlySet<number> = new Set([502, 504]);
+
+/**
+ * Maps any error to the proxy API's error envelope `{"success": false, "message"}`. A ProxyApiError
+ * below 500 (or a 502/504 the import wrote for the caller) is shown as is; anything else becomes a
+ * generic 500, logged with a summary of its cause chain: names, codes and messages, which our code
+ * keeps free of DSNs, passwords and keys.
+ */
+export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
+  if (error instanceof ProxyApiError && (error.exposed || EXPOSED_SERVER_STATUSES.has(error.httpStatus))) {
+    if (!error.exposed) logger.warn('Import failed', { status: error.httpStatus, error: summarizeError(error) });
+    return jsonResponse(error.httpStatus, { success: false, message: error.message });
+  }
+  logger.error('Unexpected error in the channel proxy API', { error: summarizeError(error) });
+  return jsonResponse(500, { success: false, message: 'Internal error' });
+}
+
+/** A loggable description of an error and its causes: name, code, errno and message only (no stack, no request data). */
+export function summarizeError(error: unknown, depth = 0): Record<string, unknown> {
+  if (!(error instanceof Error)) return { value: typeof error };
+  const e = error as Error & { code?: unknown; errno?: unknown; written?: unknown };
+  const summary: Record<string, unknown> = { name: e.name, message: e.message };
+  if (typeof e.code === 'string' || typeof e.code === 'number') summary.code = e.code;
+  if (typeof e.errno === 'string' || typeof e.errno === 'number') summary.errno = e.errno;
+  if (typeof e.written === 'number') summary.written = e.written;
+  if (e.cause !== undefined && depth < 4) summary.cause = summarizeError(e.cause, depth + 1);
+  return summary;
+}

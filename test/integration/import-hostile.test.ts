@@ -1,0 +1,115 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { proxyErrorResponse } from '#shared/envelopes/proxy';
+import { DeadlineExceededError } from '#shared/errors';
+import { captureOutput } from '#test/support/capture-output';
+import { CLIENT_LOCAL_FILES, startFakeMySql, startStallingProxy } from '#test/support/fake-mysql';
+import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import { FIXTURE_SQL, importDeps, runImport, startDynalite, type TestDynamo, testLogger } from './import.helpers.ts';
+
+let db: TestMariaDb;
+let dynamo: TestDynamo;
+let dir: string;
+
+beforeAll(async () => {
+  [db, dynamo, dir] = await Promise.all([startMariaDb(), startDynalite(), mkdtemp(join(tmpdir(), 'import-hostile-'))]);
+});
+
+afterAll(async () => {
+  await Promise.all([db?.stop(), dynamo?.stop(), dir && rm(dir, { recursive: true, force: true })]);
+});
+
+describe('a hostile MySQL server', () => {
+  it('asking for a local file gets an empty answer, never the file, and the import fails with a generic 500', async () => {
+    const secretFile = join(dir, 'secret.txt');
+    const marker = 'FILE-CONTENT-THAT-MUST-NOT-LEAVE-0123456789';
+    await writeFile(secretFile, `${marker}\n`.repeat(50));
+    const fake = await startFakeMySql({ kind: 'local-infile', path: secretFile });
+    const table = await dynamo.createChannelsTable();
+    const output = captureOutput();
+    try {
+      const result = await runImport(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
+      const response = proxyErrorResponse(!result.ok && result.error, testLogger('DEBUG'));
+      output.restore();
+
+      expect(fake.clientFlags).toHaveLength(1);
+      expect(fake.clientFlags[0]! & CLIENT_LOCAL_FILES).toBe(0);
+      expect(fake.afterFileRequest).toEqual([Buffer.alloc(0)]);
+      expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({
+        status: 500,
+        body: { success: false, message: 'Internal error' },
+      });
+      // The driver's message names the requested path; only codes of it reach the log.
+      expect(output.text()).toContain('Unexpected error while reading the legacy database');
+      expect(output.text()).not.toContain(secretFile);
+      expect(output.text()).not.toContain(marker);
+    } finally {
+      output.restore();
+      await fake.close();
+    }
+  });
+
+  it('that accepts the connection and never speaks is cut off by the DSN connect timeout (502)', async () => {
+    const fake = await startFakeMySql({ kind: 'silent' });
+    const table = await dynamo.createChannelsTable();
+    try {
+      // The deadline is far away: a 504 here would mean the connect timeout did not fire.
+      const result = await runImport(
+        `u:pw@tcp(127.0.0.1:${fake.port})/legacy?timeout=1s`,
+        importDeps(dynamo, table, { deadlineMs: 60_000 }),
+      );
+
+      expect(!result.ok && [result.error.httpStatus, result.error.message]).toEqual([
+        502,
+        expect.stringMatching(/timed out/),
+      ]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('that stops answering mid-result is cut off at the deadline (504 with the written count); a re-run completes', async () => {
+    const rows = 500;
+    const database = await db.createDatabase(undefined, FIXTURE_SQL);
+    await db.query(
+      `TRUNCATE \`${database}\`.channels; INSERT INTO \`${database}\`.channels (id, type, \`key\`, status, name, base_url, models)
+       SELECT seq, 1, CONCAT('sk-stall-', seq), 1, CONCAT('stall-', seq), '', 'gpt-4o,gpt-4o-mini' FROM seq_1_to_${rows}`,
+    );
+    const table = await dynamo.createChannelsTable();
+    const proxy = await startStallingProxy(db.port);
+    const throughProxy = `${db.user}:${db.password}@tcp(127.0.0.1:${proxy.port})/${database}`;
+    try {
+      // A dry run measures how many bytes the whole exchange takes; the next connection gets 60% of them.
+      const measure = await runImport(throughProxy, importDeps(dynamo, table), true);
+      expect(measure.ok).toBe(true);
+      proxy.stallAfter(Math.floor((proxy.serverBytes[0] ?? 0) * 0.6));
+
+      const stalled = await runImport(throughProxy, importDeps(dynamo, table, { deadlineMs: 3_000 }));
+
+      expect(stalled.ok).toBe(false);
+      const error = !stalled.ok ? stalled.error : undefined;
+      expect(error).toBeInstanceOf(DeadlineExceededError);
+      const written = (error as DeadlineExceededError).written;
+      expect(written).toBeGreaterThan(0);
+      expect(written).toBeLessThan(rows);
+      const response = proxyErrorResponse(error, testLogger());
+      expect(response.statusCode).toBe(504);
+      expect(JSON.parse(response.body).message).toContain(`${written} channel(s) were written`);
+      expect(await dynamo.scan(table)).toHaveLength(written);
+      // The importer destroyed its connection: the proxy sees both of its sockets closed.
+      await vi.waitFor(() => expect(proxy.openSockets()).toBe(0));
+      // The driver's own query timer (deadline + 1 s) fires after the import gave up; vitest fails the
+      // file if that late timeout escapes as an uncaught error.
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+
+      const rerun = await runImport(db.dsn(database), importDeps(dynamo, table));
+
+      expect(rerun.ok && rerun.report.channels).toEqual({ created: rows - written, updated: 0, unchanged: written });
+      expect(await dynamo.scan(table)).toHaveLength(rows);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

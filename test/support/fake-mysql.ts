@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { type AddressInfo, connect, createServer, type Server, type Socket } from 'node:net';
+
+/** Capability flags of the fake server's greeting; it advertises LOCAL INFILE like any real server. */
+const SERVER_CAPABILITIES = 0x1 | 0x2 | 0x4 | 0x8 | 0x80 | 0x200 | 0x2000 | 0x8000 | 0x10000 | 0x20000 | 0x80000;
+/** CLIENT_LOCAL_FILES: a client sets it to say it may send local files. */
+export const CLIENT_LOCAL_FILES = 0x80;
+
+/** What a hostile fake server saw a client do. */
+export interface FakeMySql {
+  readonly port: number;
+  /** Capability flags each client sent in its handshake response. */
+  readonly clientFlags: number[];
+  /** Payloads the client sent after the server asked it for a local file. */
+  readonly afterFileRequest: Buffer[];
+  close(): Promise<void>;
+}
+
+/**
+ * A fake MySQL server on a random loopback port. `silent` accepts connections and never speaks;
+ * `local-infile` completes the handshake, then answers the first query with a LOCAL INFILE request
+ * for `path` (the 0xFB packet a malicious server sends to read the client's files).
+ */
+export async function startFakeMySql(
+  behaviour: { kind: 'silent' } | { kind: 'local-infile'; path: string },
+): Promise<FakeMySql> {
+  const sockets = new Set<Socket>();
+  const clientFlags: number[] = [];
+  const afterFileRequest: Buffer[] = [];
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    if (behaviour.kind === 'silent') return;
+
+    let stage: 'auth' | 'query' | 'file' | 'done' = 'auth';
+    socket.write(packet(0, greeting()));
+    readPackets(socket, (seq, payload) => {
+      if (stage === 'auth') {
+        clientFlags.push(payload.readUInt32LE(0));
+        socket.write(packet(seq + 1, OK));
+        stage = 'query';
+      } else if (stage === 'query') {
+        socket.write(packet(seq + 1, Buffer.concat([Buffer.from([0xfb]), Buffer.from(behaviour.path)])));
+        stage = 'file';
+      } else if (stage === 'file') {
+        afterFileRequest.push(payload);
+        // An empty packet ends the file; the server acknowledges it as a real one would.
+        if (payload.length === 0) {
+          socket.write(packet(seq + 1, OK));
+          stage = 'done';
+        }
+      }
+    });
+  });
+  const port = await listen(server);
+  return {
+    port,
+    clientFlags,
+    afterFileRequest,
+    close: () => closeServer(server, sockets),
+  };
+}
+
+/** A TCP proxy in front of a real server that can stop passing the server's bytes mid-stream. */
+export interface StallingProxy {
+  readonly port: number;
+  /** Bytes the server sent through the proxy, per connection, in connection order. */
+  readonly serverBytes: number[];
+  /** Everything the server sent through the proxy (all connections), to look for plaintext. */
+  serverData(): Buffer;
+  /** From now on, each new connection passes at most `bytes` server bytes, then holds the rest forever. */
+  stallAfter(bytes: number | undefined): void;
+  /** Client and upstream sockets still open. */
+  openSockets(): number;
+  close(): Promise<void>;
+}
+
+export async function startStallingProxy(targetPort: number): Promise<StallingProxy> {
+  const sockets = new Set<Socket>();
+  const serverBytes: number[] = [];
+  const serverChunks: Buffer[] = [];
+  let stallAt: number | undefined;
+  const server = createServer((client) => {
+    const limit = stallAt;
+    const index = serverBytes.push(0) - 1;
+    const upstream = connect(targetPort, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.on('data', (chunk) => upstream.write(chunk));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    upstream.on('data', (chunk: Buffer) => {
+      const sent = serverBytes[index] ?? 0;
+      const room = limit === undefined ? chunk.length : Math.max(0, limit - sent);
+      if (room > 0) {
+        client.write(chunk.subarray(0, room));
+        serverChunks.push(Buffer.from(chunk.subarray(0, room)));
+      }
+      serverBytes[index] = sent + Math.min(room, chunk.length);
+      // Past the limit the server's bytes are swallowed: to the client the server went silent mid-result.
+    });
+  });
+  const port = await listen(server);
+  return {
+    port,
+    serverBytes,
+    serverData: () => Buffer.concat(serverChunks),
+    stallAfter(bytes) {
+      stallAt = bytes;
+    },
+    openSockets: () => sockets.size,
+    close: () => closeServer(server, sockets),
+  };
+}
+
+const OK = Buffer.from([0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00]);
+
+function greeting(): Buffer {
+  const u16 = (n: number) => Buffer.from([n & 0xff, (n >> 8) & 0xff]);
+  const u32 = (n: number) => {
+    const b = Buffer.alloc(4);
+    b.writeUInt32LE(n);
+    return b;
+  };
+  const scramble = randomBytes(20).map((b) => (b % 94) + 33);
+  return Buffer.concat([
+    Buffer.from([0x0a]),
+    Buffer.from('8.0.99-fake\0'),
+    u32(1),
+    scramble.subarray(0, 8),
+    Buffer.from([0]),
+    u16(SERVER_CAPABILITIES & 0xffff),
+    Buffer.from([45]),
+    u16(0x0002),
+    u16(SERVER_CAPABILITIES >>> 16),
+    Buffer.from([21]),
+    Buffer.alloc(10),
+    scramble.subarray(8, 20),
+    Buffer.from([0]),
+    Buffer.from('mysql_native_password\0'),
+  ]);
+}
+
+function packet(seq: number, payload: Buffer): Buffer {
+  const header = Buffer.alloc(4);
+  header.writeUIntLE(payload.length, 0, 3);
+  header[3] = seq & 0xff;
+  return Buffer.concat([header, payload]);
+}
+
+function readPackets(socket: Socket, onPacket: (seq: number, payload: Buffer) => void): void {
+  let buffered = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    while (buffered.length >= 4) {
+      const length = buffered.readUIntLE(0, 3);
+      if (buffered.length < 4 + length) break;
+      const seq = buffered[3] ?? 0;
+      const payload = buffered.subarray(4, 4 + length);
+      buffered = buffered.subarray(4 + length);
+      onPacket(seq, payload);
+    }
+  });
+}
+
+async function listen(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+async function closeServer(server: Server, sockets: Set<Socket>): Promise<void> {
+  for (const s of sockets) s.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}

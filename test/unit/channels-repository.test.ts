@@ -1,0 +1,180 @@
+import { DynamoDBClient, ResourceNotFoundException, ThrottlingException } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ChannelRepository, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
+
+const TABLE = 'channels-test';
+const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const dynamo = mockClient(documentClient);
+
+function channel(n: number): StoredChannel {
+  return {
+    id: `id-${n}`,
+    provider: 'openai',
+    legacyType: 1,
+    name: `channel ${n}`,
+    baseUrl: 'https://api.openai.com',
+    models: ['gpt-4o'],
+    key: `sk-unit-${n}`,
+    status: 'enabled',
+    source: { legacyId: n, host: 'db.internal', database: 'legacy' },
+    createdAt: '2026-01-01T00:00:00.000Z',
+    updatedAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+const channels = (count: number, from = 1) => Array.from({ length: count }, (_, i) => channel(from + i));
+const repository = (maxAttempts = 4) => new ChannelRepository(documentClient, TABLE, { maxAttempts, baseDelayMs: 1 });
+const putRequests = (items: StoredChannel[]) => items.map((Item) => ({ PutRequest: { Item } }));
+const throttling = () => new ThrottlingException({ message: 'Rate exceeded', $metadata: {} });
+
+describe('ChannelRepository.putMany', () => {
+  beforeEach(() => {
+    dynamo.reset();
+  });
+
+  it('writes in BatchWriteItem calls of at most 25 items and returns the count', async () => {
+    dynamo.on(BatchWriteCommand).resolves({});
+    const items = channels(60);
+
+    const written = await repository().putMany(items);
+
+    expect(written).toBe(60);
+    const calls = dynamo.commandCalls(BatchWriteCommand);
+    expect(calls.map((c) => c.args[0].input.RequestItems?.[TABLE]?.length).sort()).toEqual([10, 25, 25]);
+    const sent = calls.flatMap((c) => c.args[0].input.RequestItems?.[TABLE] ?? []);
+    expect(sent).toHaveLength(60);
+    expect(new Set(sent.map((r) => r.PutRequest?.Item?.id))).toEqual(new Set(items.map((i) => i.id)));
+  });
+
+  it('keeps at most the configured number of batch writes in flight', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    dynamo.on(BatchWriteCommand).callsFake(async () => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setImmediate(r));
+      inFlight -= 1;
+      return {};
+    });
+    const repo = new ChannelRepository(documentClient, TABLE, { writeConcurrency: 2 });
+
+    await repo.putMany(channels(200));
+
+    expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(8);
+    expect(peak).toBe(2);
+  });
+
+  it('resends only the unprocessed items and counts each item once', async () => {
+    const items = channels(3);
+    dynamo
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: { [TABLE]: putRequests(items.slice(1)) } })
+      .resolvesOnce({ UnprocessedItems: { [TABLE]: putRequests(items.slice(2)) } })
+      .resolvesOnce({});
+
+    const written = await repository().putMany(items);
+
+    expect(written).toBe(3);
+    const sent = dynamo.commandCalls(BatchWriteCommand).map((c) => c.args[0].input.RequestItems?.[TABLE]?.length);
+    expect(sent).toEqual([3, 2, 1]);
+  });
+
+  it('retries a throttled batch and then writes it', async () => {
+    dynamo.on(BatchWriteCommand).rejectsOnce(throttling()).resolves({});
+
+    const written = await repository().putMany(channels(5));
+
+    expect(written).toBe(5);
+    expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(2);
+  });
+
+  it('gives up after the last attempt and reports how many items were written before', async () => {
+    const items = channels(30);
+    const second = items.slice(25);
+    dynamo.on(BatchWriteCommand, { RequestItems: { [TABLE]: putRequests(items.slice(0, 25)) } }).resolves({});
+    dynamo
+      .on(BatchWriteCommand, { RequestItems: { [TABLE]: putRequests(second) } })
+      .resolves({ UnprocessedItems: { [TABLE]: putRequests(second.slice(2)) } });
+    dynamo.on(BatchWriteCommand, { RequestItems: { [TABLE]: putRequests(second.slice(2)) } }).rejects(throttling());
+
+    const failure = await repository(3)
+      .putMany(items)
+      .catch((e: unknown) => e);
+
+    expect(failure).toBeInstanceOf(ChannelWriteError);
+    expect((failure as ChannelWriteError).written).toBe(27);
+    expect((failure as ChannelWriteError).cause).toBeInstanceOf(ThrottlingException);
+  });
+
+  it('does not retry an error that retrying cannot fix', async () => {
+    dynamo
+      .on(BatchWriteCommand)
+      .rejects(new ResourceNotFoundException({ message: 'Requested resource not found', $metadata: {} }));
+
+    const failure = await repository()
+      .putMany(channels(1))
+      .catch((e: unknown) => e);
+
+    expect(failure).toBeInstanceOf(ChannelWriteError);
+    expect((failure as ChannelWriteError).written).toBe(0);
+    expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(1);
+  });
+
+  it('sends nothing once its abort signal has fired', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('deadline'));
+
+    const failure = await repository()
+      .putMany(channels(3), { signal: controller.signal })
+      .catch((e: unknown) => e);
+
+    expect(failure).toBeInstanceOf(ChannelWriteError);
+    expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(0);
+  });
+});
+
+describe('ChannelRepository.getMany', () => {
+  beforeEach(() => {
+    dynamo.reset();
+  });
+
+  it('reads with strongly consistent BatchGetItem calls of at most 100 distinct keys', async () => {
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [TABLE]: [] } });
+    const ids = Array.from({ length: 150 }, (_, i) => `id-${i}`);
+
+    await repository().getMany([...ids, 'id-0']);
+
+    const calls = dynamo.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems?.[TABLE]);
+    expect(calls.map((r) => r?.Keys?.length)).toEqual([100, 50]);
+    expect(calls.every((r) => r?.ConsistentRead === true)).toBe(true);
+  });
+
+  it('asks again for unprocessed keys and returns every item found by id', async () => {
+    const [a, b] = channels(2);
+    dynamo
+      .on(BatchGetCommand)
+      .resolvesOnce({ Responses: { [TABLE]: [a!] }, UnprocessedKeys: { [TABLE]: { Keys: [{ id: b!.id }] } } })
+      .resolvesOnce({ Responses: { [TABLE]: [b!] } });
+
+    const found = await repository().getMany([a!.id, b!.id, 'id-missing']);
+
+    expect([...found.keys()].sort()).toEqual([a!.id, b!.id]);
+    expect(found.get(b!.id)).toEqual(b);
+    const second = dynamo.commandCalls(BatchGetCommand)[1]?.args[0].input.RequestItems?.[TABLE];
+    expect(second).toEqual({ Keys: [{ id: b!.id }], ConsistentRead: true });
+  });
+
+  it('retries a throttled read', async () => {
+    dynamo
+      .on(BatchGetCommand)
+      .rejectsOnce(throttling())
+      .resolves({ Responses: { [TABLE]: [channel(1)] } });
+
+    const found = await repository().getMany(['id-1']);
+
+    expect(found.size).toBe(1);
+    expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(2);
+  });
+});

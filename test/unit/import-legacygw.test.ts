@@ -1,0 +1,292 @@
+import { describe, expect, it, vi } from 'vitest';
+import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
+import type { LegacySource, OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
+import { channelId, type LegacyRow } from '#functions/import-legacygw/mapping';
+import { DeadlineExceededError, ProxyApiError } from '#shared/errors';
+import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
+
+const DSN = 'importer:s3cret@pw@tcp(10.0.0.5:3306)/legacy';
+const T1 = new Date('2026-03-01T10:00:00.000Z');
+
+function row(id: number, extra: Partial<LegacyRow> = {}): LegacyRow {
+  return { id, type: 1, key: `sk-unit-${id}`, status: 1, base_url: '', models: 'gpt-4o', name: `c${id}`, ...extra };
+}
+
+const rows = (count: number, extra: Partial<LegacyRow> = {}) =>
+  Array.from({ length: count }, (_, i) => row(i + 1, extra));
+
+/**
+ * A source over fixed rows. With `hangAfter`, it stops there like a silent server: the next read
+ * fails only when the import's deadline aborts it (as the real source does).
+ */
+function fakeSource(data: LegacyRow[], options: { hangAfter?: number } = {}) {
+  const calls = { opened: 0, closed: 0, limits: undefined as SourceLimits | undefined };
+  const openSource: OpenSource = async (_dsn, _target, limits) => {
+    calls.opened += 1;
+    calls.limits = limits;
+    const source: LegacySource = {
+      async *rows() {
+        for (const [index, r] of data.entries()) {
+          if (index === options.hangAfter) {
+            await new Promise((_, reject) => {
+              if (limits.signal.aborted) reject(limits.signal.reason);
+              limits.signal.addEventListener('abort', () => reject(limits.signal.reason), { once: true });
+            });
+          }
+          yield r;
+        }
+      },
+      async close() {
+        calls.closed += 1;
+      },
+    };
+    return source;
+  };
+  return { openSource, calls };
+}
+
+/** An in-memory ChannelStore that records every call. */
+function memoryStore(initial: StoredChannel[] = []) {
+  const items = new Map(initial.map((i) => [i.id, i]));
+  const calls = { getMany: [] as number[], putMany: [] as number[] };
+  const store: ChannelStore = {
+    async getMany(ids) {
+      calls.getMany.push(ids.length);
+      return new Map(ids.flatMap((id) => (items.has(id) ? [[id, items.get(id)!] as const] : [])));
+    },
+    async putMany(batch) {
+      calls.putMany.push(batch.length);
+      for (const item of batch) items.set(item.id, item);
+      return batch.length;
+    },
+  };
+  return { store, items, calls };
+}
+
+function deps(openSource: OpenSource, repo: ChannelStore, config: Partial<ImportDeps['config']> = {}): ImportDeps {
+  return {
+    openSource,
+    repo,
+    config: { maxRows: 50_000, deadlineMs: 10_000, allowedHosts: [], ...config },
+    now: () => T1,
+    logger: { info: () => {} },
+  };
+}
+
+describe('importLegacyGw', () => {
+  it('classifies and writes in chunks of at most 100 channels, reading each chunk before writing it', async () => {
+    const source = fakeSource(rows(250));
+    const memory = memoryStore();
+
+    const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, memory.store));
+
+    expect(report.channels).toEqual({ created: 250, updated: 0, unchanged: 0 });
+    expect(memory.calls.getMany).toEqual([100, 100, 50]);
+    expect(memory.calls.putMany).toEqual([100, 100, 50]);
+    expect(memory.items.size).toBe(250);
+    expect(source.calls.closed).toBe(1);
+  });
+
+  it('stores SPEC 3.4 items: the DSN host and database as source, never credentials', async () => {
+    const source = fakeSource([row(7, { base_url: 'https://proxy.example.com/', models: 'a, b,a' })]);
+    const memory = memoryStore();
+
+    await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, memory.store));
+
+    const id = channelId('openai', 'https://proxy.example.com', 'sk-unit-7');
+    expect(memory.items.get(id)).toEqual({
+      id,
+      provider: 'openai',
+      legacyType: 1,
+      name: 'c7',
+      baseUrl: 'https://proxy.example.com',
+      models: ['a', 'b'],
+      key: 'sk-unit-7',
+      status: 'enabled',
+      source: { legacyId: 7, host: '10.0.0.5', database: 'legacy' },
+      createdAt: T1.toISOString(),
+      updatedAt: T1.toISOString(),
+    });
+    expect(JSON.stringify([...memory.items.values()])).not.toContain('s3cret');
+  });
+
+  it('rewrites an existing channel whose models, name or status changed and keeps its createdAt', async () => {
+    const created = '2025-01-01T00:00:00.000Z';
+    const stored = (r: LegacyRow, over: Partial<StoredChannel> = {}): StoredChannel => ({
+      id: channelId('openai', 'https://api.openai.com', r.key!),
+      provider: 'openai',
+      legacyType: 1,
+      name: r.name!,
+      baseUrl: 'https://api.openai.com',
+      models: ['gpt-4o'],
+      key: r.key!,
+      status: 'enabled',
+      source: { legacyId: r.id, host: '10.0.0.5', database: 'legacy' },
+      createdAt: created,
+      updatedAt: created,
+      ...over,
+    });
+    const [r1, r2, r3, r4] = rows(4);
+    const memory = memoryStore([
+      stored(r1!),
+      stored(r2!, { models: ['gpt-4o', 'old'] }),
+      stored(r3!, { name: 'old name' }),
+      stored(r4!, { status: 'disabled' }),
+    ]);
+
+    const report = await importLegacyGw(
+      { dsn: DSN, dryRun: false },
+      deps(fakeSource(rows(4)).openSource, memory.store),
+    );
+
+    expect(report.channels).toEqual({ created: 0, updated: 3, unchanged: 1 });
+    expect(memory.calls.putMany).toEqual([3]);
+    const updated = memory.items.get(stored(r2!).id);
+    expect(updated).toMatchObject({ models: ['gpt-4o'], createdAt: created, updatedAt: T1.toISOString() });
+    expect(memory.items.get(stored(r1!).id)?.updatedAt).toBe(created);
+  });
+
+  it('reads and classifies on a dry run but never writes', async () => {
+    const memory = memoryStore();
+
+    const report = await importLegacyGw(
+      { dsn: DSN, dryRun: true },
+      deps(fakeSource(rows(120)).openSource, memory.store),
+    );
+
+    expect(report.dryRun).toBe(true);
+    expect(report.channels.created).toBe(120);
+    expect(memory.calls.getMany).toEqual([100, 20]);
+    expect(memory.calls.putMany).toEqual([]);
+  });
+
+  it('lists at most 1,000 items and then says the list was truncated', async () => {
+    const unknownType = rows(1_001, { type: 999 });
+
+    const report = await importLegacyGw(
+      { dsn: DSN, dryRun: false },
+      deps(fakeSource(unknownType).openSource, memoryStore().store),
+    );
+
+    expect(report.rows).toEqual({ imported: 0, skipped: 1_001 });
+    expect(report.items).toHaveLength(1_000);
+    expect(report.items[999]).toEqual({
+      legacyId: 1_000,
+      outcome: 'skipped',
+      reason: 'unknown legacy channel type 999',
+    });
+    expect(report.itemsTruncated).toBe(true);
+  });
+
+  it('stops at the deadline, closes the source and reports how many channels were written', async () => {
+    vi.useFakeTimers();
+    try {
+      const source = fakeSource(rows(250), { hangAfter: 230 });
+      const memory = memoryStore();
+
+      const running = importLegacyGw(
+        { dsn: DSN, dryRun: false },
+        deps(source.openSource, memory.store, { deadlineMs: 5_000 }),
+      ).catch((e: unknown) => e);
+      await vi.advanceTimersByTimeAsync(5_000);
+      const error = await running;
+
+      expect(error).toBeInstanceOf(DeadlineExceededError);
+      expect((error as DeadlineExceededError).written).toBe(200);
+      expect((error as DeadlineExceededError).httpStatus).toBe(504);
+      expect(memory.items.size).toBe(200);
+      expect(source.calls.closed).toBe(1);
+      expect(source.calls.limits?.signal.aborted).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('counts the writes of a chunk that was cut off by the deadline', async () => {
+    const source = fakeSource(rows(150));
+    const store: ChannelStore = {
+      getMany: async () => new Map(),
+      putMany: async (items, options) => {
+        if (items.length === 100) return 100;
+        // The second chunk stores 20 items, then the deadline aborts its remaining batches.
+        await new Promise((resolve) => options?.signal?.addEventListener('abort', resolve, { once: true }));
+        throw new ChannelWriteError(20, { cause: options?.signal?.reason });
+      },
+    };
+
+    const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, store, { deadlineMs: 50 }))
+      .then(() => undefined)
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect((error as DeadlineExceededError).written).toBe(120);
+  });
+
+  it('passes a write failure on (a 500) and still closes the source', async () => {
+    const source = fakeSource(rows(3));
+    const failing: ChannelStore = {
+      getMany: async () => new Map(),
+      putMany: async () => {
+        throw new ChannelWriteError(1, { cause: new Error('dynamodb down') });
+      },
+    };
+
+    const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, failing)).catch(
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(ChannelWriteError);
+    expect(source.calls.closed).toBe(1);
+  });
+
+  it('rejects an invalid DSN with 400 before opening anything', async () => {
+    const source = fakeSource([]);
+
+    const error = await importLegacyGw(
+      { dsn: 'u:pw@tcp(db:3306)/legacy?allowAllFiles=true', dryRun: false },
+      deps(source.openSource, memoryStore().store),
+    ).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(ProxyApiError);
+    expect((error as ProxyApiError).httpStatus).toBe(400);
+    expect(source.calls.opened).toBe(0);
+  });
+
+  it('refuses a host outside the allow-list with 400 before connecting', async () => {
+    const source = fakeSource([]);
+
+    const error = await importLegacyGw(
+      { dsn: DSN, dryRun: false },
+      deps(source.openSource, memoryStore().store, { allowedHosts: ['192.168.0.0/16'] }),
+    ).catch((e: unknown) => e);
+
+    expect((error as ProxyApiError).httpStatus).toBe(400);
+    expect(source.calls.opened).toBe(0);
+  });
+
+  it('gives a hanging DNS lookup no more time than the deadline (504, nothing written)', async () => {
+    const source = fakeSource([]);
+    const neverAnswers = () => new Promise<never>(() => {});
+
+    const error = await importLegacyGw(
+      { dsn: 'u:pw@tcp(legacy-db.internal:3306)/legacy', dryRun: false },
+      { ...deps(source.openSource, memoryStore().store, { deadlineMs: 20 }), lookup: neverAnswers },
+    ).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect((error as DeadlineExceededError).written).toBe(0);
+    expect(source.calls.opened).toBe(0);
+  });
+
+  it('hands the source the row cap and a deadline signal', async () => {
+    const source = fakeSource([]);
+
+    await importLegacyGw(
+      { dsn: DSN, dryRun: false },
+      deps(source.openSource, memoryStore().store, { maxRows: 123, deadlineMs: 5_000 }),
+    );
+
+    expect(source.calls.limits).toMatchObject({ maxRows: 123, deadlineAt: expect.any(Number) });
+    expect(source.calls.limits?.signal.aborted).toBe(false);
+  });
+});
