@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -87,13 +86,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     delete process.env.AWS_PROFILE;
 
     const authorizer = await loadHandler<AuthorizerHandler>(FUNCTION_ENTRIES.authorizer);
-    const functions = new Map<string, ProxyHandler>();
-    for (const name of ['create-dataset', 'import-legacygw'] as const) {
-      // Until a function exists its route answers 501 (the gateway checks `handlerFor`).
-      if (existsSync(join(REPO_ROOT, FUNCTION_ENTRIES[name]))) {
-        functions.set(name, await loadHandler<ProxyHandler>(FUNCTION_ENTRIES[name]));
-      }
-    }
+    const functions: Readonly<Record<RouteDef['function'], ProxyHandler>> = {
+      'create-dataset': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['create-dataset']),
+      'import-legacygw': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['import-legacygw']),
+    };
 
     return {
       dynamoEndpoint: engine.endpoint,
@@ -101,11 +97,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       credentials,
       createdCredentials: created,
       authorizer,
-      handlerFor(route) {
-        const handler = functions.get(route.function);
-        if (!handler) return notImplemented;
-        return handler;
-      },
+      handlerFor: (route) => functions[route.function],
       close: () => engine.close(),
     };
   } catch (error) {
@@ -113,9 +105,3 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     throw error;
   }
 }
-
-const notImplemented: ProxyHandler = async () => ({
-  statusCode: 501,
-  headers: { 'Content-Type': 'application/json; charset=utf-8' },
-  body: JSON.stringify({ success: false, message: 'Not implemented yet' }),
-});
