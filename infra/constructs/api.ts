@@ -1,0 +1,184 @@
+import { type Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  CfnAccount,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+  TokenAuthorizer,
+} from 'aws-cdk-lib/aws-apigateway';
+import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct, type IDependable } from 'constructs';
+import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
+import type { ApiDef, RouteDef } from '#shared/routes';
+
+export interface AppApiProps {
+  /** The API as data (APIS entry): name, description and routes. */
+  readonly definition: ApiDef;
+  readonly stageName: string;
+  /** The TOKEN authorizer function; every method of the API goes through it. */
+  readonly authorizer: IFunction;
+  readonly authorizerCacheTtl: Duration;
+  /** The function behind each route. */
+  readonly handlers: Readonly<Record<RouteDef['function'], IFunction>>;
+  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  /** Resources the stage must wait for (the account's CloudWatch role, when this stack sets it). */
+  readonly stageDependsOn?: readonly IDependable[];
+}
+
+// JSON access log; deliberately no header, body or query string, so no token or DSN is ever logged.
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: AccessLogField.contextRequestId(),
+    extendedRequestId: AccessLogField.contextExtendedRequestId(),
+    requestTime: AccessLogField.contextRequestTime(),
+    ip: AccessLogField.contextIdentitySourceIp(),
+    userAgent: AccessLogField.contextIdentityUserAgent(),
+    httpMethod: AccessLogField.contextHttpMethod(),
+    resourcePath: AccessLogField.contextResourcePath(),
+    protocol: AccessLogField.contextProtocol(),
+    status: AccessLogField.contextStatus(),
+    responseLength: AccessLogField.contextResponseLength(),
+    responseLatency: AccessLogField.contextResponseLatency(),
+    integrationStatus: AccessLogField.contextIntegrationStatus(),
+    integrationLatency: AccessLogField.contextIntegrationLatency(),
+    authorizerStatus: AccessLogField.contextAuthorizerStatus(),
+    authorizerLatency: AccessLogField.contextAuthorizerLatency(),
+    authorizerError: AccessLogField.contextAuthorizerError(),
+    tokenId: AccessLogField.contextAuthorizer('tokenId'),
+    teamId: AccessLogField.contextAuthorizer('teamId'),
+    errorResponseType: AccessLogField.contextErrorResponseType(),
+    errorMessage: AccessLogField.contextErrorMessage(),
+    xrayTraceId: AccessLogField.contextXrayTraceId(),
+  }),
+);
+
+/**
+ * One REST API from its definition: a regional endpoint, a TOKEN authorizer (Authorization header,
+ * cached) on every method, Lambda proxy integrations, JSON access logs and ERROR-level execution
+ * logs into log groups with retention, stage throttling, X-Ray tracing, and gateway responses in the
+ * API's own envelope from GATEWAY_RESPONSES.
+ */
+export class AppApi extends Construct {
+  readonly api: RestApi;
+  readonly accessLogs: LogGroup;
+  readonly executionLogs: LogGroup;
+
+  constructor(scope: Construct, id: string, props: AppApiProps) {
+    super(scope, id);
+    const { definition } = props;
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
+    this.api = new RestApi(this, 'RestApi', {
+      description: definition.description,
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // The account-wide CloudWatch role is set once for both APIs (ApiGatewayCloudWatchRole).
+      cloudWatchRole: false,
+      deployOptions: {
+        stageName: props.stageName,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: ACCESS_LOG_FORMAT,
+        tracingEnabled: true,
+        throttlingRateLimit: props.throttling.rateLimit,
+        throttlingBurstLimit: props.throttling.burstLimit,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        // Full request/response logging would write bearer tokens and DSN passwords to the logs.
+        dataTraceEnabled: false,
+        metricsEnabled: false,
+      },
+      defaultMethodOptions: {
+        authorizationType: AuthorizationType.CUSTOM,
+        authorizer: new TokenAuthorizer(this, 'Authorizer', {
+          handler: props.authorizer,
+          identitySource: IdentitySource.header('Authorization'),
+          resultsCacheTtl: props.authorizerCacheTtl,
+        }),
+      },
+    });
+    // The stack prints one clearly named URL output per API instead of RestApi's generic "Endpoint".
+    this.api.node.tryRemoveChild('Endpoint');
+
+    // API Gateway would create this group itself, without retention; creating it first sets one.
+    this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: Fn.join('', ['API-Gateway-Execution-Logs_', this.api.restApiId, '/', props.stageName]),
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    this.api.deploymentStage.node.addDependency(this.executionLogs, ...(props.stageDependsOn ?? []));
+
+    for (const route of definition.routes) {
+      this.api.root
+        .resourceForPath(route.path)
+        .addMethod(route.method, new LambdaIntegration(props.handlers[route.function], { allowTestInvoke: false }));
+    }
+
+    for (const type of Object.keys(GATEWAY_RESPONSES[definition.name]) as GatewayResponseType[]) {
+      this.api.addGatewayResponse(type, {
+        type: ResponseType.of(type),
+        statusCode: String(GATEWAY_RESPONSES[definition.name][type].statusCode),
+        templates: { 'application/json': gatewayResponseBody(definition.name, type) },
+      });
+    }
+
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions::AwsSolutions-APIG2',
+        reason: `Bodies are validated in the function with zod so that every error keeps the ${definition.name} API's own contract (status, error code, message naming the field) exactly as the local server answers; a gateway model would reject with a generic 400 of another shape.`,
+      },
+      {
+        id: 'AwsSolutions::AwsSolutions-APIG3',
+        reason:
+          'No WAF web ACL: every method requires a bearer credential checked by the Lambda authorizer and the stage is throttled; operators who need IP or geo rules can associate a web ACL with the stage.',
+      },
+      {
+        id: 'AwsSolutions::AwsSolutions-COG4',
+        reason:
+          'Callers authenticate with FastGPT-style API keys and an admin key, not Cognito users; a Lambda TOKEN authorizer checks them against Secrets Manager on every method (SPEC 4).',
+      },
+    );
+  }
+
+  /** The invoke URL of the stage (`https://<id>.execute-api.<region>.amazonaws.com/<stage>/`). */
+  get url(): string {
+    return this.api.url;
+  }
+}
+
+/**
+ * The account-wide role API Gateway uses to write access and execution logs (an account setting,
+ * not per API). Retained on stack deletion: other APIs in the account may log through it.
+ */
+export class ApiGatewayCloudWatchRole extends Construct {
+  readonly account: CfnAccount;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      description: 'Lets API Gateway write access and execution logs to CloudWatch Logs',
+      managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs')],
+    });
+    role.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+      reason:
+        'The AWS-managed policy documented for the API Gateway account logging role; API Gateway names the log groups itself, so it cannot be scoped tighter.',
+    });
+    this.account = new CfnAccount(this, 'Account', { cloudWatchRoleArn: role.roleArn });
+    this.account.applyRemovalPolicy(RemovalPolicy.RETAIN);
+  }
+}

@@ -1,0 +1,179 @@
+import { CfnOutput, Duration, Fn, SecretValue, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { ENV } from '#shared/config';
+import { APIS, type ApiName, type FunctionName } from '#shared/routes';
+import { TABLES, type TableName } from '#shared/tables';
+import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
+import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
+import { AppTable } from './constructs/table.ts';
+import type { StageConfig } from './stage-config.ts';
+
+export interface ServiceStackProps extends StackProps {
+  readonly config: StageConfig;
+}
+
+/** Import function timeout: below API Gateway's 29 s integration limit, above LEGACYGW_DEADLINE_MS. */
+export const IMPORT_TIMEOUT = Duration.seconds(28);
+
+/**
+ * The whole product in one stack: two tables, two secrets, three functions and two REST APIs,
+ * each function allowed exactly what it needs and nothing on the other's data.
+ */
+export class ServiceStack extends Stack {
+  readonly tables: Readonly<Record<TableName, AppTable>>;
+  readonly secrets: { readonly adminKey: Secret; readonly accessTokens: Secret };
+  readonly functions: Readonly<Record<FunctionName, AppFunction>>;
+  readonly apis: Readonly<Record<ApiName, AppApi>>;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { config } = props;
+    const common = { logRetention: config.logRetention, removalPolicy: config.removalPolicy };
+
+    const datasets = new AppTable(this, 'DatasetsTable', {
+      definition: TABLES.datasets,
+      removalPolicy: config.removalPolicy,
+      deletionProtection: config.isProduction,
+    });
+    const channels = new AppTable(this, 'ChannelsTable', {
+      definition: TABLES.channels,
+      removalPolicy: config.removalPolicy,
+      deletionProtection: config.isProduction,
+    });
+
+    const adminKey = new Secret(this, 'AdminKeySecret', {
+      description: 'Admin key of the channel proxy API (Authorization: Bearer <value>)',
+      // 64 letters and digits (~380 bits): no punctuation, so it needs no quoting in a shell or a header.
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: config.removalPolicy,
+    });
+    const accessTokens = new Secret(this, 'AccessTokensSecret', {
+      description: 'SHA-256 hashes of the knowledge-base API access tokens (managed with `npm run tokens`)',
+      // The initial value holds no secret (an empty list), so it is written literally instead of being
+      // generated: CloudFormation's generator would insert an extra random field into the document.
+      // Never change this value: CloudFormation would overwrite the live token list with it.
+      secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ tokens: [] })),
+      removalPolicy: config.removalPolicy,
+    });
+    for (const secret of [adminKey, accessTokens]) {
+      Validations.of(secret).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-SMG4',
+        reason:
+          'Rotated by the operator, not by a rotation Lambda: the admin key and access tokens are handed to API clients out of band, so an automatic rotation would lock them out. README documents put-secret-value and `npm run tokens`.',
+      });
+    }
+
+    const authorizer = new AppFunction(this, 'Authorizer', {
+      name: 'authorizer',
+      description: 'TOKEN authorizer of both APIs: bearer token -> scoped Allow/Deny policy',
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      environment: {
+        [ENV.secretsMaxAgeS]: String(config.secretsMaxAgeSeconds),
+        [ENV.logLevel]: config.logLevel,
+      },
+      ...common,
+    });
+    authorizer.readSecret(accessTokens, ENV.accessTokensSecretId);
+    authorizer.readSecret(adminKey, ENV.adminKeySecretId);
+
+    const createDataset = new AppFunction(this, 'CreateDataset', {
+      name: 'create-dataset',
+      description: 'POST /api/core/dataset/create: creates a knowledge base or folder',
+      memorySize: 512,
+      timeout: Duration.seconds(10),
+      environment: {
+        [ENV.modelCatalog]: JSON.stringify(config.modelCatalog),
+        [ENV.logLevel]: config.logLevel,
+      },
+      ...common,
+    });
+    // Conditional PutItem for the new record; GetItem to check the parent folder.
+    createDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'PutItem']);
+
+    const importLegacygw = new AppFunction(this, 'ImportLegacygw', {
+      name: 'import-legacygw',
+      description: 'POST /api/channels/import/legacygw: imports channels from a legacy gateway database',
+      // Mapping up to LEGACYGW_MAX_ROWS streamed rows is CPU-bound; Lambda scales CPU with memory.
+      memorySize: 1024,
+      timeout: IMPORT_TIMEOUT,
+      environment: {
+        [ENV.legacygwMaxRows]: String(config.legacygw.maxRows),
+        [ENV.legacygwDeadlineMs]: String(config.legacygw.deadlineMs),
+        [ENV.legacygwAllowedHosts]: config.legacygw.allowedHosts.join(','),
+        [ENV.logLevel]: config.logLevel,
+      },
+      ...(config.vpc ? { vpc: this.vpcPlacement(config.vpc) } : {}),
+      ...common,
+    });
+    // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
+    importLegacygw.useTable(channels, ENV.channelsTable, ['BatchGetItem', 'BatchWriteItem']);
+
+    const cloudWatchRole = config.manageApiGatewayAccount
+      ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
+      : undefined;
+    const apiCommon = {
+      stageName: config.stage,
+      authorizer: authorizer.function,
+      authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
+      handlers: { 'create-dataset': createDataset.function, 'import-legacygw': importLegacygw.function },
+      throttling: config.throttling,
+      ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
+      ...common,
+    };
+    const datasetApi = new AppApi(this, 'DatasetApi', { definition: APIS.dataset, ...apiCommon });
+    const proxyApi = new AppApi(this, 'ProxyApi', { definition: APIS.proxy, ...apiCommon });
+
+    this.tables = { datasets, channels };
+    this.secrets = { adminKey, accessTokens };
+    this.functions = { authorizer, 'create-dataset': createDataset, 'import-legacygw': importLegacygw };
+    this.apis = { dataset: datasetApi, proxy: proxyApi };
+
+    new CfnOutput(this, 'DatasetApiUrl', {
+      description: 'Knowledge-base API base URL ({base_url})',
+      value: datasetApi.url,
+    });
+    new CfnOutput(this, 'ProxyApiUrl', {
+      description: 'Channel proxy API base URL ({proxy_url})',
+      value: proxyApi.url,
+    });
+    new CfnOutput(this, 'AdminKeySecretArn', {
+      description: 'Secret holding the admin key',
+      value: adminKey.secretArn,
+    });
+    new CfnOutput(this, 'AccessTokensSecretArn', {
+      description: 'Secret holding the access token hashes (npm run tokens -- --secret-id <this>)',
+      value: accessTokens.secretArn,
+    });
+    new CfnOutput(this, 'DatasetsTableName', { value: datasets.table.tableName });
+    new CfnOutput(this, 'ChannelsTableName', { value: channels.table.tableName });
+  }
+
+  /** Imports the configured VPC, subnets and security group by id: no lookup, so synth needs no credentials. */
+  private vpcPlacement(vpc: NonNullable<StageConfig['vpc']>): FunctionVpcPlacement {
+    // fromVpcAttributes insists on a list of zones; the function only uses the explicit subnets.
+    const importedVpc = Vpc.fromVpcAttributes(this, 'ImportVpc', { vpcId: vpc.vpcId, availabilityZones: Fn.getAzs() });
+    Validations.of(importedVpc).acknowledge({
+      id: 'Annotation::@aws-cdk/aws-ec2:vpcAttributeIsListTokenavailabilityZones',
+      reason: 'The VPC is only the parent of explicitly given subnets; nothing selects subnets by zone.',
+    });
+    const subnets = vpc.subnetIds.map((subnetId, i) => {
+      const subnet = Subnet.fromSubnetId(this, `ImportSubnet${i}`, subnetId);
+      Validations.of(subnet).acknowledge({
+        id: 'Annotation::@aws-cdk/aws-ec2:noSubnetRouteTableId',
+        reason: 'Lambda needs only the subnet id; nothing in the stack reads or changes its route table.',
+      });
+      return subnet;
+    });
+    return {
+      vpc: importedVpc,
+      subnets,
+      // Immutable: the stack must not add rules to a security group the operator owns.
+      securityGroup: SecurityGroup.fromSecurityGroupId(this, 'ImportSecurityGroup', vpc.securityGroupId, {
+        mutable: false,
+      }),
+    };
+  }
+}

@@ -1,0 +1,162 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '#infra/app';
+import { ENV } from '#shared/config';
+import type { FunctionName } from '#shared/routes';
+import { logicalId } from './synth.ts';
+
+const run = promisify(execFile);
+const EVENTS = join(import.meta.dirname, '..', 'events');
+const readEvent = (name: string): Record<string, unknown> => JSON.parse(readFileSync(join(EVENTS, name), 'utf8'));
+
+// Loads a bundle the way Lambda does (ESM import of index.mjs, then `handler(event, context)`) and
+// writes the outcome to a file, so the function's own log lines on stdout cannot interfere.
+const RUNNER = `
+import { readFileSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const [bundle, eventFile, resultFile] = process.argv.slice(2);
+const { handler } = await import(pathToFileURL(bundle).href);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+let outcome;
+try {
+  outcome = { returned: await handler(event, { awsRequestId: 'bundle-test', functionName: 'bundle-test' }) };
+} catch (error) {
+  outcome = { threw: error instanceof Error ? error.message : String(error) };
+}
+writeFileSync(resultFile, JSON.stringify(outcome));
+`;
+
+// Every AWS endpoint points at a closed local port: nothing is reachable.
+const UNREACHABLE = 'http://127.0.0.1:9';
+const BASE_ENV = {
+  PATH: process.env.PATH ?? '',
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'test',
+  AWS_SECRET_ACCESS_KEY: 'test',
+  AWS_EC2_METADATA_DISABLED: 'true',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  AWS_ENDPOINT_URL_DYNAMODB: UNREACHABLE,
+  AWS_ENDPOINT_URL_SECRETS_MANAGER: UNREACHABLE,
+  // Keeps the failure paths short; the SDK's default of 3 attempts would only add backoff.
+  AWS_MAX_ATTEMPTS: '1',
+  NODE_OPTIONS: '--enable-source-maps',
+  [ENV.logLevel]: 'SILENT',
+};
+const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
+  authorizer: {
+    [ENV.accessTokensSecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:access-tokens-AbCdEf',
+    [ENV.adminKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf',
+  },
+  'create-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'import-legacygw': { [ENV.channelsTable]: 'channels' },
+};
+
+type Outcome = { returned?: { statusCode: number; body: string }; threw?: string };
+
+let workDir: string;
+const bundles = new Map<FunctionName, string>();
+
+beforeAll(() => {
+  workDir = mkdtempSync(join(tmpdir(), 'bundles-'));
+  writeFileSync(join(workDir, 'runner.mjs'), RUNNER);
+  // The real app with bundling: the same esbuild step `cdk synth` and `cdk deploy` run.
+  const { app, stack } = buildApp({ context: { stage: 'dev' }, outdir: join(workDir, 'cdk.out') });
+  const assembly = app.synth();
+  const resources = JSON.parse(readFileSync(join(assembly.directory, `${stack.stackName}.template.json`), 'utf8'))
+    .Resources as Record<string, { Properties: { Code: { S3Key: string } } }>;
+  for (const name of Object.keys(stack.functions) as FunctionName[]) {
+    const s3Key = resources[logicalId(stack, stack.functions[name].function)]?.Properties.Code.S3Key ?? '';
+    bundles.set(name, join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`, 'index.mjs'));
+  }
+}, 120_000);
+
+afterAll(() => {
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+async function invoke(name: FunctionName, event: unknown): Promise<Outcome> {
+  const eventFile = join(workDir, `${name}-event.json`);
+  const resultFile = join(workDir, `${name}-result.json`);
+  writeFileSync(eventFile, JSON.stringify(event));
+  rmSync(resultFile, { force: true });
+  await run(process.execPath, [join(workDir, 'runner.mjs'), bundles.get(name) ?? '', eventFile, resultFile], {
+    cwd: workDir,
+    env: { ...BASE_ENV, ...FUNCTION_ENV[name] },
+    timeout: 60_000,
+  });
+  return JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome;
+}
+
+describe('synthesized function bundles', () => {
+  it('emits one minified ESM bundle with a source map per function', () => {
+    for (const [, file] of bundles) {
+      expect(existsSync(file)).toBe(true);
+      expect(existsSync(`${file}.map`)).toBe(true);
+      expect(readFileSync(file, 'utf8')).toMatch(/export\s*\{[^}]*as handler\s*\}/);
+    }
+  });
+
+  it('authorizer bundle rejects a request without a bearer token as Unauthorized', async () => {
+    const event = { ...readEvent('authorizer-token.json'), authorizationToken: '' };
+
+    const outcome = await invoke('authorizer', event);
+
+    expect(outcome).toEqual({ threw: 'Unauthorized' });
+  });
+
+  it('authorizer bundle fails closed, without a policy, when Secrets Manager is unreachable', async () => {
+    const outcome = await invoke('authorizer', readEvent('authorizer-token.json'));
+
+    expect(outcome.returned).toBeUndefined();
+    expect(outcome.threw).toBeDefined();
+    expect(outcome.threw).not.toBe('Unauthorized');
+  });
+
+  it('create-dataset bundle answers 401 in the FastGPT envelope when the authorizer context is missing', async () => {
+    const event = readEvent('create-dataset.json');
+    const { authorizer: _, ...requestContext } = event.requestContext as Record<string, unknown>;
+
+    const outcome = await invoke('create-dataset', { ...event, requestContext });
+
+    expect(outcome.returned?.statusCode).toBe(401);
+    expect(JSON.parse(outcome.returned?.body ?? '')).toEqual({
+      code: 403,
+      statusText: 'unAuthorization',
+      message: expect.any(String),
+      data: null,
+    });
+  });
+
+  it('create-dataset bundle answers a generic 500 envelope when DynamoDB is unreachable', async () => {
+    const outcome = await invoke('create-dataset', readEvent('create-dataset.json'));
+
+    expect(outcome.returned?.statusCode).toBe(500);
+    const body = JSON.parse(outcome.returned?.body ?? '');
+    expect(body).toMatchObject({ code: 500, statusText: 'error', data: null });
+    expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
+  });
+
+  it('import bundle answers 400 {"success":false} for an invalid DSN', async () => {
+    const event = { ...readEvent('import-legacygw.json'), body: JSON.stringify({ dsn: 'not a dsn' }) };
+
+    const outcome = await invoke('import-legacygw', event);
+
+    expect(outcome.returned?.statusCode).toBe(400);
+    expect(JSON.parse(outcome.returned?.body ?? '')).toEqual({ success: false, message: expect.any(String) });
+  });
+
+  it('import bundle loads mysql2 and answers 502 without the password when the database refuses', async () => {
+    const dsn = 'legacy:s3cret-P4ss@tcp(127.0.0.1:9)/oneapi';
+    const event = { ...readEvent('import-legacygw.json'), body: JSON.stringify({ dsn, dryRun: true }) };
+
+    const outcome = await invoke('import-legacygw', event);
+
+    expect(outcome.returned?.statusCode).toBe(502);
+    expect(JSON.parse(outcome.returned?.body ?? '')).toMatchObject({ success: false });
+    expect(outcome.returned?.body).not.toContain('s3cret-P4ss');
+  });
+});

@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { ServiceStack } from '#infra/stack';
+import { parseStageConfig, type StageConfigFile } from '#infra/stage-config';
+
+/** Context that skips esbuild: for tests that inspect the template, not the assets. */
+export const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
+// Everything a test file writes (cloud assemblies, config files) lives under one root it removes.
+let root: string | undefined;
+
+/** A fresh directory under this test file's temp root; an App without an outdir would leave one in /tmp. */
+export function tempDir(prefix = 'cdk.out-'): string {
+  root ??= mkdtempSync(join(tmpdir(), 'infra-test-'));
+  return mkdtempSync(join(root, prefix));
+}
+
+/** Removes every directory tempDir and writeConfigFile made (call in afterAll). */
+export function removeTempDirs(): void {
+  if (root) rmSync(root, { recursive: true, force: true });
+  root = undefined;
+}
+
+/** Synthesizes the stack for `stage` with a stage config file's content, without bundling. */
+export function synthStack(file: StageConfigFile = {}, stage = 'dev'): { stack: ServiceStack; template: Template } {
+  const app = new App({ context: NO_BUNDLING, outdir: tempDir() });
+  const stack = new ServiceStack(app, 'Test', { config: parseStageConfig(stage, file) });
+  return { stack, template: Template.fromStack(stack) };
+}
+
+/** The CloudFormation logical id of a construct's underlying resource. */
+export function logicalId(stack: Stack, construct: IConstruct): string {
+  return stack.getLogicalId(construct.node.defaultChild as CfnElement);
+}
+
+/** Writes a stage config file into a fresh temp dir and returns its path. */
+export function writeConfigFile(content: unknown): string {
+  const file = join(tempDir('config-'), 'config.json');
+  writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content));
+  return file;
+}
+
+type Json = Record<string, unknown>;
+
+/** Every action a role's inline policies allow, mapped to the resources (as JSON) it applies to. */
+export function permissionsOf(template: Template, roleLogicalId: string): Map<string, Set<string>> {
+  const allowed = new Map<string, Set<string>>();
+  for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
+    const props = policy.Properties as Json;
+    const roles = props.Roles as Json[];
+    if (!roles.some((r) => r.Ref === roleLogicalId)) continue;
+    for (const statement of (props.PolicyDocument as Json).Statement as Json[]) {
+      if (statement.Effect !== 'Allow') continue;
+      for (const action of [statement.Action].flat() as string[]) {
+        const resources = allowed.get(action) ?? new Set<string>();
+        for (const resource of [statement.Resource].flat()) resources.add(JSON.stringify(resource));
+        allowed.set(action, resources);
+      }
+    }
+  }
+  return allowed;
+}
+
+/** `Fn::GetAtt <id>.Arn` as a permissionsOf resource entry. */
+export const arnOf = (id: string): string => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
+/** `Ref <id>` as a permissionsOf resource entry (a secret's ARN). */
+export const refOf = (id: string): string => JSON.stringify({ Ref: id });
