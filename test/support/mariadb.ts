@@ -1,6 +1,6 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,14 +129,22 @@ async function startThrowawayServer(tls: ServerTls | undefined): Promise<AdminEn
 
   const dir = await mkdtemp(join(tmpdir(), 'mariadb-test-'));
   const cleanup = () => rm(dir, { recursive: true, force: true });
+  // A private temp dir: servers bootstrapping in parallel otherwise collide on /tmp's #sql-temptable-* files.
+  const serverTmp = join(dir, 'tmp');
+  await mkdir(serverTmp);
+  const serverEnv = { ...process.env, TMPDIR: serverTmp };
   try {
-    await run(installDb, [
-      '--no-defaults',
-      '--user=root',
-      `--datadir=${join(dir, 'data')}`,
-      '--auth-root-authentication-method=normal',
-      '--skip-test-db',
-    ]);
+    await run(
+      installDb,
+      [
+        '--no-defaults',
+        '--user=root',
+        `--datadir=${join(dir, 'data')}`,
+        '--auth-root-authentication-method=normal',
+        '--skip-test-db',
+      ],
+      { env: serverEnv },
+    );
   } catch (e) {
     await cleanup();
     throw new Error(`mariadb-install-db failed: ${(e as Error).message}`);
@@ -160,9 +168,10 @@ async function startThrowawayServer(tls: ServerTls | undefined): Promise<AdminEn
       '--innodb-buffer-pool-size=32M',
       '--performance-schema=OFF',
       `--pid-file=${join(dir, 'pid')}`,
+      `--tmpdir=${serverTmp}`,
       ...(tls ? [`--ssl-cert=${tls.certFile}`, `--ssl-key=${tls.keyFile}`, `--ssl-ca=${tls.caFile}`] : []),
     ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: serverEnv },
   );
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
