@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import { FIXTURE_SQL } from './import.helpers.ts';
+import {
+  type ChannelsTable,
+  callImport,
+  channelsTable,
+  expectError,
+  expectNoSecrets,
+  expectReport,
+} from './import-http.helpers.ts';
+
+// Read by the import handler at its cold start, i.e. at the first startTestServer() of this file.
+process.env.LEGACYGW_MAX_ROWS = '5';
+process.env.LOG_LEVEL = 'DEBUG';
+
+let db: TestMariaDb;
+let server: TestServer;
+let channels: ChannelsTable;
+
+beforeAll(async () => {
+  [db, server] = await Promise.all([startMariaDb(), startTestServer()]);
+  channels = channelsTable(server);
+});
+
+afterAll(async () => {
+  channels?.close();
+  await Promise.all([db?.stop(), server?.close()]);
+});
+
+describe('an import with LEGACYGW_MAX_ROWS=5', () => {
+  it('refuses the 20-row fixture with 400 and writes nothing', async () => {
+    const database = await db.createDatabase(undefined, FIXTURE_SQL);
+    await channels.clear();
+
+    const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
+
+    expectError(reply, 400, /too many rows \(20 rows; at most 5 can be imported, see LEGACYGW_MAX_ROWS\)/);
+    expect(await channels.scan()).toEqual([]);
+    expectNoSecrets([reply], { server, mysqlPassword: db.password });
+  });
+
+  it('imports a table of exactly 5 rows', async () => {
+    const database = await db.createDatabase(undefined, FIXTURE_SQL);
+    await db.query(`DELETE FROM \`${database}\`.channels WHERE id > 5`);
+
+    const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
+
+    const data = expectReport(reply);
+    expect(data.source.rows).toBe(5);
+    expect(data.rows).toEqual({ imported: 5, skipped: 0 });
+    expectNoSecrets([reply], { server, mysqlPassword: db.password });
+  });
+});

@@ -1,0 +1,150 @@
+import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { expect } from 'vitest';
+import type { ImportReport } from '#functions/import-legacygw/report';
+import { localDynamoClient } from '#infra/local/dynamo-engine';
+import type { StoredChannel } from '#shared/repositories/channels';
+import { captureOutput } from '#test/support/capture-output';
+import type { TestServer } from '#test/support/local-server';
+import { FIXTURE_KEYS } from './import.helpers.ts';
+
+/** The import route of the channel proxy API. */
+export const IMPORT_PATH = '/api/channels/import/legacygw';
+
+/** One HTTP call to the import and everything the server process printed while it ran. */
+export interface Exchange {
+  /** The request's DSN, when it sent one as a string: it holds a password, so it must never come back. */
+  readonly dsn: string | undefined;
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly text: string;
+  /** The body parsed as JSON; undefined when it is not JSON. */
+  readonly body: unknown;
+  /** stdout and stderr of this process (gateway, authorizer and handler log lines) during the call. */
+  readonly output: string;
+}
+
+/**
+ * POSTs to the import through the local server. `json` is sent as JSON, `raw` as is; `authorization`
+ * defaults to the admin key, `null` sends no header.
+ */
+export async function callImport(
+  server: TestServer,
+  request: { json?: unknown; raw?: string; authorization?: string | null },
+): Promise<Exchange> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  const authorization =
+    request.authorization === undefined ? `Bearer ${server.credentials.adminKey}` : request.authorization;
+  if (authorization !== null) headers.Authorization = authorization;
+  const payload = request.raw ?? JSON.stringify(request.json);
+  const sentDsn = (request.json as { dsn?: unknown } | undefined)?.dsn;
+
+  const output = captureOutput();
+  let status: number;
+  let contentType: string | null;
+  let text: string;
+  try {
+    const response = await fetch(`${server.url}${IMPORT_PATH}`, { method: 'POST', headers, body: payload });
+    status = response.status;
+    contentType = response.headers.get('content-type');
+    text = await response.text();
+  } finally {
+    output.restore();
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return {
+    dsn: typeof sentDsn === 'string' ? sentDsn : undefined,
+    status,
+    contentType,
+    text,
+    body,
+    output: output.text(),
+  };
+}
+
+/** Asserts the proxy API's error envelope: exactly `{"success": false, "message": <string>}` with `status`. */
+export function expectError(exchange: Exchange, status: number, message: RegExp): void {
+  expect(exchange.contentType).toMatch(/^application\/json/);
+  expect({ status: exchange.status, body: exchange.body }).toEqual({
+    status,
+    body: { success: false, message: expect.stringMatching(message) },
+  });
+}
+
+/** The `data` of a 200 response, after checking the success envelope. */
+export function expectReport(exchange: Exchange): ImportReport {
+  expect({ status: exchange.status, success: (exchange.body as { success?: unknown }).success }).toEqual({
+    status: 200,
+    success: true,
+  });
+  expect(Object.keys(exchange.body as object).sort()).toEqual(['data', 'success']);
+  return (exchange.body as { data: ImportReport }).data;
+}
+
+/**
+ * Asserts that no secret reaches a response body or a log line of these exchanges: the MySQL password,
+ * every fixture API key, the admin key, the access tokens, each request's DSN, and any `extra` secret.
+ * Unless `logs` is false, also asserts that the server did print something, so the check is not vacuous.
+ */
+export function expectNoSecrets(
+  exchanges: readonly Exchange[],
+  known: { server: TestServer; mysqlPassword?: string; extra?: readonly string[]; logs?: boolean },
+): void {
+  const secrets = [
+    ...FIXTURE_KEYS,
+    known.server.credentials.adminKey,
+    ...known.server.credentials.accessTokens.map((t) => t.token),
+    ...(known.mysqlPassword ? [known.mysqlPassword] : []),
+    ...exchanges.flatMap((e) => (e.dsn ? [e.dsn] : [])),
+    ...(known.extra ?? []),
+  ];
+  expect(exchanges.every((e) => e.text.length > 0)).toBe(true);
+  if (known.logs !== false) expect(exchanges.map((e) => e.output).join('')).not.toBe('');
+  for (const exchange of exchanges) {
+    for (const secret of secrets) {
+      expect(exchange.text, 'response body').not.toContain(secret);
+      expect(exchange.output, 'log output').not.toContain(secret);
+    }
+  }
+}
+
+/** The local server's `channels` table, read and emptied through the DynamoDB API like any client would. */
+export interface ChannelsTable {
+  scan(): Promise<StoredChannel[]>;
+  /** Deletes every item, so a test starts from an empty table whatever ran before it. */
+  clear(): Promise<void>;
+  close(): void;
+}
+
+export function channelsTable(server: TestServer, tableName = process.env.CHANNELS_TABLE ?? 'channels'): ChannelsTable {
+  const client = DynamoDBDocumentClient.from(localDynamoClient(server.dynamoEndpoint));
+  const scan = async (projection?: string): Promise<StoredChannel[]> => {
+    const items: StoredChannel[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await client.send(
+        new ScanCommand({ TableName: tableName, ExclusiveStartKey: start, ProjectionExpression: projection }),
+      );
+      items.push(...((page.Items ?? []) as StoredChannel[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return items.sort((a, b) => a.id.localeCompare(b.id));
+  };
+  return {
+    scan: () => scan(),
+    async clear() {
+      // Scanning again until nothing is left also covers unprocessed deletes.
+      for (let ids = await scan('id'); ids.length > 0; ids = await scan('id')) {
+        for (let i = 0; i < ids.length; i += 25) {
+          const batch = ids.slice(i, i + 25).map(({ id }) => ({ DeleteRequest: { Key: { id } } }));
+          await client.send(new BatchWriteCommand({ RequestItems: { [tableName]: batch } }));
+        }
+      }
+    },
+    close: () => client.destroy(),
+  };
+}
