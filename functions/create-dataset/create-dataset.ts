@@ -63,8 +63,23 @@ export async function createDataset(
 
 async function putWithNewId(record: Omit<DatasetRecord, 'id'>, deps: CreateDatasetDeps): Promise<{ id: string }> {
   const id = deps.newId();
-  await deps.repo.put({ id, ...record });
+  const full: DatasetRecord = { id, ...record };
+  try {
+    await deps.repo.put(full);
+  } catch (error) {
+    // The SDK resends a write whose response was lost; the resend then collides with our own first write.
+    // Finding exactly our record under the id means the create succeeded: answer it instead of storing a duplicate.
+    if (error instanceof DatasetIdConflictError && sameRecord(await deps.repo.get(record.teamId, id), full))
+      return { id };
+    throw error;
+  }
   return { id };
+}
+
+function sameRecord(stored: DatasetRecord | undefined, written: DatasetRecord): boolean {
+  if (!stored) return false;
+  const keys = Object.keys(written) as (keyof DatasetRecord)[];
+  return Object.keys(stored).length === keys.length && keys.every((k) => stored[k] === written[k]);
 }
 
 /** Each model field's name from the body, or the catalogue's default of its kind. */

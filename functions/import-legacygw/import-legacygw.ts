@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { DeadlineExceededError } from '#shared/errors';
+import { DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 import { describeDsn, parseDsn } from './dsn.ts';
 import type { LegacySource, OpenSource } from './legacy-source.ts';
@@ -104,7 +104,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
   } catch (e) {
     if (e instanceof ChannelWriteError) written += e.written;
     if (signal.aborted) throw new DeadlineExceededError(written, { cause: e });
-    throw e;
+    throw withWrittenCount(e, written);
   } finally {
     clearTimeout(timer);
     await source?.close();
@@ -120,6 +120,23 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     written,
   });
   return result;
+}
+
+/**
+ * A failure after channels were stored says how many in total, so the caller knows that a re-run completes the
+ * import: a lost database connection (502) gets the count in its message; a write failure carries the run's total
+ * rather than its last chunk's.
+ */
+function withWrittenCount(error: unknown, written: number): unknown {
+  if (error instanceof ChannelWriteError) return new ChannelWriteError(written, { cause: error.cause });
+  if (written > 0 && error instanceof ProxyApiError && error.httpStatus === 502) {
+    return new ProxyApiError(
+      502,
+      `${error.message}; ${written} channel(s) were written before it stopped. Run the same import again to complete it.`,
+      { cause: error },
+    );
+  }
+  return error;
 }
 
 // SPEC 3.3: an existing channel counts `updated` when its models, name or status differ. Provider,

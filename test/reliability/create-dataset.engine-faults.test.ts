@@ -1,0 +1,137 @@
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { handler as Handler } from '#functions/create-dataset/handler';
+import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import type { DatasetRecord } from '#shared/repositories/datasets';
+import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
+
+let engine: DynamoEngine;
+let proxy: FaultProxy;
+let documents: DynamoDBDocumentClient;
+let handler: typeof Handler;
+let teamCounter = 0;
+
+function event(teamId: string, body: unknown): APIGatewayProxyEvent {
+  return {
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+    headers: { 'Content-Type': 'application/json' },
+    multiValueHeaders: {},
+    httpMethod: 'POST',
+    path: '/api/core/dataset/create',
+    resource: '/api/core/dataset/create',
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    requestContext: {
+      authorizer: { scope: 'dataset', teamId, tmbId: 'member', tokenId: 'token' },
+    } as unknown as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+async function teamRecords(teamId: string): Promise<DatasetRecord[]> {
+  const page = await documents.send(
+    new QueryCommand({
+      TableName: 'datasets',
+      KeyConditionExpression: 'teamId = :t',
+      ExpressionAttributeValues: { ':t': teamId },
+      ConsistentRead: true,
+    }),
+  );
+  return (page.Items ?? []) as DatasetRecord[];
+}
+
+beforeAll(async () => {
+  engine = await startDynamoEngine({ port: 0 });
+  const client = localDynamoClient(engine.endpoint);
+  await ensureTables(client, { datasets: 'datasets', channels: 'channels' });
+  documents = DynamoDBDocumentClient.from(client);
+  proxy = await startFaultProxy(engine.endpoint);
+  // The function's own client goes through the proxy, with the SDK's default retries.
+  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', proxy.endpoint);
+  vi.stubEnv('DATASETS_TABLE', 'datasets');
+  vi.stubEnv('MODEL_CATALOG', '');
+  vi.stubEnv('LOG_LEVEL', 'SILENT');
+  vi.resetModules();
+  ({ handler } = await import('#functions/create-dataset/handler'));
+});
+
+afterAll(async () => {
+  documents?.destroy();
+  await proxy?.close();
+  await engine?.close();
+  vi.unstubAllEnvs();
+});
+
+beforeEach(() => {
+  proxy.calls.clear();
+  proxy.script = () => ({ kind: 'forward' });
+});
+
+const newTeam = () => `team-engine-faults-${++teamCounter}`;
+
+describe('create-dataset against a DynamoDB engine that fails (fault proxy, real SDK retries)', () => {
+  it('answers the generic 500 and stores nothing when every write is throttled', async () => {
+    const teamId = newTeam();
+    proxy.script = (op) =>
+      op === 'PutItem'
+        ? { kind: 'fail', status: 400, errorType: 'ProvisionedThroughputExceededException' }
+        : { kind: 'forward' };
+
+    const response = await handler(event(teamId, { name: 'Docs' }));
+
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body)).toStrictEqual({
+      code: 500,
+      statusText: 'error',
+      message: 'Internal error',
+      data: null,
+    });
+    expect(proxy.calls.get('PutItem')).toBeGreaterThan(1);
+    expect(await teamRecords(teamId)).toEqual([]);
+  });
+
+  it('stores exactly one record when DynamoDB answers 503 and then recovers', async () => {
+    const teamId = newTeam();
+    proxy.script = (op, n) =>
+      op === 'PutItem' && n === 1
+        ? { kind: 'fail', status: 503, errorType: 'ServiceUnavailable' }
+        : { kind: 'forward' };
+
+    const response = await handler(event(teamId, { name: 'Docs' }));
+
+    expect(response.statusCode).toBe(200);
+    const { data: id } = JSON.parse(response.body) as { data: string };
+    expect((await teamRecords(teamId)).map((r) => r.id)).toEqual([id]);
+  });
+
+  it('stores exactly one record, under the id it answers, when a write succeeds but its response is lost', async () => {
+    const teamId = newTeam();
+    // The first PutItem takes effect, but the SDK sees a 500 and sends the same item again.
+    proxy.script = (op, n) =>
+      op === 'PutItem' && n === 1
+        ? { kind: 'forward-then-fail', status: 500, errorType: 'InternalServerError' }
+        : { kind: 'forward' };
+
+    const response = await handler(event(teamId, { name: 'Docs' }));
+
+    expect(response.statusCode).toBe(200);
+    const { data: id } = JSON.parse(response.body) as { data: string };
+    const stored = await teamRecords(teamId);
+    expect(stored.map((r) => r.id)).toEqual([id]);
+  });
+
+  it('stores nothing for a folder parent read that keeps failing', async () => {
+    const teamId = newTeam();
+    proxy.script = (op) =>
+      op === 'GetItem' ? { kind: 'fail', status: 500, errorType: 'InternalServerError' } : { kind: 'forward' };
+
+    const response = await handler(event(teamId, { name: 'Docs', parentId: '65a0c0ffee0000000000f01d' }));
+
+    expect(response.statusCode).toBe(500);
+    expect(proxy.calls.get('PutItem')).toBeUndefined();
+    expect(await teamRecords(teamId)).toEqual([]);
+  });
+});

@@ -1,0 +1,173 @@
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import {
+  authorizationHeaders,
+  describeRequest,
+  encodedBody,
+  malformedBody,
+  malformedRequest,
+  nested,
+} from './fuzz-requests.ts';
+import { FUZZ_RUNS, mapConcurrent, type RawResponse, rawRequest } from './harness.ts';
+
+const CREATE_PATH = '/api/core/dataset/create';
+const FIELDS = ['name', 'type', 'parentId', 'intro', 'avatar', 'vectorModel', 'agentModel', 'vlmModel'];
+const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+
+let server: TestServer;
+let dynamo: DynamoDBClient;
+
+beforeAll(async () => {
+  vi.stubEnv('LOG_LEVEL', 'SILENT');
+  server = await startTestServer();
+  dynamo = new DynamoDBClient({
+    endpoint: server.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+
+afterAll(async () => {
+  dynamo?.destroy();
+  await server?.close();
+  vi.unstubAllEnvs();
+});
+
+/** Items in the datasets table (a full count, page by page). */
+async function datasetCount(): Promise<number> {
+  let count = 0;
+  let ExclusiveStartKey: Record<string, never> | undefined;
+  do {
+    const page = await dynamo.send(new ScanCommand({ TableName: 'datasets', Select: 'COUNT', ExclusiveStartKey }));
+    count += page.Count ?? 0;
+    ExclusiveStartKey = page.LastEvaluatedKey as Record<string, never> | undefined;
+  } while (ExclusiveStartKey);
+  return count;
+}
+
+/** The problems with one reply, judged against SPEC 2.2; empty when it is a proper envelope below 500. */
+function envelopeProblems(reply: RawResponse): string[] {
+  const problems: string[] = [];
+  if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.body) as Record<string, unknown>;
+  } catch {
+    return [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`];
+  }
+  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
+  if (keys !== 'code,data,message,statusText') problems.push(`envelope keys ${keys}`);
+  if (typeof body.code !== 'number' || typeof body.statusText !== 'string' || typeof body.message !== 'string') {
+    problems.push('envelope field types');
+  }
+  const success = reply.status === 200;
+  if (success && !(typeof body.data === 'string' && /^[0-9a-f]{24}$/.test(body.data))) problems.push('no id');
+  if (!success && body.data !== null) problems.push('data is not null');
+  return problems;
+}
+
+const objects = fc.record(
+  Object.fromEntries(
+    FIELDS.map((f) => [
+      f,
+      fc.oneof(
+        fc.constantFrom(null, '', 'dataset', 'folder', 'x', 'bge-m3', '65a0c0ffee0000000000beef', '\u0000', 'a\u202eb'),
+        fc.string({ maxLength: 20 }),
+        fc.integer(),
+        fc.boolean(),
+        fc.array(fc.string({ maxLength: 3 }), { maxLength: 2 }),
+        fc.object({ maxDepth: 1, maxKeys: 2 }),
+      ),
+    ]),
+  ),
+  { requiredKeys: [] },
+);
+
+describe('POST /api/core/dataset/create under malformed requests (fuzz through the local server)', () => {
+  it(`answers ${FUZZ_RUNS} malformed requests below 500, in the envelope, writing only for the 200s (seed ${SEED})`, async () => {
+    const token = server.credentials.accessTokens[0]!.token;
+    const requests = fc.sample(
+      malformedRequest({
+        path: CREATE_PATH,
+        body: encodedBody(malformedBody(objects, FIELDS)),
+        authorization: authorizationHeaders(token, server.credentials.adminKey),
+      }),
+      { numRuns: FUZZ_RUNS, seed: SEED },
+    );
+    const before = await datasetCount();
+
+    const replies = await mapConcurrent(requests, 8, (request) => rawRequest(server.url, request));
+
+    const failures = replies.flatMap((reply, i) => {
+      const problems = envelopeProblems(reply);
+      return problems.length === 0 ? [] : [`${problems.join('; ')} <- ${describeRequest(requests[i]!)}`];
+    });
+    expect(failures.slice(0, 5)).toEqual([]);
+    const created = replies.filter((r) => r.status === 200).map((r) => JSON.parse(r.body).data as string);
+    expect(new Set(created).size).toBe(created.length);
+    expect(await datasetCount()).toBe(before + created.length);
+    // The mix must really reach the function: some bodies pass, most fail validation.
+    const statuses = new Set(replies.map((r) => r.status));
+    expect([...statuses].filter((s) => [200, 400, 401, 404].includes(s)).sort()).toEqual([200, 400, 401, 404]);
+  });
+
+  it('rejects a deeply nested body without crashing, and keeps serving', async () => {
+    const bearer = `Bearer ${server.credentials.accessTokens[0]!.token}`;
+    const bodies = [
+      nested(30_000, 'array'),
+      `{"name":${nested(10_000, 'object')}}`,
+      nested(4_000_000, 'array'),
+      `{"name":"deep","intro":${nested(30_000, 'array')}}`,
+    ];
+    const before = await datasetCount();
+
+    const replies = [];
+    for (const body of bodies) {
+      replies.push(
+        await rawRequest(server.url, {
+          method: 'POST',
+          path: CREATE_PATH,
+          headers: [
+            ['Authorization', bearer],
+            ['Content-Type', 'application/json'],
+          ],
+          body,
+        }),
+      );
+    }
+    const after = await rawRequest(server.url, {
+      method: 'POST',
+      path: CREATE_PATH,
+      headers: [['Authorization', bearer]],
+      body: '{"name":"still here"}',
+    });
+
+    expect(replies.map((r) => [r.status, JSON.parse(r.body).code])).toEqual([
+      [400, 507000],
+      [400, 507000],
+      [400, 507000],
+      [400, 507000],
+    ]);
+    expect(after.status).toBe(200);
+    expect(await datasetCount()).toBe(before + 1);
+  });
+
+  it('answers a body over the gateway payload limit with 413 in the envelope', async () => {
+    const reply = await rawRequest(server.url, {
+      method: 'POST',
+      path: CREATE_PATH,
+      headers: [['Authorization', `Bearer ${server.credentials.accessTokens[0]!.token}`]],
+      body: Buffer.alloc(10 * 1024 * 1024 + 1, 0x5b),
+    });
+
+    expect(reply.status).toBe(413);
+    expect(JSON.parse(reply.body)).toStrictEqual({
+      code: 507000,
+      statusText: 'invalidParams',
+      message: expect.any(String),
+      data: null,
+    });
+  });
+});

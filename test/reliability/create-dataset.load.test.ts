@@ -1,0 +1,95 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { newAccessTokenValue, readLocalCredentials, writeLocalCredentials } from '#shared/local-credentials';
+import type { DatasetRecord } from '#shared/repositories/datasets';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import { mapConcurrent } from './harness.ts';
+
+const CREATES = 1_000;
+const IN_FLIGHT = 50;
+
+let server: TestServer;
+let documents: DynamoDBDocumentClient;
+
+beforeAll(async () => {
+  vi.stubEnv('LOG_LEVEL', 'SILENT');
+  server = await startTestServer();
+  documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: server.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+});
+
+afterAll(async () => {
+  documents?.destroy();
+  await server?.close();
+  vi.unstubAllEnvs();
+});
+
+async function teamRecords(teamId: string): Promise<DatasetRecord[]> {
+  const records: DatasetRecord[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.send(
+      new QueryCommand({
+        TableName: 'datasets',
+        KeyConditionExpression: 'teamId = :t',
+        ExpressionAttributeValues: { ':t': teamId },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    records.push(...((page.Items ?? []) as DatasetRecord[]));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return records;
+}
+
+describe('POST /api/core/dataset/create under load (local server)', () => {
+  it(`stores all of ${CREATES} creates sent ${IN_FLIGHT} at a time, each under its own unique id`, async () => {
+    // A team of its own, so the count is exact.
+    const team = {
+      id: randomUUID(),
+      token: newAccessTokenValue(),
+      teamId: randomBytes(12).toString('hex'),
+      tmbId: randomBytes(12).toString('hex'),
+    };
+    const credentials = await readLocalCredentials(server.credentialsFile);
+    await writeLocalCredentials(server.credentialsFile, {
+      ...credentials,
+      accessTokens: [...credentials.accessTokens, team],
+    });
+    const folder = await fetch(`${server.url}/api/core/dataset/create`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Load', type: 'folder' }),
+    }).then((r) => r.json() as Promise<{ data: string }>);
+
+    const replies = await mapConcurrent(
+      Array.from({ length: CREATES }, (_, i) => i),
+      IN_FLIGHT,
+      async (i) => {
+        const response = await fetch(`${server.url}/api/core/dataset/create`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${team.token}`, 'Content-Type': 'application/json' },
+          // Every other one goes into the folder, so the parent read runs under load too.
+          body: JSON.stringify({ name: `load ${i}`, parentId: i % 2 === 0 ? folder.data : null }),
+        });
+        return { status: response.status, body: (await response.json()) as { code: number; data: string } };
+      },
+    );
+
+    expect(replies.filter((r) => r.status !== 200)).toEqual([]);
+    const ids = replies.map((r) => r.body.data);
+    expect(new Set(ids).size).toBe(CREATES);
+    const stored = (await teamRecords(team.teamId)).filter((r) => r.id !== folder.data);
+    expect(stored.map((r) => r.id).sort()).toEqual([...ids].sort());
+    expect(new Set(stored.map((r) => r.name)).size).toBe(CREATES);
+    expect(stored.filter((r) => r.parentId === folder.data)).toHaveLength(CREATES / 2);
+  });
+});

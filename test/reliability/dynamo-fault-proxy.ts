@@ -1,0 +1,112 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the proxy does with one DynamoDB call. */
+export type FaultAction =
+  | { kind: 'forward' }
+  /** Forwards the call (so it takes effect) but answers the client with this error: an ambiguous failure. */
+  | { kind: 'forward-then-fail'; status: number; errorType: string }
+  /** Answers with this error without forwarding: the call has no effect. */
+  | { kind: 'fail'; status: number; errorType: string }
+  /** BatchWriteItem only: forwards the first `keep` requests per table and hands the rest back as UnprocessedItems. */
+  | { kind: 'partial-batch'; keep: number };
+
+/** Decides per call; `operation` is the X-Amz-Target action (PutItem, GetItem, ...), `n` counts that operation from 1. */
+export type FaultScript = (operation: string, n: number) => FaultAction;
+
+export interface FaultProxy {
+  readonly endpoint: string;
+  /** Calls seen per operation. */
+  readonly calls: Map<string, number>;
+  script: FaultScript;
+  close(): Promise<void>;
+}
+
+async function readAll(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+function splitBatch(body: Buffer, keep: number): { body: Buffer; withheld: Record<string, unknown[]> } {
+  const request = JSON.parse(body.toString('utf8')) as { RequestItems: Record<string, unknown[]> };
+  const withheld: Record<string, unknown[]> = {};
+  for (const [table, items] of Object.entries(request.RequestItems)) {
+    if (items.length > keep) withheld[table] = items.slice(keep);
+    request.RequestItems[table] = items.slice(0, keep);
+  }
+  return { body: Buffer.from(JSON.stringify(request)), withheld };
+}
+
+function errorBody(errorType: string): string {
+  return JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${errorType}`, message: `injected ${errorType}` });
+}
+
+/**
+ * An HTTP proxy in front of a DynamoDB-compatible engine that injects the failures DynamoDB really
+ * produces (throttling, 500, 503, a lost response), so the SDK's own retries run against them.
+ */
+export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+  const calls = new Map<string, number>();
+  const proxy: FaultProxy = {
+    endpoint: '',
+    calls,
+    script: () => ({ kind: 'forward' }),
+    close: async () => {},
+  };
+  const server = createServer(async (req, res) => {
+    try {
+      const body = await readAll(req);
+      const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
+      const n = (calls.get(operation) ?? 0) + 1;
+      calls.set(operation, n);
+      const action = proxy.script(operation, n);
+      if (action.kind === 'fail') {
+        res.writeHead(action.status, { 'Content-Type': 'application/x-amz-json-1.0' });
+        res.end(errorBody(action.errorType));
+        return;
+      }
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) {
+        if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
+      }
+      let sent: Buffer = body;
+      let withheld: Record<string, unknown[]> = {};
+      if (action.kind === 'partial-batch') {
+        ({ body: sent, withheld } = splitBatch(body, action.keep));
+      }
+      const forwarded = await fetch(`${upstream}${req.url ?? '/'}`, { method: req.method, headers, body: sent });
+      let text = Buffer.from(await forwarded.arrayBuffer());
+      if (action.kind === 'partial-batch' && forwarded.ok) {
+        const reply = JSON.parse(text.toString('utf8')) as { UnprocessedItems?: Record<string, unknown[]> };
+        reply.UnprocessedItems = { ...reply.UnprocessedItems, ...withheld };
+        text = Buffer.from(JSON.stringify(reply));
+      }
+      if (action.kind === 'forward-then-fail') {
+        res.writeHead(action.status, { 'Content-Type': 'application/x-amz-json-1.0' });
+        res.end(errorBody(action.errorType));
+        return;
+      }
+      const out: Record<string, string> = {};
+      forwarded.headers.forEach((value, key) => {
+        // The checksum no longer matches a rewritten body.
+        if (!['content-length', 'transfer-encoding', 'connection', 'x-amz-crc32'].includes(key)) out[key] = value;
+      });
+      res.writeHead(forwarded.status, out);
+      res.end(text);
+    } catch {
+      res.writeHead(502);
+      res.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(proxy, {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  });
+}

@@ -1,0 +1,251 @@
+import fc from 'fast-check';
+import type { RawRequest } from './harness.ts';
+
+/** Keys a prototype-pollution attempt or a sloppy `in` check would trip over. */
+export const TRICKY_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'teamId',
+  'tmbId',
+  'id',
+  '',
+] as const;
+
+/** Any JSON text; objects are written by hand so `__proto__` arrives as a literal key, as it does on the wire. */
+export function jsonText(fieldNames: readonly string[]): fc.Arbitrary<string> {
+  const key = fc.oneof(fc.constantFrom(...TRICKY_KEYS, ...fieldNames), fc.string({ maxLength: 12 }));
+  return fc.letrec<{ value: string }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom('null', 'true', 'false', '0', '-0', '1e400', '-1e-400', '123456789012345678901234567890'),
+      fc.double().map((n) => JSON.stringify(n)),
+      fc.string({ unit: 'grapheme', maxLength: 40 }).map((s) => JSON.stringify(s)),
+      fc.string({ unit: 'binary', maxLength: 40 }).map((s) => JSON.stringify(s)),
+      // Lone surrogates, control characters, bidi overrides and a BOM, as JSON escapes.
+      fc.constantFrom(
+        '"\\ud800"',
+        '"a\\udfffb"',
+        '"\\u0000"',
+        '"\\u001b[31m"',
+        '"\\u2028\\u2029"',
+        '"\\ufeff"',
+        '"\\u202e"',
+      ),
+      fc.array(tie('value'), { maxLength: 4 }).map((items) => `[${items.join(',')}]`),
+      fc
+        .array(fc.tuple(key, tie('value')), { maxLength: 6 })
+        .map((entries) => `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`),
+    ),
+  })).value;
+}
+
+/** `[[[...]]]` or `{"a":{"a":...}}` nested `depth` deep. */
+export function nested(depth: number, kind: 'array' | 'object'): string {
+  return kind === 'array'
+    ? `${'['.repeat(depth)}${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+}
+
+/**
+ * Bodies that are broken in the ways clients and attackers break them: invalid or truncated JSON, wrong
+ * types (from `objects`), huge strings, deep nesting, control characters, bad encodings.
+ */
+export function malformedBody(objects: fc.Arbitrary<Record<string, unknown>>, fieldNames: readonly string[]) {
+  const text = jsonText(fieldNames);
+  const field = fc.constantFrom(...fieldNames, 'unknown');
+  return fc.oneof(
+    { weight: 4, arbitrary: objects.map((o) => JSON.stringify(o)) },
+    { weight: 3, arbitrary: text },
+    // Truncated or damaged JSON.
+    text.chain((t) => fc.nat({ max: Math.max(0, t.length - 1) }).map((n) => t.slice(0, n))),
+    objects.map((o) => `${JSON.stringify(o)}garbage`),
+    objects.map((o) => JSON.stringify(o).replace(/"/g, "'")),
+    fc.constantFrom('', ' ', '{', '}', '{"name":"x",}', '{"name":NaN}', '{"name":"x"/*c*/}', '\ufeff{"name":"x"}'),
+    fc.string({ unit: 'binary', maxLength: 200 }),
+    // Raw (unescaped) control characters inside a string: invalid JSON.
+    fc.constantFrom('\u0000', '\u0007', '\n', '\u001b', '\u007f').map((c) => `{"name":"a${c}b"}`),
+    // Huge strings: just over the 64 KiB body limit, or a field far over its own limit.
+    fc.tuple(field, fc.integer({ min: 66_000, max: 200_000 })).map(([f, n]) => `{"${f}":"${'x'.repeat(n)}"}`),
+    fc
+      .tuple(field, fc.integer({ min: 101, max: 60_000 }))
+      .map(([f, n]) => `{"name":"n","${f}":"${'é'.repeat(n / 2)}"}`),
+    // Deep nesting at the top or inside a field, within and beyond the body limit.
+    fc
+      .tuple(
+        fc.integer({ min: 1_000, max: 30_000 }),
+        fc.constantFrom('array', 'object') as fc.Arbitrary<'array' | 'object'>,
+      )
+      .chain(([depth, kind]) =>
+        fc.constantFrom(
+          nested(depth, kind),
+          `{"name":"deep","${fieldNames[0]}":${nested(depth, kind)}}`,
+          `{"name":"deep","junk":${nested(depth, kind)}}`,
+        ),
+      ),
+    fc.integer({ min: 40_000, max: 400_000 }).map((depth) => nested(depth, 'array')),
+    // Duplicate keys: the last one wins in JSON.parse.
+    fc.tuple(field, text).map(([f, v]) => `{"name":"dup","${f}":${v},"${f}":null}`),
+  );
+}
+
+/** How the body's bytes are encoded on the wire. */
+export function encodedBody(body: fc.Arbitrary<string>): fc.Arbitrary<Buffer> {
+  return fc.oneof(
+    { weight: 8, arbitrary: body.map((b) => Buffer.from(b, 'utf8')) },
+    body.map((b) => Buffer.from(b, 'utf16le')),
+    body.map((b) => Buffer.from(b, 'latin1')),
+    // Invalid UTF-8: lone continuation bytes, overlong encodings, a truncated sequence.
+    fc
+      .tuple(body, fc.constantFrom([0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xff, 0xfe], [0xed, 0xa0, 0x80]))
+      .map(([b, bytes]) =>
+        Buffer.concat([Buffer.from(b.slice(0, 8), 'utf8'), Buffer.from(bytes), Buffer.from(b.slice(8))]),
+      ),
+  );
+}
+
+/** Authorization headers: the valid one most of the time (so bodies reach the function), broken otherwise. */
+export function authorizationHeaders(valid: string, wrongKind: string): fc.Arbitrary<Array<[string, string]>> {
+  const visible = fc.string({
+    unit: fc.integer({ min: 0x21, max: 0x7e }).map((c) => String.fromCharCode(c)),
+    maxLength: 80,
+  });
+  return fc.oneof(
+    { weight: 12, arbitrary: fc.constant([['Authorization', `Bearer ${valid}`]] as Array<[string, string]>) },
+    fc.constant<Array<[string, string]>>([]),
+    fc.constantFrom<Array<[string, string]>>(
+      [['authorization', `bearer ${valid}`]],
+      [['AUTHORIZATION', `BEARER   ${valid}`]],
+      [['Authorization', `Bearer\t${valid}`]],
+      [['Authorization', `Bearer ${wrongKind}`]],
+      [['Authorization', '']],
+      [['Authorization', 'Bearer']],
+      [['Authorization', `Basic ${Buffer.from(`x:${valid}`).toString('base64')}`]],
+      [['Authorization', valid]],
+      [
+        ['Authorization', `Bearer ${valid}`],
+        ['Authorization', `Bearer ${wrongKind}`],
+      ],
+      [
+        ['Authorization', `Bearer ${wrongKind}`],
+        ['Authorization', `Bearer ${valid}`],
+      ],
+      [
+        ['Authorization', 'Bearer junk'],
+        ['Authorization', `Bearer ${valid}`],
+      ],
+    ),
+    visible.map((v) => [['Authorization', v]] as Array<[string, string]>),
+    visible.map((v) => [['Authorization', `Bearer ${v}`]] as Array<[string, string]>),
+  );
+}
+
+/** Content-Type: missing, wrong, odd parameters, duplicated, nonsense. */
+export const contentTypeHeaders: fc.Arbitrary<Array<[string, string]>> = fc.oneof(
+  { weight: 6, arbitrary: fc.constant([['Content-Type', 'application/json']] as Array<[string, string]>) },
+  fc.constant<Array<[string, string]>>([]),
+  fc
+    .constantFrom(
+      'text/plain',
+      'application/json; charset=utf-16',
+      'application/json; charset=latin1',
+      'multipart/form-data; boundary=x',
+      'application/x-www-form-urlencoded',
+      'application/xml',
+      '',
+      '*/*',
+      'application/json, text/plain',
+      'application/json; charset="utf-8"; x=\u00ff',
+    )
+    .map((v) => [['Content-Type', v]] as Array<[string, string]>),
+  fc.constant([
+    ['Content-Type', 'application/json'],
+    ['Content-Type', 'text/plain'],
+  ] as Array<[string, string]>),
+  fc
+    .string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 })
+    .map((v) => [['Content-Type', v]] as Array<[string, string]>),
+);
+
+/** Headers that have no business changing the outcome. */
+export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
+  fc.oneof(
+    fc.constantFrom<[string, string]>(
+      ['Content-Encoding', 'gzip'],
+      ['X-Forwarded-For', '169.254.169.254'],
+      ['X-Amzn-Trace-Id', 'Root=1-00000000-000000000000000000000000'],
+      ['Accept', 'text/html'],
+      ['Origin', 'https://evil.example'],
+      ['X-HTTP-Method-Override', 'DELETE'],
+      ['Cookie', 'a=b'],
+    ),
+    fc.tuple(
+      fc
+        .stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,20}$/)
+        .filter(
+          (n) => !/^(host|content-length|transfer-encoding|expect|connection|authorization|content-type)$/i.test(n),
+        ),
+      fc
+        .string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 40 })
+        .map((v) => v.trim()),
+    ),
+  ),
+  { maxLength: 3 },
+);
+
+/** Where the request goes: the route itself most of the time, else a near miss or another method. */
+export function target(path: string): fc.Arbitrary<{ method: string; path: string }> {
+  return fc.oneof(
+    { weight: 20, arbitrary: fc.constant({ method: 'POST', path }) },
+    fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS').map((method) => ({ method, path })),
+    fc
+      .constantFrom(
+        `${path}/`,
+        `${path}?x=1&x=2`,
+        `${path}?__proto__[a]=1`,
+        `${path.toUpperCase()}`,
+        `${path}%00`,
+        `/${path}`,
+        `${path}/..`,
+      )
+      .map((p) => ({ method: 'POST', path: p })),
+  );
+}
+
+/** A whole malformed request. */
+export function malformedRequest(options: {
+  path: string;
+  body: fc.Arbitrary<Buffer>;
+  authorization: fc.Arbitrary<Array<[string, string]>>;
+}): fc.Arbitrary<RawRequest> {
+  return fc
+    .record({
+      target: target(options.path),
+      authorization: options.authorization,
+      contentType: contentTypeHeaders,
+      extra: extraHeaders,
+      body: options.body,
+      order: fc.boolean(),
+    })
+    .map(({ target: t, authorization, contentType, extra, body, order }) => ({
+      method: t.method,
+      path: t.path,
+      headers: order ? [...authorization, ...contentType, ...extra] : [...extra, ...contentType, ...authorization],
+      body,
+    }));
+}
+
+/** A short description of a request for a failure message (bodies cut to 300 characters). */
+export function describeRequest(request: RawRequest): string {
+  const body = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : (request.body ?? '');
+  return JSON.stringify({
+    method: request.method,
+    path: request.path,
+    headers: request.headers,
+    bodyLength: body.length,
+    body: body.length > 300 ? `${body.slice(0, 300)}...` : body,
+  });
+}

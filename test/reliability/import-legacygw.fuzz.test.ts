@@ -1,0 +1,203 @@
+import { isIP } from 'node:net';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { parseDsn } from '#functions/import-legacygw/dsn';
+import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import {
+  authorizationHeaders,
+  describeRequest,
+  encodedBody,
+  malformedBody,
+  malformedRequest,
+  nested,
+} from './fuzz-requests.ts';
+import { FUZZ_RUNS, mapConcurrent, type RawResponse, rawRequest } from './harness.ts';
+
+const IMPORT_PATH = '/api/channels/import/legacygw';
+const FIELDS = ['dsn', 'dryRun'];
+const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+// TEST-NET-1: nothing listens there, and it is the only target the allow-list admits.
+const ALLOWED = '192.0.2.1';
+
+let server: TestServer;
+let dynamo: DynamoDBClient;
+
+beforeAll(async () => {
+  vi.stubEnv('LOG_LEVEL', 'SILENT');
+  // Every syntactically valid DSN with a literal address outside it is refused before any connection.
+  vi.stubEnv('LEGACYGW_ALLOWED_HOSTS', ALLOWED);
+  server = await startTestServer();
+  dynamo = new DynamoDBClient({
+    endpoint: server.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+});
+
+afterAll(async () => {
+  dynamo?.destroy();
+  await server?.close();
+  vi.unstubAllEnvs();
+});
+
+async function channelCount(): Promise<number> {
+  let count = 0;
+  let ExclusiveStartKey: Record<string, never> | undefined;
+  do {
+    const page = await dynamo.send(new ScanCommand({ TableName: 'channels', Select: 'COUNT', ExclusiveStartKey }));
+    count += page.Count ?? 0;
+    ExclusiveStartKey = page.LastEvaluatedKey as Record<string, never> | undefined;
+  } while (ExclusiveStartKey);
+  return count;
+}
+
+// Locally both APIs share one host, so the gateway guesses the API of an unknown path from its prefix; in AWS the
+// host decides. A near-miss path may therefore get the other API's 404: exactly that body is accepted, nothing else.
+const OTHER_API_NOT_FOUND = JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUTHENTICATION_TOKEN.body);
+
+/** The problems with one reply against SPEC 3.5: an error below 500, exactly `{success: false, message}`. */
+function envelopeProblems(reply: RawResponse, path: string): string[] {
+  if (reply.status === 404 && path !== IMPORT_PATH && reply.body === OTHER_API_NOT_FOUND) return [];
+  const problems: string[] = [];
+  if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  if (reply.status === 200) problems.push('an import succeeded');
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.body) as Record<string, unknown>;
+  } catch {
+    return [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`];
+  }
+  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
+  if (keys !== 'message,success' || body.success !== false || typeof body.message !== 'string') {
+    problems.push(`not the proxy envelope: ${reply.body.slice(0, 200)}`);
+  }
+  return problems;
+}
+
+const DSN_PARTS = [
+  'mysql://',
+  'postgres://',
+  'app',
+  ':',
+  'p@ss:w/rd()',
+  '@tcp(',
+  '@unix(',
+  '@',
+  '127.0.0.1',
+  '169.254.169.254',
+  '[fe80::1]',
+  '[::ffff:169.254.169.254]',
+  '0x7f.1',
+  '2130706433',
+  'db.internal',
+  ':3306',
+  ':0',
+  ':99999',
+  ')',
+  '/',
+  'legacy',
+  '%zz',
+  '%2F',
+  '?',
+  '&',
+  'timeout=',
+  '5s',
+  '1h',
+  'tls=',
+  'skip-verify',
+  'allowAllFiles=true',
+  'multiStatements=true',
+  'allowCleartextPasswords=1',
+  '#',
+  '\u0000',
+  '\n',
+  ' ',
+];
+
+/** DSN-like strings, valid or not; a valid one naming a host by name would need DNS, so it is spoiled. */
+const dsnText = fc
+  .oneof(
+    fc
+      .array(fc.oneof(fc.constantFrom(...DSN_PARTS), fc.string({ maxLength: 6 })), { maxLength: 16 })
+      .map((p) => p.join('')),
+    fc
+      .tuple(fc.constantFrom('127.0.0.1', '10.1.2.3', '[::1]', '169.254.169.254', '[fe80::1]'), fc.nat({ max: 70_000 }))
+      .map(([host, port]) => `app:p@ss@tcp(${host}:${port})/legacy`),
+    fc.integer({ min: 4_000, max: 70_000 }).map((n) => `app:${'p'.repeat(n)}@tcp(10.0.0.1)/legacy`),
+  )
+  .map((dsn) => {
+    try {
+      const { host } = parseDsn(dsn);
+      return isIP(host) === 0 ? `${dsn}${dsn.includes('?') ? '&' : '?'}allowAllFiles=true` : dsn;
+    } catch {
+      return dsn;
+    }
+  });
+
+const objects = fc.record(
+  {
+    dsn: fc.oneof(
+      { weight: 4, arbitrary: dsnText },
+      fc.constantFrom(null, '', 1, true),
+      fc.array(dsnText, { maxLength: 2 }),
+    ),
+    dryRun: fc.oneof(fc.boolean(), fc.constantFrom(null, 'true', 0, 1, {}, [])),
+  },
+  { requiredKeys: [] },
+);
+
+describe('POST /api/channels/import/legacygw under malformed requests (fuzz through the local server)', () => {
+  it(`answers ${FUZZ_RUNS} malformed requests below 500 in the proxy envelope and writes nothing (seed ${SEED})`, async () => {
+    const requests = fc.sample(
+      malformedRequest({
+        path: IMPORT_PATH,
+        body: encodedBody(malformedBody(objects, FIELDS)),
+        authorization: authorizationHeaders(server.credentials.adminKey, server.credentials.accessTokens[0]!.token),
+      }),
+      { numRuns: FUZZ_RUNS, seed: SEED },
+    );
+    const before = await channelCount();
+
+    const replies = await mapConcurrent(requests, 8, (request) => rawRequest(server.url, request));
+
+    const failures = replies.flatMap((reply, i) => {
+      const problems = envelopeProblems(reply, requests[i]!.path);
+      return problems.length === 0 ? [] : [`${problems.join('; ')} <- ${describeRequest(requests[i]!)}`];
+    });
+    expect(failures.slice(0, 5)).toEqual([]);
+    expect(await channelCount()).toBe(before);
+    const statuses = new Set(replies.map((r) => r.status));
+    expect([...statuses].filter((s) => [400, 401, 404].includes(s)).sort()).toEqual([400, 401, 404]);
+  });
+
+  it('rejects a deeply nested body or DSN without crashing, and keeps serving', async () => {
+    const bearer = `Bearer ${server.credentials.adminKey}`;
+    const send = (body: string) =>
+      rawRequest(server.url, {
+        method: 'POST',
+        path: IMPORT_PATH,
+        headers: [
+          ['Authorization', bearer],
+          ['Content-Type', 'application/json'],
+        ],
+        body,
+      });
+
+    const replies = [];
+    for (const body of [
+      nested(30_000, 'array'),
+      `{"dsn":${nested(30_000, 'array')}}`,
+      `{"dsn":"x","dryRun":${nested(10_000, 'object')}}`,
+      nested(4_000_000, 'array'),
+    ]) {
+      replies.push(await send(body));
+    }
+    const after = await send('{"dsn":"app:pw@tcp(10.9.9.9)/legacy"}');
+
+    expect(replies.map((r) => r.status)).toEqual([400, 400, 400, 400]);
+    expect(replies.every((r) => JSON.parse(r.body).success === false)).toBe(true);
+    expect([after.status, JSON.parse(after.body).message]).toEqual([400, expect.stringMatching(/allowed hosts/)]);
+  });
+});

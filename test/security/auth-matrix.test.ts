@@ -1,0 +1,301 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import {
+  type LocalAccessToken,
+  newAccessTokenValue,
+  readLocalCredentials,
+  writeLocalCredentials,
+} from '#shared/local-credentials';
+import { type RawResponse, rawRequest } from '#test/reliability/harness';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+
+const PATHS = { dataset: '/api/core/dataset/create', proxy: '/api/channels/import/legacygw' } as const;
+type Api = keyof typeof PATHS;
+const METHODS = ['POST', 'GET', 'PUT', 'DELETE', 'PATCH'] as const;
+// The dataset body is valid; the proxy body lacks its DSN, so reaching the import function shows as its own 400.
+const BODIES: Readonly<Record<Api, string>> = { dataset: '{"name":"matrix"}', proxy: '{}' };
+
+/** What a request gets back: enough to tell the gateway's answers from the functions'. */
+type Outcome =
+  | 'created' // dataset API: 200, a new id
+  | 'import-400' // proxy API: the import function itself answered (its body validation)
+  | 'unauthorized' // gateway 401: missing or malformed header (dataset code 403)
+  | 'denied' // gateway 401: well-formed but unknown, expired, revoked or wrong-kind (dataset code 514)
+  | 'no-route' // gateway 404: no such method on the resource, whatever the credential
+  | 'fail-closed'; // gateway 500: the authorizer could not verify anything
+
+let server: TestServer;
+let documents: DynamoDBDocumentClient;
+let tokens: Record<'live' | 'expired' | 'future' | 'revoked' | 'otherTeam', LocalAccessToken>;
+
+function newToken(extra: Partial<LocalAccessToken> = {}): LocalAccessToken {
+  return {
+    id: randomUUID(),
+    token: newAccessTokenValue(),
+    teamId: randomBytes(12).toString('hex'),
+    tmbId: randomBytes(12).toString('hex'),
+    ...extra,
+  };
+}
+
+beforeAll(async () => {
+  vi.stubEnv('LOG_LEVEL', 'SILENT');
+  server = await startTestServer();
+  documents = DynamoDBDocumentClient.from(
+    new DynamoDBClient({
+      endpoint: server.dynamoEndpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
+  tokens = {
+    live: newToken(),
+    expired: newToken({ expiresAt: '2020-01-01T00:00:00Z' }),
+    future: newToken({ expiresAt: '2999-01-01T00:00:00Z' }),
+    revoked: newToken(),
+    otherTeam: newToken(),
+  };
+  const credentials = await readLocalCredentials(server.credentialsFile);
+  // `revoked` is never written: it stands for a token removed by `npm run tokens -- revoke`, tested live below.
+  const { revoked: _revoked, ...stored } = tokens;
+  await writeLocalCredentials(server.credentialsFile, {
+    ...credentials,
+    accessTokens: [...credentials.accessTokens, ...Object.values(stored)],
+  });
+});
+
+afterAll(async () => {
+  documents?.destroy();
+  await server?.close();
+  vi.unstubAllEnvs();
+});
+
+/** Each credential kind: the Authorization header lines it sends (none, one, or two). */
+function credentialKinds(): ReadonlyArray<readonly [string, ReadonlyArray<string>]> {
+  const admin = server.credentials.adminKey;
+  const { live, expired, future, revoked, otherTeam } = tokens;
+  return [
+    ['no Authorization header', []],
+    ['an empty Authorization header', ['']],
+    ['the Bearer scheme without a token', ['Bearer']],
+    ['an access token without a scheme', [live.token]],
+    ['an access token in a Basic header', [`Basic ${Buffer.from(`x:${live.token}`).toString('base64')}`]],
+    ['an access token followed by another word', [`Bearer ${live.token} extra`]],
+    ['an access token', [`Bearer ${live.token}`]],
+    ['an access token, scheme in lower case', [`bearer ${live.token}`]],
+    ['an access token, Bearer with two spaces', [`Bearer  ${live.token}`]],
+    ['an access token expiring in the future', [`Bearer ${future.token}`]],
+    ['an access token of another team', [`Bearer ${otherTeam.token}`]],
+    ['an expired access token', [`Bearer ${expired.token}`]],
+    ['a revoked access token', [`Bearer ${revoked.token}`]],
+    ['an unknown token', [`Bearer ${newAccessTokenValue()}`]],
+    ['an access token with one character more', [`Bearer ${live.token}x`]],
+    ['an access token in upper case', [`Bearer ${live.token.toUpperCase()}`]],
+    ['the SHA-256 of an access token', [`Bearer ${randomBytes(32).toString('hex')}`]],
+    ['the admin key', [`Bearer ${admin}`]],
+    ['the admin key with surrounding spaces', [`   Bearer ${admin}   `]],
+    ['the admin key, Bearer with two spaces', [`Bearer  ${admin}`]],
+    ['the admin key without its last character', [`Bearer ${admin.slice(0, -1)}`]],
+    ['the admin key with a space inside', [`Bearer ${admin.slice(0, 10)} ${admin.slice(10)}`]],
+  ];
+}
+
+/**
+ * The expected outcome of each credential kind on each API's route (POST). Every other method gets
+ * `no-route` before any authorizer runs, whatever the credential.
+ */
+const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
+  'no Authorization header': { dataset: 'unauthorized', proxy: 'unauthorized' },
+  'an empty Authorization header': { dataset: 'unauthorized', proxy: 'unauthorized' },
+  'the Bearer scheme without a token': { dataset: 'unauthorized', proxy: 'unauthorized' },
+  'an access token without a scheme': { dataset: 'unauthorized', proxy: 'unauthorized' },
+  'an access token in a Basic header': { dataset: 'unauthorized', proxy: 'unauthorized' },
+  'an access token followed by another word': { dataset: 'unauthorized', proxy: 'unauthorized' },
+  'an access token': { dataset: 'created', proxy: 'denied' },
+  'an access token, scheme in lower case': { dataset: 'created', proxy: 'denied' },
+  'an access token, Bearer with two spaces': { dataset: 'created', proxy: 'denied' },
+  'an access token expiring in the future': { dataset: 'created', proxy: 'denied' },
+  'an access token of another team': { dataset: 'created', proxy: 'denied' },
+  'an expired access token': { dataset: 'denied', proxy: 'denied' },
+  'a revoked access token': { dataset: 'denied', proxy: 'denied' },
+  'an unknown token': { dataset: 'denied', proxy: 'denied' },
+  'an access token with one character more': { dataset: 'denied', proxy: 'denied' },
+  'an access token in upper case': { dataset: 'denied', proxy: 'denied' },
+  'the SHA-256 of an access token': { dataset: 'denied', proxy: 'denied' },
+  'the admin key': { dataset: 'denied', proxy: 'import-400' },
+  'the admin key with surrounding spaces': { dataset: 'denied', proxy: 'import-400' },
+  'the admin key, Bearer with two spaces': { dataset: 'denied', proxy: 'import-400' },
+  'the admin key without its last character': { dataset: 'denied', proxy: 'denied' },
+  'the admin key with a space inside': { dataset: 'unauthorized', proxy: 'unauthorized' },
+};
+
+function send(api: Api, method: string, authorization: ReadonlyArray<string>): Promise<RawResponse> {
+  return rawRequest(server.url, {
+    method,
+    path: PATHS[api],
+    headers: [['Content-Type', 'application/json'], ...authorization.map((a) => ['Authorization', a] as const)],
+    body: method === 'GET' ? '' : BODIES[api],
+  });
+}
+
+/** Classifies a reply, asserting that its body is in the API's own envelope. */
+function classify(api: Api, reply: RawResponse): Outcome | string {
+  const body = JSON.parse(reply.body) as Record<string, unknown>;
+  const envelope =
+    api === 'dataset'
+      ? Object.keys(body).sort().join() === 'code,data,message,statusText'
+      : body.success === (reply.status === 200) && typeof body.message === 'string';
+  if (!envelope) return `not in the ${api} envelope: ${reply.status} ${reply.body}`;
+  const code = api === 'dataset' ? body.code : undefined;
+  if (reply.status === 200 && api === 'dataset' && code === 200) return 'created';
+  if (reply.status === 400 && api === 'proxy' && /dsn/i.test(String(body.message))) return 'import-400';
+  if (reply.status === 401 && (api === 'proxy' || code === 403) && /malformed/i.test(String(body.message)))
+    return 'unauthorized';
+  if (reply.status === 401 && (api === 'proxy' || code === 514)) return 'denied';
+  if (reply.status === 404) return 'no-route';
+  if (reply.status === 500) return 'fail-closed';
+  return `unexpected: ${reply.status} ${reply.body}`;
+}
+
+async function itemCount(table: string): Promise<number> {
+  const { Count } = await documents.send(new ScanCommand({ TableName: table, Select: 'COUNT' }));
+  return Count ?? 0;
+}
+
+describe('security matrix: credential kind x API x method through the local server', () => {
+  it('gives every pair exactly the outcome of the table, in the API envelope', async () => {
+    const kinds = credentialKinds();
+    expect(kinds.map(([kind]) => kind).sort()).toEqual(Object.keys(EXPECTED).sort());
+
+    const actual: string[] = [];
+    const expected: string[] = [];
+    for (const [kind, headers] of kinds) {
+      for (const api of ['dataset', 'proxy'] as const) {
+        for (const method of METHODS) {
+          const reply = await send(api, method, headers);
+          actual.push(`${kind} | ${api} | ${method} -> ${classify(api, reply)}`);
+          expected.push(`${kind} | ${api} | ${method} -> ${method === 'POST' ? EXPECTED[kind]?.[api] : 'no-route'}`);
+        }
+      }
+    }
+
+    expect(actual).toEqual(expected);
+  });
+
+  it('stores a create under the team and member of the token, never those named in the body', async () => {
+    const { otherTeam, live } = tokens;
+
+    const reply = await rawRequest(server.url, {
+      method: 'POST',
+      path: PATHS.dataset,
+      headers: [['Authorization', `Bearer ${otherTeam.token}`]],
+      body: JSON.stringify({ name: 'mine', teamId: live.teamId, tmbId: live.tmbId }),
+    });
+
+    const id = JSON.parse(reply.body).data as string;
+    const own = await documents.send(new GetCommand({ TableName: 'datasets', Key: { teamId: otherTeam.teamId, id } }));
+    const theirs = await documents.send(new GetCommand({ TableName: 'datasets', Key: { teamId: live.teamId, id } }));
+    expect(own.Item).toMatchObject({ teamId: otherTeam.teamId, tmbId: otherTeam.tmbId, name: 'mine' });
+    expect(theirs.Item).toBeUndefined();
+  });
+
+  it("answers another team's folder exactly like a folder that does not exist, and writes nothing", async () => {
+    const { otherTeam, live } = tokens;
+    const folder = await rawRequest(server.url, {
+      method: 'POST',
+      path: PATHS.dataset,
+      headers: [['Authorization', `Bearer ${live.token}`]],
+      body: '{"name":"private","type":"folder"}',
+    });
+    const folderId = JSON.parse(folder.body).data as string;
+    const before = await itemCount('datasets');
+
+    const foreign = await rawRequest(server.url, {
+      method: 'POST',
+      path: PATHS.dataset,
+      headers: [['Authorization', `Bearer ${otherTeam.token}`]],
+      body: JSON.stringify({ name: 'intruder', parentId: folderId }),
+    });
+    const missing = await rawRequest(server.url, {
+      method: 'POST',
+      path: PATHS.dataset,
+      headers: [['Authorization', `Bearer ${otherTeam.token}`]],
+      body: JSON.stringify({ name: 'intruder', parentId: 'ffffffffffffffffffffffff' }),
+    });
+
+    expect([foreign.status, foreign.body]).toEqual([404, missing.body]);
+    expect(JSON.parse(foreign.body)).toMatchObject({ code: 501002, statusText: 'unExistDataset' });
+    expect(await itemCount('datasets')).toBe(before);
+  });
+
+  it('stops a token the moment it is revoked, and lets it in until then', async () => {
+    const token = newToken();
+    const credentials = await readLocalCredentials(server.credentialsFile);
+    await writeLocalCredentials(server.credentialsFile, {
+      ...credentials,
+      accessTokens: [...credentials.accessTokens, token],
+    });
+    const before = classify('dataset', await send('dataset', 'POST', [`Bearer ${token.token}`]));
+
+    const current = await readLocalCredentials(server.credentialsFile);
+    await writeLocalCredentials(server.credentialsFile, {
+      ...current,
+      accessTokens: current.accessTokens.filter((t) => t.id !== token.id),
+    });
+    const after = classify('dataset', await send('dataset', 'POST', [`Bearer ${token.token}`]));
+
+    expect([before, after]).toEqual(['created', 'denied']);
+  });
+
+  it('never lets a duplicated Authorization header open more than one of its credentials would', async () => {
+    const access = `Bearer ${tokens.live.token}`;
+    const admin = `Bearer ${server.credentials.adminKey}`;
+    const alone = async (api: Api, header: string) => classify(api, await send(api, 'POST', [header]));
+
+    for (const api of ['dataset', 'proxy'] as const) {
+      for (const pair of [
+        [access, admin],
+        [admin, access],
+      ]) {
+        const outcome = classify(api, await send(api, 'POST', pair));
+        const single = await Promise.all(pair.map((h) => alone(api, h)));
+        expect(single).toContain(outcome);
+      }
+    }
+  });
+
+  describe('when the credentials cannot be read', () => {
+    it('answers 500 in each envelope on both APIs, lets no one in and writes nothing (fails closed)', async () => {
+      const original = await readFile(server.credentialsFile, 'utf8');
+      const before = { datasets: await itemCount('datasets'), channels: await itemCount('channels') };
+      const outcomes: string[] = [];
+      const attempt = async () => {
+        for (const [api, header] of [
+          ['dataset', `Bearer ${tokens.live.token}`],
+          ['proxy', `Bearer ${server.credentials.adminKey}`],
+        ] as const) {
+          outcomes.push(`${api}:${classify(api, await send(api, 'POST', [header]))}`);
+        }
+      };
+
+      try {
+        await writeFile(server.credentialsFile, '{"adminKey": "truncated', { mode: 0o600 });
+        await attempt();
+        await writeFile(server.credentialsFile, JSON.stringify({ adminKey: 'short', accessTokens: [] }), {
+          mode: 0o600,
+        });
+        await attempt();
+        await rm(server.credentialsFile);
+        await attempt();
+      } finally {
+        await writeFile(server.credentialsFile, original, { mode: 0o600 });
+      }
+
+      expect(outcomes).toEqual(Array.from({ length: 3 }, () => ['dataset:fail-closed', 'proxy:fail-closed']).flat());
+      expect({ datasets: await itemCount('datasets'), channels: await itemCount('channels') }).toEqual(before);
+    });
+  });
+});
