@@ -13,9 +13,13 @@ const ADMIN_KEY_MIN_LENGTH = 32;
 // punctuation usable, while whitespace and control characters could never arrive in a header intact.
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
 
-/** The admin key secret's value: a plain string of at least 32 visible ASCII characters. */
+/**
+ * The admin key secret's value: a plain string of at least 32 visible ASCII characters. Surrounding
+ * whitespace is dropped: a key stored from a file (`--secret-string file://key`) often ends in a newline.
+ */
 export const adminKeySchema = z
   .string()
+  .trim()
   .min(ADMIN_KEY_MIN_LENGTH, `must be at least ${ADMIN_KEY_MIN_LENGTH} characters`)
   .regex(VISIBLE_ASCII, 'must be visible ASCII characters without spaces');
 

@@ -3,19 +3,18 @@
  * safe to show the caller; anything else becomes a generic 500 (see each API's envelope module).
  */
 export class AppError extends Error {
+  /** True when the message may be shown to the caller (by default: below 500). */
+  readonly exposed: boolean;
+
   constructor(
     /** HTTP status the gateway returns. */
     readonly httpStatus: number,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; expose?: boolean },
   ) {
     super(message, options);
     this.name = new.target.name;
-  }
-
-  /** True when the message may be shown to the caller. */
-  get exposed(): boolean {
-    return this.httpStatus < 500;
+    this.exposed = options?.expose ?? httpStatus < 500;
   }
 }
 
@@ -42,8 +41,19 @@ export const datasetErrors = {
   unAuthApiKey: (message: string) => new DatasetApiError(401, 514, 'unAuthApiKey', message),
 } as const;
 
-/** An error of the channel proxy API (SPEC 3.5): only the HTTP status and a message. */
-export class ProxyApiError extends AppError {}
+/**
+ * An error of the channel proxy API (SPEC 3.5): only the HTTP status and a message. SPEC 3.5 gives
+ * "database unreachable" (502) and "deadline exceeded" (504) readable messages, so those are exposed
+ * too; the import writes them itself (driver text never reaches them).
+ */
+export class ProxyApiError extends AppError {
+  constructor(httpStatus: number, message: string, options?: { cause?: unknown; expose?: boolean }) {
+    super(httpStatus, message, {
+      ...options,
+      expose: options?.expose ?? (httpStatus < 500 || httpStatus === 502 || httpStatus === 504),
+    });
+  }
+}
 
 /** The import ran past its deadline; `written` channels were stored before it stopped. */
 export class DeadlineExceededError extends ProxyApiError {
@@ -55,6 +65,20 @@ export class DeadlineExceededError extends ProxyApiError {
       504,
       `The import did not finish within its deadline; ${written} channel(s) were written. Run the same import again to complete it.`,
       options,
+    );
+  }
+}
+
+/** Storing channels failed after the repository's retries; `written` channels were stored before it gave up. */
+export class ChannelsNotStoredError extends ProxyApiError {
+  constructor(
+    readonly written: number,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      500,
+      `Storing the channels failed; ${written} channel(s) were written. Run the same import again to complete it.`,
+      { ...options, expose: true },
     );
   }
 }

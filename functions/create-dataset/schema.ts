@@ -12,6 +12,9 @@ export const DEFAULT_AVATARS: Readonly<Record<DatasetType, string>> = {
 
 const MISSING_NAME = 'name is required';
 const CONTROL_CHARACTER = /\p{Cc}/u;
+// A lone UTF-16 surrogate (valid in JSON text) has no UTF-8 form: DynamoDB would refuse it with a 500.
+const LONE_SURROGATE = /\p{Cs}/u;
+const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
 
 // Limits count code points, not UTF-16 units, so an emoji counts as one character.
 const withinChars = (max: number) => (s: string) => [...s].length <= max;
@@ -22,7 +25,8 @@ const name = z
   .trim()
   .min(1, MISSING_NAME)
   .refine(withinChars(100), 'name must be at most 100 characters')
-  .refine((s) => !CONTROL_CHARACTER.test(s), 'name must not contain control characters');
+  .refine((s) => !CONTROL_CHARACTER.test(s), 'name must not contain control characters')
+  .refine(wellFormed, 'name must be valid Unicode text');
 
 const type = z
   .enum(DATASET_TYPES, { error: 'type must be "dataset" or "folder"' })
@@ -41,11 +45,13 @@ const optionalText = (field: string, max: number) =>
   z
     .string({ error: `${field} must be a string` })
     .refine(withinChars(max), `${field} must be at most ${max} characters`)
+    .refine(wellFormed, `${field} must be valid Unicode text`)
     .nullish();
 
 const modelName = (field: string) =>
   z
     .string({ error: `${field} must be a string` })
+    .refine(wellFormed, `${field} must be valid Unicode text`)
     .nullish()
     .transform((v) => v?.trim() || undefined);
 

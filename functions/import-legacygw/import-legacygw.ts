@@ -1,5 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { DeadlineExceededError, ProxyApiError } from '#shared/errors';
+import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 import { describeDsn, parseDsn } from './dsn.ts';
 import type { LegacySource, OpenSource } from './legacy-source.ts';
@@ -124,11 +124,11 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
 
 /**
  * A failure after channels were stored says how many in total, so the caller knows that a re-run completes the
- * import: a lost database connection (502) gets the count in its message; a write failure carries the run's total
+ * import: a lost database connection (502) gets the count in its message; a write failure (500) says the run's total
  * rather than its last chunk's.
  */
 function withWrittenCount(error: unknown, written: number): unknown {
-  if (error instanceof ChannelWriteError) return new ChannelWriteError(written, { cause: error.cause });
+  if (error instanceof ChannelWriteError) return new ChannelsNotStoredError(written, { cause: error.cause });
   if (written > 0 && error instanceof ProxyApiError && error.httpStatus === 502) {
     return new ProxyApiError(
       502,

@@ -111,7 +111,8 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
   const integrationTimeoutMs = options.integrationTimeoutMs ?? 29_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<number> {
-    const url = new URL(req.url ?? '/', 'http://local');
+    // Prefixed, not resolved against a base: `//host/path` must stay a path, as API Gateway sees it.
+    const url = new URL(`http://local${req.url ?? '/'}`);
     const method = (req.method ?? 'GET').toUpperCase();
     const match = findRoute(method, url.pathname);
     const api = match?.api ?? apiForPath(url.pathname);

@@ -8,19 +8,15 @@ export function proxySuccess(data: unknown): APIGatewayProxyResult {
   return jsonResponse(200, { success: true, data });
 }
 
-// SPEC 3.5 gives "database unreachable" and "deadline exceeded" their own statuses with readable
-// messages; the import writes those messages itself (driver text never reaches them).
-const EXPOSED_SERVER_STATUSES: ReadonlySet<number> = new Set([502, 504]);
-
 /**
- * Maps any error to the proxy API's error envelope `{"success": false, "message"}`. A ProxyApiError
- * below 500 (or a 502/504 the import wrote for the caller) is shown as is; anything else becomes a
- * generic 500, logged with a summary of its cause chain: names, codes and messages, which our code
- * keeps free of DSNs, passwords and keys.
+ * Maps any error to the proxy API's error envelope `{"success": false, "message"}`. An exposed
+ * ProxyApiError is shown as is; anything else becomes a generic 500, logged with a summary of its cause
+ * chain: names, codes and messages, which our code keeps free of DSNs, passwords and keys.
  */
 export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
-  if (error instanceof ProxyApiError && (error.exposed || EXPOSED_SERVER_STATUSES.has(error.httpStatus))) {
-    if (!error.exposed) logger.warn('Import failed', { status: error.httpStatus, error: summarizeError(error) });
+  if (error instanceof ProxyApiError && error.exposed) {
+    if (error.httpStatus >= 500)
+      logger.warn('Import failed', { status: error.httpStatus, error: summarizeError(error) });
     return jsonResponse(error.httpStatus, { success: false, message: error.message });
   }
   logger.error('Unexpected error in the channel proxy API', { error: summarizeError(error) });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ImportDeps } from '#functions/import-legacygw/import-legacygw';
 import { channelId } from '#functions/import-legacygw/mapping';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
+import { ChannelsNotStoredError } from '#shared/errors';
 import { ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 import { captureOutput } from '#test/support/capture-output';
 import { freePort, startMariaDb, type TestMariaDb } from '#test/support/mariadb';
@@ -417,7 +418,8 @@ describe('an import that failed part-way', () => {
     const afterFailure = await dynamo.scan(partial);
     const rerun = await runImport(dsn, healthy);
 
-    expect(!first.ok && first.error).toBeInstanceOf(ChannelWriteError);
+    expect(!first.ok && first.error).toBeInstanceOf(ChannelsNotStoredError);
+    expect(!first.ok && first.error.message).toContain('10 channel(s) were written');
     expect(afterFailure).toHaveLength(10);
     expect(rerun.ok && rerun.report.channels).toEqual({ created: 11, updated: 0, unchanged: 10 });
     expect(await dynamo.scan(partial)).toEqual(await dynamo.scan(clean));

@@ -88,6 +88,14 @@ describe('authorizer handler (Secrets Manager)', () => {
     expect(result.context).toEqual({ scope: 'admin', teamId: '', tmbId: '', tokenId: 'admin' });
   });
 
+  it('accepts an admin key secret stored with a trailing newline', async () => {
+    givenSecrets({ adminKey: `${ADMIN_KEY}\n` });
+
+    const result = await handler(event(`Bearer ${ADMIN_KEY}`, PROXY_ARN));
+
+    expect(effects(result)).toEqual(['Allow']);
+  });
+
   it.each([
     ['an unknown token', 'Bearer kb-unknown-token', DATASET_ARN],
     ['an expired token', `Bearer ${EXPIRED_TOKEN}`, DATASET_ARN],

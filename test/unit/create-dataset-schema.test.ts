@@ -51,6 +51,18 @@ describe('createDatasetBodySchema', () => {
   });
 
   it.each([
+    ['name', { name: 'a\ud800b' }],
+    ['intro', { name: 'ok', intro: '\udc00' }],
+    ['avatar', { name: 'ok', avatar: 'x\ud83d' }],
+    ['vectorModel', { name: 'ok', vectorModel: '\ud800' }],
+  ])('rejects a lone surrogate in %s as invalidParams (DynamoDB cannot store it)', (field, body) => {
+    const error = errorFor(body);
+
+    expect(error).toMatchObject({ httpStatus: 400, code: 507000, statusText: 'invalidParams' });
+    expect(error.message).toBe(`${field} must be valid Unicode text`);
+  });
+
+  it.each([
     ['missing', {}],
     ['null', { name: null }],
     ['empty', { name: '' }],

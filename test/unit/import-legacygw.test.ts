@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import type { LegacySource, OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
 import { channelId, type LegacyRow } from '#functions/import-legacygw/mapping';
-import { DeadlineExceededError, ProxyApiError } from '#shared/errors';
+import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 
 const DSN = 'importer:s3cret@pw@tcp(10.0.0.5:3306)/legacy';
@@ -222,7 +222,7 @@ describe('importLegacyGw', () => {
     expect((error as DeadlineExceededError).written).toBe(120);
   });
 
-  it('passes a write failure on (a 500) and still closes the source', async () => {
+  it('reports a write failure as a 500 that says how many channels were written, and still closes the source', async () => {
     const source = fakeSource(rows(3));
     const failing: ChannelStore = {
       getMany: async () => new Map(),
@@ -235,7 +235,10 @@ describe('importLegacyGw', () => {
       (e: unknown) => e,
     );
 
-    expect(error).toBeInstanceOf(ChannelWriteError);
+    expect(error).toBeInstanceOf(ChannelsNotStoredError);
+    expect((error as ChannelsNotStoredError).httpStatus).toBe(500);
+    expect((error as ChannelsNotStoredError).exposed).toBe(true);
+    expect((error as ChannelsNotStoredError).message).toContain('1 channel(s) were written');
     expect(source.calls.closed).toBe(1);
   });
 

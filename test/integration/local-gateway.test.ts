@@ -1,0 +1,74 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+/** Sends a request with a raw request-target (fetch would normalise `//x/...`). */
+function raw(method: string, target: string, body = ''): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(server.url);
+  const token = server.credentials.accessTokens[0]?.token;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        hostname,
+        port,
+        method,
+        path: target,
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (d) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const NOT_FOUND = { code: 404, statusText: 'notFound', message: 'No such route', data: null };
+
+describe('the local gateway', () => {
+  it('does not read a path that starts with // as a host name', async () => {
+    const res = await raw('POST', '//x/api/core/dataset/create', '{"name":"n"}');
+
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body)).toEqual(NOT_FOUND);
+  });
+
+  it('answers a method the route does not have with the 404 gateway response', async () => {
+    const res = await raw('GET', '/api/core/dataset/create');
+
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body)).toEqual(NOT_FOUND);
+  });
+
+  it("answers an unknown proxy path in the proxy API's envelope", async () => {
+    const res = await raw('POST', '/api/channels/import/unknown', '{}');
+
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body)).toEqual({ success: false, message: 'No such route' });
+  });
+
+  it('rejects a body over API Gateway payload limit with 413 in the envelope', async () => {
+    const res = await raw('POST', '/api/core/dataset/create', 'x'.repeat(10 * 1024 * 1024 + 1));
+
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body)).toMatchObject({ code: 507000, statusText: 'invalidParams', data: null });
+  });
+
+  it('passes the query string and path to the function as a REST proxy event would', async () => {
+    const res = await raw('POST', '/api/core/dataset/create?x=1', '{"name":"with query"}');
+
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ code: 200 });
+  });
+});
