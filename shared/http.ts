@@ -31,6 +31,13 @@ export function parseJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'body' | '
   return { ok: true, value: value as Record<string, unknown> };
 }
 
+/** A readable message for each way a body can fail `parseJsonObjectBody`. */
+export const BODY_PROBLEMS: Readonly<Record<Extract<BodyResult, { ok: false }>['reason'], string>> = {
+  'too-large': `The body must be at most ${MAX_BODY_BYTES} bytes`,
+  'not-json': 'The body must be valid JSON',
+  'not-object': 'The body must be a JSON object',
+};
+
 /** Authorizer context as API Gateway hands it to a proxy integration. */
 export interface CallerContext {
   scope: 'dataset' | 'admin';

@@ -3,7 +3,7 @@ import { documentClient } from '#shared/clients/dynamodb';
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
 import { datasetErrorResponse, datasetSuccess } from '#shared/envelopes/dataset';
 import { datasetErrors } from '#shared/errors';
-import { type BodyResult, callerFrom, MAX_BODY_BYTES, parseJsonObjectBody } from '#shared/http';
+import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
 import { newObjectId } from '#shared/ids';
 import { createLogger } from '#shared/logger';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
@@ -16,12 +16,6 @@ const deps: CreateDatasetDeps = {
   catalog: config.MODEL_CATALOG,
   now: () => new Date(),
   newId: () => newObjectId(),
-};
-
-const BODY_PROBLEMS: Readonly<Record<Extract<BodyResult, { ok: false }>['reason'], string>> = {
-  'too-large': `The body must be at most ${MAX_BODY_BYTES} bytes`,
-  'not-json': 'The body must be valid JSON',
-  'not-object': 'The body must be a JSON object',
 };
 
 /** POST /api/core/dataset/create behind the authorizer. */

@@ -4,7 +4,7 @@ import { documentClient } from '#shared/clients/dynamodb';
 import { importEnvSchema, loadConfig } from '#shared/config';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
-import { type BodyResult, callerFrom, MAX_BODY_BYTES, parseJsonObjectBody } from '#shared/http';
+import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
 import { createLogger } from '#shared/logger';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
@@ -31,12 +31,6 @@ const bodySchema = z.object({
   dsn: z.string({ error: 'dsn is required and must be a string' }),
   dryRun: z.boolean({ error: 'dryRun must be true or false' }).optional(),
 });
-
-const BODY_PROBLEMS: Readonly<Record<Extract<BodyResult, { ok: false }>['reason'], string>> = {
-  'too-large': `The body must be at most ${MAX_BODY_BYTES} bytes`,
-  'not-json': 'The body must be valid JSON',
-  'not-object': 'The body must be a JSON object',
-};
 
 /** POST /api/channels/import/legacygw behind the authorizer. */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { StoredChannel } from '#shared/repositories/channels';
 import { legacyProvider } from './providers.ts';
 
 /** One row of the legacy `channels` table; the optional columns are absent when the schema lacks them. */
@@ -15,18 +16,8 @@ export interface LegacyRow {
   other?: string | null;
 }
 
-/** A channel as the import stores it (SPEC 3.4, without `source` and timestamps). */
-export interface MappedChannel {
-  id: string;
-  provider: string;
-  legacyType: number;
-  name: string;
-  baseUrl: string;
-  models: string[];
-  key: string;
-  status: 'enabled' | 'disabled';
-  legacyId: number;
-}
+/** A channel as the import stores it (SPEC 3.4), before `source` and timestamps are added. */
+export type MappedChannel = Omit<StoredChannel, 'source' | 'createdAt' | 'updatedAt'> & { legacyId: number };
 
 /** What became of one legacy row. Warnings and reasons name fields, never values. */
 export type RowOutcome =
