@@ -1,0 +1,206 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { newObjectId } from '#shared/ids';
+import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
+import { REPO_ROOT } from './bundle.ts';
+import { type Figure, figure, median, quantile } from './figures.ts';
+import type { LocalServerReady } from './local-server-child.ts';
+
+export interface CreateOptions {
+  /** Requests per round and per side at each concurrency. */
+  requests: Readonly<Record<number, number>>;
+  /** Rounds; each runs the raw side and the server side once, in alternating order. */
+  rounds: number;
+  /** Requests per side before measuring (JIT, connections, table warm-up). */
+  warmup: number;
+  log: (line: string) => void;
+}
+
+const CONCURRENCIES = [1, 16] as const;
+/** Target: create through the server at c=16, median latency at most this multiple of raw PutItem. */
+const C16_MEDIAN_RATIO_TARGET = 1.3;
+
+interface Side {
+  latencies: number[];
+  requests: number;
+  elapsedMs: number;
+}
+
+type Call = (i: number) => Promise<void>;
+
+/**
+ * Part 2: `POST /api/core/dataset/create` through the local server (a child process: gateway,
+ * authorizer, handler, dynalite) against a raw PutItem of the same item, with the same condition,
+ * to the same dynalite, at the same concurrency, from this process over keep-alive connections.
+ */
+export async function benchCreate(options: CreateOptions): Promise<Figure[]> {
+  const server = await startServerChild();
+  const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  const dynamo = new DynamoDBClient({
+    endpoint: server.ready.dynamoEndpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: 32 }) },
+  });
+  const documents = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  try {
+    const viaServer = serverCall(server.ready, agent);
+    const raw = rawPutCall(server.ready, documents);
+    await runSide(raw, options.warmup, 16);
+    await runSide(viaServer, options.warmup, 16);
+
+    const figures: Figure[] = [];
+    for (const concurrency of CONCURRENCIES) {
+      const n = options.requests[concurrency] ?? 0;
+      const sides = { server: emptySide(), raw: emptySide() };
+      for (let round = 0; round < options.rounds; round++) {
+        // Alternating order, so drift in machine load does not favour one side.
+        const order = round % 2 === 0 ? (['raw', 'server'] as const) : (['server', 'raw'] as const);
+        for (const which of order) {
+          merge(sides[which], await runSide(which === 'server' ? viaServer : raw, n, concurrency));
+        }
+      }
+      figures.push(...sideFigures(concurrency, sides.server, sides.raw));
+      options.log(
+        `create c=${concurrency}: server p50 ${median(sides.server.latencies).toFixed(2)} ms, ` +
+          `raw p50 ${median(sides.raw.latencies).toFixed(2)} ms`,
+      );
+    }
+    return figures;
+  } finally {
+    agent.destroy();
+    dynamo.destroy();
+    await server.stop();
+  }
+}
+
+function sideFigures(concurrency: number, server: Side, raw: Side): Figure[] {
+  const prefix = `create c=${concurrency}`;
+  const rps = (s: Side) => (s.requests / s.elapsedMs) * 1000;
+  return [
+    figure(
+      `${prefix}: p50 latency (vs raw PutItem)`,
+      median(server.latencies),
+      'ms',
+      median(raw.latencies),
+      concurrency === 16 ? { of: 'ratio', max: C16_MEDIAN_RATIO_TARGET } : undefined,
+    ),
+    figure(
+      `${prefix}: p99 latency (vs raw PutItem)`,
+      quantile(server.latencies, 0.99),
+      'ms',
+      quantile(raw.latencies, 0.99),
+    ),
+    figure(`${prefix}: throughput (vs raw PutItem)`, rps(server), 'req/s', rps(raw)),
+  ];
+}
+
+function emptySide(): Side {
+  return { latencies: [], requests: 0, elapsedMs: 0 };
+}
+
+function merge(into: Side, from: Side): void {
+  into.latencies.push(...from.latencies);
+  into.requests += from.requests;
+  into.elapsedMs += from.elapsedMs;
+}
+
+/** Runs `total` calls with `concurrency` workers; each call's latency is recorded. */
+async function runSide(call: Call, total: number, concurrency: number): Promise<Side> {
+  const latencies: number[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < total) {
+      const i = next++;
+      const started = performance.now();
+      await call(i);
+      latencies.push(performance.now() - started);
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
+  return { latencies, requests: total, elapsedMs: performance.now() - started };
+}
+
+function serverCall(ready: LocalServerReady, agent: Agent): Call {
+  const url = new URL('/api/core/dataset/create', ready.url);
+  const headers = { Authorization: `Bearer ${ready.token}`, 'Content-Type': 'application/json' };
+  return (i) =>
+    new Promise<void>((resolve, reject) => {
+      const body = JSON.stringify({ name: `bench dataset ${i}`, intro: 'created by npm run bench' });
+      const req = request(url, { method: 'POST', agent, headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          if (res.statusCode === 200) resolve();
+          // The response body is the API's envelope: no token or secret in it.
+          else reject(new Error(`create answered ${res.statusCode}: ${Buffer.concat(chunks).toString('utf8')}`));
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+}
+
+/** The item the handler stores for the same body (SPEC 2.3), written with the handler's condition. */
+function rawPutCall(ready: LocalServerReady, documents: DynamoDBDocumentClient): Call {
+  return async (i) => {
+    const time = new Date().toISOString();
+    await documents.send(
+      new PutCommand({
+        TableName: 'datasets',
+        Item: {
+          id: newObjectId(),
+          teamId: ready.teamId,
+          tmbId: ready.tmbId,
+          parentId: null,
+          type: 'dataset',
+          name: `bench dataset ${i}`,
+          intro: 'created by npm run bench',
+          avatar: '/icon/logo.svg',
+          vectorModel: BUILT_IN_MODEL_CATALOG.vector.default,
+          agentModel: BUILT_IN_MODEL_CATALOG.agent.default,
+          vlmModel: BUILT_IN_MODEL_CATALOG.vlm.default,
+          inheritPermission: true,
+          createTime: time,
+          updateTime: time,
+        },
+        ConditionExpression: 'attribute_not_exists(id)',
+      }),
+    );
+  };
+}
+
+async function startServerChild(): Promise<{ ready: LocalServerReady; stop(): Promise<void> }> {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'local-server-child.ts')],
+    {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+      env: {
+        ...process.env,
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        AWS_EC2_METADATA_DISABLED: 'true',
+      },
+    },
+  );
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = await new Promise<LocalServerReady>((resolve, reject) => {
+    child.once('message', (m) => resolve(m as LocalServerReady));
+    child.once('exit', (code) => reject(new Error(`the local server exited early (code ${code})`)));
+  });
+  return {
+    ready,
+    async stop() {
+      if (child.connected) child.disconnect();
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

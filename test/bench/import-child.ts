@@ -1,0 +1,164 @@
+/**
+ * Child process of the import benchmark, bundled like a function and run with plain `node`, so its
+ * peak RSS holds one import and nothing else. Modes (BENCH_MODE):
+ * - `core`: the import function's core (`importLegacyGw`) with its production collaborators;
+ * - `raw`: the baseline, the same streamed SELECT written with BatchWriteItem, unmapped.
+ * Input comes from the environment (the DSN carries a password, so never on the command line);
+ * prints one JSON line `ImportRun`.
+ */
+import { readFileSync } from 'node:fs';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import mysql from 'mysql2';
+import { importLegacyGw } from '#functions/import-legacygw/import-legacygw';
+import { OPTIONAL_COLUMNS, openLegacySource, REQUIRED_COLUMNS } from '#functions/import-legacygw/legacy-source';
+import { documentClient } from '#shared/clients/dynamodb';
+import { ChannelRepository } from '#shared/repositories/channels';
+
+/** What one child reports. */
+export interface ImportRun {
+  rows: number;
+  /** Items written to the channels table. */
+  items: number;
+  ms: number;
+  /** CPU time (user + system) of the child during the import, in ms. */
+  cpuMs: number;
+  /** Peak resident set size of this process image, in KiB. */
+  maxRssKiB: number;
+  /** Resident set size after loading the modules, before the import, in KiB. */
+  startRssKiB: number;
+}
+
+const WRITE_BATCH = 25;
+// The repository's default BatchWriteItem parallelism, so both sides write alike.
+const WRITES_IN_FLIGHT = 4;
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is required`);
+  return value;
+}
+
+const mode = required('BENCH_MODE');
+const table = required('CHANNELS_TABLE');
+const dsn = required('BENCH_DSN');
+const maxRows = Number(required('BENCH_MAX_ROWS'));
+
+async function runCore(): Promise<{ rows: number; items: number }> {
+  const report = await importLegacyGw(
+    { dsn, dryRun: false },
+    {
+      openSource: openLegacySource,
+      repo: new ChannelRepository(documentClient, table),
+      // The deadline is the measurement's to report, not to enforce: 50k rows must fit in 25 s.
+      config: { maxRows, deadlineMs: 600_000, allowedHosts: [] },
+      now: () => new Date(),
+      logger: { info: () => {} },
+    },
+  );
+  return { rows: report.source.rows, items: report.channels.created + report.channels.updated };
+}
+
+/** The same SELECT as the import (all columns it reads, id order, streamed), written as-is. */
+async function runRaw(): Promise<{ rows: number; items: number }> {
+  const [credentials, address] = splitGoDsn(dsn);
+  const connection = mysql.createConnection({
+    ...credentials,
+    ...address,
+    charset: 'utf8mb4_unicode_ci',
+    flags: ['-LOCAL_FILES'],
+  });
+  const columns = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].map((c) => `\`${c}\``).join(', ');
+  const sql = `SELECT ${columns} FROM \`channels\` ORDER BY \`id\` LIMIT ${maxRows + 1}`;
+  const inFlight = new Set<Promise<void>>();
+  let rows = 0;
+  let items = 0;
+  let batch: Record<string, unknown>[] = [];
+  const write = (requests: Record<string, unknown>[]) => {
+    const pending: Promise<void> = writeBatch(requests).then((n) => {
+      items += n;
+      inFlight.delete(pending);
+    });
+    inFlight.add(pending);
+  };
+  try {
+    for await (const raw of connection.query(sql).stream({ highWaterMark: 64 })) {
+      const row = raw as Record<string, unknown>;
+      rows += 1;
+      batch.push({ ...row, id: String(row.id) });
+      if (batch.length === WRITE_BATCH) {
+        write(batch);
+        batch = [];
+        if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
+      }
+    }
+    if (batch.length > 0) write(batch);
+    await Promise.all(inFlight);
+  } finally {
+    connection.end();
+  }
+  return { rows, items };
+}
+
+async function writeBatch(items: Record<string, unknown>[]): Promise<number> {
+  let requests = items.map((Item) => ({ PutRequest: { Item } }));
+  while (requests.length > 0) {
+    const out = await documentClient.send(new BatchWriteCommand({ RequestItems: { [table]: requests } }));
+    requests = (out.UnprocessedItems?.[table] ?? []) as typeof requests;
+  }
+  return items.length;
+}
+
+/** user:password@tcp(host:port)/database, as the bench's MariaDB writes it (no parameters). */
+function splitGoDsn(value: string) {
+  const at = value.lastIndexOf('@tcp(');
+  const colon = value.indexOf(':');
+  const match = /^@tcp\(([^)]+):(\d+)\)\/(.+)$/.exec(value.slice(at));
+  if (at < 0 || colon < 0 || colon > at || !match) throw new Error('BENCH_DSN is not user:password@tcp(host:port)/db');
+  return [
+    { user: value.slice(0, colon), password: value.slice(colon + 1, at) },
+    { host: match[1]!, port: Number(match[2]), database: match[3]! },
+  ] as const;
+}
+
+/**
+ * Peak RSS of this process image. Not `resourceUsage().maxRSS`: Linux carries the peak of the
+ * pre-exec image (a fork of the parent, which holds dynalite's data) across execve into it. VmHWM
+ * belongs to the new image only; where /proc is missing, RSS is sampled instead.
+ */
+function peakRssMeter(): () => number {
+  const vmHwmKiB = () => {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return match ? Number(match[1]) : undefined;
+  };
+  try {
+    if (vmHwmKiB() !== undefined) return () => vmHwmKiB()!;
+  } catch {
+    // No procfs: fall through to sampling.
+  }
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 10).unref();
+  return () => {
+    clearInterval(timer);
+    return Math.round(Math.max(peak, process.memoryUsage().rss) / 1024);
+  };
+}
+
+const peakRssKiB = peakRssMeter();
+const startRssKiB = Math.round(process.memoryUsage().rss / 1024);
+const cpuBefore = process.cpuUsage();
+const started = performance.now();
+const { rows, items } = mode === 'core' ? await runCore() : await runRaw();
+const ms = performance.now() - started;
+const cpu = process.cpuUsage(cpuBefore);
+const result: ImportRun = {
+  rows,
+  items,
+  ms,
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  maxRssKiB: peakRssKiB(),
+  startRssKiB,
+};
+process.stdout.write(`${JSON.stringify(result)}\n`);
+documentClient.destroy();

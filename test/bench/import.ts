@@ -1,0 +1,159 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import { startMariaDb } from '#test/support/mariadb';
+import { bundleFunction } from './bundle.ts';
+import { type Figure, figure, median } from './figures.ts';
+import type { ImportRun } from './import-child.ts';
+import { createLegacyDatabase } from './legacy-rows.ts';
+
+const exec = promisify(execFile);
+
+export interface ImportBenchOptions {
+  workDir: string;
+  /** Row counts, smallest first; memory growth compares the last with the first. */
+  sizes: readonly number[];
+  /** Runs of each mode per size; the median run counts. */
+  rounds: number;
+  log: (line: string) => void;
+}
+
+type Mode = 'core' | 'raw';
+type Measured = ImportRun & { engineCpuMs: number };
+
+const THROUGHPUT_RATIO_TARGET = 0.8;
+/** Peak RSS at 50,000 rows at most 1.25x that at 10,000 (memory must not grow with the row count). */
+const RSS_GROWTH = { from: 10_000, to: 50_000, max: 1.25 };
+/** SPEC 3.2: 50,000 rows (the default row cap) inside the default 25 s deadline. */
+const LARGE_IMPORT = { rows: 50_000, maxSeconds: 25 };
+
+/**
+ * Part 3: imports generated legacy rows from a throwaway MariaDB into dynalite, through the import
+ * function's core, against a raw baseline (the same streamed SELECT, the same number of items
+ * written with BatchWriteItem, no mapping). Each run is a fresh child process with a fresh table;
+ * dynalite runs here, so the child's peak RSS is the import's own.
+ */
+export async function benchImport(options: ImportBenchOptions): Promise<Figure[]> {
+  const child = await bundleFunction('test/bench/import-child.ts', join(options.workDir, 'import-child'));
+  const mariadb = await startMariaDb();
+  const engine = await startDynamoEngine({ port: 0 });
+  const client = localDynamoClient(engine.endpoint);
+  try {
+    const results = new Map<number, Record<Mode, Measured[]>>();
+    for (const size of options.sizes) {
+      const database = await createLegacyDatabase(mariadb, size);
+      const runs: Record<Mode, Measured[]> = { core: [], raw: [] };
+      for (let round = 0; round < options.rounds; round++) {
+        // Alternating order, so drift in machine load does not favour one side.
+        const order: Mode[] = round % 2 === 0 ? ['core', 'raw'] : ['raw', 'core'];
+        for (const mode of order) {
+          const table = `bench-channels-${mode}-${size}-${round}`;
+          const names = { datasets: `${table}-unused-datasets`, channels: table };
+          await ensureTables(client, names);
+          try {
+            // This process is idle but for dynalite while it waits, so its CPU time is the engine's work.
+            const engineCpu = process.cpuUsage();
+            const run = await runChild(child.file, mode, {
+              endpoint: engine.endpoint,
+              table,
+              dsn: mariadb.dsn(database),
+              maxRows: Math.max(size, LARGE_IMPORT.rows),
+            });
+            const { user, system } = process.cpuUsage(engineCpu);
+            const result: Measured = { ...run, engineCpuMs: (user + system) / 1000 };
+            if (result.rows !== size || result.items !== size) {
+              throw new Error(`${mode} import of ${size} rows read ${result.rows} and wrote ${result.items}`);
+            }
+            options.log(
+              `import ${size} ${mode}: ${(result.ms / 1000).toFixed(2)} s, importer CPU ${(result.cpuMs / 1000).toFixed(2)} s, ` +
+                `engine CPU ${(result.engineCpuMs / 1000).toFixed(2)} s, peak RSS ${(result.maxRssKiB / 1024).toFixed(1)} MiB`,
+            );
+            runs[mode].push(result);
+          } finally {
+            for (const name of Object.values(names)) await client.send(new DeleteTableCommand({ TableName: name }));
+          }
+        }
+      }
+      results.set(size, runs);
+      await mariadb.query(`DROP DATABASE \`${database}\``);
+    }
+    return importFigures(options.sizes, results);
+  } finally {
+    client.destroy();
+    await engine.close();
+    await mariadb.stop();
+  }
+}
+
+function importFigures(sizes: readonly number[], results: Map<number, Record<Mode, Measured[]>>): Figure[] {
+  const of = (size: number, mode: Mode, pick: (r: Measured) => number) => median(results.get(size)![mode].map(pick));
+  const seconds = (size: number, mode: Mode) => of(size, mode, (r) => r.ms / 1000);
+  const peakMiB = (size: number, mode: Mode) => of(size, mode, (r) => r.maxRssKiB / 1024);
+  const cpuSeconds = (size: number, mode: Mode) => of(size, mode, (r) => r.cpuMs / 1000);
+  const engineSeconds = (size: number, mode: Mode) => of(size, mode, (r) => r.engineCpuMs / 1000);
+  const figures: Figure[] = [];
+  for (const size of sizes) {
+    const prefix = `import ${size} rows`;
+    figures.push(
+      // Throughput from the median duration, so the two figures describe the same run.
+      figure(`${prefix}: throughput (vs raw)`, size / seconds(size, 'core'), 'rows/s', size / seconds(size, 'raw'), {
+        of: 'ratio',
+        min: THROUGHPUT_RATIO_TARGET,
+      }),
+      figure(
+        `${prefix}: duration (vs raw)`,
+        seconds(size, 'core'),
+        's',
+        seconds(size, 'raw'),
+        size === LARGE_IMPORT.rows ? { of: 'value', max: LARGE_IMPORT.maxSeconds } : undefined,
+      ),
+      figure(`${prefix}: CPU time of the importer (vs raw)`, cpuSeconds(size, 'core'), 's', cpuSeconds(size, 'raw')),
+      figure(`${prefix}: CPU time of dynalite (vs raw)`, engineSeconds(size, 'core'), 's', engineSeconds(size, 'raw')),
+      figure(`${prefix}: peak RSS (vs raw)`, peakMiB(size, 'core'), 'MiB', peakMiB(size, 'raw')),
+    );
+  }
+  const small = sizes[0]!;
+  const large = sizes[sizes.length - 1]!;
+  figures.push(
+    figure(
+      `import: peak RSS ${large} rows (vs ${small} rows)`,
+      peakMiB(large, 'core'),
+      'MiB',
+      peakMiB(small, 'core'),
+      small === RSS_GROWTH.from && large === RSS_GROWTH.to ? { of: 'ratio', max: RSS_GROWTH.max } : undefined,
+    ),
+    figure(
+      `raw baseline: peak RSS ${large} rows (vs ${small} rows)`,
+      peakMiB(large, 'raw'),
+      'MiB',
+      peakMiB(small, 'raw'),
+    ),
+  );
+  return figures;
+}
+
+async function runChild(
+  file: string,
+  mode: Mode,
+  input: { endpoint: string; table: string; dsn: string; maxRows: number },
+): Promise<ImportRun> {
+  const { stdout } = await exec(process.execPath, [file], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      BENCH_MODE: mode,
+      BENCH_DSN: input.dsn,
+      BENCH_MAX_ROWS: String(input.maxRows),
+      CHANNELS_TABLE: input.table,
+      AWS_ENDPOINT_URL_DYNAMODB: input.endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    timeout: 180_000,
+  });
+  return JSON.parse(stdout) as ImportRun;
+}

@@ -1,0 +1,81 @@
+/**
+ * `npm run bench [-- --quick] [-- --only cold-start|create|import ...]` (SPEC 8): cold start, create
+ * through the local server, and import, each against a baseline measured in the same run. Prints a
+ * table and writes JSON to BENCH_OUT (default .bench/results.json). Never part of `npm test`.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { REPO_ROOT } from './bundle.ts';
+import { benchColdStart } from './cold-start.ts';
+import { benchCreate } from './create.ts';
+import { type Figure, formatTable, writeResults } from './figures.ts';
+import { benchImport } from './import.ts';
+
+// The SDK warns about Node 20 on every client; the figures are the same either way.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string', multiple: true },
+  },
+});
+const PARTS = ['cold-start', 'create', 'import'] as const;
+const quick = args.quick === true;
+const only = new Set(args.only ?? PARTS);
+for (const part of only) {
+  if (!(PARTS as readonly string[]).includes(part)) throw new Error(`--only takes ${PARTS.join(', ')}; got ${part}`);
+}
+const out = resolve(REPO_ROOT, process.env.BENCH_OUT ?? '.bench/results.json');
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+const workDir = await mkdtemp(join(tmpdir(), 'kb-bench-'));
+const started = performance.now();
+const figures: Figure[] = [];
+try {
+  if (only.has('cold-start')) {
+    log('cold start: bundling the functions and loading each in fresh node processes');
+    figures.push(...(await benchColdStart({ workDir, processes: quick ? 20 : 30, log })));
+  }
+  if (only.has('create')) {
+    log('create: local server against raw PutItem');
+    figures.push(
+      ...(await benchCreate({
+        requests: quick ? { 1: 150, 16: 600 } : { 1: 400, 16: 2_000 },
+        rounds: quick ? 2 : 3,
+        warmup: quick ? 100 : 300,
+        log,
+      })),
+    );
+  }
+  if (only.has('import')) {
+    const sizes = quick ? [2_000, 10_000] : [10_000, 50_000];
+    log(`import: ${sizes.join(' and ')} rows from a throwaway MariaDB into dynalite, against a raw baseline`);
+    figures.push(...(await benchImport({ workDir, sizes, rounds: quick ? 1 : 3, log })));
+  }
+} finally {
+  await rm(workDir, { recursive: true, force: true });
+}
+
+const seconds = (performance.now() - started) / 1000;
+process.stdout.write(`\n${formatTable(figures)}\n\n`);
+const targeted = figures.filter((f) => f.ok !== undefined);
+const missed = targeted.filter((f) => !f.ok).map((f) => f.name);
+process.stdout.write(
+  `${targeted.length - missed.length} of ${targeted.length} targets met${missed.length > 0 ? `; missed: ${missed.join('; ')}` : ''}\n`,
+);
+await writeResults(
+  out,
+  {
+    date: new Date().toISOString(),
+    quick,
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    durationS: Math.round(seconds),
+  },
+  figures,
+);
+process.stdout.write(`wrote ${out} (${Math.round(seconds)} s)\n`);
