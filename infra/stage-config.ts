@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from '#shared/errors';
 import { BUILT_IN_MODEL_CATALOG, type ModelCatalog, parseModelCatalog } from '#shared/model-catalog';
 

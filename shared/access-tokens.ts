@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The two credential secrets (SPEC 4), shared by the authorizer and the tokens tool.

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from './errors.ts';
 import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
 

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Local-run credentials file (SPEC 6): the admin key and plaintext access tokens. */
 export const localCredentialsSchema = z.object({

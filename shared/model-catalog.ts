@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigError } from './errors.ts';
 
 /** Model kinds a knowledge base refers to (SPEC 2.4). */

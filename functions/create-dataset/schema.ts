@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { type DatasetApiError, datasetErrors } from '#shared/errors';
 
 export const DATASET_TYPES = ['dataset', 'folder'] as const;

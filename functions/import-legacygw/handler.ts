@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { documentClient } from '#shared/clients/dynamodb';
 import { importEnvSchema, loadConfig } from '#shared/config';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';

@@ -3,7 +3,7 @@
  * DATA_DIR, optional THROTTLE_RATE_LIMIT / THROTTLE_BURST_LIMIT, MODEL_CATALOG, LOG_LEVEL.
  */
 import { resolve } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { loadConfig } from '#shared/config';
 import { startLocalBackend } from './backend.ts';
 import { startGateway } from './gateway.ts';

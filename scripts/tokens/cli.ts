@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { z } from 'zod';
+import * as z from 'zod';
 import { credentialFormatError, expiresAtSchema, identifierSchema } from '#shared/access-tokens';
 import { newAccessTokenValue } from '#shared/local-credentials';
 import { localTokenStore, type NewAccessToken, secretTokenStore, type TokenStore } from './stores.ts';

@@ -43,7 +43,6 @@ const BASE_ENV = {
   AWS_ENDPOINT_URL_SECRETS_MANAGER: UNREACHABLE,
   // Keeps the failure paths short; the SDK's default of 3 attempts would only add backoff.
   AWS_MAX_ATTEMPTS: '1',
-  NODE_OPTIONS: '--enable-source-maps',
   [ENV.logLevel]: 'SILENT',
 };
 const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {

@@ -192,7 +192,6 @@ describe('functions', () => {
       [ENV.datasetsTable]: { Ref: id.table('datasets') },
       [ENV.modelCatalog]: JSON.stringify(BUILT_IN_MODEL_CATALOG),
       [ENV.logLevel]: 'INFO',
-      NODE_OPTIONS: '--enable-source-maps',
     });
     expect(envOf('import-legacygw')).toEqual({
       [ENV.channelsTable]: { Ref: id.table('channels') },
@@ -200,14 +199,12 @@ describe('functions', () => {
       [ENV.legacygwDeadlineMs]: '25000',
       [ENV.legacygwAllowedHosts]: '',
       [ENV.logLevel]: 'INFO',
-      NODE_OPTIONS: '--enable-source-maps',
     });
     expect(envOf('authorizer')).toEqual({
       [ENV.accessTokensSecretId]: { Ref: id.accessTokens() },
       [ENV.adminKeySecretId]: { Ref: id.adminKey() },
       [ENV.secretsMaxAgeS]: '60',
       [ENV.logLevel]: 'INFO',
-      NODE_OPTIONS: '--enable-source-maps',
     });
   });
 
