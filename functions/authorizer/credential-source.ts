@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { clearCaches } from '@aws-lambda-powertools/parameters';
 import { getSecret } from '@aws-lambda-powertools/parameters/secrets';
 import {
@@ -68,17 +68,26 @@ async function readLocalFile(file: string) {
 }
 
 /**
- * Reads the local credentials file (SPEC 6) on every call, with no cache, so tokens added by
- * `npm run tokens` work at once. Plaintext tokens are hashed here and go no further.
+ * Reads the local credentials file (SPEC 6). It is checked on every call, so tokens added by
+ * `npm run tokens` work at once; it is parsed and hashed again only when its identity, size or
+ * modification time changed (the tool renames a new file into place). Plaintext tokens are hashed
+ * here and go no further.
  */
 export function localFileCredentialSource(file: string): CredentialSource {
-  return {
-    adminKey: async () => parseAdminKey((await readLocalFile(file)).adminKey),
-    accessTokens: async () => {
-      const { accessTokens } = await readLocalFile(file);
+  let cached: { stamp: string; adminKey: string; tokens: AccessTokenRecord[] } | undefined;
+  const current = async () => {
+    const { ino, size, mtimeMs } = await stat(file);
+    const stamp = `${ino}:${size}:${mtimeMs}`;
+    if (cached?.stamp !== stamp) {
+      const { adminKey, accessTokens } = await readLocalFile(file);
       const tokens = accessTokens.map(({ token, ...record }) => ({ ...record, sha256: sha256Hex(token) }));
       // The secret's schema, so the local run applies the same rules (expiry format, unique ids).
-      return validateAccessTokens({ tokens }, 'local credentials file').tokens;
-    },
+      cached = { stamp, adminKey, tokens: validateAccessTokens({ tokens }, 'local credentials file').tokens };
+    }
+    return cached;
+  };
+  return {
+    adminKey: async () => parseAdminKey((await current()).adminKey),
+    accessTokens: async () => (await current()).tokens,
   };
 }

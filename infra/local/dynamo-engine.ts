@@ -1,12 +1,16 @@
-import type { AddressInfo } from 'node:net';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
 } from '@aws-sdk/client-dynamodb';
-import dynalite from 'dynalite';
 import { TABLES, type TableDef } from '#shared/tables';
+
+const ENGINE_SCRIPT = fileURLToPath(new URL('./dynalite-process.ts', import.meta.url));
+// `--import tsx` resolves from the child's working directory: the repository root.
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface DynamoEngine {
   /** http://127.0.0.1:<port> of the embedded engine. */
@@ -15,31 +19,36 @@ export interface DynamoEngine {
   close(): Promise<void>;
 }
 
-/** Starts dynalite on `host:port` (0 = random), persisted under `path` when given, in memory otherwise. */
+/**
+ * Starts dynalite in its own process on `host:port` (0 = random), persisted under `path` when given,
+ * in memory otherwise. Resolves once it listens.
+ */
 export async function startDynamoEngine(options: {
   host?: string;
   port?: number;
   path?: string;
 }): Promise<DynamoEngine> {
   const host = options.host ?? '127.0.0.1';
-  // Table creation is instant locally; dynalite's default 500 ms per table only slows start-up.
-  const server = dynalite({ path: options.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+  const child = fork(ENGINE_SCRIPT, [JSON.stringify({ host, port: options.port ?? 0, path: options.path })], {
+    // tsx runs the TypeScript child whether the parent runs under tsx (npm start) or vitest.
+    execArgv: ['--import', 'tsx'],
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const { port } = server.address() as AddressInfo;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message: { port?: number; error?: string }) =>
+      message.port ? resolve(message.port) : reject(new Error(`DynamoDB engine failed to start: ${message.error}`)),
+    );
+    child.once('exit', (code) => reject(new Error(`DynamoDB engine exited with code ${code} before listening`)));
+  });
   return {
     endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections?.();
-      }),
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
   };
 }
 

@@ -101,7 +101,7 @@ describe('localFileCredentialSource', () => {
     expect(await source.adminKey()).toBe(ADMIN_KEY);
   });
 
-  it('sees a token added to the file at once (no cache)', async () => {
+  it('sees a token added to the file at once (the tool renames a new file into place)', async () => {
     const credentials: LocalCredentials = { adminKey: ADMIN_KEY, accessTokens: [entry('a', TOKEN)] };
     await writeLocalCredentials(file, credentials);
     const source = localFileCredentialSource(file);
@@ -114,6 +114,17 @@ describe('localFileCredentialSource', () => {
     const ids = (await source.accessTokens()).map((r) => r.id);
 
     expect(ids).toEqual(['a', 'b']);
+  });
+
+  it('sees an in-place edit of the file at once', async () => {
+    await writeLocalCredentials(file, { adminKey: ADMIN_KEY, accessTokens: [entry('a', TOKEN)] });
+    const source = localFileCredentialSource(file);
+    await source.accessTokens();
+
+    await writeFile(file, JSON.stringify({ adminKey: ADMIN_KEY, accessTokens: [entry('z', TOKEN)] }));
+    const ids = (await source.accessTokens()).map((r) => r.id);
+
+    expect(ids).toEqual(['z']);
   });
 
   it.each([
