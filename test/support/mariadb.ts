@@ -123,13 +123,40 @@ async function prepare(endpoint: AdminEndpoint): Promise<TestMariaDb> {
 }
 
 async function startThrowawayServer(tls: ServerTls | undefined): Promise<AdminEndpoint> {
+  const server = await createMariaDbProcess(tls);
+  try {
+    await server.start();
+  } catch (e) {
+    await server.stop();
+    throw e;
+  }
+  // Root on a fresh install has no password; TCP logins as root work from 127.0.0.1.
+  return { host: '127.0.0.1', port: server.port, user: 'root', password: '', pid: server.pid, shutdown: server.stop };
+}
+
+/** A private mariadbd: its own data directory, temp directory and loopback port. */
+export interface MariaDbProcess {
+  readonly port: number;
+  /** Pid of the running server, if any. */
+  readonly pid: number | undefined;
+  /** Starts mariadbd on the data directory (again, after a kill: crash recovery included) and waits until it answers. */
+  start(): Promise<void>;
+  /** SIGKILL (after SIGCONT: a test may have paused it with SIGSTOP); resolves once it has exited. */
+  kill(): Promise<void>;
+  /** Kills it and removes its directory. */
+  stop(): Promise<void>;
+}
+
+/** Installs a fresh data directory for a throwaway mariadbd; call `start()` to run it. */
+export async function createMariaDbProcess(tls?: ServerTls): Promise<MariaDbProcess> {
   const installDb = await which('mariadb-install-db');
   const mariadbd = (await which('mariadbd')) ?? (await which('/usr/sbin/mariadbd'));
   if (!installDb || !mariadbd) throw new Error(INSTALL_HINT);
 
   const dir = await mkdtemp(join(tmpdir(), 'mariadb-test-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
-  // A private temp dir: servers bootstrapping in parallel otherwise collide on /tmp's #sql-temptable-* files.
+  const datadir = join(dir, 'data');
+  // A private temp dir: at start-up mariadbd deletes every #sql* file in its tmpdir, which breaks any
+  // other server bootstrapping or running in a shared /tmp at the same moment.
   const serverTmp = join(dir, 'tmp');
   await mkdir(serverTmp);
   const serverEnv = { ...process.env, TMPDIR: serverTmp };
@@ -139,64 +166,70 @@ async function startThrowawayServer(tls: ServerTls | undefined): Promise<AdminEn
       [
         '--no-defaults',
         '--user=root',
-        `--datadir=${join(dir, 'data')}`,
+        `--datadir=${datadir}`,
         '--auth-root-authentication-method=normal',
         '--skip-test-db',
       ],
       { env: serverEnv },
     );
   } catch (e) {
-    await cleanup();
+    await rm(dir, { recursive: true, force: true });
     throw new Error(`mariadb-install-db failed: ${(e as Error).message}`);
   }
 
   const port = await freePort();
   const socket = join(dir, 'sock');
+  let child: ChildProcess | undefined;
 
-  const child = spawn(
-    mariadbd,
-    [
-      '--no-defaults',
-      '--user=root',
-      `--datadir=${join(dir, 'data')}`,
-      `--socket=${socket}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      '--skip-name-resolve',
-      '--skip-log-bin',
-      // Small footprint: several test files may run a server at once on a shared machine.
-      '--innodb-buffer-pool-size=32M',
-      '--performance-schema=OFF',
-      `--pid-file=${join(dir, 'pid')}`,
-      `--tmpdir=${serverTmp}`,
-      ...(tls ? [`--ssl-cert=${tls.certFile}`, `--ssl-key=${tls.keyFile}`, `--ssl-ca=${tls.caFile}`] : []),
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: serverEnv },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-
-  const shutdown = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      // SIGCONT first: a test may have paused the server with SIGSTOP.
-      child.kill('SIGCONT');
-      child.kill('SIGKILL');
-      await exited;
-    }
-    await cleanup();
+  const kill = async () => {
+    const current = child;
+    if (!current || current.exitCode !== null || current.signalCode !== null) return;
+    const exited = new Promise((resolve) => current.once('exit', resolve));
+    current.kill('SIGCONT');
+    current.kill('SIGKILL');
+    await exited;
   };
 
-  try {
-    await waitUntilReady(child, socket, () => stderr);
-  } catch (e) {
-    await shutdown();
-    throw e;
-  }
-  // Root on a fresh install has no password; TCP logins as root work from 127.0.0.1.
-  return { host: '127.0.0.1', port, user: 'root', password: '', pid: child.pid, shutdown };
+  return {
+    port,
+    get pid() {
+      return child?.pid;
+    },
+    async start() {
+      await kill();
+      const server = spawn(
+        mariadbd,
+        [
+          '--no-defaults',
+          '--user=root',
+          `--datadir=${datadir}`,
+          `--socket=${socket}`,
+          `--port=${port}`,
+          '--bind-address=127.0.0.1',
+          '--skip-name-resolve',
+          '--skip-log-bin',
+          // Small footprint: several test files may run a server at once on a shared machine.
+          '--innodb-buffer-pool-size=32M',
+          '--performance-schema=OFF',
+          `--pid-file=${join(dir, 'pid')}`,
+          `--tmpdir=${serverTmp}`,
+          ...(tls ? [`--ssl-cert=${tls.certFile}`, `--ssl-key=${tls.keyFile}`, `--ssl-ca=${tls.caFile}`] : []),
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'], env: serverEnv },
+      );
+      child = server;
+      let stderr = '';
+      server.stderr?.on('data', (d: Buffer) => {
+        stderr = (stderr + d.toString()).slice(-4000);
+      });
+      await waitUntilReady(server, socket, () => stderr);
+    },
+    kill,
+    async stop() {
+      await kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 async function waitUntilReady(child: ChildProcess, socket: string, stderr: () => string): Promise<void> {
