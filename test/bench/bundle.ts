@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 /** Repository root (entries in FUNCTION_ENTRIES are relative to it). */
 export const REPO_ROOT = resolve(import.meta.dirname, '..', '..');
 
-/** A production bundle written by `bundleFunction`. */
+/** A bundle written by `bundleFunction` (a function's, an SDK floor's or the import bench's child). */
 export interface Bundle {
   /** Absolute path of `index.mjs`. */
   readonly file: string;

@@ -46,73 +46,102 @@ export interface ColdStartOptions {
   log: (line: string) => void;
 }
 
-interface Variant {
-  label: string;
-  /** Lambda runs the functions with NODE_OPTIONS=--enable-source-maps (infra/constructs/function.ts). */
-  nodeOptions: string;
+/**
+ * Per function, a bundle of only the AWS SDK clients and commands (and, for the import, the MariaDB
+ * driver) the function cannot do without, set up as the function sets them up at module load: what
+ * its module load cannot go below while it bundles the SDK.
+ */
+const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
+  'create-dataset': 'test/bench/sdk-floor/create-dataset.ts',
+  authorizer: 'test/bench/sdk-floor/authorizer.ts',
+  'import-legacygw': 'test/bench/sdk-floor/import-legacygw.ts',
+};
+
+/** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */
+const SOURCE_MAPS = '--enable-source-maps';
+
+interface LoadedModule {
+  key: string;
+  file: string;
 }
 
-const VARIANTS: readonly Variant[] = [
-  { label: 'production (--enable-source-maps)', nodeOptions: '--enable-source-maps' },
-  { label: 'without source maps', nodeOptions: '' },
-];
-
 /**
- * Part 1: bundle size of each function, and module-load time measured inside a fresh node process
- * (performance.now() around a dynamic import of the bundle) against an empty module. Processes of
- * all modules are interleaved and run one at a time, so a busy machine slows every module alike.
+ * Part 1: bundle size of each function and of its SDK floor, and module-load time measured inside
+ * a fresh node process (performance.now() around a dynamic import of the bundle) against an empty
+ * module and against the SDK floor. Processes of all modules are interleaved and run one at a time,
+ * so a busy machine slows every module alike. A second set loads the functions with
+ * --enable-source-maps, for whoever turns it on while debugging.
  */
 export async function benchColdStart(options: ColdStartOptions): Promise<Figure[]> {
   const names = Object.keys(FUNCTION_ENTRIES) as FunctionName[];
   const bundles = new Map<FunctionName, Bundle>();
+  const floors = new Map<FunctionName, Bundle>();
   for (const name of names) {
     bundles.set(name, await bundleFunction(FUNCTION_ENTRIES[name], join(options.workDir, 'bundles', name)));
+    floors.set(name, await bundleFunction(SDK_FLOOR_ENTRIES[name], join(options.workDir, 'sdk-floor', name)));
   }
   const loader = join(options.workDir, 'load.mjs');
   const empty = join(options.workDir, 'empty.mjs');
   await writeFile(loader, LOADER);
   await writeFile(empty, '');
 
-  const modules = [
-    { name: 'empty' as const, file: empty },
-    ...names.map((name) => ({ name, file: bundles.get(name)!.file })),
+  const functionModules: LoadedModule[] = [
+    { key: 'empty', file: empty },
+    ...names.map((name) => ({ key: name, file: bundles.get(name)!.file })),
   ];
-  const figures: Figure[] = [];
+  const production = await loadTimes(
+    loader,
+    [...functionModules, ...names.map((name) => ({ key: `floor:${name}`, file: floors.get(name)!.file }))],
+    '',
+    options.processes,
+  );
+  const withMaps = await loadTimes(loader, functionModules, SOURCE_MAPS, options.processes);
+  const emptyMs = production.get('empty')!;
+  const emptyWithMaps = withMaps.get('empty')!;
+  options.log(`cold start: empty module ${emptyMs.toFixed(2)} ms (${emptyWithMaps.toFixed(2)} ms with ${SOURCE_MAPS})`);
+
+  const figures: Figure[] = [figure('empty module: module load', emptyMs, 'ms')];
   for (const name of names) {
     const bundle = bundles.get(name)!;
-    figures.push(figure(`${name}: bundle size`, bundle.bytes, 'bytes'));
-    figures.push(figure(`${name}: source map size`, bundle.mapBytes, 'bytes'));
-  }
-
-  for (const variant of VARIANTS) {
-    const samples = new Map<string, number[]>(modules.map((m) => [m.name, []]));
-    // One discarded round warms the file cache and node's own startup paths.
-    for (let round = -1; round < options.processes; round++) {
-      for (const module of modules) {
-        const ms = await loadOnce(loader, module.file, variant.nodeOptions);
-        if (round >= 0) samples.get(module.name)!.push(ms);
-      }
-    }
-    const baseline = median(samples.get('empty')!);
-    options.log(`cold start, ${variant.label}: empty module ${baseline.toFixed(2)} ms`);
-    const production = variant === VARIANTS[0];
-    for (const name of names) {
-      const load = median(samples.get(name)!);
-      const suffix = production ? '' : ` (${variant.label})`;
-      options.log(`cold start, ${variant.label}: ${name} ${load.toFixed(2)} ms`);
-      figures.push(figure(`${name}: module load${suffix}`, load, 'ms', baseline));
-      figures.push(
-        figure(
-          `${name}: module-load overhead${suffix}`,
-          load - baseline,
-          'ms',
-          null,
-          production ? { of: 'value', max: LOAD_OVERHEAD_TARGET_MS[name] } : undefined,
-        ),
-      );
-    }
+    const load = production.get(name)!;
+    const floor = production.get(`floor:${name}`)!;
+    const loadWithMaps = withMaps.get(name)!;
+    options.log(
+      `cold start: ${name} ${load.toFixed(2)} ms, its SDK floor ${floor.toFixed(2)} ms, ` +
+        `${loadWithMaps.toFixed(2)} ms with ${SOURCE_MAPS}`,
+    );
+    figures.push(
+      figure(`${name}: bundle size (vs SDK floor)`, bundle.bytes, 'bytes', floors.get(name)!.bytes),
+      figure(`${name}: source map size`, bundle.mapBytes, 'bytes'),
+      figure(`${name}: module-load overhead`, load - emptyMs, 'ms', null, {
+        of: 'value',
+        max: LOAD_OVERHEAD_TARGET_MS[name],
+      }),
+      figure(`${name}: SDK floor: module-load overhead`, floor - emptyMs, 'ms'),
+      figure(`${name}: module-load overhead over SDK floor`, load - floor, 'ms'),
+      figure(`${name}: module load (vs SDK floor)`, load, 'ms', floor),
+      figure(`${name}: module-load overhead, with ${SOURCE_MAPS}`, loadWithMaps - emptyWithMaps, 'ms'),
+    );
   }
   return figures;
+}
+
+/** The median module-load time of each module, over `processes` fresh node processes per module. */
+async function loadTimes(
+  loader: string,
+  modules: readonly LoadedModule[],
+  nodeOptions: string,
+  processes: number,
+): Promise<Map<string, number>> {
+  const samples = new Map<string, number[]>(modules.map((m) => [m.key, []]));
+  // One discarded round warms the file cache and node's own startup paths.
+  for (let round = -1; round < processes; round++) {
+    for (const module of modules) {
+      const ms = await loadOnce(loader, module.file, nodeOptions);
+      if (round >= 0) samples.get(module.key)!.push(ms);
+    }
+  }
+  return new Map([...samples].map(([key, values]) => [key, median(values)]));
 }
 
 async function loadOnce(loader: string, file: string, nodeOptions: string): Promise<number> {

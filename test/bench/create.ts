@@ -33,8 +33,9 @@ type Call = (i: number) => Promise<void>;
 
 /**
  * Part 2: `POST /api/core/dataset/create` through the local server (a child process: gateway,
- * authorizer, handler, dynalite) against a raw PutItem of the same item, with the same condition,
- * to the same dynalite, at the same concurrency, from this process over keep-alive connections.
+ * authorizer, handler; dynalite in a process of its own) against a raw PutItem of the same item,
+ * with the same condition, to the same dynalite, at the same concurrency, from this process over
+ * keep-alive connections.
  */
 export async function benchCreate(options: CreateOptions): Promise<Figure[]> {
   const server = await startServerChild();

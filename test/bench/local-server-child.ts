@@ -1,6 +1,7 @@
 /**
  * Child process of the create benchmark: the local server as `npm start` composes it (in-memory
- * engine, real authorizer and handler, access log to stdout), reporting its addresses over IPC.
+ * engine in a process of its own, real authorizer and handler, access log to stdout), reporting its
+ * addresses over IPC.
  * Runs under tsx; stops when the parent disconnects.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
