@@ -31,9 +31,14 @@ export interface ImportDeps {
   lookup?: LookupFn;
 }
 
-// Channels classified and written per round trip: one BatchGetItem, four BatchWriteItem calls of 25.
-// Rows are pulled from the stream only between rounds, so memory stays flat whatever the table size.
+// Channels classified per round trip: one BatchGetItem, then four BatchWriteItem calls of 25.
 const CHUNK_CHANNELS = 100;
+// Chunks whose writes may still be pending while the next chunk is read and classified. Two keep the
+// repository's write slots busy while the import waits for the next chunk's BatchGetItem (one chunk's writes
+// run, the next chunk's wait their turn); with one, DynamoDB idles between chunks and nothing is gained. More
+// only hold more chunks in memory: the repository bounds the writes in flight, not this. The next rows are
+// pulled only once a chunk is classified and queued, so memory stays flat whatever the table size.
+const WRITES_IN_FLIGHT = 2;
 
 /** The abort reason at the deadline; turned into DeadlineExceededError with the count written so far. */
 class DeadlineReached extends Error {
@@ -58,10 +63,11 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
   const { signal } = deadline;
   const report = new ReportBuilder();
   const timestamp = deps.now().toISOString();
-  let written = 0;
+  const writes = new WriteBehind(WRITES_IN_FLIGHT);
   let source: LegacySource | undefined;
 
   const flush = async (channels: MappedChannel[]): Promise<void> => {
+    writes.throwIfFailed();
     if (channels.length === 0) return;
     const existing = await deps.repo.getMany(
       channels.map((c) => c.id),
@@ -81,7 +87,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       }
     }
     if (input.dryRun || changes.length === 0) return;
-    written += await deps.repo.putMany(changes, { signal });
+    await writes.start(() => deps.repo.putMany(changes, { signal }));
   };
 
   deps.logger.info('Legacy import started', { ...origin, dryRun: input.dryRun });
@@ -101,10 +107,14 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       }
     }
     await flush(pending);
+    await writes.drain();
   } catch (e) {
-    if (e instanceof ChannelWriteError) written += e.written;
-    if (signal.aborted) throw new DeadlineExceededError(written, { cause: e });
-    throw withWrittenCount(e, written);
+    // A write that failed before whatever stopped the loop is the first failure; the writes still in
+    // flight are waited for either way, so the count below is the run's total.
+    const failure = writes.failure ?? { error: e };
+    await writes.settle();
+    if (signal.aborted) throw new DeadlineExceededError(writes.written, { cause: failure.error });
+    throw withWrittenCount(failure.error, writes.written);
   } finally {
     clearTimeout(timer);
     await source?.close();
@@ -117,9 +127,56 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     imported: result.rows.imported,
     skipped: result.rows.skipped,
     ...result.channels,
-    written,
+    written: writes.written,
   });
   return result;
+}
+
+/**
+ * The chunk writes that run behind the row stream: at most `limit` at once. Every write's count is
+ * added up, whether it succeeds or gives up part-way, and the first failure is kept. The promises it
+ * holds never reject, so a write that fails while the import is reading is never an unhandled rejection.
+ */
+class WriteBehind {
+  written = 0;
+  /** The first write failure, boxed because anything can be thrown. */
+  failure: { error: unknown } | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Waits for a free slot, then starts `write` without waiting for it; throws the first failure instead. */
+  async start(write: () => Promise<number>): Promise<void> {
+    while (this.inFlight.size >= this.limit) await Promise.race(this.inFlight);
+    this.throwIfFailed();
+    const settled: Promise<void> = write()
+      .then(
+        (count) => {
+          this.written += count;
+        },
+        (error: unknown) => {
+          if (error instanceof ChannelWriteError) this.written += error.written;
+          this.failure ??= { error };
+        },
+      )
+      .finally(() => this.inFlight.delete(settled));
+    this.inFlight.add(settled);
+  }
+
+  /** Waits for every write in flight, then throws the first failure, if any. */
+  async drain(): Promise<void> {
+    await this.settle();
+    this.throwIfFailed();
+  }
+
+  /** Waits for every write in flight, whatever their outcome. */
+  async settle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.all(this.inFlight);
+  }
+
+  throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure.error;
+  }
 }
 
 /**

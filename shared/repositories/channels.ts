@@ -48,7 +48,7 @@ export interface ChannelRepositoryOptions {
   baseDelayMs?: number;
   /** Upper bound of one backoff wait (default 2 s). */
   maxDelayMs?: number;
-  /** BatchWriteItem calls in flight at once (default 4). */
+  /** BatchWriteItem calls in flight at once, across all of this repository's putMany calls (default 4). */
   writeConcurrency?: number;
 }
 
@@ -64,7 +64,7 @@ export class ChannelRepository implements ChannelStore {
   private readonly maxAttempts: number;
   private readonly baseDelayMs: number;
   private readonly maxDelayMs: number;
-  private readonly writeConcurrency: number;
+  private readonly writeSlots: Slots;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -74,7 +74,7 @@ export class ChannelRepository implements ChannelStore {
     this.maxAttempts = options.maxAttempts ?? 8;
     this.baseDelayMs = options.baseDelayMs ?? 50;
     this.maxDelayMs = options.maxDelayMs ?? 2_000;
-    this.writeConcurrency = options.writeConcurrency ?? 4;
+    this.writeSlots = new Slots(options.writeConcurrency ?? 4);
   }
 
   async getMany(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, StoredChannel>> {
@@ -105,25 +105,27 @@ export class ChannelRepository implements ChannelStore {
   }
 
   async putMany(items: readonly StoredChannel[], options: { signal?: AbortSignal } = {}): Promise<number> {
-    const batches = chunks(items, WRITE_BATCH);
+    const { signal } = options;
     let written = 0;
-    let failure: unknown;
-    let next = 0;
-    // A few workers take batches in turn; after the first failure none takes a new one.
-    const worker = async () => {
-      while (failure === undefined && next < batches.length) {
-        const batch = batches[next++]!;
+    let failure: { error: unknown } | undefined;
+    // Each batch waits for one of the repository's write slots, so callers that overlap putMany calls (the
+    // import queues one chunk while another is written) never put more than writeConcurrency calls in flight.
+    await Promise.all(
+      chunks(items, WRITE_BATCH).map(async (batch) => {
         try {
-          await this.writeBatch(batch, options.signal, (n) => {
-            written += n;
-          });
-        } catch (e) {
-          failure ??= e;
+          await this.writeSlots.run(async () => {
+            // After this call's first failure, its batches still waiting for a slot are not sent.
+            if (failure !== undefined) return;
+            await this.writeBatch(batch, signal, (n) => {
+              written += n;
+            });
+          }, signal);
+        } catch (error) {
+          failure ??= { error };
         }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.writeConcurrency, batches.length) }, worker));
-    if (failure !== undefined) throw new ChannelWriteError(written, { cause: failure });
+      }),
+    );
+    if (failure !== undefined) throw new ChannelWriteError(written, { cause: failure.error });
     return written;
   }
 
@@ -167,6 +169,58 @@ export class ChannelRepository implements ChannelStore {
   private backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
     const cap = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
     return sleep(Math.random() * cap, signal);
+  }
+}
+
+/** At most `limit` tasks run at once; the others wait in arrival order, or until their signal aborts. */
+class Slots {
+  private free: number;
+  // Insertion-ordered, so the first entry is the longest waiter; an aborted waiter leaves from anywhere.
+  private readonly waiting = new Set<() => void>();
+
+  constructor(limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('writeConcurrency must be a positive integer');
+    this.free = limit;
+  }
+
+  async run<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await task();
+    } finally {
+      this.release();
+    }
+  }
+
+  private async acquire(signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.waiting.delete(grant);
+        reject(signal?.reason);
+      };
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.waiting.add(grant);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private release(): void {
+    // The slot passes straight to the longest waiter, so a newcomer cannot overtake the queue.
+    const [next] = this.waiting;
+    if (next === undefined) {
+      this.free += 1;
+      return;
+    }
+    this.waiting.delete(next);
+    next();
   }
 }
 

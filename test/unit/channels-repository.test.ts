@@ -66,6 +66,49 @@ describe('ChannelRepository.putMany', () => {
     expect(peak).toBe(2);
   });
 
+  it('shares its write slots among overlapping putMany calls', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    dynamo.on(BatchWriteCommand).callsFake(async () => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      await new Promise((r) => setImmediate(r));
+      inFlight -= 1;
+      return {};
+    });
+    const repo = new ChannelRepository(documentClient, TABLE, { writeConcurrency: 2 });
+
+    const written = await Promise.all([repo.putMany(channels(50)), repo.putMany(channels(50, 51))]);
+
+    expect(written).toEqual([50, 50]);
+    expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(4);
+    expect(peak).toBe(2);
+  });
+
+  it('stops waiting for a write slot when its signal aborts, and sends nothing for that call', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    dynamo.on(BatchWriteCommand).callsFake(async () => {
+      await held;
+      return {};
+    });
+    const repo = new ChannelRepository(documentClient, TABLE, { writeConcurrency: 1 });
+    const first = repo.putMany(channels(1));
+    const controller = new AbortController();
+    const second = repo.putMany(channels(3, 2), { signal: controller.signal }).catch((e: unknown) => e);
+
+    controller.abort(new Error('deadline'));
+    const failure = await second;
+    release();
+
+    expect(failure).toBeInstanceOf(ChannelWriteError);
+    expect((failure as ChannelWriteError).written).toBe(0);
+    expect(await first).toBe(1);
+    expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(1);
+  });
+
   it('resends only the unprocessed items and counts each item once', async () => {
     const items = channels(3);
     dynamo

@@ -242,6 +242,92 @@ describe('importLegacyGw', () => {
     expect(source.calls.closed).toBe(1);
   });
 
+  it('classifies the next chunk while the previous one is written, with at most two chunk writes pending', async () => {
+    const events: string[] = [];
+    let pending = 0;
+    let peak = 0;
+    const stored: StoredChannel[] = [];
+    const store: ChannelStore = {
+      getMany: async (ids) => {
+        events.push(`read ${ids.length}`);
+        return new Map();
+      },
+      putMany: async (items) => {
+        pending += 1;
+        peak = Math.max(peak, pending);
+        events.push(`write ${items.length}`);
+        await new Promise((resolve) => setImmediate(resolve));
+        stored.push(...items);
+        pending -= 1;
+        events.push('written');
+        return items.length;
+      },
+    };
+
+    const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(fakeSource(rows(450)).openSource, store));
+
+    expect(report.channels).toEqual({ created: 450, updated: 0, unchanged: 0 });
+    expect(stored).toHaveLength(450);
+    expect(peak).toBe(2);
+    expect(events.slice(0, 4)).toEqual(['read 100', 'write 100', 'read 100', 'write 100']);
+    expect(events.filter((e) => e === 'written')).toHaveLength(5);
+  });
+
+  it('stops after a write fails while the next chunk is classified, and reports every channel the run wrote', async () => {
+    const source = fakeSource(rows(600));
+    const reads: number[] = [];
+    let writes = 0;
+    const store: ChannelStore = {
+      getMany: async (ids) => {
+        reads.push(ids.length);
+        return new Map();
+      },
+      putMany: async (items) => {
+        writes += 1;
+        if (writes === 1) {
+          await new Promise((resolve) => setImmediate(resolve));
+          throw new ChannelWriteError(40, { cause: new Error('dynamodb down') });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        return items.length;
+      },
+    };
+
+    const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, store)).catch(
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(ChannelsNotStoredError);
+    expect((error as ChannelsNotStoredError).written).toBe(140);
+    expect((error as ChannelsNotStoredError).message).toContain('140 channel(s) were written');
+    expect(writes).toBe(2);
+    expect(reads).toEqual([100, 100, 100]);
+    expect(source.calls.closed).toBe(1);
+  });
+
+  it('at the deadline, waits for the chunk writes still pending and counts what each stored', async () => {
+    const source = fakeSource(rows(250), { hangAfter: 230 });
+    let writes = 0;
+    const store: ChannelStore = {
+      getMany: async () => new Map(),
+      putMany: async (items, options) => {
+        writes += 1;
+        if (writes === 2) return items.length;
+        // The first chunk stores 60 items, then the deadline aborts its remaining batches.
+        await new Promise((resolve) => options?.signal?.addEventListener('abort', resolve, { once: true }));
+        throw new ChannelWriteError(60, { cause: options?.signal?.reason });
+      },
+    };
+
+    const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, store, { deadlineMs: 50 }))
+      .then(() => undefined)
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(DeadlineExceededError);
+    expect((error as DeadlineExceededError).written).toBe(160);
+    expect(source.calls.closed).toBe(1);
+  });
+
   it('rejects an invalid DSN with 400 before opening anything', async () => {
     const source = fakeSource([]);
 
