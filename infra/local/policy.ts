@@ -3,8 +3,8 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 /** Outcome of applying an authorizer's policy to one method ARN, as API Gateway decides it. */
 export type PolicyDecision = 'allow' | 'deny' | 'invalid';
 
-// IAM resource patterns: `*` matches any run of characters, `?` any one character.
-function resourceMatches(pattern: string, arn: string): boolean {
+/** Matches an IAM resource pattern (`*` any run of characters, `?` any one) against an ARN. */
+export function resourceMatches(pattern: string, arn: string): boolean {
   const regex = pattern
     .replace(/[.+^${}()|[\]\\]/g, '\\$&')
     .replace(/\*/g, '.*')

@@ -2,7 +2,7 @@ import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { denyPolicy, type Principal, parseMethodArn, policyFor } from '#functions/authorizer/policy';
-import { evaluatePolicy } from '#infra/local/policy';
+import { evaluatePolicy, resourceMatches } from '#infra/local/policy';
 import { APIS, type ApiName } from '#shared/routes';
 
 const PREFIX = 'arn:aws:execute-api:eu-west-1:123456789012';
@@ -18,15 +18,6 @@ const ACCESS: Principal = {
   tmbId: '65a0c0ffee0000000000f00d',
 };
 const ADMIN: Principal = { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' };
-
-// API Gateway matches policy resources like IAM: `*` any run of characters, `?` one character.
-function resourceMatches(pattern: string, arn: string): boolean {
-  const regex = pattern
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${regex}$`).test(arn);
-}
 
 function resources(result: APIGatewayAuthorizerResult, effect: 'Allow' | 'Deny'): string[] {
   return result.policyDocument.Statement.filter((s) => s.Effect === effect).flatMap((s) => {
