@@ -1,34 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStallingProxy } from '#test/support/fake-mysql';
-import { startTestServer, type TestServer } from '#test/support/local-server';
-import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import type { TestServer } from '#test/support/local-server';
+import type { TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL } from './import.helpers.ts';
 import {
   type ChannelsTable,
   callImport,
-  channelsTable,
   expectError,
   expectNoSecrets,
   expectReport,
+  startImportHarness,
+  stopImportHarness,
 } from './import-http.helpers.ts';
-
-// Read by the import handler at its cold start, i.e. at the first startTestServer() of this file.
-process.env.LEGACYGW_DEADLINE_MS = '4000';
-process.env.LOG_LEVEL = 'DEBUG';
 
 let db: TestMariaDb;
 let server: TestServer;
 let channels: ChannelsTable;
 
 beforeAll(async () => {
-  [db, server] = await Promise.all([startMariaDb(), startTestServer()]);
-  channels = channelsTable(server);
+  ({ db, server, channels } = await startImportHarness({ LEGACYGW_DEADLINE_MS: '4000' }));
 });
 
-afterAll(async () => {
-  channels?.close();
-  await Promise.all([db?.stop(), server?.close()]);
-});
+afterAll(() => stopImportHarness({ db, server, channels }));
 
 describe('an import that runs past LEGACYGW_DEADLINE_MS', () => {
   it('answers 504 saying how many channels were written, and a re-run completes the import', async () => {

@@ -1,33 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '#test/support/local-server';
-import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import type { TestServer } from '#test/support/local-server';
+import type { TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL } from './import.helpers.ts';
 import {
   type ChannelsTable,
   callImport,
-  channelsTable,
   expectError,
   expectNoSecrets,
   expectReport,
+  startImportHarness,
+  stopImportHarness,
 } from './import-http.helpers.ts';
-
-// Read by the import handler at its cold start, i.e. at the first startTestServer() of this file.
-process.env.LEGACYGW_MAX_ROWS = '5';
-process.env.LOG_LEVEL = 'DEBUG';
 
 let db: TestMariaDb;
 let server: TestServer;
 let channels: ChannelsTable;
 
 beforeAll(async () => {
-  [db, server] = await Promise.all([startMariaDb(), startTestServer()]);
-  channels = channelsTable(server);
+  ({ db, server, channels } = await startImportHarness({ LEGACYGW_MAX_ROWS: '5' }));
 });
 
-afterAll(async () => {
-  channels?.close();
-  await Promise.all([db?.stop(), server?.close()]);
-});
+afterAll(() => stopImportHarness({ db, server, channels }));
 
 describe('an import with LEGACYGW_MAX_ROWS=5', () => {
   it('refuses the 20-row fixture with 400 and writes nothing', async () => {

@@ -4,7 +4,8 @@ import type { ImportReport } from '#functions/import-legacygw/report';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { captureOutput } from '#test/support/capture-output';
-import type { TestServer } from '#test/support/local-server';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_KEYS } from './import.helpers.ts';
 
 /** The import route of the channel proxy API. */
@@ -147,4 +148,27 @@ export function channelsTable(server: TestServer, tableName = process.env.CHANNE
     },
     close: () => client.destroy(),
   };
+}
+
+/** A test file's engines: a throwaway MariaDB, the local server, and a client for its channels table. */
+export interface ImportHarness {
+  db: TestMariaDb;
+  server: TestServer;
+  channels: ChannelsTable;
+}
+
+/**
+ * Starts a file's harness. `env` is read by the import handler at its cold start, i.e. by the file's
+ * first local server: a different limit needs a file of its own.
+ */
+export async function startImportHarness(env: Readonly<Record<string, string>> = {}): Promise<ImportHarness> {
+  Object.assign(process.env, { LOG_LEVEL: 'DEBUG', ...env });
+  const [db, server] = await Promise.all([startMariaDb(), startTestServer()]);
+  return { db, server, channels: channelsTable(server) };
+}
+
+/** Stops whatever of a harness started. */
+export async function stopImportHarness(harness: Partial<ImportHarness>): Promise<void> {
+  harness.channels?.close();
+  await Promise.all([harness.db?.stop(), harness.server?.close()]);
 }

@@ -1,33 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '#test/support/local-server';
-import { freePort, startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import type { TestServer } from '#test/support/local-server';
+import { freePort, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL } from './import.helpers.ts';
 import {
   type ChannelsTable,
   callImport,
-  channelsTable,
   expectError,
   expectNoSecrets,
   expectReport,
+  startImportHarness,
+  stopImportHarness,
 } from './import-http.helpers.ts';
 
-// SPEC 3 through HTTP: the local server runs the real authorizer and import handler, which read their
-// environment once, at the first startTestServer() of this file.
-process.env.LOG_LEVEL = 'DEBUG';
+// SPEC 3 through HTTP: the local server runs the real authorizer and import handler.
 
 let db: TestMariaDb;
 let server: TestServer;
 let channels: ChannelsTable;
 
 beforeAll(async () => {
-  [db, server] = await Promise.all([startMariaDb(), startTestServer()]);
-  channels = channelsTable(server);
+  ({ db, server, channels } = await startImportHarness());
 });
 
-afterAll(async () => {
-  channels?.close();
-  await Promise.all([db?.stop(), server?.close()]);
-});
+afterAll(() => stopImportHarness({ db, server, channels }));
 
 const secretsOf = (extra: readonly string[] = []) => ({ server, mysqlPassword: db.password, extra });
 
