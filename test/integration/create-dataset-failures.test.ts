@@ -1,40 +1,28 @@
-import {
-  DeleteTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceNotFoundException,
-} from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureTables } from '#infra/local/dynamo-engine';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 import { addAccessToken, createRequest, expectCreated, expectError } from './create-dataset.helpers.ts';
 
 let server: TestServer;
-let dynamo: DynamoDBClient;
 
 beforeAll(async () => {
   // Log everything, so the leak test sees every line the functions would write.
   vi.stubEnv('LOG_LEVEL', 'DEBUG');
   server = await startTestServer();
-  dynamo = new DynamoDBClient({
-    endpoint: server.dynamoEndpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 });
 
 afterAll(async () => {
-  dynamo?.destroy();
   await server?.close();
   vi.unstubAllEnvs();
 });
 
 /** Runs `during` with the datasets table gone, then puts an empty one back. */
 async function withoutDatasetsTable<T>(during: () => Promise<T>): Promise<T> {
-  await dynamo.send(new DeleteTableCommand({ TableName: 'datasets' }));
+  await server.dynamo.send(new DeleteTableCommand({ TableName: 'datasets' }));
   for (;;) {
     try {
-      await dynamo.send(new DescribeTableCommand({ TableName: 'datasets' }));
+      await server.dynamo.send(new DescribeTableCommand({ TableName: 'datasets' }));
       await new Promise((r) => setTimeout(r, 10));
     } catch (error) {
       if (error instanceof ResourceNotFoundException) break;
@@ -44,7 +32,7 @@ async function withoutDatasetsTable<T>(during: () => Promise<T>): Promise<T> {
   try {
     return await during();
   } finally {
-    await ensureTables(dynamo, { datasets: 'datasets', channels: 'channels' });
+    await ensureTables(server.dynamo, { datasets: 'datasets', channels: 'channels' });
   }
 }
 

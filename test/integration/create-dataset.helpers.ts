@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import {
   type LocalAccessToken,
@@ -68,17 +67,6 @@ export function expectCreated(reply: ApiReply): string {
     data: expect.stringMatching(/^[0-9a-f]{24}$/),
   });
   return reply.body.data as string;
-}
-
-/** A Document client on the test server's engine. */
-export function engineClient(server: TestServer): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: server.dynamoEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
 }
 
 /** Every record stored in a team's partition. */

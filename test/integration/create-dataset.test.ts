@@ -2,14 +2,7 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
 import { startTestServer, type TestServer } from '#test/support/local-server';
-import {
-  addAccessToken,
-  createRequest,
-  engineClient,
-  expectCreated,
-  expectError,
-  teamRecords,
-} from './create-dataset.helpers.ts';
+import { addAccessToken, createRequest, expectCreated, expectError, teamRecords } from './create-dataset.helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -23,11 +16,10 @@ beforeAll(async () => {
   // The handlers read it at load; the secret-leak test (create-dataset-failures) runs with logging on.
   vi.stubEnv('LOG_LEVEL', 'SILENT');
   server = await startTestServer();
-  dynamo = engineClient(server);
+  dynamo = server.documents;
 });
 
 afterAll(async () => {
-  dynamo?.destroy();
   await server?.close();
   vi.unstubAllEnvs();
 });

@@ -1,9 +1,9 @@
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
 import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
-import type { DatasetRecord } from '#shared/repositories/datasets';
+import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
 
 let engine: DynamoEngine;
@@ -29,18 +29,6 @@ function event(teamId: string, body: unknown): APIGatewayProxyEvent {
       authorizer: { scope: 'dataset', teamId, tmbId: 'member', tokenId: 'token' },
     } as unknown as APIGatewayProxyEvent['requestContext'],
   };
-}
-
-async function teamRecords(teamId: string): Promise<DatasetRecord[]> {
-  const page = await documents.send(
-    new QueryCommand({
-      TableName: 'datasets',
-      KeyConditionExpression: 'teamId = :t',
-      ExpressionAttributeValues: { ':t': teamId },
-      ConsistentRead: true,
-    }),
-  );
-  return (page.Items ?? []) as DatasetRecord[];
 }
 
 beforeAll(async () => {
@@ -90,7 +78,7 @@ describe('create-dataset against a DynamoDB engine that fails (fault proxy, real
       data: null,
     });
     expect(proxy.calls.get('PutItem')).toBeGreaterThan(1);
-    expect(await teamRecords(teamId)).toEqual([]);
+    expect(await teamRecords(documents, teamId)).toEqual([]);
   });
 
   it('stores exactly one record when DynamoDB answers 503 and then recovers', async () => {
@@ -104,7 +92,7 @@ describe('create-dataset against a DynamoDB engine that fails (fault proxy, real
 
     expect(response.statusCode).toBe(200);
     const { data: id } = JSON.parse(response.body) as { data: string };
-    expect((await teamRecords(teamId)).map((r) => r.id)).toEqual([id]);
+    expect((await teamRecords(documents, teamId)).map((r) => r.id)).toEqual([id]);
   });
 
   it('stores exactly one record, under the id it answers, when a write succeeds but its response is lost', async () => {
@@ -119,7 +107,7 @@ describe('create-dataset against a DynamoDB engine that fails (fault proxy, real
 
     expect(response.statusCode).toBe(200);
     const { data: id } = JSON.parse(response.body) as { data: string };
-    const stored = await teamRecords(teamId);
+    const stored = await teamRecords(documents, teamId);
     expect(stored.map((r) => r.id)).toEqual([id]);
   });
 
@@ -132,6 +120,6 @@ describe('create-dataset against a DynamoDB engine that fails (fault proxy, real
 
     expect(response.statusCode).toBe(500);
     expect(proxy.calls.get('PutItem')).toBeUndefined();
-    expect(await teamRecords(teamId)).toEqual([]);
+    expect(await teamRecords(documents, teamId)).toEqual([]);
   });
 });

@@ -1,4 +1,3 @@
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '#test/support/local-server';
@@ -17,35 +16,16 @@ const FIELDS = ['name', 'type', 'parentId', 'intro', 'avatar', 'vectorModel', 'a
 const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 
 let server: TestServer;
-let dynamo: DynamoDBClient;
 
 beforeAll(async () => {
   vi.stubEnv('LOG_LEVEL', 'SILENT');
   server = await startTestServer();
-  dynamo = new DynamoDBClient({
-    endpoint: server.dynamoEndpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 });
 
 afterAll(async () => {
-  dynamo?.destroy();
   await server?.close();
   vi.unstubAllEnvs();
 });
-
-/** Items in the datasets table (a full count, page by page). */
-async function datasetCount(): Promise<number> {
-  let count = 0;
-  let ExclusiveStartKey: Record<string, never> | undefined;
-  do {
-    const page = await dynamo.send(new ScanCommand({ TableName: 'datasets', Select: 'COUNT', ExclusiveStartKey }));
-    count += page.Count ?? 0;
-    ExclusiveStartKey = page.LastEvaluatedKey as Record<string, never> | undefined;
-  } while (ExclusiveStartKey);
-  return count;
-}
 
 /** The problems with one reply, judged against SPEC 2.2; empty when it is a proper envelope below 500. */
 function envelopeProblems(reply: RawResponse): string[] {
@@ -96,7 +76,7 @@ describe('POST /api/core/dataset/create under malformed requests (fuzz through t
       }),
       { numRuns: FUZZ_RUNS, seed: SEED },
     );
-    const before = await datasetCount();
+    const before = await server.countItems('datasets');
 
     const replies = await mapConcurrent(requests, 8, (request) => rawRequest(server.url, request));
 
@@ -107,7 +87,7 @@ describe('POST /api/core/dataset/create under malformed requests (fuzz through t
     expect(failures.slice(0, 5)).toEqual([]);
     const created = replies.filter((r) => r.status === 200).map((r) => JSON.parse(r.body).data as string);
     expect(new Set(created).size).toBe(created.length);
-    expect(await datasetCount()).toBe(before + created.length);
+    expect(await server.countItems('datasets')).toBe(before + created.length);
     // The mix must really reach the function: some bodies pass, most fail validation.
     const statuses = new Set(replies.map((r) => r.status));
     expect([...statuses].filter((s) => [200, 400, 401, 404].includes(s)).sort()).toEqual([200, 400, 401, 404]);
@@ -121,7 +101,7 @@ describe('POST /api/core/dataset/create under malformed requests (fuzz through t
       nested(4_000_000, 'array'),
       `{"name":"deep","intro":${nested(30_000, 'array')}}`,
     ];
-    const before = await datasetCount();
+    const before = await server.countItems('datasets');
 
     const replies = [];
     for (const body of bodies) {
@@ -151,7 +131,7 @@ describe('POST /api/core/dataset/create under malformed requests (fuzz through t
       [400, 507000],
     ]);
     expect(after.status).toBe(200);
-    expect(await datasetCount()).toBe(before + 1);
+    expect(await server.countItems('datasets')).toBe(before + 1);
   });
 
   it('answers a body over the gateway payload limit with 413 in the envelope', async () => {

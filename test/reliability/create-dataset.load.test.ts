@@ -1,54 +1,24 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newAccessTokenValue, readLocalCredentials, writeLocalCredentials } from '#shared/local-credentials';
-import type { DatasetRecord } from '#shared/repositories/datasets';
 import { startTestServer, type TestServer } from '#test/support/local-server';
+import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { mapConcurrent } from './harness.ts';
 
 const CREATES = 1_000;
 const IN_FLIGHT = 50;
 
 let server: TestServer;
-let documents: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   vi.stubEnv('LOG_LEVEL', 'SILENT');
   server = await startTestServer();
-  documents = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: server.dynamoEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
 });
 
 afterAll(async () => {
-  documents?.destroy();
   await server?.close();
   vi.unstubAllEnvs();
 });
-
-async function teamRecords(teamId: string): Promise<DatasetRecord[]> {
-  const records: DatasetRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new QueryCommand({
-        TableName: 'datasets',
-        KeyConditionExpression: 'teamId = :t',
-        ExpressionAttributeValues: { ':t': teamId },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    records.push(...((page.Items ?? []) as DatasetRecord[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return records;
-}
 
 describe('POST /api/core/dataset/create under load (local server)', () => {
   it(`stores all of ${CREATES} creates sent ${IN_FLIGHT} at a time, each under its own unique id`, async () => {
@@ -87,7 +57,7 @@ describe('POST /api/core/dataset/create under load (local server)', () => {
     expect(replies.filter((r) => r.status !== 200)).toEqual([]);
     const ids = replies.map((r) => r.body.data);
     expect(new Set(ids).size).toBe(CREATES);
-    const stored = (await teamRecords(team.teamId)).filter((r) => r.id !== folder.data);
+    const stored = (await teamRecords(server.documents, team.teamId)).filter((r) => r.id !== folder.data);
     expect(stored.map((r) => r.id).sort()).toEqual([...ids].sort());
     expect(new Set(stored.map((r) => r.name)).size).toBe(CREATES);
     expect(stored.filter((r) => r.parentId === folder.data)).toHaveLength(CREATES / 2);

@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseDsn } from '#functions/import-legacygw/dsn';
@@ -22,36 +21,18 @@ const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const ALLOWED = '192.0.2.1';
 
 let server: TestServer;
-let dynamo: DynamoDBClient;
 
 beforeAll(async () => {
   vi.stubEnv('LOG_LEVEL', 'SILENT');
   // Every syntactically valid DSN with a literal address outside it is refused before any connection.
   vi.stubEnv('LEGACYGW_ALLOWED_HOSTS', ALLOWED);
   server = await startTestServer();
-  dynamo = new DynamoDBClient({
-    endpoint: server.dynamoEndpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
 });
 
 afterAll(async () => {
-  dynamo?.destroy();
   await server?.close();
   vi.unstubAllEnvs();
 });
-
-async function channelCount(): Promise<number> {
-  let count = 0;
-  let ExclusiveStartKey: Record<string, never> | undefined;
-  do {
-    const page = await dynamo.send(new ScanCommand({ TableName: 'channels', Select: 'COUNT', ExclusiveStartKey }));
-    count += page.Count ?? 0;
-    ExclusiveStartKey = page.LastEvaluatedKey as Record<string, never> | undefined;
-  } while (ExclusiveStartKey);
-  return count;
-}
 
 // Locally both APIs share one host, so the gateway guesses the API of an unknown path from its prefix; in AWS the
 // host decides. A near-miss path may therefore get the other API's 404: exactly that body is accepted, nothing else.
@@ -158,7 +139,7 @@ describe('POST /api/channels/import/legacygw under malformed requests (fuzz thro
       }),
       { numRuns: FUZZ_RUNS, seed: SEED },
     );
-    const before = await channelCount();
+    const before = await server.countItems('channels');
 
     const replies = await mapConcurrent(requests, 8, (request) => rawRequest(server.url, request));
 
@@ -167,7 +148,7 @@ describe('POST /api/channels/import/legacygw under malformed requests (fuzz thro
       return problems.length === 0 ? [] : [`${problems.join('; ')} <- ${describeRequest(requests[i]!)}`];
     });
     expect(failures.slice(0, 5)).toEqual([]);
-    expect(await channelCount()).toBe(before);
+    expect(await server.countItems('channels')).toBe(before);
     const statuses = new Set(replies.map((r) => r.status));
     expect([...statuses].filter((s) => [400, 401, 404].includes(s)).sort()).toEqual([400, 401, 404]);
   });

@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
-import { DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   type LocalAccessToken,
@@ -28,7 +27,6 @@ type Outcome =
   | 'fail-closed'; // gateway 500: the authorizer could not verify anything
 
 let server: TestServer;
-let documents: DynamoDBDocumentClient;
 let tokens: Record<'live' | 'expired' | 'future' | 'revoked' | 'otherTeam', LocalAccessToken>;
 
 function newToken(extra: Partial<LocalAccessToken> = {}): LocalAccessToken {
@@ -44,13 +42,6 @@ function newToken(extra: Partial<LocalAccessToken> = {}): LocalAccessToken {
 beforeAll(async () => {
   vi.stubEnv('LOG_LEVEL', 'SILENT');
   server = await startTestServer();
-  documents = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint: server.dynamoEndpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
-  );
   tokens = {
     live: newToken(),
     expired: newToken({ expiresAt: '2020-01-01T00:00:00Z' }),
@@ -68,7 +59,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  documents?.destroy();
   await server?.close();
   vi.unstubAllEnvs();
 });
@@ -160,11 +150,6 @@ function classify(api: Api, reply: RawResponse): Outcome | string {
   return `unexpected: ${reply.status} ${reply.body}`;
 }
 
-async function itemCount(table: string): Promise<number> {
-  const { Count } = await documents.send(new ScanCommand({ TableName: table, Select: 'COUNT' }));
-  return Count ?? 0;
-}
-
 describe('security matrix: credential kind x API x method through the local server', () => {
   it('gives every pair exactly the outcome of the table, in the API envelope', async () => {
     const kinds = credentialKinds();
@@ -196,8 +181,12 @@ describe('security matrix: credential kind x API x method through the local serv
     });
 
     const id = JSON.parse(reply.body).data as string;
-    const own = await documents.send(new GetCommand({ TableName: 'datasets', Key: { teamId: otherTeam.teamId, id } }));
-    const theirs = await documents.send(new GetCommand({ TableName: 'datasets', Key: { teamId: live.teamId, id } }));
+    const own = await server.documents.send(
+      new GetCommand({ TableName: 'datasets', Key: { teamId: otherTeam.teamId, id } }),
+    );
+    const theirs = await server.documents.send(
+      new GetCommand({ TableName: 'datasets', Key: { teamId: live.teamId, id } }),
+    );
     expect(own.Item).toMatchObject({ teamId: otherTeam.teamId, tmbId: otherTeam.tmbId, name: 'mine' });
     expect(theirs.Item).toBeUndefined();
   });
@@ -211,7 +200,7 @@ describe('security matrix: credential kind x API x method through the local serv
       body: '{"name":"private","type":"folder"}',
     });
     const folderId = JSON.parse(folder.body).data as string;
-    const before = await itemCount('datasets');
+    const before = await server.countItems('datasets');
 
     const foreign = await rawRequest(server.url, {
       method: 'POST',
@@ -228,7 +217,7 @@ describe('security matrix: credential kind x API x method through the local serv
 
     expect([foreign.status, foreign.body]).toEqual([404, missing.body]);
     expect(JSON.parse(foreign.body)).toMatchObject({ code: 501002, statusText: 'unExistDataset' });
-    expect(await itemCount('datasets')).toBe(before);
+    expect(await server.countItems('datasets')).toBe(before);
   });
 
   it('stops a token the moment it is revoked, and lets it in until then', async () => {
@@ -270,7 +259,7 @@ describe('security matrix: credential kind x API x method through the local serv
   describe('when the credentials cannot be read', () => {
     it('answers 500 in each envelope on both APIs, lets no one in and writes nothing (fails closed)', async () => {
       const original = await readFile(server.credentialsFile, 'utf8');
-      const before = { datasets: await itemCount('datasets'), channels: await itemCount('channels') };
+      const before = { datasets: await server.countItems('datasets'), channels: await server.countItems('channels') };
       const outcomes: string[] = [];
       const attempt = async () => {
         for (const [api, header] of [
@@ -295,7 +284,9 @@ describe('security matrix: credential kind x API x method through the local serv
       }
 
       expect(outcomes).toEqual(Array.from({ length: 3 }, () => ['dataset:fail-closed', 'proxy:fail-closed']).flat());
-      expect({ datasets: await itemCount('datasets'), channels: await itemCount('channels') }).toEqual(before);
+      expect({ datasets: await server.countItems('datasets'), channels: await server.countItems('channels') }).toEqual(
+        before,
+      );
     });
   });
 });

@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type LocalBackend, startLocalBackend } from '#infra/local/backend';
+import { localDynamoClient } from '#infra/local/dynamo-engine';
 import { type GatewayOptions, startGateway } from '#infra/local/gateway';
 import type { LocalCredentials } from '#shared/local-credentials';
 
@@ -11,6 +14,12 @@ export interface TestServer {
   readonly dynamoEndpoint: string;
   readonly credentialsFile: string;
   readonly credentials: LocalCredentials;
+  /** A client on the server's DynamoDB engine, closed with the server. */
+  readonly dynamo: DynamoDBClient;
+  /** A Document client over `dynamo`. */
+  readonly documents: DynamoDBDocumentClient;
+  /** How many items `table` holds (a full scan, page by page). */
+  countItems(table: string): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -32,12 +41,28 @@ function sharedBackend() {
 export async function startTestServer(options: Omit<GatewayOptions, 'host' | 'port'> = {}): Promise<TestServer> {
   const { backend: b, dataDir } = await sharedBackend();
   const gateway = await startGateway(b, { ...options, host: '127.0.0.1', port: 0 });
+  const dynamo = localDynamoClient(b.dynamoEndpoint);
   return {
     url: gateway.url,
     dataDir,
     dynamoEndpoint: b.dynamoEndpoint,
     credentialsFile: b.credentialsFile,
     credentials: b.credentials,
-    close: () => gateway.close(),
+    dynamo,
+    documents: DynamoDBDocumentClient.from(dynamo),
+    async countItems(table) {
+      let count = 0;
+      let ExclusiveStartKey: ScanCommand['input']['ExclusiveStartKey'];
+      do {
+        const page = await dynamo.send(new ScanCommand({ TableName: table, Select: 'COUNT', ExclusiveStartKey }));
+        count += page.Count ?? 0;
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return count;
+    },
+    close: async () => {
+      dynamo.destroy();
+      await gateway.close();
+    },
   };
 }
