@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
 import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import { proxyEvent } from '#test/support/events';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
 
@@ -13,22 +14,12 @@ let handler: typeof Handler;
 let teamCounter = 0;
 
 function event(teamId: string, body: unknown): APIGatewayProxyEvent {
-  return {
-    body: JSON.stringify(body),
-    isBase64Encoded: false,
-    headers: { 'Content-Type': 'application/json' },
-    multiValueHeaders: {},
-    httpMethod: 'POST',
-    path: '/api/core/dataset/create',
-    resource: '/api/core/dataset/create',
-    pathParameters: null,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    requestContext: {
-      authorizer: { scope: 'dataset', teamId, tmbId: 'member', tokenId: 'token' },
-    } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  return proxyEvent('/api/core/dataset/create', JSON.stringify(body), {
+    scope: 'dataset',
+    teamId,
+    tmbId: 'member',
+    tokenId: 'token',
+  });
 }
 
 beforeAll(async () => {

@@ -11,6 +11,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
+import { proxyEvent } from '#test/support/events';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const CALLER = { scope: 'dataset', teamId: 'team-faults', tmbId: 'member-faults', tokenId: 'token-faults' };
@@ -18,20 +19,7 @@ const FOLDER = '65a0c0ffee0000000000f01d';
 const meta = { $metadata: { httpStatusCode: 500 } };
 
 function event(body: unknown): APIGatewayProxyEvent {
-  return {
-    body: JSON.stringify(body),
-    isBase64Encoded: false,
-    headers: { 'Content-Type': 'application/json' },
-    multiValueHeaders: {},
-    httpMethod: 'POST',
-    path: '/api/core/dataset/create',
-    resource: '/api/core/dataset/create',
-    pathParameters: null,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    requestContext: { authorizer: CALLER } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  return proxyEvent('/api/core/dataset/create', JSON.stringify(body), CALLER);
 }
 
 // The SDK retries these with backoff before the function sees them; what reaches the function is final.

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
 import { PROPERTY_RUNS } from '#test/reliability/harness';
+import { proxyEvent } from '#test/support/events';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const CALLER = { scope: 'dataset', teamId: 'team-prop', tmbId: 'member-prop', tokenId: 'token-prop' };
@@ -29,20 +30,7 @@ const STORED_FIELDS = new Set([
 ]);
 
 function event(body: string | null): APIGatewayProxyEvent {
-  return {
-    body,
-    isBase64Encoded: false,
-    headers: { 'Content-Type': 'application/json' },
-    multiValueHeaders: {},
-    httpMethod: 'POST',
-    path: '/api/core/dataset/create',
-    resource: '/api/core/dataset/create',
-    pathParameters: null,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    requestContext: { authorizer: CALLER } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  return proxyEvent('/api/core/dataset/create', body, CALLER);
 }
 
 /** The envelope of SPEC 2.2, asserted whole; returns the parsed body. */

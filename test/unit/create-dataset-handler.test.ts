@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
+import { proxyEvent } from '#test/support/events';
 import type { handler as Handler } from '../../functions/create-dataset/handler.ts';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
@@ -11,20 +12,7 @@ const HANDLER = '../../functions/create-dataset/handler.ts';
 const dataset = { scope: 'dataset', teamId: 'team-a', tmbId: 'member-a', tokenId: 'token-a' };
 
 function event(body: string | null, authorizer: Record<string, unknown> | null = dataset): APIGatewayProxyEvent {
-  return {
-    body,
-    isBase64Encoded: false,
-    headers: { 'Content-Type': 'application/json' },
-    multiValueHeaders: {},
-    httpMethod: 'POST',
-    path: '/api/core/dataset/create',
-    resource: '/api/core/dataset/create',
-    pathParameters: null,
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    stageVariables: null,
-    requestContext: { authorizer } as unknown as APIGatewayProxyEvent['requestContext'],
-  };
+  return proxyEvent('/api/core/dataset/create', body, authorizer);
 }
 
 describe('create-dataset handler', () => {
