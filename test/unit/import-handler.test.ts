@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { proxyEvent } from '#test/support/events';
 
 type Handler = typeof import('#functions/import-legacygw/handler')['handler'];
 let handler: Handler;
@@ -14,11 +15,11 @@ beforeAll(async () => {
 
 function event(body: unknown, scope: string | null = 'admin'): APIGatewayProxyEvent {
   const authorizer = scope === null ? null : { scope, teamId: '', tmbId: '', tokenId: 'admin' };
-  return {
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: { authorizer },
-  } as unknown as APIGatewayProxyEvent;
+  return proxyEvent(
+    '/api/channels/import/legacygw',
+    typeof body === 'string' ? body : JSON.stringify(body),
+    authorizer,
+  );
 }
 
 async function call(body: unknown, scope?: string | null) {
