@@ -4,6 +4,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
+import { TRICKY_KEYS } from '#test/reliability/fuzz-requests';
 import { PROPERTY_RUNS } from '#test/reliability/harness';
 import { proxyEvent } from '#test/support/events';
 
@@ -54,19 +55,7 @@ function expectEnvelope(response: APIGatewayProxyResult): Record<string, unknown
 }
 
 // Keys a prototype-pollution attempt or a sloppy `in` check would trip over, plus the real field names.
-const trickyKey = fc.constantFrom(
-  '__proto__',
-  'constructor',
-  'prototype',
-  'toString',
-  'valueOf',
-  'hasOwnProperty',
-  'teamId',
-  'tmbId',
-  'id',
-  '',
-  ...KNOWN_FIELDS,
-);
+const trickyKey = fc.constantFrom(...TRICKY_KEYS, ...KNOWN_FIELDS);
 const anyKey = fc.oneof(trickyKey, fc.string({ maxLength: 12 }));
 
 /** Any JSON text; objects are written by hand so `__proto__` arrives as a literal key, as it would on the wire. */
