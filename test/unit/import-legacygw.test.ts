@@ -277,18 +277,23 @@ describe('importLegacyGw', () => {
     const source = fakeSource(rows(600));
     const reads: number[] = [];
     let writes = 0;
+    // Both writes wait until the third chunk is being classified; then the first fails. No timers: the order is fixed.
+    let thirdChunkClassified!: () => void;
+    const failureAllowed = new Promise<void>((resolve) => {
+      thirdChunkClassified = resolve;
+    });
     const store: ChannelStore = {
       getMany: async (ids) => {
         reads.push(ids.length);
+        if (reads.length === 3) thirdChunkClassified();
         return new Map();
       },
       putMany: async (items) => {
         writes += 1;
-        if (writes === 1) {
-          await new Promise((resolve) => setImmediate(resolve));
-          throw new ChannelWriteError(40, { cause: new Error('dynamodb down') });
-        }
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        const first = writes === 1;
+        await failureAllowed;
+        if (first) throw new ChannelWriteError(40, { cause: new Error('dynamodb down') });
+        await new Promise((resolve) => setImmediate(resolve));
         return items.length;
       },
     };
