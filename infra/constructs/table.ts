@@ -1,10 +1,10 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import type { TableDef } from '#shared/tables';
 
 export interface AppTableProps {
-  /** Key schema from TABLES (the same definition the local engine creates). */
+  /** Key schema and indexes from TABLES (the same definition the local engine creates). */
   readonly definition: TableDef;
   readonly removalPolicy: RemovalPolicy;
   /** Refuse DeleteTable while set; on for the production stage. */
@@ -33,5 +33,18 @@ export class AppTable extends Construct {
       removalPolicy: props.removalPolicy,
       deletionProtection: props.deletionProtection,
     });
+    for (const index of props.definition.indexes ?? []) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+        // `include` omitted = every attribute; empty = keys only (as the local engine creates it).
+        ...(index.include === undefined
+          ? { projectionType: ProjectionType.ALL }
+          : index.include.length === 0
+            ? { projectionType: ProjectionType.KEYS_ONLY }
+            : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }),
+      });
+    }
   }
 }

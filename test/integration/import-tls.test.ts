@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStallingProxy } from '#test/support/fake-mysql';
 import { type ServerTls, startMariaDb, type TestMariaDb } from '#test/support/mariadb';
-import { FIXTURE_SQL, importDeps, runImport, startDynalite, type TestDynamo } from './import.helpers.ts';
+import { FIXTURE_SQL, importDeps, runImport, startTestDynamo, type TestDynamo } from './import.helpers.ts';
 
 const run = promisify(execFile);
 const PLAINTEXT_KEY = 'sk-fixture-openai-main-0001';
@@ -52,7 +52,7 @@ async function makeCertificates(into: string): Promise<ServerTls> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'import-tls-'));
   const tls = await makeCertificates(dir);
-  [db, dynamo] = await Promise.all([startMariaDb({ tls }), startDynalite()]);
+  [db, dynamo] = await Promise.all([startMariaDb({ tls }), startTestDynamo()]);
 });
 
 afterAll(async () => {

@@ -2,12 +2,14 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
-import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import { startTestEngine, type TestEngine, uniqueTableNames } from '#test/support/dynamo-engine';
 import { proxyEvent } from '#test/support/events';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
 
-let engine: DynamoEngine;
+let engine: TestEngine;
+const tables = uniqueTableNames();
 let proxy: FaultProxy;
 let documents: DynamoDBDocumentClient;
 let handler: typeof Handler;
@@ -23,14 +25,14 @@ function event(teamId: string, body: unknown): APIGatewayProxyEvent {
 }
 
 beforeAll(async () => {
-  engine = await startDynamoEngine({ port: 0 });
+  engine = await startTestEngine();
   const client = localDynamoClient(engine.endpoint);
-  await ensureTables(client, { datasets: 'datasets', channels: 'channels' });
+  await ensureTables(client, tables);
   documents = DynamoDBDocumentClient.from(client);
   proxy = await startFaultProxy(engine.endpoint);
   // The function's own client goes through the proxy, with the SDK's default retries.
   vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', proxy.endpoint);
-  vi.stubEnv('DATASETS_TABLE', 'datasets');
+  vi.stubEnv('DATASETS_TABLE', tables.datasets);
   vi.stubEnv('MODEL_CATALOG', '');
   vi.stubEnv('LOG_LEVEL', 'SILENT');
   vi.resetModules();
