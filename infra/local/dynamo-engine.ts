@@ -68,6 +68,8 @@ export const dynamoEndpointSchema = z.preprocess(
   z
     .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL such as http://127.0.0.1:8000' })
     .refine((v) => {
+      // zod runs this check after a failed URL check too; that one has said what is wrong.
+      if (!URL.canParse(v)) return true;
       const url = new URL(v);
       return !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash;
     }, 'must be scheme://host:port only, with no credentials, path or query')
