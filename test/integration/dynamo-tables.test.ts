@@ -39,6 +39,26 @@ const WITH_INDEXES: TableDef = {
 };
 const WITHOUT_INDEXES: TableDef = { ...WITH_INDEXES, indexes: undefined };
 
+/** A KeySchema as DescribeTable reports it. */
+const keys = (hash: string, range?: string) => [
+  { AttributeName: hash, KeyType: 'HASH' },
+  ...(range ? [{ AttributeName: range, KeyType: 'RANGE' }] : []),
+];
+
+/** The items whose `attribute` equals `value`, read from `index` of `table` (or from the table itself). */
+async function queryBy(table: string, index: string | undefined, attribute: string, value: string) {
+  const { Items } = await documents.send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: index,
+      KeyConditionExpression: '#k = :v',
+      ExpressionAttributeNames: { '#k': attribute },
+      ExpressionAttributeValues: { ':v': value },
+    }),
+  );
+  return Items;
+}
+
 const describeTable = async (name: string) => (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
 
 describe('ensureTable on the tests engine', () => {
@@ -49,10 +69,7 @@ describe('ensureTable on the tests engine', () => {
 
     const table = await describeTable(name);
     expect(table?.TableStatus).toBe('ACTIVE');
-    expect(table?.KeySchema).toEqual([
-      { AttributeName: 'teamId', KeyType: 'HASH' },
-      { AttributeName: 'id', KeyType: 'RANGE' },
-    ]);
+    expect(table?.KeySchema).toEqual(keys('teamId', 'id'));
     const indexes = Object.fromEntries(
       (table?.GlobalSecondaryIndexes ?? []).map((i) => [
         i.IndexName,
@@ -60,27 +77,13 @@ describe('ensureTable on the tests engine', () => {
       ]),
     );
     expect(indexes).toEqual({
-      byParent: {
-        status: 'ACTIVE',
-        keys: [
-          { AttributeName: 'teamId', KeyType: 'HASH' },
-          { AttributeName: 'parentKey', KeyType: 'RANGE' },
-        ],
-        projection: { ProjectionType: 'ALL' },
-      },
+      byParent: { status: 'ACTIVE', keys: keys('teamId', 'parentKey'), projection: { ProjectionType: 'ALL' } },
       byName: {
         status: 'ACTIVE',
-        keys: [{ AttributeName: 'name', KeyType: 'HASH' }],
+        keys: keys('name'),
         projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['intro'] },
       },
-      byMember: {
-        status: 'ACTIVE',
-        keys: [
-          { AttributeName: 'tmbId', KeyType: 'HASH' },
-          { AttributeName: 'id', KeyType: 'RANGE' },
-        ],
-        projection: { ProjectionType: 'KEYS_ONLY' },
-      },
+      byMember: { status: 'ACTIVE', keys: keys('tmbId', 'id'), projection: { ProjectionType: 'KEYS_ONLY' } },
     });
   });
 
@@ -90,26 +93,11 @@ describe('ensureTable on the tests engine', () => {
     const item = { teamId: 't1', id: 'a', parentKey: 'root', name: 'Docs', tmbId: 'm1', intro: 'hi', avatar: 'x' };
     await documents.send(new PutCommand({ TableName: name, Item: item }));
 
-    const byName = await documents.send(
-      new QueryCommand({
-        TableName: name,
-        IndexName: 'byName',
-        KeyConditionExpression: '#n = :n',
-        ExpressionAttributeNames: { '#n': 'name' },
-        ExpressionAttributeValues: { ':n': 'Docs' },
-      }),
-    );
-    const byMember = await documents.send(
-      new QueryCommand({
-        TableName: name,
-        IndexName: 'byMember',
-        KeyConditionExpression: 'tmbId = :m',
-        ExpressionAttributeValues: { ':m': 'm1' },
-      }),
-    );
+    const byName = await queryBy(name, 'byName', 'name', 'Docs');
+    const byMember = await queryBy(name, 'byMember', 'tmbId', 'm1');
 
-    expect(byName.Items).toEqual([{ teamId: 't1', id: 'a', name: 'Docs', intro: 'hi' }]);
-    expect(byMember.Items).toEqual([{ teamId: 't1', id: 'a', tmbId: 'm1' }]);
+    expect(byName).toEqual([{ teamId: 't1', id: 'a', name: 'Docs', intro: 'hi' }]);
+    expect(byMember).toEqual([{ teamId: 't1', id: 'a', tmbId: 'm1' }]);
   });
 
   it('leaves an existing table and its items alone', async () => {
@@ -119,14 +107,7 @@ describe('ensureTable on the tests engine', () => {
 
     await ensureTable(client, name, WITHOUT_INDEXES);
 
-    const { Items } = await documents.send(
-      new QueryCommand({
-        TableName: name,
-        KeyConditionExpression: 'teamId = :t',
-        ExpressionAttributeValues: { ':t': 't1' },
-      }),
-    );
-    expect(Items).toEqual([{ teamId: 't1', id: 'kept' }]);
+    expect(await queryBy(name, undefined, 'teamId', 't1')).toEqual([{ teamId: 't1', id: 'kept' }]);
   });
 
   it('creates every table of shared/tables.ts under the names it is given', async () => {
@@ -157,16 +138,7 @@ describe('ensureTable on the tests engine', () => {
       ['byName', 'ACTIVE'],
       ['byParent', 'ACTIVE'],
     ]);
-    const { Items } = await documents.send(
-      new QueryCommand({
-        TableName: name,
-        IndexName: 'byName',
-        KeyConditionExpression: '#n = :n',
-        ExpressionAttributeNames: { '#n': 'name' },
-        ExpressionAttributeValues: { ':n': 'Kept' },
-      }),
-    );
-    expect(Items).toEqual([{ teamId: 't1', id: 'old', name: 'Kept' }]);
+    expect(await queryBy(name, 'byName', 'name', 'Kept')).toEqual([{ teamId: 't1', id: 'old', name: 'Kept' }]);
   });
 
   it.skipIf(ON_ANOTHER_ENGINE)(
