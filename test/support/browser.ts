@@ -79,7 +79,7 @@ export async function recordPage(page: Page): Promise<PageRecorder> {
   await page.exposeFunction('__reportCspViolation', (violation: string) => cspViolations.push(violation));
   // Installed by the browser before any page script runs; CSP does not apply to it.
   await page.addInitScript(
-    "document.addEventListener('securitypolicyviolation', (e) => window.__reportCspViolation(`${e.violatedDirective} ${e.blockedURI}`));",
+    "document.addEventListener('securitypolicyviolation', (e) => window.__reportCspViolation(e.violatedDirective + ' ' + e.blockedURI));",
   );
   return {
     requests,
