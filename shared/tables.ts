@@ -27,6 +27,16 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   channels: { logicalName: 'channels', partitionKey: 'id' },
 };
 
+/** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */
+export function indexProjection(index: IndexDef): {
+  readonly type: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  readonly nonKeyAttributes?: string[];
+} {
+  if (index.include === undefined) return { type: 'ALL' };
+  if (index.include.length === 0) return { type: 'KEYS_ONLY' };
+  return { type: 'INCLUDE', nonKeyAttributes: [...index.include] };
+}
+
 /** Every attribute that is a key of the table or of one of its indexes, each once, in order. */
 export function keyAttributes(def: TableDef): string[] {
   const keys = [def.partitionKey, def.sortKey, ...(def.indexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];

@@ -1,7 +1,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import type { TableDef } from '#shared/tables';
+import { indexProjection, type TableDef } from '#shared/tables';
 
 export interface AppTableProps {
   /** Key schema and indexes from TABLES (the same definition the local engine creates). */
@@ -34,16 +34,13 @@ export class AppTable extends Construct {
       deletionProtection: props.deletionProtection,
     });
     for (const index of props.definition.indexes ?? []) {
+      const projection = indexProjection(index);
       this.table.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
-        // `include` omitted = every attribute; empty = keys only (as the local engine creates it).
-        ...(index.include === undefined
-          ? { projectionType: ProjectionType.ALL }
-          : index.include.length === 0
-            ? { projectionType: ProjectionType.KEYS_ONLY }
-            : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }),
+        projectionType: ProjectionType[projection.type],
+        nonKeyAttributes: projection.nonKeyAttributes,
       });
     }
   }

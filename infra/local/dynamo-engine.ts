@@ -13,7 +13,7 @@ import {
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
-import { type IndexDef, keyAttributes, TABLES, type TableDef } from '#shared/tables';
+import { type IndexDef, indexProjection, keyAttributes, TABLES, type TableDef } from '#shared/tables';
 
 const ENGINE_SCRIPT = fileURLToPath(new URL('./dynalite-process.ts', import.meta.url));
 // `--import tsx` resolves from the child's working directory: the repository root.
@@ -104,17 +104,16 @@ const keySchema = (partitionKey: string, sortKey: string | undefined) => [
 const attributeDefinitions = (def: TableDef) =>
   keyAttributes(def).map((name) => ({ AttributeName: name, AttributeType: ScalarAttributeType.S }));
 
-/** The CreateTable / UpdateTable shape of one index: `include` omitted = ALL, empty = keys only. */
-export function indexSpec(index: IndexDef) {
+/** The CreateTable / UpdateTable shape of one index. */
+function indexSpec(index: IndexDef) {
+  const projection = indexProjection(index);
   return {
     IndexName: index.name,
     KeySchema: keySchema(index.partitionKey, index.sortKey),
-    Projection:
-      index.include === undefined
-        ? { ProjectionType: ProjectionType.ALL }
-        : index.include.length === 0
-          ? { ProjectionType: ProjectionType.KEYS_ONLY }
-          : { ProjectionType: ProjectionType.INCLUDE, NonKeyAttributes: [...index.include] },
+    Projection: {
+      ProjectionType: ProjectionType[projection.type],
+      ...(projection.nonKeyAttributes ? { NonKeyAttributes: projection.nonKeyAttributes } : {}),
+    },
   };
 }
 
