@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    // Fails a test whose HTTP responses broke the OpenAPI contract (test/support/local-server.ts checks them).
+    setupFiles: ['test/support/contract-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Integration files each start their own engines; two cores, so keep it modest.

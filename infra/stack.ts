@@ -111,6 +111,16 @@ export class ServiceStack extends Stack {
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
     importLegacygw.useTable(channels, ENV.channelsTable, ['BatchGetItem', 'BatchWriteItem']);
 
+    // Reads nothing: the documents are bundled; the stage variable says which API asks.
+    const openApi = new AppFunction(this, 'OpenApi', {
+      name: 'openapi',
+      description: "GET /openapi.json of both APIs (no authorizer): the API's OpenAPI 3.1 document",
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      ...common,
+    });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -118,7 +128,11 @@ export class ServiceStack extends Stack {
       stageName: config.stage,
       authorizer: authorizer.function,
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
-      handlers: { 'create-dataset': createDataset.function, 'import-legacygw': importLegacygw.function },
+      handlers: {
+        'create-dataset': createDataset.function,
+        'import-legacygw': importLegacygw.function,
+        openapi: openApi.function,
+      },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
       ...common,
@@ -128,7 +142,12 @@ export class ServiceStack extends Stack {
 
     this.tables = { datasets, channels };
     this.secrets = { adminKey, accessTokens };
-    this.functions = { authorizer, 'create-dataset': createDataset, 'import-legacygw': importLegacygw };
+    this.functions = {
+      authorizer,
+      'create-dataset': createDataset,
+      'import-legacygw': importLegacygw,
+      openapi: openApi,
+    };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 
     new CfnOutput(this, 'DatasetApiUrl', {

@@ -4,13 +4,15 @@
  */
 export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
-export type FunctionName = 'create-dataset' | 'import-legacygw' | 'authorizer';
+export type FunctionName = 'create-dataset' | 'import-legacygw' | 'openapi' | 'authorizer';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
   /** Resource path, as API Gateway writes it in a method ARN (leading slash). */
   readonly path: string;
   readonly function: Exclude<FunctionName, 'authorizer'>;
+  /** `'none'`: a public route, without the authorizer (the default is the bearer authorizer). */
+  readonly auth?: 'none';
 }
 
 export interface ApiDef {
@@ -26,13 +28,22 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'dataset',
     description: 'Knowledge-base API (FastGPT-compatible)',
     scope: 'dataset',
-    routes: [{ method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' }],
+    routes: [
+      { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
+    ],
   },
   proxy: {
     name: 'proxy',
     description: 'Channel proxy API',
     scope: 'admin',
-    routes: [{ method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' }],
+    routes: [
+      { method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' },
+      { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
+      // Locally both APIs share one host and `/openapi.json` is the knowledge-base API's: this
+      // path tells the channel proxy API's document apart (docs/openapi.md).
+      { method: 'GET', path: '/api/channels/openapi.json', function: 'openapi', auth: 'none' },
+    ],
   },
 };
 
@@ -40,8 +51,15 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
+  openapi: 'functions/openapi/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
+
+/**
+ * Stage variable naming the API (`dataset` | `proxy`) a request came through, so one function
+ * behind routes of both APIs (the OpenAPI document) knows which API it answers for.
+ */
+export const API_NAME_STAGE_VARIABLE = 'apiName';
 
 /** Finds the API and route a method and resource path belong to. */
 export function findRoute(method: string, path: string): { api: ApiDef; route: RouteDef } | undefined {

@@ -18,13 +18,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import type { ApiDef, RouteDef } from '#shared/routes';
+import { API_NAME_STAGE_VARIABLE, type ApiDef, type RouteDef } from '#shared/routes';
 
 export interface AppApiProps {
   /** The API as data (APIS entry): name, description and routes. */
   readonly definition: ApiDef;
   readonly stageName: string;
-  /** The TOKEN authorizer function; every method of the API goes through it. */
+  /** The TOKEN authorizer function; every method of the API goes through it, except `auth: 'none'` routes. */
   readonly authorizer: IFunction;
   readonly authorizerCacheTtl: Duration;
   /** The function behind each route. */
@@ -99,6 +99,8 @@ export class AppApi extends Construct {
         // Full request/response logging would write bearer tokens and DSN passwords to the logs.
         dataTraceEnabled: false,
         metricsEnabled: false,
+        // Tells a function behind routes of both APIs (the OpenAPI document) which API it serves.
+        variables: { [API_NAME_STAGE_VARIABLE]: definition.name },
       },
       defaultMethodOptions: {
         authorizationType: AuthorizationType.CUSTOM,
@@ -121,9 +123,25 @@ export class AppApi extends Construct {
     this.api.deploymentStage.node.addDependency(this.executionLogs, ...(props.stageDependsOn ?? []));
 
     for (const route of definition.routes) {
-      this.api.root
+      const method = this.api.root
         .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(props.handlers[route.function], { allowTestInvoke: false }));
+        .addMethod(
+          route.method,
+          new LambdaIntegration(props.handlers[route.function], { allowTestInvoke: false }),
+          route.auth === 'none' ? { authorizationType: AuthorizationType.NONE } : undefined,
+        );
+      if (route.auth === 'none') {
+        Validations.of(method).acknowledge(
+          {
+            id: 'AwsSolutions::AwsSolutions-APIG4',
+            reason: `${route.method} ${route.path} is public by design (auth: 'none' in shared/routes.ts): it returns the same public document to everyone and reads no data.`,
+          },
+          {
+            id: 'AwsSolutions::AwsSolutions-COG4',
+            reason: `${route.method} ${route.path} is public by design (auth: 'none' in shared/routes.ts); no caller identity is needed.`,
+          },
+        );
+      }
     }
 
     for (const type of Object.keys(GATEWAY_RESPONSES[definition.name]) as GatewayResponseType[]) {

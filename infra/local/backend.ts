@@ -89,6 +89,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     const functions: Readonly<Record<RouteDef['function'], ProxyHandler>> = {
       'create-dataset': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['create-dataset']),
       'import-legacygw': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['import-legacygw']),
+      openapi: await loadHandler<ProxyHandler>(FUNCTION_ENTRIES.openapi),
     };
 
     return {

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import { APIS, type ApiDef, type ApiName, findRoute, type RouteDef } from '#shared/routes';
+import { API_NAME_STAGE_VARIABLE, APIS, type ApiDef, type ApiName, findRoute, type RouteDef } from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
 
@@ -24,6 +24,21 @@ export interface GatewayOptions {
   accessLog?: (line: string) => void;
   /** API Gateway's integration timeout (29 s). */
   integrationTimeoutMs?: number;
+  /** Sees every response as it is sent (the tests check each against the API's OpenAPI document). */
+  onResponse?: (exchange: GatewayExchange) => void;
+}
+
+/** One request and the response the gateway sent for it. */
+export interface GatewayExchange {
+  /** The API that answered (for an unknown path: the one whose envelope the 404 uses). */
+  readonly api: ApiName;
+  /** The matched route; undefined when none matched. */
+  readonly route?: RouteDef;
+  readonly method: string;
+  readonly path: string;
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly body: Buffer;
 }
 
 export interface LocalGateway {
@@ -89,6 +104,15 @@ function headerMaps(req: IncomingMessage) {
     headers[name] = value;
     multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
   }
+  // API Gateway sets this header itself (overwriting the client's); locally the scheme is plain HTTP.
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() === 'x-forwarded-proto') {
+      delete headers[name];
+      delete multiValueHeaders[name];
+    }
+  }
+  headers['X-Forwarded-Proto'] = 'http';
+  multiValueHeaders['X-Forwarded-Proto'] = ['http'];
   return { headers, multiValueHeaders };
 }
 
@@ -117,11 +141,24 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const match = findRoute(method, url.pathname);
     const api = match?.api ?? apiForPath(url.pathname);
 
+    const send = (statusCode: number, headers: Record<string, string | string[]>, body: Buffer): number => {
+      res.writeHead(statusCode, headers);
+      res.end(body);
+      options.onResponse?.({
+        api: api.name,
+        route: match?.route,
+        method,
+        path: url.pathname,
+        statusCode,
+        headers,
+        body,
+      });
+      return statusCode;
+    };
     const gatewayResponse = (type: GatewayResponseType): number => {
       const { statusCode } = GATEWAY_RESPONSES[api.name][type];
-      res.writeHead(statusCode, { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId });
-      res.end(gatewayResponseBody(api.name, type));
-      return statusCode;
+      const headers = { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId };
+      return send(statusCode, headers, Buffer.from(gatewayResponseBody(api.name, type)));
     };
 
     if (!allow()) return gatewayResponse('THROTTLED');
@@ -134,21 +171,24 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     }
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
 
-    // Identity source: an absent or empty Authorization header never reaches the authorizer.
-    const token = req.headers.authorization;
-    if (!token) return gatewayResponse('UNAUTHORIZED');
-    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
-    let authorization: APIGatewayAuthorizerResult;
-    try {
-      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
-    } catch (error) {
-      return gatewayResponse(
-        error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
-      );
+    // A public route (auth: 'none') has no authorizer: API Gateway passes no authorizer context.
+    let authorization: APIGatewayAuthorizerResult | undefined;
+    if (match.route.auth !== 'none') {
+      // Identity source: an absent or empty Authorization header never reaches the authorizer.
+      const token = req.headers.authorization;
+      if (!token) return gatewayResponse('UNAUTHORIZED');
+      const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
+      try {
+        authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
+      } catch (error) {
+        return gatewayResponse(
+          error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
+        );
+      }
+      const decision = evaluatePolicy(authorization, methodArn);
+      if (decision === 'invalid') return gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR');
+      if (decision === 'deny') return gatewayResponse('ACCESS_DENIED');
     }
-    const decision = evaluatePolicy(authorization, methodArn);
-    if (decision === 'invalid') return gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR');
-    if (decision === 'deny') return gatewayResponse('ACCESS_DENIED');
 
     const event = proxyEvent(req, url, method, match.route, match.api.name, body, authorization, requestId);
     let result: APIGatewayProxyResult;
@@ -163,9 +203,10 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const responseHeaders: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
     for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);
     for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[k] = v.map(String);
-    res.writeHead(result.statusCode, responseHeaders);
-    res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
-    return result.statusCode;
+    const responseBody = result.isBase64Encoded
+      ? Buffer.from(result.body ?? '', 'base64')
+      : Buffer.from(result.body ?? '', 'utf8');
+    return send(result.statusCode, responseHeaders, responseBody);
   }
 
   function proxyEvent(
@@ -175,7 +216,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     route: RouteDef,
     apiName: ApiName,
     body: Buffer,
-    authorization: APIGatewayAuthorizerResult,
+    authorization: APIGatewayAuthorizerResult | undefined,
     requestId: string,
   ): APIGatewayProxyEvent {
     const now = Date.now();
@@ -186,13 +227,13 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       ...headerMaps(req),
       ...queryMaps(url),
       pathParameters: null,
-      stageVariables: null,
+      stageVariables: { [API_NAME_STAGE_VARIABLE]: apiName },
       body: body.length > 0 ? body.toString('utf8') : null,
       isBase64Encoded: false,
       requestContext: {
         accountId: LOCAL_ACCOUNT,
         apiId: API_IDS[apiName],
-        authorizer: { ...(authorization.context ?? {}), principalId: authorization.principalId },
+        authorizer: authorization ? { ...(authorization.context ?? {}), principalId: authorization.principalId } : null,
         protocol: `HTTP/${req.httpVersion}`,
         httpMethod: method,
         identity: {
@@ -212,7 +253,8 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
           userAgent: req.headers['user-agent'] ?? null,
           userArn: null,
         },
-        path: `/${STAGE}${url.pathname}`,
+        // The full request path, as on a custom domain: local URLs carry no stage segment.
+        path: url.pathname,
         stage: STAGE,
         requestId,
         requestTimeEpoch: now,
@@ -227,8 +269,13 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const requestId = randomUUID();
     handle(req, res, requestId)
       .catch(() => {
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(gatewayResponseBody(apiForPath(req.url ?? '/').name, 'DEFAULT_5XX'));
+        const api = apiForPath(req.url ?? '/').name;
+        const headers = { 'Content-Type': 'application/json' };
+        if (!res.headersSent) res.writeHead(500, headers);
+        const body = Buffer.from(gatewayResponseBody(api, 'DEFAULT_5XX'));
+        res.end(body);
+        const path = (req.url ?? '').split('?')[0] ?? '';
+        options.onResponse?.({ api, method: req.method ?? 'GET', path, statusCode: 500, headers, body });
         return 500;
       })
       .then((status) => {

@@ -28,6 +28,22 @@ const resourcesOf = (type: string): [string, Json][] =>
   Object.entries(template.findResources(type)).map(([key, r]) => [key, r.Properties as Json]);
 const functionProps = (name: FunctionName): Json => template.toJSON().Resources[id.fn(name)].Properties as Json;
 
+/** The full path of an API Gateway resource (`/a/b`), from its chain of PathParts. */
+function resourcePath(resourceRef: unknown): string {
+  const ref = (resourceRef as { Ref?: string }).Ref;
+  if (!ref) return '';
+  const resource = template.toJSON().Resources[ref].Properties as Json;
+  return `${resourcePath(resource.ParentId)}/${resource.PathPart as string}`;
+}
+/** Each method of the stack with its API and full resource path. */
+const methodsByRoute = () =>
+  resourcesOf('AWS::ApiGateway::Method').map(([, m]) => ({
+    apiRef: (m.RestApiId as Json).Ref as string,
+    method: m.HttpMethod as string,
+    path: resourcePath(m.ResourceId),
+    props: m,
+  }));
+
 /** Actions every function has: writing its own log group, and X-Ray (no resource-level scoping exists). */
 const baseline = (name: FunctionName) =>
   new Map([
@@ -44,20 +60,34 @@ describe('REST APIs', () => {
     const routes = Object.values(APIS).flatMap((api) => api.routes.map((route) => ({ api: api.name, route })));
     expect(methods).toHaveLength(routes.length);
     for (const { api, route } of routes) {
-      const matching = methods.filter(
-        ([, m]) => m.HttpMethod === route.method && (m.RestApiId as Json).Ref === id.api(api),
+      const matching = methodsByRoute().filter(
+        (m) => m.method === route.method && m.apiRef === id.api(api) && m.path === route.path,
       );
       expect(matching).toHaveLength(1);
-      const integration = matching[0]?.[1].Integration as Json;
+      const integration = matching[0]?.props.Integration as Json;
       expect(integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(integration.Uri)).toContain(`"${id.fn(route.function)}"`);
     }
   });
 
-  it('puts every method of both APIs behind a TOKEN authorizer of the same API reading the Authorization header', () => {
+  it("puts every method of both APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
     expect(authorizers.size).toBe(2);
-    for (const [, method] of resourcesOf('AWS::ApiGateway::Method')) {
+    const publicRoutes = new Set(
+      Object.values(APIS).flatMap((api) =>
+        api.routes.filter((r) => r.auth === 'none').map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
+      ),
+    );
+    const methods = methodsByRoute();
+    expect(methods.filter((m) => publicRoutes.has(`${m.apiRef} ${m.method} ${m.path}`))).toHaveLength(
+      publicRoutes.size,
+    );
+    for (const { apiRef, method: httpMethod, path, props: method } of methods) {
+      if (publicRoutes.has(`${apiRef} ${httpMethod} ${path}`)) {
+        expect(method.AuthorizationType).toBe('NONE');
+        expect(method.AuthorizerId).toBeUndefined();
+        continue;
+      }
       expect(method.AuthorizationType).toBe('CUSTOM');
       const authorizer = authorizers.get((method.AuthorizerId as Json).Ref as string);
       expect(authorizer).toMatchObject({
@@ -67,6 +97,26 @@ describe('REST APIs', () => {
         RestApiId: method.RestApiId,
       });
       expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
+    }
+  });
+
+  it('leaves only the OpenAPI documents public: GET /openapi.json on both APIs and its alias on the proxy API', () => {
+    const publicMethods = methodsByRoute()
+      .filter((m) => m.props.AuthorizationType === 'NONE')
+      .map((m) => `${m.apiRef === id.api('dataset') ? 'dataset' : 'proxy'} ${m.method} ${m.path}`);
+
+    expect(publicMethods.sort()).toEqual([
+      'dataset GET /openapi.json',
+      'proxy GET /api/channels/openapi.json',
+      'proxy GET /openapi.json',
+    ]);
+  });
+
+  it('names its API in a stage variable of each stage, for the function that serves both documents', () => {
+    for (const api of Object.keys(APIS) as ApiName[]) {
+      const stageId = logicalId(stack, stack.apis[api].api.deploymentStage);
+      const stage = template.toJSON().Resources[stageId].Properties as Json;
+      expect(stage.Variables).toEqual({ apiName: api });
     }
   });
 
@@ -165,8 +215,8 @@ describe('REST APIs', () => {
 });
 
 describe('functions', () => {
-  it('runs all three functions on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+  it('runs every function on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
+    for (const name of Object.keys(stack.functions) as FunctionName[]) {
       expect(functionProps(name)).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
@@ -206,10 +256,11 @@ describe('functions', () => {
       [ENV.secretsMaxAgeS]: '60',
       [ENV.logLevel]: 'INFO',
     });
+    expect(functionProps('openapi').Environment).toBeUndefined();
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+    for (const name of Object.keys(stack.functions) as FunctionName[]) {
       const role = template.toJSON().Resources[id.role(name)].Properties as Json;
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('lambda.amazonaws.com');
@@ -239,6 +290,10 @@ describe('least privilege', () => {
     expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.accessTokens()), refOf(id.adminKey())]));
 
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
+  });
+
+  it('lets the OpenAPI document function do nothing but write its own logs and traces', () => {
+    expect(permissionsOf(template, id.role('openapi'))).toEqual(baseline('openapi'));
   });
 
   it.each([
@@ -316,7 +371,7 @@ describe('log groups', () => {
 
     const groups = Object.values(custom.findResources('AWS::Logs::LogGroup'));
 
-    expect(groups).toHaveLength(3 + 2 * 2);
+    expect(groups).toHaveLength(Object.keys(stack.functions).length + 2 * 2);
     for (const group of groups) expect((group.Properties as Json).RetentionInDays).toBe(14);
   });
 
