@@ -4,7 +4,7 @@
  * generated from this (openapi/document.ts) and the tests check every HTTP response against them.
  * The schemas are the ones the handlers validate with and the envelopes build with: never a copy.
  */
-import type * as z from 'zod';
+import * as z from 'zod';
 import { createDatasetBodySchema } from '#functions/create-dataset/schema';
 import { importBodySchema } from '#functions/import-legacygw/schema';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
@@ -139,6 +139,19 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         ),
         proxyError(500, 'Storing the channels failed after retries; the message says how many were written'),
       ],
+    },
+    'GET /console': {
+      operationId: 'getConsole',
+      summary: 'The import review console (a web page; no authorization)',
+      description:
+        'A static HTML page with no data and no secret; every call it makes carries the admin key the operator enters. Served with a Content-Security-Policy that allows only its own script and style.',
+      success: {
+        status: 200,
+        description: 'The page',
+        body: z.string().meta({ description: 'An HTML document' }),
+        contentType: 'text/html',
+      },
+      errors: [],
     },
     'GET /openapi.json': openApiContract('getOpenApiDocument', 'Served without a token.'),
     'GET /api/channels/openapi.json': openApiContract(

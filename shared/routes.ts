@@ -4,14 +4,17 @@
  */
 export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
-export type FunctionName = 'create-dataset' | 'import-legacygw' | 'openapi' | 'authorizer';
+export type FunctionName = 'create-dataset' | 'import-legacygw' | 'console' | 'openapi' | 'authorizer';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
   /** Resource path, as API Gateway writes it in a method ARN (leading slash). */
   readonly path: string;
   readonly function: Exclude<FunctionName, 'authorizer'>;
-  /** `'none'`: a public route, without the authorizer (the default is the bearer authorizer). */
+  /**
+   * `'none'`: the method has no authorizer (a public page such as the console, which carries no data
+   * and sends the admin key itself on every call it makes). Omitted: the API's TOKEN authorizer.
+   */
   readonly auth?: 'none';
 }
 
@@ -39,6 +42,7 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     scope: 'admin',
     routes: [
       { method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' },
+      { method: 'GET', path: '/console', function: 'console', auth: 'none' },
       { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
       // Locally both APIs share one host and `/openapi.json` is the knowledge-base API's: this
       // path tells the channel proxy API's document apart (docs/openapi.md).
@@ -51,9 +55,13 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
+  console: 'functions/console/handler.ts',
   openapi: 'functions/openapi/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
+
+/** True when API Gateway runs the TOKEN authorizer before this route (every route but `auth: 'none'`). */
+export const requiresAuthorizer = (route: RouteDef): boolean => route.auth !== 'none';
 
 /**
  * Stage variable naming the API (`dataset` | `proxy`) a request came through, so one function

@@ -98,17 +98,27 @@ describe('REST APIs', () => {
       });
       expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
     }
+    expect(publicRoutes.size).toBeGreaterThan(0);
   });
 
-  it('leaves only the OpenAPI documents public: GET /openapi.json on both APIs and its alias on the proxy API', () => {
-    const publicMethods = methodsByRoute()
+  it('leaves exactly the routes marked auth none without an authorizer: the console page and the OpenAPI documents', () => {
+    const functionOf = (m: Json) =>
+      (Object.keys(stack.functions) as FunctionName[]).find((name) =>
+        JSON.stringify((m.Integration as Json).Uri).includes(`"${id.fn(name)}"`),
+      );
+    const open = methodsByRoute()
       .filter((m) => m.props.AuthorizationType === 'NONE')
-      .map((m) => `${m.apiRef === id.api('dataset') ? 'dataset' : 'proxy'} ${m.method} ${m.path}`);
+      .map((m) => {
+        expect(m.props.AuthorizerId).toBeUndefined();
+        const api = m.apiRef === id.api('dataset') ? 'dataset' : 'proxy';
+        return `${api} ${m.method} ${m.path} -> ${functionOf(m.props)}`;
+      });
 
-    expect(publicMethods.sort()).toEqual([
-      'dataset GET /openapi.json',
-      'proxy GET /api/channels/openapi.json',
-      'proxy GET /openapi.json',
+    expect(open.sort()).toEqual([
+      'dataset GET /openapi.json -> openapi',
+      'proxy GET /api/channels/openapi.json -> openapi',
+      'proxy GET /console -> console',
+      'proxy GET /openapi.json -> openapi',
     ]);
   });
 
@@ -296,6 +306,10 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('openapi'))).toEqual(baseline('openapi'));
   });
 
+  it('lets the console function only write its own logs and traces: no table, no secret', () => {
+    expect(permissionsOf(template, id.role('console'))).toEqual(baseline('console'));
+  });
+
   it.each([
     ['create-dataset', 'datasets'],
     ['import-legacygw', 'channels'],
@@ -332,6 +346,7 @@ describe('least privilege', () => {
       expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*|DeleteItem|Scan/);
     }
     expect(mentions('authorizer')).not.toMatch(/dynamodb:/);
+    expect(mentions('console')).not.toMatch(/dynamodb:|secretsmanager:/);
   });
 });
 
@@ -371,6 +386,7 @@ describe('log groups', () => {
 
     const groups = Object.values(custom.findResources('AWS::Logs::LogGroup'));
 
+    // One per function, and the access and execution logs of each API.
     expect(groups).toHaveLength(Object.keys(stack.functions).length + 2 * 2);
     for (const group of groups) expect((group.Properties as Json).RetentionInDays).toBe(14);
   });
@@ -452,7 +468,7 @@ describe('VPC placement', () => {
   });
 
   it('keeps every function out of any VPC when none is configured', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+    for (const name of ['authorizer', 'create-dataset', 'import-legacygw', 'console'] as const) {
       expect(functionProps(name).VpcConfig).toBeUndefined();
       expect(permissionsOf(template, id.role(name)).has('ec2:CreateNetworkInterface')).toBe(false);
     }

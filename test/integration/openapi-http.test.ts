@@ -1,25 +1,15 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DOCUMENT_FILES } from '#openapi/document';
-import type { ApiName } from '#shared/routes';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { committedDocuments } from '#test/support/contract';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
-const committed = (api: ApiName) =>
-  JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', DOCUMENT_FILES[api]), 'utf8')) as Record<
-    string,
-    unknown
-  >;
+const committed = committedDocuments();
 
+// Public routes only: no authorizer and no function that logs, so nothing to quieten.
 let server: TestServer;
 beforeAll(async () => {
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
   server = await startTestServer();
 });
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
-});
+afterAll(() => server?.close());
 
 describe('GET /openapi.json on the local server', () => {
   it("answers the knowledge-base API's document without a token, its server the local base URL", async () => {
@@ -27,14 +17,14 @@ describe('GET /openapi.json on the local server', () => {
 
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await response.json()).toEqual({ ...committed('dataset'), servers: [{ url: server.url }] });
+    expect(await response.json()).toEqual({ ...committed.dataset, servers: [{ url: server.url }] });
   });
 
   it("answers the channel proxy API's document at /api/channels/openapi.json without a token", async () => {
     const response = await fetch(`${server.url}/api/channels/openapi.json`);
 
     expect(response.status).toBe(200);
-    expect(await response.json()).toEqual({ ...committed('proxy'), servers: [{ url: server.url }] });
+    expect(await response.json()).toEqual({ ...committed.proxy, servers: [{ url: server.url }] });
   });
 
   it('answers whatever Authorization header comes along: the route has no authorizer', async () => {

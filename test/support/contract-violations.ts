@@ -1,6 +1,6 @@
 /**
  * Contract violations seen by the test server's response hook, waiting to fail the test that
- * caused them (test/support/contract-setup.ts). Kept apart from the checker so the setup file stays
+ * caused them (test/support/setup.ts). Kept apart from the checker so the setup file stays
  * cheap for test files that start no server.
  */
 const pending: string[] = [];

@@ -44,7 +44,7 @@ let checker: ReturnType<typeof contractChecker> | undefined;
 /**
  * Starts the local server (the real authorizer and handlers over an in-memory dynalite) on a random
  * port. Every response it sends is checked against the API's OpenAPI document; a mismatch fails the
- * test that caused it (test/support/contract-setup.ts).
+ * test that caused it (test/support/setup.ts).
  */
 export async function startTestServer(
   options: Omit<GatewayOptions, 'host' | 'port' | 'onResponse'> & {

@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler, requestBaseUrl } from '#functions/openapi/handler';
+import { requestBaseUrl } from '#functions/openapi/base-url';
+import { loadHandler } from '#test/support/handler';
+
+// The function reads no environment; loaded like every handler, as a cold start.
+const { handler } = await loadHandler<typeof import('#functions/openapi/handler')>('#functions/openapi/handler', {});
 
 const sample = JSON.parse(
   readFileSync(join(import.meta.dirname, '..', 'events', 'openapi.json'), 'utf8'),
@@ -47,6 +51,25 @@ describe('the OpenAPI document handler', () => {
     expect(requestBaseUrl(event)).toBeUndefined();
     expect(JSON.parse(response.body).servers).toEqual([expect.objectContaining({ url: 'http://127.0.0.1:3000' })]);
     expect(response.body).not.toContain('evil');
+  });
+
+  it.each([
+    ['127.0.0.1:3000', 'http://127.0.0.1:3000'],
+    ['[::1]:3000', 'http://[::1]:3000'],
+    ['localhost', 'http://localhost'],
+  ])('accepts the local Host %s', (host, base) => {
+    const event = withHeaders(
+      { Host: host, 'X-Forwarded-Proto': 'http' },
+      {
+        requestContext: { ...sample.requestContext, path: '/openapi.json' },
+      },
+    );
+
+    expect(requestBaseUrl(event)).toBe(base);
+  });
+
+  it.each(['a b', 'host:99999999', '[zz]:1', '1.2.3.999', 'h.example@evil', ''])('refuses the Host %j', (host) => {
+    expect(requestBaseUrl(withHeaders({ Host: host }))).toBeUndefined();
   });
 
   it('refuses a scheme other than http or https', () => {
