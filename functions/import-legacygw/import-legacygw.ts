@@ -94,7 +94,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
   try {
     const target = await untilAborted(resolveTarget(dsn.host, deps.config.allowedHosts, deps.lookup), signal);
     source = await deps.openSource(dsn, target, { maxRows: deps.config.maxRows, signal, deadlineAt });
-    const mapper = createRowMapper();
+    const mapper = createRowMapper(source.kind);
     let pending: MappedChannel[] = [];
     for await (const row of source.rows()) {
       const outcome = mapper.map(row);
@@ -119,9 +119,11 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     clearTimeout(timer);
     await source?.close();
   }
-  const result = report.build(input.dryRun, origin);
+  const kind = source?.kind ?? 'legacygw';
+  const result = report.build(input.dryRun, { ...origin, kind });
   deps.logger.info('Legacy import finished', {
     ...origin,
+    kind,
     dryRun: input.dryRun,
     rows: result.source.rows,
     imported: result.rows.imported,

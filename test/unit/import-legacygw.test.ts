@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import type { LegacySource, OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
 import { channelId, type LegacyRow } from '#functions/import-legacygw/mapping';
+import type { SourceKind } from '#functions/import-legacygw/providers';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 
@@ -19,12 +20,13 @@ const rows = (count: number, extra: Partial<LegacyRow> = {}) =>
  * A source over fixed rows. With `hangAfter`, it stops there like a silent server: the next read
  * fails only when the import's deadline aborts it (as the real source does).
  */
-function fakeSource(data: LegacyRow[], options: { hangAfter?: number } = {}) {
+function fakeSource(data: LegacyRow[], options: { hangAfter?: number; kind?: SourceKind } = {}) {
   const calls = { opened: 0, closed: 0, limits: undefined as SourceLimits | undefined };
   const openSource: OpenSource = async (_dsn, _target, limits) => {
     calls.opened += 1;
     calls.limits = limits;
     const source: LegacySource = {
+      kind: options.kind ?? 'legacygw',
       async *rows() {
         for (const [index, r] of data.entries()) {
           if (index === options.hangAfter) {
