@@ -279,7 +279,7 @@ describe('importing the legacy gateway fixture', () => {
 
     expect(result.ok && result.report).toEqual({
       dryRun: false,
-      source: { host: '127.0.0.1', port: db.port, database, rows: 20 },
+      source: { host: '127.0.0.1', port: db.port, database, rows: 20, kind: 'legacygw' },
       rows: { imported: 18, skipped: 2 },
       channels: { created: 21, updated: 0, unchanged: 0 },
       items: EXPECTED_ITEMS,
