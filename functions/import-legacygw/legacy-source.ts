@@ -228,7 +228,8 @@ export function checkColumns(
     throw new ProxyApiError(400, `The channels table lacks required column(s): ${missing.join(', ')}`);
   }
   const kind: SourceKind = fork.length > 0 ? 'newapi' : 'legacygw';
-  const optional: readonly SourceColumn[] = kind === 'newapi' ? [...OPTIONAL_COLUMNS, ...NEWAPI_COLUMNS] : OPTIONAL_COLUMNS;
+  const optional: readonly SourceColumn[] =
+    kind === 'newapi' ? [...OPTIONAL_COLUMNS, ...NEWAPI_COLUMNS] : OPTIONAL_COLUMNS;
   return { kind, columns: [...REQUIRED_COLUMNS, ...optional.filter((c) => present.has(c))] };
 }
 

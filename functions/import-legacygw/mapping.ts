@@ -34,7 +34,13 @@ export const NEWAPI_COLUMNS = [
 export type NewApiColumn = (typeof NEWAPI_COLUMNS)[number];
 
 // New API's settings in the order a warning names them. JSON ones count as empty when '', '{}' or 'null'.
-const NEWAPI_JSON_SETTINGS = ['setting', 'settings', 'param_override', 'header_override', 'status_code_mapping'] as const;
+const NEWAPI_JSON_SETTINGS = [
+  'setting',
+  'settings',
+  'param_override',
+  'header_override',
+  'status_code_mapping',
+] as const;
 const NEWAPI_TEXT_SETTINGS = ['tag', 'openai_organization', 'remark'] as const;
 
 /** A channel as the import stores it (SPEC 3.4), before `source` and timestamps are added. */

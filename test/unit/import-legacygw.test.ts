@@ -386,3 +386,27 @@ describe('importLegacyGw', () => {
     expect(source.calls.limits?.signal.aborted).toBe(false);
   });
 });
+
+describe('importLegacyGw: the source kind', () => {
+  it.each([
+    ['legacygw', 'proxy', 'sk-unit-1\nsk-unit-2', 2],
+    ['newapi', 'deepseek', 'sk-unit-1\nsk-unit-2', 1],
+  ] as const)(
+    'reads a %s source through its own type table and key rule and says which in the report',
+    async (kind, provider, key, channels) => {
+      const source = fakeSource([row(1, { type: 43, key, base_url: 'https://gw.example.com' })], { kind });
+      const memory = memoryStore();
+      const logged: unknown[] = [];
+
+      const report = await importLegacyGw(
+        { dsn: DSN, dryRun: false },
+        { ...deps(source.openSource, memory.store), logger: { info: (...args: unknown[]) => logged.push(args) } },
+      );
+
+      expect(report.source).toEqual({ host: '10.0.0.5', port: 3306, database: 'legacy', rows: 1, kind });
+      expect(report.channels.created).toBe(channels);
+      expect([...memory.items.values()].map((c) => c.provider)).toEqual(Array(channels).fill(provider));
+      expect(logged.at(-1)).toEqual(['Legacy import finished', expect.objectContaining({ kind })]);
+    },
+  );
+});
