@@ -242,7 +242,7 @@ function tooManyRows(maxRows: number, rows?: number): ProxyApiError {
 }
 
 /** Converts a driver row into the mapper's shape: integers as numbers, text as strings, absent columns left out. */
-function toLegacyRow(raw: Record<string, unknown>, columns: readonly SourceColumn[]): LegacyRow {
+export function toLegacyRow(raw: Record<string, unknown>, columns: readonly SourceColumn[]): LegacyRow {
   const row: LegacyRow = {
     id: Number(raw.id),
     type: toInteger(raw.type),

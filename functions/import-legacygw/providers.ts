@@ -223,11 +223,11 @@ export const NEWAPI_NEWEST_TYPE = 101;
 export const NEWAPI_UNMAPPED: ReadonlyMap<number, string> = new Map<number, string>([
   [0, 'New API\u2019s "Unknown" type: no provider'],
   ...[28, 29, 30, 32].map((n): [number, string] => [n, 'no New API channel type has this number']),
-  [52, 'means Vidu in the commit read but CustomPass in earlier New API builds: ambiguous, never guessed'],
+  [52, 'Vidu in the commit read, CustomPass at 691a8046de7e64222a3cdbd1488682197054a4c7: ambiguous, never guessed'],
   [58, 'New API builds assign 58 to different providers: ambiguous, never guessed'],
   ...Array.from({ length: 41 }, (_, i): [number, string] => [
     59 + i,
-    'reserved by New API for future channel types: none defined',
+    'no type defined in the commit read (kept free for New API\u2019s future types)',
   ]),
   [100, 'BlockRun: a downstream-only type outside New API\u2019s own range (100 and up)'],
   [101, 'BlockRunVideo: a downstream-only type outside New API\u2019s own range (100 and up)'],

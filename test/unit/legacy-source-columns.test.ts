@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkColumns } from '#functions/import-legacygw/legacy-source';
+import { checkColumns, toLegacyRow } from '#functions/import-legacygw/legacy-source';
 import { ProxyApiError } from '#shared/errors';
 
 const REQUIRED = ['id', 'type', 'key', 'status', 'base_url', 'models'];
@@ -100,5 +100,35 @@ describe('checkColumns: whose channels table it is', () => {
 
   it('still says when there is no channels table at all', () => {
     expect(refusal([]).message).toMatch(/has no channels table/);
+  });
+});
+
+describe('toLegacyRow: New API columns as the driver returns them', () => {
+  const { columns } = checkColumns(new Set(NEWAPI), 'gw');
+  const base = { id: 1, type: 1, key: 'k', status: 1, base_url: '', models: 'm' };
+
+  it("turns channel_info that MySQL's JSON type returns parsed back into JSON text", () => {
+    const row = toLegacyRow({ ...base, channel_info: { is_multi_key: true, multi_key_size: 2 } }, columns);
+
+    expect(row.channel_info).toBe('{"is_multi_key":true,"multi_key_size":2}');
+  });
+
+  it('keeps channel_info that MariaDB returns as text, and a binary setting as UTF-8 text', () => {
+    const row = toLegacyRow(
+      { ...base, channel_info: '{"is_multi_key":false}', setting: Buffer.from('{"a":"é"}') },
+      columns,
+    );
+
+    expect(row).toMatchObject({ channel_info: '{"is_multi_key":false}', setting: '{"a":"é"}' });
+  });
+
+  it('reads every New API column it selects, NULL as null, and no column it did not select', () => {
+    const raw = Object.fromEntries(NEWAPI.map((c) => [c, null]));
+
+    const row = toLegacyRow({ ...raw, ...base }, columns);
+
+    expect(Object.keys(row).sort()).toEqual([...columns].sort());
+    expect(row.tag).toBeNull();
+    expect(row.channel_info).toBeNull();
   });
 });

@@ -72,7 +72,7 @@ const NEWAPI_SKIPPED: ReadonlyArray<readonly [types: readonly number[], why: Reg
   [[28, 29, 30, 32], /no New API channel type has this number/],
   [[52], /Vidu .* CustomPass/],
   [[58], /different providers/],
-  [Array.from({ length: 41 }, (_, i) => 59 + i), /none defined/],
+  [Array.from({ length: 41 }, (_, i) => 59 + i), /no type defined/],
   [[100, 101], /downstream-only/],
 ];
 
