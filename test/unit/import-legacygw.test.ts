@@ -3,6 +3,7 @@ import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/impo
 import type { LegacySource, OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
 import { channelId, type LegacyRow } from '#functions/import-legacygw/mapping';
 import type { SourceKind } from '#functions/import-legacygw/providers';
+import { ANY_HOST, parseAllowList } from '#shared/allow-list';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 
@@ -69,7 +70,7 @@ function deps(openSource: OpenSource, repo: ChannelStore, config: Partial<Import
   return {
     openSource,
     repo,
-    config: { maxRows: 50_000, deadlineMs: 10_000, allowedHosts: [], ...config },
+    config: { maxRows: 50_000, deadlineMs: 10_000, allowedHosts: ANY_HOST, ...config },
     now: () => T1,
     logger: { info: () => {} },
   };
@@ -353,7 +354,7 @@ describe('importLegacyGw', () => {
 
     const error = await importLegacyGw(
       { dsn: DSN, dryRun: false },
-      deps(source.openSource, memoryStore().store, { allowedHosts: ['192.168.0.0/16'] }),
+      deps(source.openSource, memoryStore().store, { allowedHosts: parseAllowList(['192.168.0.0/16']) }),
     ).catch((e: unknown) => e);
 
     expect((error as ProxyApiError).httpStatus).toBe(400);
