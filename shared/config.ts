@@ -17,6 +17,8 @@ export const ENV = {
   logLevel: 'LOG_LEVEL',
   /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
   localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
+  /** Local run only: the built console page; in Lambda it sits beside the bundle. */
+  consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
 
 /** Log levels the functions accept (Powertools' names). */
@@ -102,3 +104,8 @@ export const authorizerEnvSchema = z
     }
   });
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
+
+export const consoleEnvSchema = z.object({
+  [ENV.consolePageFile]: z.string().trim().min(1).optional(),
+});
+export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;
