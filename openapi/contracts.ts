@@ -115,7 +115,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
           success: true,
           data: {
             dryRun: false,
-            source: { host: '10.0.3.15', port: 3306, database: 'legacygw', rows: 20 },
+            source: { host: '10.0.3.15', port: 3306, database: 'legacygw', rows: 20, kind: 'legacygw' },
             rows: { imported: 18, skipped: 2 },
             channels: { created: 21, updated: 0, unchanged: 0 },
             items: [

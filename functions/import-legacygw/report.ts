@@ -1,5 +1,6 @@
 import type { ImportReport, ReportItem } from '#shared/schemas/import-report';
 import type { RowOutcome } from './mapping.ts';
+import type { SourceKind } from './providers.ts';
 
 export type { ImportReport, ReportItem };
 
@@ -32,10 +33,11 @@ export class ReportBuilder {
     }
   }
 
-  build(dryRun: boolean, source: { host: string; port: number; database: string }): ImportReport {
+  build(dryRun: boolean, source: { host: string; port: number; database: string; kind: SourceKind }): ImportReport {
+    const { kind, ...origin } = source;
     return {
       dryRun,
-      source: { ...source, rows: this.rows.read },
+      source: { ...origin, rows: this.rows.read, kind },
       rows: { imported: this.rows.imported, skipped: this.rows.skipped },
       channels: { ...this.channels },
       items: this.items,

@@ -6,6 +6,10 @@ import * as z from 'zod';
  */
 const count = z.int().min(0);
 
+/** Which gateway's `channels` table an import read; each has its own type table. */
+export const sourceKindSchema = z.enum(['legacygw', 'newapi']);
+export type SourceKind = z.infer<typeof sourceKindSchema>;
+
 /** One noteworthy row: every skipped row and every imported row with warnings. Never carries a value of the row. */
 export const reportItemSchema = z.discriminatedUnion('outcome', [
   z.strictObject({
@@ -25,7 +29,14 @@ export type ReportItem = z.infer<typeof reportItemSchema>;
 
 export const importReportSchema = z.strictObject({
   dryRun: z.boolean(),
-  source: z.strictObject({ host: z.string(), port: z.int(), database: z.string(), rows: count }),
+  /** `kind`: whose `channels` table was detected, the legacy gateway's or New API's. */
+  source: z.strictObject({
+    host: z.string(),
+    port: z.int(),
+    database: z.string(),
+    rows: count,
+    kind: sourceKindSchema,
+  }),
   rows: z.strictObject({ imported: count, skipped: count }),
   channels: z.strictObject({ created: count, updated: count, unchanged: count }),
   items: z.array(reportItemSchema).max(1_000),
