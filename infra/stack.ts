@@ -8,6 +8,7 @@ import { TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { AppTable } from './constructs/table.ts';
+import { STACK_OUTPUTS } from './stack-outputs.ts';
 import type { StageConfig } from './stage-config.ts';
 
 export interface ServiceStackProps extends StackProps {
@@ -35,12 +36,14 @@ export class ServiceStack extends Stack {
     const datasets = new AppTable(this, 'DatasetsTable', {
       definition: TABLES.datasets,
       removalPolicy: config.removalPolicy,
-      deletionProtection: config.isProduction,
+      deletionProtection: config.retainData,
     });
+    // Upstream providers' API keys: under a key the operator controls, usable only by the functions granted the table.
     const channels = new AppTable(this, 'ChannelsTable', {
       definition: TABLES.channels,
       removalPolicy: config.removalPolicy,
-      deletionProtection: config.isProduction,
+      deletionProtection: config.retainData,
+      customerManagedKey: true,
     });
 
     const adminKey = new Secret(this, 'AdminKeySecret', {
@@ -124,7 +127,12 @@ export class ServiceStack extends Stack {
       ...common,
     };
     const datasetApi = new AppApi(this, 'DatasetApi', { definition: APIS.dataset, ...apiCommon });
-    const proxyApi = new AppApi(this, 'ProxyApi', { definition: APIS.proxy, ...apiCommon });
+    const proxyApi = new AppApi(this, 'ProxyApi', {
+      definition: APIS.proxy,
+      // Each import holds a database connection and the function for seconds: a tighter bucket of its own.
+      routeThrottling: { 'import-legacygw': config.legacygw.throttling },
+      ...apiCommon,
+    });
 
     this.tables = { datasets, channels };
     this.secrets = { adminKey, accessTokens };
@@ -143,9 +151,26 @@ export class ServiceStack extends Stack {
       description: 'Secret holding the admin key',
       value: adminKey.secretArn,
     });
-    new CfnOutput(this, 'AccessTokensSecretArn', {
+    new CfnOutput(this, STACK_OUTPUTS.accessTokensSecretArn, {
       description: 'Secret holding the access token hashes (npm run tokens -- --secret-id <this>)',
       value: accessTokens.secretArn,
+    });
+    // Read by `npm run tokens -- revoke` to flush both APIs' authorizer caches (see STACK_OUTPUTS).
+    new CfnOutput(this, STACK_OUTPUTS.datasetApiId, {
+      description: 'REST API id of the knowledge-base API',
+      value: datasetApi.api.restApiId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.proxyApiId, {
+      description: 'REST API id of the channel proxy API',
+      value: proxyApi.api.restApiId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.stageName, {
+      description: 'API Gateway stage name of both APIs',
+      value: datasetApi.api.deploymentStage.stageName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.secretsMaxAgeSeconds, {
+      description: 'How long the authorizer caches the secrets (SECRETS_MAX_AGE_S)',
+      value: String(config.secretsMaxAgeSeconds),
     });
     new CfnOutput(this, 'DatasetsTableName', { value: datasets.table.tableName });
     new CfnOutput(this, 'ChannelsTableName', { value: channels.table.tableName });

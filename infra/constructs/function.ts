@@ -121,9 +121,12 @@ export class AppFunction extends Construct {
     if (props.vpc) this.allowVpcNetworkInterfaces();
   }
 
-  /** Grants exactly `actions` on `table` (no index, no other table) and sets `envName` to its name. */
+  /**
+   * Grants exactly `actions` on `table` (no index, no other table; its KMS key when it has one) and
+   * sets `envName` to its name.
+   */
   useTable(table: AppTable, envName: string, actions: readonly TableAction[]): void {
-    table.table.grant(this.role, ...actions.map((action) => `dynamodb:${action}`));
+    table.grantData(this.role, actions);
     this.function.addEnvironment(envName, table.table.tableName);
   }
 

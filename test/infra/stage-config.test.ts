@@ -18,26 +18,62 @@ const badCatalog = {
 };
 
 describe('stage config', () => {
-  it('defaults to the dev stage with the built-in catalogue, 300 s authorizer TTL and the SPEC import limits', () => {
+  it('defaults to the dev stage, retaining data, with the built-in catalogue, a 60 s authorizer TTL and the import limits', () => {
     const config = loadStageConfig(appWith().node);
 
     expect(config).toMatchObject({
       stage: 'dev',
-      isProduction: false,
-      removalPolicy: RemovalPolicy.DESTROY,
+      retainData: true,
+      removalPolicy: RemovalPolicy.RETAIN,
       modelCatalog: BUILT_IN_MODEL_CATALOG,
-      authorizerCacheTtlSeconds: 300,
+      authorizerCacheTtlSeconds: 60,
       secretsMaxAgeSeconds: 60,
-      legacygw: { maxRows: 50_000, deadlineMs: 25_000, allowedHosts: [] },
+      legacygw: {
+        maxRows: 50_000,
+        deadlineMs: 25_000,
+        allowedHosts: [],
+        throttling: { rateLimit: 2, burstLimit: 5 },
+      },
     });
     expect(config.vpc).toBeUndefined();
   });
 
-  it('retains resources for the prod stage', () => {
-    const config = loadStageConfig(appWith({ stage: 'prod' }).node);
+  it.each(['prod', 'production', 'prd', 'prod-eu', 'test'])(
+    'retains data on a stage named %s: never decided by the name',
+    (stage) => {
+      const config = loadStageConfig(appWith({ stage }).node);
 
-    expect(config.removalPolicy).toBe(RemovalPolicy.RETAIN);
-    expect(config.isProduction).toBe(true);
+      expect(config.removalPolicy).toBe(RemovalPolicy.RETAIN);
+      expect(config.retainData).toBe(true);
+    },
+  );
+
+  it('destroys data only when the stage config says "retainData": false', () => {
+    const file = writeConfigFile({ retainData: false });
+
+    const config = loadStageConfig(appWith({ stage: 'scratch', config: file }).node);
+
+    expect(config.removalPolicy).toBe(RemovalPolicy.DESTROY);
+    expect(config.retainData).toBe(false);
+  });
+
+  it('fails synth naming legacygw.allowedHosts when vpc is set without an allow-list', () => {
+    const file = writeConfigFile({
+      vpc: { vpcId: 'vpc-0a1b2c3d', subnetIds: ['subnet-0a1b2c3d'], securityGroupId: 'sg-0a1b2c3d' },
+    });
+
+    expect(() => buildApp({ context: { ...NO_BUNDLING, config: file }, outdir: tempDir() })).toThrow(
+      /^Stage config legacygw\.allowedHosts must list the hosts or CIDRs the import may reach when vpc is set/,
+    );
+  });
+
+  it('accepts a VPC placement with an allow-list', () => {
+    const config = parseStageConfig('prod', {
+      vpc: { vpcId: 'vpc-0a1b2c3d', subnetIds: ['subnet-0a1b2c3d'], securityGroupId: 'sg-0a1b2c3d' },
+      legacygw: { allowedHosts: ['10.20.0.0/16'] },
+    });
+
+    expect(config.legacygw.allowedHosts).toEqual(['10.20.0.0/16']);
   });
 
   it('reads the file named by -c config', () => {
@@ -50,7 +86,12 @@ describe('stage config', () => {
 
     expect(config.stage).toBe('staging');
     expect(config.logRetention).toBe(90);
-    expect(config.legacygw).toEqual({ maxRows: 1000, deadlineMs: 20_000, allowedHosts: ['10.0.0.0/8'] });
+    expect(config.legacygw).toEqual({
+      maxRows: 1000,
+      deadlineMs: 20_000,
+      allowedHosts: ['10.0.0.0/8'],
+      throttling: { rateLimit: 2, burstLimit: 5 },
+    });
   });
 
   it('fails synth on a model catalogue whose default is not in its list, naming MODEL_CATALOG', () => {
@@ -73,6 +114,12 @@ describe('stage config', () => {
       { legacygw: { deadlineMs: MAX_IMPORT_DEADLINE_MS + 1 } },
       /legacygw\.deadlineMs/,
     ],
+    [
+      'an import throttle without a burst',
+      { legacygw: { throttling: { rateLimit: 2 } } },
+      /legacygw\.throttling\.burstLimit/,
+    ],
+    ['retainData that is not a boolean', { retainData: 'no' }, /retainData/],
     ['a log retention CloudWatch does not offer', { logRetentionDays: 31 }, /logRetentionDays/],
     ['an unknown key (a typo must not be ignored)', { throttle: { rateLimit: 1 } }, /throttle/],
     [
