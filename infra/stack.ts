@@ -87,10 +87,9 @@ export class ServiceStack extends Stack {
       description: 'POST /api/core/dataset/create: creates a knowledge base or folder',
       memorySize: 512,
       timeout: Duration.seconds(10),
-      environment: {
-        [ENV.modelCatalog]: JSON.stringify(config.modelCatalog),
-        [ENV.logLevel]: config.logLevel,
-      },
+      environment: { [ENV.logLevel]: config.logLevel },
+      // A catalogue of hundreds of models would not fit Lambda's 4 KB environment: it ships in the bundle.
+      bundledEnvironment: { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) },
       ...common,
     });
     // Conditional PutItem for the new record; GetItem to check the parent folder.

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { configEnvironment } from './bundled-env.ts';
 import { ConfigError } from './errors.ts';
 import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
 
@@ -26,8 +27,14 @@ const logLevel = z
 const requiredName = z.string().trim().min(1, 'is required');
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-/** Parses process.env once (at cold start) and freezes it; the message names the bad variable. */
-export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+/**
+ * Parses the environment once (at cold start) and freezes it; the message names the bad variable.
+ * By default that is process.env over the values the stack compiled into the bundle (bundled-env.ts).
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = configEnvironment(),
+): Readonly<z.infer<S>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const messages = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'} ${i.message}`);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app';
 import { ENV } from '#shared/config';
 import type { FunctionName } from '#shared/routes';
-import { logicalId } from './synth.ts';
+import { logicalId, removeTempDirs, writeConfigFile } from './synth.ts';
 
 const run = promisify(execFile);
 const EVENTS = join(import.meta.dirname, '..', 'events');
@@ -59,11 +59,20 @@ type Outcome = { returned?: { statusCode: number; body: string }; threw?: string
 let workDir: string;
 const bundles = new Map<FunctionName, string>();
 
+// A catalogue only this stage has: the create-dataset bundle must carry it (not its environment).
+const BUNDLED_ONLY_MODEL = 'bundled-only-embedding-model';
+const STAGE_CATALOG = {
+  vector: { models: [BUNDLED_ONLY_MODEL, 'bge-m3'], default: BUNDLED_ONLY_MODEL },
+  agent: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
+  vlm: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
+};
+
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'bundles-'));
   writeFileSync(join(workDir, 'runner.mjs'), RUNNER);
   // The real app with bundling: the same esbuild step `cdk synth` and `cdk deploy` run.
-  const { app, stack } = buildApp({ context: { stage: 'dev' }, outdir: join(workDir, 'cdk.out') });
+  const config = writeConfigFile({ modelCatalog: STAGE_CATALOG });
+  const { app, stack } = buildApp({ context: { stage: 'dev', config }, outdir: join(workDir, 'cdk.out') });
   const assembly = app.synth();
   const resources = JSON.parse(readFileSync(join(assembly.directory, `${stack.stackName}.template.json`), 'utf8'))
     .Resources as Record<string, { Properties: { Code: { S3Key: string } } }>;
@@ -75,16 +84,17 @@ beforeAll(() => {
 
 afterAll(() => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
-async function invoke(name: FunctionName, event: unknown): Promise<Outcome> {
+async function invoke(name: FunctionName, event: unknown, env: Record<string, string> = {}): Promise<Outcome> {
   const eventFile = join(workDir, `${name}-event.json`);
   const resultFile = join(workDir, `${name}-result.json`);
   writeFileSync(eventFile, JSON.stringify(event));
   rmSync(resultFile, { force: true });
   await run(process.execPath, [join(workDir, 'runner.mjs'), bundles.get(name) ?? '', eventFile, resultFile], {
     cwd: workDir,
-    env: { ...BASE_ENV, ...FUNCTION_ENV[name] },
+    env: { ...BASE_ENV, ...FUNCTION_ENV[name], ...env },
     timeout: 60_000,
   });
   return JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome;
@@ -137,6 +147,36 @@ describe('synthesized function bundles', () => {
     const body = JSON.parse(outcome.returned?.body ?? '');
     expect(body).toMatchObject({ code: 500, statusText: 'error', data: null });
     expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
+  });
+
+  it('create-dataset bundle validates models against the catalogue compiled into it, with no MODEL_CATALOG set', async () => {
+    const withModel = (vectorModel: string) => ({
+      ...readEvent('create-dataset.json'),
+      body: JSON.stringify({ name: 'Manuals', vectorModel }),
+    });
+
+    const stageModel = await invoke('create-dataset', withModel(BUNDLED_ONLY_MODEL));
+    const builtInOnly = await invoke('create-dataset', withModel('text-embedding-3-large'));
+
+    // Past validation, the write fails on the unreachable DynamoDB: the model was accepted.
+    expect(stageModel.returned?.statusCode).toBe(500);
+    expect(builtInOnly.returned?.statusCode).toBe(400);
+    expect(JSON.parse(builtInOnly.returned?.body ?? '')).toMatchObject({ code: 501010 });
+  });
+
+  it('create-dataset bundle lets a MODEL_CATALOG set in the environment override the compiled one', async () => {
+    const event = {
+      ...readEvent('create-dataset.json'),
+      body: JSON.stringify({ name: 'M', vectorModel: BUNDLED_ONLY_MODEL }),
+    };
+
+    const outcome = await invoke('create-dataset', event, { [ENV.modelCatalog]: '' });
+    const overridden = await invoke('create-dataset', event, {
+      [ENV.modelCatalog]: JSON.stringify({ ...STAGE_CATALOG, vector: { models: ['bge-m3'], default: 'bge-m3' } }),
+    });
+
+    expect(outcome.returned?.statusCode).toBe(500);
+    expect(overridden.returned?.statusCode).toBe(400);
   });
 
   it('import bundle answers 400 {"success":false} for an invalid DSN', async () => {

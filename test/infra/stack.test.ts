@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cdkJsonContext } from '#infra/app';
+import { environmentBytes, LAMBDA_ENVIRONMENT_MAX_BYTES, UNRESOLVED_VALUE_BYTES } from '#infra/constructs/function';
 import { ENV } from '#shared/config';
 import { GATEWAY_RESPONSES, gatewayResponseBody } from '#shared/gateway-responses';
-import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { TABLES, type TableName } from '#shared/tables';
 import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack } from './synth.ts';
@@ -276,7 +276,6 @@ describe('functions', () => {
 
     expect(envOf('create-dataset')).toEqual({
       [ENV.datasetsTable]: { Ref: id.table('datasets') },
-      [ENV.modelCatalog]: JSON.stringify(BUILT_IN_MODEL_CATALOG),
       [ENV.logLevel]: 'INFO',
     });
     expect(envOf('import-legacygw')).toEqual({
@@ -300,6 +299,51 @@ describe('functions', () => {
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('lambda.amazonaws.com');
     }
+  });
+});
+
+describe('large configuration', () => {
+  /** A catalogue of `count` models, most of them vector models with long provider-prefixed names. */
+  const catalogueOf = (count: number) => {
+    const names = Array.from(
+      { length: count },
+      (_, i) => `provider-${i % 17}/text-embedding-model-${String(i).padStart(4, '0')}`,
+    );
+    return {
+      vector: { models: names.slice(0, count - 20), default: names[0] },
+      agent: { models: names.slice(count - 20, count - 10), default: names[count - 20] },
+      vlm: { models: names.slice(count - 10), default: names[count - 10] },
+    };
+  };
+  const envBytes = (t: typeof template) =>
+    Object.values(t.findResources('AWS::Lambda::Function')).map((fn) =>
+      Buffer.byteLength(JSON.stringify(((fn.Properties as Json).Environment as Json | undefined)?.Variables ?? {})),
+    );
+
+  it("synthesizes a 500-model catalogue with every function's environment under Lambda's 4 KB", () => {
+    const catalogue = catalogueOf(500);
+    expect(Buffer.byteLength(JSON.stringify(catalogue))).toBeGreaterThan(4 * LAMBDA_ENVIRONMENT_MAX_BYTES);
+
+    const { template: big } = synthStack({ modelCatalog: catalogue });
+
+    const sizes = envBytes(big);
+    expect(sizes).toHaveLength(3);
+    for (const size of sizes) expect(size).toBeLessThan(LAMBDA_ENVIRONMENT_MAX_BYTES);
+    expect(JSON.stringify(big.findResources('AWS::Lambda::Function'))).not.toContain('text-embedding-model-0499');
+  });
+
+  it('fails synth with a message naming the function and the limit when an environment would pass 4 KB', () => {
+    const allowedHosts = Array.from({ length: 300 }, (_, i) => `10.${i % 250}.${Math.floor(i / 250)}.0/24`);
+
+    expect(() => synthStack({ legacygw: { allowedHosts } })).toThrow(
+      /The environment of the import-legacygw function would be about [\d,]+ bytes, over Lambda's limit of 4,096 bytes/,
+    );
+  });
+
+  it('counts an unresolved table name or secret ARN at its largest, not at the length of its token', () => {
+    const bytes = environmentBytes({ A: '${Token[TOKEN.1]}', LOG_LEVEL: 'INFO' });
+
+    expect(bytes).toBe(2 + 3 + 1 + UNRESOLVED_VALUE_BYTES + 1 + 11 + 1 + 6 + 1);
   });
 });
 
