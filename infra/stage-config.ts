@@ -4,6 +4,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import * as z from 'zod';
+import { DEFAULTS, LOG_LEVELS } from '#shared/config';
 import { ConfigError } from '#shared/errors';
 import { BUILT_IN_MODEL_CATALOG, type ModelCatalog, parseModelCatalog } from '#shared/model-catalog';
 
@@ -47,21 +48,26 @@ const fileSchema = z
     // Data outlives the stack unless the stage says it is disposable; never decided by the stage's name.
     retainData: z.boolean().default(true),
     logRetentionDays: retentionDays.optional(),
-    logLevel: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT']).default('INFO'),
+    logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
     throttling: throttlingSchema.default({ rateLimit: 50, burstLimit: 100 }),
     // Validated with the same parser the function runs at cold start, so a bad catalogue fails `cdk synth`.
     modelCatalog: z.unknown().optional(),
     authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(DEFAULT_AUTHORIZER_CACHE_TTL_SECONDS),
-    secretsMaxAgeSeconds: z.number().int().positive().max(3600).default(60),
+    secretsMaxAgeSeconds: z.number().int().positive().max(3600).default(DEFAULTS.secretsMaxAgeSeconds),
     legacygw: z
       .object({
-        maxRows: z.number().int().positive().default(50_000),
-        deadlineMs: z.number().int().positive().max(MAX_IMPORT_DEADLINE_MS).default(25_000),
+        maxRows: z.number().int().positive().default(DEFAULTS.legacygwMaxRows),
+        deadlineMs: z.number().int().positive().max(MAX_IMPORT_DEADLINE_MS).default(DEFAULTS.legacygwDeadlineMs),
         allowedHosts: z.array(z.string().trim().min(1)).default([]),
         throttling: throttlingSchema.default(DEFAULT_IMPORT_THROTTLING),
       })
       .strict()
-      .default({ maxRows: 50_000, deadlineMs: 25_000, allowedHosts: [], throttling: DEFAULT_IMPORT_THROTTLING }),
+      .default({
+        maxRows: DEFAULTS.legacygwMaxRows,
+        deadlineMs: DEFAULTS.legacygwDeadlineMs,
+        allowedHosts: [],
+        throttling: DEFAULT_IMPORT_THROTTLING,
+      }),
     vpc: z
       .object({
         vpcId: awsId('vpc'),

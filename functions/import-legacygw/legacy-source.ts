@@ -24,6 +24,8 @@ export interface SourceLimits {
   signal: AbortSignal;
   /** The deadline as epoch milliseconds; no query's own timeout outlives it by much. */
   deadlineAt: number;
+  /** The import's clock (epoch milliseconds), the one the deadline was computed with. */
+  now: () => number;
 }
 
 /** An open, checked legacy `channels` table. */
@@ -173,7 +175,7 @@ class MySqlLegacySource implements LegacySource {
   }
 
   private timeoutMs(cap: number): number {
-    const untilDeadline = this.limits.deadlineAt - Date.now() + DEADLINE_GRACE_MS;
+    const untilDeadline = this.limits.deadlineAt - this.limits.now() + DEADLINE_GRACE_MS;
     return Math.max(1, Math.min(cap, untilDeadline));
   }
 

@@ -46,6 +46,8 @@ export interface AppFunctionProps {
   readonly vpc?: FunctionVpcPlacement;
   /** Instruction set; arm64 unless the SAM template is made for an x86 host. */
   readonly architecture?: Architecture;
+  /** Shell commands run after esbuild, from the repository root, to add files beside the bundle in `outputDir`. */
+  readonly afterBundling?: (outputDir: string) => string[];
 }
 
 /** Lambda's limit on a function's environment variables, names and values together. */
@@ -145,6 +147,15 @@ export class AppFunction extends Construct {
         // bundle lacks; createRequire gives them one.
         banner:
           "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        ...(props.afterBundling
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling?.(outputDir) ?? [],
+              },
+            }
+          : {}),
       },
       ...(props.vpc
         ? {

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import type { LegacySource, OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
 import { channelId, type LegacyRow } from '#functions/import-legacygw/mapping';
+import { ANY_HOST, parseAllowList } from '#shared/allow-list';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 
@@ -67,7 +68,7 @@ function deps(openSource: OpenSource, repo: ChannelStore, config: Partial<Import
   return {
     openSource,
     repo,
-    config: { maxRows: 50_000, deadlineMs: 10_000, allowedHosts: [], ...config },
+    config: { maxRows: 50_000, deadlineMs: 10_000, allowedHosts: ANY_HOST, ...config },
     now: () => T1,
     logger: { info: () => {} },
   };
@@ -351,7 +352,7 @@ describe('importLegacyGw', () => {
 
     const error = await importLegacyGw(
       { dsn: DSN, dryRun: false },
-      deps(source.openSource, memoryStore().store, { allowedHosts: ['192.168.0.0/16'] }),
+      deps(source.openSource, memoryStore().store, { allowedHosts: parseAllowList(['192.168.0.0/16']) }),
     ).catch((e: unknown) => e);
 
     expect((error as ProxyApiError).httpStatus).toBe(400);
