@@ -111,6 +111,8 @@ export class ServiceStack extends Stack {
         [ENV.logLevel]: config.logLevel,
       },
       ...(config.vpc ? { vpc: this.vpcPlacement(config.vpc) } : {}),
+      // A private CA's PEM bundle can be several KB: it ships in the bundle, not the environment.
+      ...(config.legacygw.caBundle ? { bundledEnvironment: { [ENV.legacygwCaBundle]: config.legacygw.caBundle } } : {}),
       ...common,
     });
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { DEFAULTS, LOG_LEVELS } from '#shared/config';
 import { ConfigError } from '#shared/errors';
 import { BUILT_IN_MODEL_CATALOG, type ModelCatalog, parseModelCatalog } from '#shared/model-catalog';
+import { parsePemBundle } from '#shared/pem';
 
 /** Context keys the app reads (`-c stage=prod -c config=deploy/prod.json`). */
 export const CONTEXT_KEYS = { stage: 'stage', config: 'config' } as const;
@@ -60,6 +61,8 @@ const fileSchema = z
         deadlineMs: z.number().int().positive().max(MAX_IMPORT_DEADLINE_MS).default(DEFAULTS.legacygwDeadlineMs),
         allowedHosts: z.array(z.string().trim().min(1)).default([]),
         throttling: throttlingSchema.default(DEFAULT_IMPORT_THROTTLING),
+        // PEM file of a private CA that tls=true trusts besides Node's and Amazon RDS's (relative to the config file).
+        caBundleFile: z.string().trim().min(1).optional(),
       })
       .strict()
       .default({
@@ -114,6 +117,8 @@ export interface StageConfig {
     readonly allowedHosts: readonly string[];
     /** Method throttle of the import route. */
     readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+    /** PEM certificates of a private CA (read from caBundleFile at synth), compiled into the import's bundle. */
+    readonly caBundle?: string;
   };
   readonly vpc?: { readonly vpcId: string; readonly subnetIds: readonly string[]; readonly securityGroupId: string };
   readonly manageApiGatewayAccount: boolean;
@@ -124,7 +129,7 @@ const stageName = z
   .regex(/^[a-z][a-z0-9-]{0,19}$/, 'must be 1-20 lowercase letters, digits or dashes, starting with a letter');
 
 /** Builds the typed stage config from a stage name and the parsed config file; throws ConfigError. */
-export function parseStageConfig(stage: unknown, file: unknown = {}): StageConfig {
+export function parseStageConfig(stage: unknown, file: unknown = {}, baseDir = process.cwd()): StageConfig {
   const name = stageName.safeParse(stage);
   if (!name.success) throw new ConfigError(`Context "stage" ${name.error.issues[0]?.message ?? 'is invalid'}`);
   const parsed = fileSchema.safeParse(file);
@@ -144,10 +149,27 @@ export function parseStageConfig(stage: unknown, file: unknown = {}): StageConfi
     modelCatalog: c.modelCatalog === undefined ? BUILT_IN_MODEL_CATALOG : parseModelCatalog(c.modelCatalog),
     authorizerCacheTtlSeconds: c.authorizerCacheTtlSeconds,
     secretsMaxAgeSeconds: c.secretsMaxAgeSeconds,
-    legacygw: c.legacygw,
+    legacygw: {
+      maxRows: c.legacygw.maxRows,
+      deadlineMs: c.legacygw.deadlineMs,
+      allowedHosts: c.legacygw.allowedHosts,
+      throttling: c.legacygw.throttling,
+      ...(c.legacygw.caBundleFile ? { caBundle: readCaBundle(resolve(baseDir, c.legacygw.caBundleFile)) } : {}),
+    },
     ...(c.vpc ? { vpc: c.vpc } : {}),
     manageApiGatewayAccount: c.manageApiGatewayAccount,
   };
+}
+
+/** The certificates of a PEM file, checked now so a bad file fails `cdk synth`, not the first import. */
+function readCaBundle(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new ConfigError(`Stage config legacygw.caBundleFile ${file} is not readable`, { cause });
+  }
+  return parsePemBundle(text, `Stage config legacygw.caBundleFile ${file}`).join('\n');
 }
 
 /** Reads `-c stage=<name>` (default `dev`) and the optional `-c config=<file.json>` from the CDK context. */
@@ -164,5 +186,5 @@ export function loadStageConfig(node: Node): StageConfig {
   } catch (cause) {
     throw new ConfigError(`Stage config file ${configPath} is not readable JSON`, { cause });
   }
-  return parseStageConfig(stage, file);
+  return parseStageConfig(stage, file, dirname(resolve(configPath)));
 }

