@@ -8,6 +8,7 @@ import { TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { AppTable } from './constructs/table.ts';
+import { copyCredentialsBesideBundle, loadSamMode, SAM_CREDENTIALS_PATH, SAM_DYNAMODB_ENDPOINT } from './sam.ts';
 import { STACK_OUTPUTS } from './stack-outputs.ts';
 import type { StageConfig } from './stage-config.ts';
 
@@ -34,7 +35,12 @@ export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
     const { config } = props;
-    const common = { logRetention: config.logRetention, removalPolicy: config.removalPolicy };
+    const sam = loadSamMode(this.node);
+    const common = {
+      logRetention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+      ...(sam ? { architecture: sam.architecture } : {}),
+    };
 
     const datasets = new AppTable(this, 'DatasetsTable', {
       definition: TABLES.datasets,
@@ -80,6 +86,7 @@ export class ServiceStack extends Stack {
         [ENV.secretsMaxAgeS]: String(config.secretsMaxAgeSeconds),
         [ENV.logLevel]: config.logLevel,
       },
+      ...(sam ? { afterBundling: copyCredentialsBesideBundle(sam.credentialsFile) } : {}),
       ...common,
     });
     authorizer.readSecret(accessTokens, ENV.accessTokensSecretId);
@@ -162,6 +169,15 @@ export class ServiceStack extends Stack {
       console: consolePage,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
+
+    if (sam) {
+      // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);
+      // the values already point at `npm start`'s engine and the copied credentials file.
+      authorizer.setEnvironment(ENV.localCredentialsFile, SAM_CREDENTIALS_PATH);
+      for (const fn of Object.values(this.functions)) {
+        if (fn.usesTables) fn.setEnvironment(ENV.dynamodbEndpoint, SAM_DYNAMODB_ENDPOINT);
+      }
+    }
 
     new CfnOutput(this, 'DatasetApiUrl', {
       description: 'Knowledge-base API base URL ({base_url})',

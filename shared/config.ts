@@ -19,6 +19,8 @@ export const ENV = {
   /** PEM certificates of a private CA that `tls=true` trusts too (compiled into the bundle by the stack). */
   legacygwCaBundle: 'LEGACYGW_CA_BUNDLE',
   logLevel: 'LOG_LEVEL',
+  /** The AWS SDK's DynamoDB endpoint override: the local engine (npm start, tests, sam local). */
+  dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
   /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
   localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */

@@ -87,6 +87,7 @@ export class AppFunction extends Construct {
   readonly logGroup: LogGroup;
   /** Every variable set on the function, for the size check at synth. */
   private readonly environment: Record<string, string>;
+  private tables = 0;
 
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
@@ -201,6 +202,12 @@ export class AppFunction extends Construct {
   useTable(table: AppTable, envName: string, actions: readonly TableAction[]): void {
     table.grantData(this.role, actions);
     this.setEnvironment(envName, table.table.tableName);
+    this.tables += 1;
+  }
+
+  /** True once the function was granted a table (and so talks to DynamoDB). */
+  get usesTables(): boolean {
+    return this.tables > 0;
   }
 
   /** Grants secretsmanager:GetSecretValue on `secret` only and sets `envName` to its ARN. */
