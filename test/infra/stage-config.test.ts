@@ -160,6 +160,15 @@ describe('stage config', () => {
     expect(() => buildApp({ context: { ...NO_BUNDLING, config: file }, outdir: tempDir() })).toThrow(message);
   });
 
+  it('accepts the example stage config of docs/deploy.md', () => {
+    const file = join(import.meta.dirname, '..', '..', 'docs', 'stage-config.example.json');
+
+    const config = loadStageConfig(appWith({ stage: 'prod', config: file }).node);
+
+    expect(config.legacygw.throttling).toEqual({ rateLimit: 1, burstLimit: 3 });
+    expect(config.retainData).toBe(true);
+  });
+
   it('rejects a stage name that cannot name a stack or an API stage', () => {
     expect(() => parseStageConfig('Prod_1')).toThrow(/stage/);
   });

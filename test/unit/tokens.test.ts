@@ -308,8 +308,16 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
     return count;
   };
 
-  it('fits 296 tokens without labels, and 271 with 20-character labels, in the 64 KiB secret (docs/deploy.md says so)', () => {
+  it('fits 296 tokens without labels, and 271 with 20-character labels, in the 64 KiB secret (docs/deploy.md says so)', async () => {
+    const docs = (await readFile(join(import.meta.dirname, '..', '..', 'docs', 'deploy.md'), 'utf8')).replace(
+      /\s+/g,
+      ' ',
+    );
+
     expect([fits(''), fits('x'.repeat(20))]).toEqual([296, 271]);
+    expect(docs).toContain(
+      'That is **296 tokens** with 24-character team and member ids and no label, **271** with 20-character labels',
+    );
   });
 
   it('refuses, with a clear message and exit code 1, to write the secret past 64 KiB', async () => {
