@@ -101,7 +101,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       deadlineAt,
       now: () => deps.now().getTime(),
     });
-    const mapper = createRowMapper();
+    const mapper = createRowMapper(source.kind);
     let pending: MappedChannel[] = [];
     for await (const row of source.rows()) {
       const outcome = mapper.map(row);
@@ -126,9 +126,11 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     clearTimeout(timer);
     await source?.close();
   }
-  const result = report.build(input.dryRun, origin);
+  const kind = source?.kind ?? 'legacygw';
+  const result = report.build(input.dryRun, { ...origin, kind });
   deps.logger.info('Legacy import finished', {
     ...origin,
+    kind,
     dryRun: input.dryRun,
     rows: result.source.rows,
     imported: result.rows.imported,
