@@ -1,21 +1,21 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-} from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { type Authorizer, createAuthorizer } from '#functions/authorizer/authorizer';
 import { writeConsolePage } from '#functions/console/build';
-import { ENV } from '#shared/config';
-import { type LocalCredentials, loadOrCreateLocalCredentials } from '#shared/local-credentials';
+import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
+import {
+  type LocalCredentials,
+  loadOrCreateLocalCredentials,
+  localFileCredentialSource,
+} from '#shared/local-credentials';
+import { createLogger } from '#shared/logger';
 import { FUNCTION_ENTRIES, type RouteDef } from '#shared/routes';
 import type { TableName } from '#shared/tables';
 import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from './dynamo-engine.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 /** Physical table names per logical table. */
 export type LocalTableNames = Readonly<Record<TableName, string>>;
@@ -47,7 +47,8 @@ export interface LocalBackend {
   readonly credentials: LocalCredentials;
   /** True when this start created the credentials file (so they are printed once). */
   readonly createdCredentials: boolean;
-  readonly authorizer: AuthorizerHandler;
+  /** The authorizer core over the local credentials file (the deployed handler reads Secrets Manager). */
+  readonly authorizer: Authorizer;
   /** The function behind a route. */
   handlerFor(route: RouteDef): ProxyHandler;
   close(): Promise<void>;
@@ -99,7 +100,6 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     Object.assign(process.env, {
       [ENV.datasetsTable]: tableNames.datasets,
       [ENV.channelsTable]: tableNames.channels,
-      [ENV.localCredentialsFile]: credentialsFile,
       [ENV.consolePageFile]: consolePageFile,
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
       // Never sign local calls with a developer's real AWS credentials.
@@ -112,7 +112,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
 
-    const authorizer = await loadHandler<AuthorizerHandler>(FUNCTION_ENTRIES.authorizer);
+    const authorizer = createAuthorizer({
+      source: localFileCredentialSource(credentialsFile),
+      logger: createLogger('authorizer', loadConfig(logLevelEnvSchema)[ENV.logLevel]),
+    });
     const functions: Readonly<Record<RouteDef['function'], ProxyHandler>> = {
       'create-dataset': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['create-dataset']),
       'import-legacygw': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['import-legacygw']),
