@@ -7,6 +7,7 @@ import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
 import type { StageConfig } from './stage-config.ts';
 
@@ -26,6 +27,7 @@ export class ServiceStack extends Stack {
   readonly secrets: { readonly adminKey: Secret; readonly accessTokens: Secret };
   readonly functions: Readonly<Record<FunctionName, AppFunction>>;
   readonly apis: Readonly<Record<ApiName, AppApi>>;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -131,6 +133,17 @@ export class ServiceStack extends Stack {
     this.functions = { authorizer, 'create-dataset': createDataset, 'import-legacygw': importLegacygw };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 
+    // Last, once every function has its table grants: alarms follow the maps, so a new function,
+    // API or table is watched by being in them.
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      config: config.monitoring,
+      functions: this.functions,
+      authorizer,
+      apis: this.apis,
+      tables: this.tables,
+      removalPolicy: config.removalPolicy,
+    });
+
     new CfnOutput(this, 'DatasetApiUrl', {
       description: 'Knowledge-base API base URL ({base_url})',
       value: datasetApi.url,
@@ -146,6 +159,14 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'AccessTokensSecretArn', {
       description: 'Secret holding the access token hashes (npm run tokens -- --secret-id <this>)',
       value: accessTokens.secretArn,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic every alarm notifies (subscribe on-call here)',
+      value: this.monitoring.topic.topicArn,
+    });
+    new CfnOutput(this, 'DashboardName', {
+      description: 'CloudWatch dashboard of the APIs, functions, tables and business metrics',
+      value: this.monitoring.dashboard.dashboardName,
     });
     new CfnOutput(this, 'DatasetsTableName', { value: datasets.table.tableName });
     new CfnOutput(this, 'ChannelsTableName', { value: channels.table.tableName });

@@ -14,6 +14,8 @@ export const ENV = {
   legacygwDeadlineMs: 'LEGACYGW_DEADLINE_MS',
   legacygwAllowedHosts: 'LEGACYGW_ALLOWED_HOSTS',
   logLevel: 'LOG_LEVEL',
+  /** CloudWatch namespace of the business metrics (shared/metrics.ts); Powertools' own variable name. */
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
   localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
 } as const;

@@ -123,7 +123,7 @@ export class AppFunction extends Construct {
 
   /** Grants exactly `actions` on `table` (no index, no other table) and sets `envName` to its name. */
   useTable(table: AppTable, envName: string, actions: readonly TableAction[]): void {
-    table.table.grant(this.role, ...actions.map((action) => `dynamodb:${action}`));
+    table.grant(this.role, actions);
     this.function.addEnvironment(envName, table.table.tableName);
   }
 

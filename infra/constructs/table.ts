@@ -1,7 +1,9 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { TableDef } from '#shared/tables';
+import type { TableAction } from './function.ts';
 
 export interface AppTableProps {
   /** Key schema from TABLES (the same definition the local engine creates). */
@@ -20,6 +22,7 @@ export interface AppTableProps {
  */
 export class AppTable extends Construct {
   readonly table: Table;
+  private readonly granted = new Set<TableAction>();
 
   constructor(scope: Construct, id: string, props: AppTableProps) {
     super(scope, id);
@@ -33,5 +36,16 @@ export class AppTable extends Construct {
       removalPolicy: props.removalPolicy,
       deletionProtection: props.deletionProtection,
     });
+  }
+
+  /** Grants exactly `actions` on this table and remembers them for `operations`. */
+  grant(grantee: IGrantable, actions: readonly TableAction[]): void {
+    this.table.grant(grantee, ...actions.map((action) => `dynamodb:${action}`));
+    for (const action of actions) this.granted.add(action);
+  }
+
+  /** The DynamoDB operations some function may call on this table: its alarms watch exactly these. */
+  get operations(): readonly TableAction[] {
+    return [...this.granted];
   }
 }

@@ -192,6 +192,7 @@ describe('functions', () => {
       [ENV.datasetsTable]: { Ref: id.table('datasets') },
       [ENV.modelCatalog]: JSON.stringify(BUILT_IN_MODEL_CATALOG),
       [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
     expect(envOf('import-legacygw')).toEqual({
       [ENV.channelsTable]: { Ref: id.table('channels') },
@@ -199,12 +200,15 @@ describe('functions', () => {
       [ENV.legacygwDeadlineMs]: '25000',
       [ENV.legacygwAllowedHosts]: '',
       [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
     expect(envOf('authorizer')).toEqual({
       [ENV.accessTokensSecretId]: { Ref: id.accessTokens() },
       [ENV.adminKeySecretId]: { Ref: id.adminKey() },
       [ENV.secretsMaxAgeS]: '60',
       [ENV.logLevel]: 'INFO',
+      // Set on every function by the monitoring construct, so a function that starts emitting needs no stack change.
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
   });
 
@@ -341,14 +345,16 @@ describe('secrets', () => {
 });
 
 describe('outputs', () => {
-  it('outputs both API URLs, both secret ARNs and both table names', () => {
+  it('outputs both API URLs, both secret ARNs, both table names, the alarm topic and the dashboard', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
 
     expect(Object.keys(outputs).sort()).toEqual(
       [
         'AccessTokensSecretArn',
         'AdminKeySecretArn',
+        'AlarmTopicArn',
         'ChannelsTableName',
+        'DashboardName',
         'DatasetApiUrl',
         'DatasetsTableName',
         'ProxyApiUrl',
@@ -360,6 +366,8 @@ describe('outputs', () => {
     expect(outputs.ChannelsTableName?.Value).toEqual({ Ref: id.table('channels') });
     expect(JSON.stringify(outputs.DatasetApiUrl?.Value)).toContain(id.api('dataset'));
     expect(JSON.stringify(outputs.ProxyApiUrl?.Value)).toContain(id.api('proxy'));
+    expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.topic) });
+    expect(outputs.DashboardName?.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.dashboard) });
   });
 });
 
