@@ -59,7 +59,7 @@ export interface MonitoringProps {
   readonly functions: Readonly<Record<string, AppFunction>>;
   /** The TOKEN authorizer, one of `functions`. */
   readonly authorizer: AppFunction;
-  readonly apis: Readonly<Record<ApiName, AppApi>>;
+  readonly apis: Readonly<Partial<Record<ApiName, AppApi>>>;
   /** Each table's alarms watch the operations its functions were granted (AppTable.operations). */
   readonly tables: Readonly<Record<string, AppTable>>;
   readonly removalPolicy: RemovalPolicy;
