@@ -31,11 +31,12 @@ describe('cdk-nag AwsSolutions checks', () => {
   it.each([
     ['the default dev stage', { stage: 'dev' }],
     [
-      'prod with the import function in a VPC',
+      'prod with the import function in a VPC and an alarm e-mail subscription',
       {
         stage: 'prod',
         config: writeConfigFile({
           vpc: { vpcId: 'vpc-0a1b2c3d', subnetIds: ['subnet-0a1b2c3d'], securityGroupId: 'sg-0a1b2c3d' },
+          monitoring: { alarmEmail: 'oncall@example.com' },
         }),
       },
     ],
