@@ -15,6 +15,9 @@ export interface ServiceStackProps extends StackProps {
   readonly config: StageConfig;
 }
 
+/** Quotes one word for a POSIX shell (bundling hooks run through bash). */
+const shellQuote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
+
 /** Import function timeout: below API Gateway's 29 s integration limit, above LEGACYGW_DEADLINE_MS. */
 export const IMPORT_TIMEOUT = Duration.seconds(28);
 
@@ -113,6 +116,17 @@ export class ServiceStack extends Stack {
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
     importLegacygw.useTable(channels, ENV.channelsTable, ['BatchGetItem', 'BatchWriteItem']);
 
+    const consolePage = new AppFunction(this, 'Console', {
+      name: 'console',
+      description: 'GET /console: the import review web page (no data; every call it makes carries the admin key)',
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      // The page is built from functions/console/page/ at bundle time and shipped beside the handler.
+      afterBundling: (outputDir) => [`npx tsx scripts/build-console.ts ${shellQuote(outputDir)}`],
+      ...common,
+    });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -120,7 +134,11 @@ export class ServiceStack extends Stack {
       stageName: config.stage,
       authorizer: authorizer.function,
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
-      handlers: { 'create-dataset': createDataset.function, 'import-legacygw': importLegacygw.function },
+      handlers: {
+        'create-dataset': createDataset.function,
+        'import-legacygw': importLegacygw.function,
+        console: consolePage.function,
+      },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
       ...common,
@@ -130,7 +148,12 @@ export class ServiceStack extends Stack {
 
     this.tables = { datasets, channels };
     this.secrets = { adminKey, accessTokens };
-    this.functions = { authorizer, 'create-dataset': createDataset, 'import-legacygw': importLegacygw };
+    this.functions = {
+      authorizer,
+      'create-dataset': createDataset,
+      'import-legacygw': importLegacygw,
+      console: consolePage,
+    };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 
     // Last, once every function has its table grants: alarms follow the maps, so a new function,

@@ -4,13 +4,18 @@
  */
 export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
-export type FunctionName = 'create-dataset' | 'import-legacygw' | 'authorizer';
+export type FunctionName = 'create-dataset' | 'import-legacygw' | 'console' | 'authorizer';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
   /** Resource path, as API Gateway writes it in a method ARN (leading slash). */
   readonly path: string;
   readonly function: Exclude<FunctionName, 'authorizer'>;
+  /**
+   * `'none'`: the method has no authorizer (a public page such as the console, which carries no data
+   * and sends the admin key itself on every call it makes). Omitted: the API's TOKEN authorizer.
+   */
+  readonly auth?: 'none';
 }
 
 export interface ApiDef {
@@ -32,7 +37,10 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'proxy',
     description: 'Channel proxy API',
     scope: 'admin',
-    routes: [{ method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' }],
+    routes: [
+      { method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' },
+      { method: 'GET', path: '/console', function: 'console', auth: 'none' },
+    ],
   },
 };
 
@@ -40,8 +48,12 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
+  console: 'functions/console/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
+
+/** True when API Gateway runs the TOKEN authorizer before this route (every route but `auth: 'none'`). */
+export const requiresAuthorizer = (route: RouteDef): boolean => route.auth !== 'none';
 
 /** Finds the API and route a method and resource path belong to. */
 export function findRoute(method: string, path: string): { api: ApiDef; route: RouteDef } | undefined {

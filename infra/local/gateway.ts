@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import { APIS, type ApiDef, type ApiName, findRoute, type RouteDef } from '#shared/routes';
+import { APIS, type ApiDef, type ApiName, findRoute, type RouteDef, requiresAuthorizer } from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
 
@@ -80,29 +80,33 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+// Built through Maps: a header or parameter named `__proto__` or `toString` must stay a plain entry.
 function headerMaps(req: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers = new Map<string, string>();
+  const multiValueHeaders = new Map<string, string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
     const value = req.rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    headers.set(name, value);
+    multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
   }
-  return { headers, multiValueHeaders };
+  return { headers: Object.fromEntries(headers), multiValueHeaders: Object.fromEntries(multiValueHeaders) };
 }
 
 function queryMaps(url: URL) {
   if ([...url.searchParams.keys()].length === 0) {
     return { queryStringParameters: null, multiValueQueryStringParameters: null };
   }
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const single = new Map<string, string>();
+  const multi = new Map<string, string[]>();
   for (const [k, v] of url.searchParams) {
-    single[k] = v;
-    multi[k] = [...(multi[k] ?? []), v];
+    single.set(k, v);
+    multi.set(k, [...(multi.get(k) ?? []), v]);
   }
-  return { queryStringParameters: single, multiValueQueryStringParameters: multi };
+  return {
+    queryStringParameters: Object.fromEntries(single),
+    multiValueQueryStringParameters: Object.fromEntries(multi),
+  };
 }
 
 /** Serves both APIs the way API Gateway does: throttling, TOKEN authorizer, policy, proxy events, gateway responses. */
@@ -134,21 +138,13 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     }
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
 
-    // Identity source: an absent or empty Authorization header never reaches the authorizer.
-    const token = req.headers.authorization;
-    if (!token) return gatewayResponse('UNAUTHORIZED');
-    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
-    let authorization: APIGatewayAuthorizerResult;
-    try {
-      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
-    } catch (error) {
-      return gatewayResponse(
-        error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
-      );
+    // A public route (`auth: 'none'`) has no authorizer, exactly as its API Gateway method.
+    let authorization: APIGatewayAuthorizerResult | undefined;
+    if (requiresAuthorizer(match.route)) {
+      const outcome = await authorize(req, api, method, url);
+      if (typeof outcome === 'string') return gatewayResponse(outcome);
+      authorization = outcome;
     }
-    const decision = evaluatePolicy(authorization, methodArn);
-    if (decision === 'invalid') return gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR');
-    if (decision === 'deny') return gatewayResponse('ACCESS_DENIED');
 
     const event = proxyEvent(req, url, method, match.route, match.api.name, body, authorization, requestId);
     let result: APIGatewayProxyResult;
@@ -168,6 +164,29 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     return result.statusCode;
   }
 
+  /** Runs the TOKEN authorizer and applies its policy: the result, or the gateway response that ends the request. */
+  async function authorize(
+    req: IncomingMessage,
+    api: ApiDef,
+    method: string,
+    url: URL,
+  ): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {
+    // Identity source: an absent or empty Authorization header never reaches the authorizer.
+    const token = req.headers.authorization;
+    if (!token) return 'UNAUTHORIZED';
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
+    let authorization: APIGatewayAuthorizerResult;
+    try {
+      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
+    } catch (error) {
+      return error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
+    }
+    const decision = evaluatePolicy(authorization, methodArn);
+    if (decision === 'invalid') return 'AUTHORIZER_CONFIGURATION_ERROR';
+    if (decision === 'deny') return 'ACCESS_DENIED';
+    return authorization;
+  }
+
   function proxyEvent(
     req: IncomingMessage,
     url: URL,
@@ -175,7 +194,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     route: RouteDef,
     apiName: ApiName,
     body: Buffer,
-    authorization: APIGatewayAuthorizerResult,
+    authorization: APIGatewayAuthorizerResult | undefined,
     requestId: string,
   ): APIGatewayProxyEvent {
     const now = Date.now();
@@ -192,7 +211,10 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       requestContext: {
         accountId: LOCAL_ACCOUNT,
         apiId: API_IDS[apiName],
-        authorizer: { ...(authorization.context ?? {}), principalId: authorization.principalId },
+        // API Gateway sends no authorizer context to a method without an authorizer.
+        authorizer: authorization
+          ? { ...(authorization.context ?? {}), principalId: authorization.principalId }
+          : undefined,
         protocol: `HTTP/${req.httpVersion}`,
         httpMethod: method,
         identity: {

@@ -56,8 +56,13 @@ describe('REST APIs', () => {
 
   it('puts every method of both APIs behind a TOKEN authorizer of the same API reading the Authorization header', () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
+    const publicMethods = new Set(
+      Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.auth === 'none').map((r) => r.method)),
+    );
     expect(authorizers.size).toBe(2);
-    for (const [, method] of resourcesOf('AWS::ApiGateway::Method')) {
+    const guarded = resourcesOf('AWS::ApiGateway::Method').filter(([, m]) => m.AuthorizationType !== 'NONE');
+    expect(guarded).toHaveLength(Object.values(APIS).flatMap((api) => api.routes.filter((r) => !r.auth)).length);
+    for (const [, method] of guarded) {
       expect(method.AuthorizationType).toBe('CUSTOM');
       const authorizer = authorizers.get((method.AuthorizerId as Json).Ref as string);
       expect(authorizer).toMatchObject({
@@ -68,6 +73,20 @@ describe('REST APIs', () => {
       });
       expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
     }
+    expect(publicMethods.size).toBeGreaterThan(0);
+  });
+
+  it('leaves exactly the routes marked auth none without an authorizer: GET /console on the proxy API, to the console function', () => {
+    const open = resourcesOf('AWS::ApiGateway::Method').filter(([, m]) => m.AuthorizationType === 'NONE');
+
+    expect(open).toHaveLength(1);
+    const [, method] = open[0]!;
+    expect(method).toMatchObject({ HttpMethod: 'GET', RestApiId: { Ref: id.api('proxy') } });
+    expect(method.AuthorizerId).toBeUndefined();
+    expect(JSON.stringify((method.Integration as Json).Uri)).toContain(`"${id.fn('console')}"`);
+    const resource = template.toJSON().Resources[(method.ResourceId as Json).Ref as string].Properties as Json;
+    expect(resource.PathPart).toBe('console');
+    expect(APIS.proxy.routes).toContainEqual({ method: 'GET', path: '/console', function: 'console', auth: 'none' });
   });
 
   it('takes the authorizer result TTL from the stage config', () => {
@@ -165,8 +184,8 @@ describe('REST APIs', () => {
 });
 
 describe('functions', () => {
-  it('runs all three functions on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+  it('runs every function on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
+    for (const name of ['authorizer', 'create-dataset', 'import-legacygw', 'console'] as const) {
       expect(functionProps(name)).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
@@ -210,10 +229,12 @@ describe('functions', () => {
       // Set on every function by the monitoring construct, so a function that starts emitting needs no stack change.
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
+    // The console reads its page from beside its bundle; CONSOLE_PAGE_FILE is for the local run only.
+    expect(envOf('console')).toEqual({ [ENV.metricsNamespace]: 'KbChannelGateway/dev' });
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+    for (const name of ['authorizer', 'create-dataset', 'import-legacygw', 'console'] as const) {
       const role = template.toJSON().Resources[id.role(name)].Properties as Json;
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('lambda.amazonaws.com');
@@ -243,6 +264,10 @@ describe('least privilege', () => {
     expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.accessTokens()), refOf(id.adminKey())]));
 
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
+  });
+
+  it('lets the console function only write its own logs and traces: no table, no secret', () => {
+    expect(permissionsOf(template, id.role('console'))).toEqual(baseline('console'));
   });
 
   it.each([
@@ -281,6 +306,7 @@ describe('least privilege', () => {
       expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*|DeleteItem|Scan/);
     }
     expect(mentions('authorizer')).not.toMatch(/dynamodb:/);
+    expect(mentions('console')).not.toMatch(/dynamodb:|secretsmanager:/);
   });
 });
 
@@ -320,7 +346,8 @@ describe('log groups', () => {
 
     const groups = Object.values(custom.findResources('AWS::Logs::LogGroup'));
 
-    expect(groups).toHaveLength(3 + 2 * 2);
+    // One per function, and the access and execution logs of each API.
+    expect(groups).toHaveLength(Object.keys(stack.functions).length + 2 * 2);
     for (const group of groups) expect((group.Properties as Json).RetentionInDays).toBe(14);
   });
 
@@ -405,7 +432,7 @@ describe('VPC placement', () => {
   });
 
   it('keeps every function out of any VPC when none is configured', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+    for (const name of ['authorizer', 'create-dataset', 'import-legacygw', 'console'] as const) {
       expect(functionProps(name).VpcConfig).toBeUndefined();
       expect(permissionsOf(template, id.role(name)).has('ec2:CreateNetworkInterface')).toBe(false);
     }

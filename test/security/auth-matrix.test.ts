@@ -170,6 +170,35 @@ describe('security matrix: credential kind x API x method through the local serv
     expect(actual).toEqual(expected);
   });
 
+  it('serves the public console page, the same document, to every credential kind on GET only', async () => {
+    const actual: string[] = [];
+    const expected: string[] = [];
+    const pages = new Set<string>();
+    for (const [kind, headers] of credentialKinds()) {
+      for (const method of METHODS) {
+        const reply = await rawRequest(server.url, {
+          method,
+          path: '/console',
+          headers: headers.map((a) => ['Authorization', a] as const),
+          body: '',
+        });
+        if (method === 'GET' && reply.status === 200) pages.add(reply.body);
+        const outcome =
+          reply.status === 200 && /^<!doctype html>/.test(reply.body)
+            ? 'page'
+            : reply.status === 404 && reply.body === '{"success":false,"message":"No such route"}'
+              ? 'no-route'
+              : `unexpected: ${reply.status} ${reply.body}`;
+        actual.push(`${kind} | ${method} /console -> ${outcome}`);
+        expected.push(`${kind} | ${method} /console -> ${method === 'GET' ? 'page' : 'no-route'}`);
+      }
+    }
+
+    expect(actual).toEqual(expected);
+    // The page carries nothing of the caller: one document whatever the credential.
+    expect(pages.size).toBe(1);
+  });
+
   it('stores a create under the team and member of the token, never those named in the body', async () => {
     const { otherTeam, live } = tokens;
 
