@@ -114,37 +114,23 @@ describe('alarms', () => {
     expect(names.sort()).toEqual(['Test-dataset', 'Test-proxy']);
   });
 
-  it.each(Object.keys(dev.stack.functions) as FunctionName[])(
-    'alarms on the throttles of the %s function, Sum over 5 minutes',
-    (name) => {
-      expect(alarmOf(dev, `${name}Throttles`)).toMatchObject({
-        Namespace: 'AWS/Lambda',
-        MetricName: 'Throttles',
-        Dimensions: [{ Name: 'FunctionName', Value: ref(dev, dev.stack.functions[name].function) }],
-        Statistic: 'Sum',
-        Period: 300,
-        Threshold: 5,
-        EvaluationPeriods: 1,
-        ...notifying(dev),
-      });
-    },
-  );
-
-  it.each((Object.keys(dev.stack.functions) as FunctionName[]).filter((n) => n !== 'authorizer'))(
-    'alarms on the errors of the %s function, Sum over 5 minutes',
-    (name) => {
-      expect(alarmOf(dev, `${name}Errors`)).toMatchObject({
-        Namespace: 'AWS/Lambda',
-        MetricName: 'Errors',
-        Dimensions: [{ Name: 'FunctionName', Value: ref(dev, dev.stack.functions[name].function) }],
-        Statistic: 'Sum',
-        Period: 300,
-        Threshold: 5,
-        EvaluationPeriods: 1,
-        ...notifying(dev),
-      });
-    },
-  );
+  // Throttles for every function; errors for every function but the authorizer (see the next test).
+  const functionAlarms = (Object.keys(dev.stack.functions) as FunctionName[]).flatMap((name) => [
+    [name, 'Throttles'] as const,
+    ...(name === 'authorizer' ? [] : [[name, 'Errors'] as const]),
+  ]);
+  it.each(functionAlarms)('alarms on the %s function %s, Sum over 5 minutes', (name, metricName) => {
+    expect(alarmOf(dev, `${name}${metricName}`)).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: metricName,
+      Dimensions: [{ Name: 'FunctionName', Value: ref(dev, dev.stack.functions[name].function) }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 5,
+      EvaluationPeriods: 1,
+      ...notifying(dev),
+    });
+  });
 
   it('has no Lambda-errors alarm on the authorizer (every 401 to a malformed header is a thrown error) but one on its ERROR log lines', () => {
     const lambdaErrorAlarms = Object.values(dev.template.findResources('AWS::CloudWatch::Alarm'))

@@ -11,7 +11,14 @@ import {
 import { captureOutput } from '#test/support/capture-output';
 import { emfRecords } from '#test/support/emf';
 
-/** Runs `act` with printing on (the test environment turns it off) and returns what it printed. */
+/** Records DatasetsCreated = 1 and flushes, returning what that printed. */
+const createdAndFlushed = (metrics: ReturnType<typeof createMetrics>) =>
+  printed(() => {
+    addMetric(metrics, BUSINESS_METRICS.datasetsCreated, 1);
+    flushMetrics(metrics);
+  });
+
+/** Runs `act` and returns what it printed. */
 function printed(act: () => void): string {
   const output = captureOutput();
   try {
@@ -64,10 +71,7 @@ describe('business metrics', () => {
     vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
     const metrics = createMetrics({});
 
-    const first = printed(() => {
-      addMetric(metrics, BUSINESS_METRICS.datasetsCreated, 1);
-      flushMetrics(metrics);
-    });
+    const first = createdAndFlushed(metrics);
     const second = printed(() => flushMetrics(metrics));
 
     expect(emfRecords(first)).toHaveLength(1);
@@ -78,10 +82,7 @@ describe('business metrics', () => {
     vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
     const metrics = createMetrics({});
 
-    const text = printed(() => {
-      addMetric(metrics, BUSINESS_METRICS.datasetsCreated, 1);
-      flushMetrics(metrics);
-    });
+    const text = createdAndFlushed(metrics);
 
     expect(emfRecords(text)[0]?.namespace).toBe(LOCAL_METRICS_NAMESPACE);
   });
@@ -90,10 +91,7 @@ describe('business metrics', () => {
     vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
     const metrics = createMetrics({});
 
-    const text = printed(() => {
-      addMetric(metrics, BUSINESS_METRICS.datasetsCreated, 1);
-      flushMetrics(metrics);
-    });
+    const text = createdAndFlushed(metrics);
 
     expect(text).toBe('');
   });
