@@ -127,6 +127,16 @@ export class ServiceStack extends Stack {
       ...common,
     });
 
+    // Reads nothing: the documents are bundled; the stage variable says which API asks.
+    const openApi = new AppFunction(this, 'OpenApi', {
+      name: 'openapi',
+      description: "GET /openapi.json of both APIs (no authorizer): the API's OpenAPI 3.1 document",
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      ...common,
+    });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -138,6 +148,7 @@ export class ServiceStack extends Stack {
         'create-dataset': createDataset.function,
         'import-legacygw': importLegacygw.function,
         console: consolePage.function,
+        openapi: openApi.function,
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -153,6 +164,7 @@ export class ServiceStack extends Stack {
       'create-dataset': createDataset,
       'import-legacygw': importLegacygw,
       console: consolePage,
+      openapi: openApi,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 

@@ -4,7 +4,7 @@
  */
 export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
-export type FunctionName = 'create-dataset' | 'import-legacygw' | 'console' | 'authorizer';
+export type FunctionName = 'create-dataset' | 'import-legacygw' | 'console' | 'openapi' | 'authorizer';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
@@ -31,7 +31,10 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'dataset',
     description: 'Knowledge-base API (FastGPT-compatible)',
     scope: 'dataset',
-    routes: [{ method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' }],
+    routes: [
+      { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
+    ],
   },
   proxy: {
     name: 'proxy',
@@ -40,6 +43,10 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     routes: [
       { method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' },
       { method: 'GET', path: '/console', function: 'console', auth: 'none' },
+      { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
+      // Locally both APIs share one host and `/openapi.json` is the knowledge-base API's: this
+      // path tells the channel proxy API's document apart (docs/openapi.md).
+      { method: 'GET', path: '/api/channels/openapi.json', function: 'openapi', auth: 'none' },
     ],
   },
 };
@@ -49,11 +56,18 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
   console: 'functions/console/handler.ts',
+  openapi: 'functions/openapi/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
 
 /** True when API Gateway runs the TOKEN authorizer before this route (every route but `auth: 'none'`). */
 export const requiresAuthorizer = (route: RouteDef): boolean => route.auth !== 'none';
+
+/**
+ * Stage variable naming the API (`dataset` | `proxy`) a request came through, so one function
+ * behind routes of both APIs (the OpenAPI document) knows which API it answers for.
+ */
+export const API_NAME_STAGE_VARIABLE = 'apiName';
 
 /** Finds the API and route a method and resource path belong to. */
 export function findRoute(method: string, path: string): { api: ApiDef; route: RouteDef } | undefined {

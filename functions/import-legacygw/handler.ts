@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
 import { documentClient } from '#shared/clients/dynamodb';
 import { importEnvSchema, loadConfig } from '#shared/config';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
@@ -11,6 +10,7 @@ import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
 import { openLegacySource } from './legacy-source.ts';
 import { measureImport } from './metrics.ts';
+import { importBodySchema } from './schema.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
@@ -27,12 +27,6 @@ const deps: ImportDeps = {
   logger,
 };
 
-// Unknown fields are ignored (zod strips them); a wrong type is a 400, never a 500.
-const bodySchema = z.object({
-  dsn: z.string({ error: 'dsn is required and must be a string' }),
-  dryRun: z.boolean({ error: 'dryRun must be true or false' }).optional(),
-});
-
 /** POST /api/channels/import/legacygw behind the authorizer. */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   try {
@@ -40,7 +34,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
     const body = parseJsonObjectBody(event);
     if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
-    const parsed = bodySchema.safeParse(body.value);
+    const parsed = importBodySchema.safeParse(body.value);
     if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
     const input = { dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false };
     const report = await measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));

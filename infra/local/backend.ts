@@ -95,6 +95,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       'create-dataset': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['create-dataset']),
       'import-legacygw': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['import-legacygw']),
       console: await loadHandler<ProxyHandler>(FUNCTION_ENTRIES.console),
+      openapi: await loadHandler<ProxyHandler>(FUNCTION_ENTRIES.openapi),
     };
 
     return {

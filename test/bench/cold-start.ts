@@ -16,6 +16,8 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   authorizer: 25,
   'import-legacygw': 40,
   console: 10,
+  // Parses the two bundled documents (tens of KiB of JSON), nothing else.
+  openapi: 10,
 };
 
 // What each handler reads at cold start; the values only have to pass its config schema.
@@ -58,6 +60,7 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   authorizer: 'test/bench/sdk-floor/authorizer.ts',
   'import-legacygw': 'test/bench/sdk-floor/import-legacygw.ts',
   console: 'test/bench/sdk-floor/console.ts',
+  openapi: 'test/bench/sdk-floor/openapi.ts',
 };
 
 /** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */
