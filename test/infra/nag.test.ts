@@ -16,6 +16,10 @@ interface PluginReport {
 
 afterAll(removeTempDirs);
 
+// A whole-app synth with cdk-nag; the first in a worker also loads every aws-cdk-lib module the stack
+// uses, which took 37 s on two cores shared with other suites.
+const WHOLE_APP_SYNTH_TIMEOUT_MS = 120_000;
+
 /** Synthesizes an app and returns cdk-nag's report from the cloud assembly's validation report. */
 function nagReport(app: App): PluginReport {
   const assembly = app.synth();
@@ -40,18 +44,20 @@ describe('cdk-nag AwsSolutions checks', () => {
         }),
       },
     ],
-  ])('finds nothing unacknowledged in %s, and every acknowledgement has a reason', (_, context) => {
-    const { app } = buildApp({ context: { ...NO_BUNDLING, ...context }, outdir: tempDir() });
+  ])(
+    'finds nothing unacknowledged in %s, and every acknowledgement has a reason',
+    (_, context) => {
+      const { app } = buildApp({ context: { ...NO_BUNDLING, ...context }, outdir: tempDir() });
 
-    const report = nagReport(app);
+      const report = nagReport(app);
 
-    expect(report.violations).toEqual([]);
-    expect(report.conclusion).toBe('success');
-    expect(report.suppressedViolations?.length).toBeGreaterThan(0);
-    for (const ack of report.suppressedViolations ?? []) expect(ack.reason.length).toBeGreaterThan(40);
-    // A whole-app synth with cdk-nag; the first in a worker also loads every aws-cdk-lib module the stack
-    // uses, which took 37 s on two cores shared with other suites.
-  }, 120_000);
+      expect(report.violations).toEqual([]);
+      expect(report.conclusion).toBe('success');
+      expect(report.suppressedViolations?.length).toBeGreaterThan(0);
+      for (const ack of report.suppressedViolations ?? []) expect(ack.reason.length).toBeGreaterThan(40);
+    },
+    WHOLE_APP_SYNTH_TIMEOUT_MS,
+  );
 
   it('reports a finding nobody acknowledged (the check above can fail)', () => {
     const app = new App({ outdir: tempDir() });
