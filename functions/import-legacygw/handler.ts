@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { documentClient } from '#shared/clients/dynamodb';
-import { importEnvSchema, loadConfig } from '#shared/config';
+import { ENV, importEnvSchema, loadConfig } from '#shared/config';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
 import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
@@ -8,7 +8,7 @@ import { createLogger } from '#shared/logger';
 import { createMetrics, flushMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
-import { openLegacySource } from './legacy-source.ts';
+import { legacySourceOpener } from './legacy-source.ts';
 import { measureImport } from './metrics.ts';
 import { importBodySchema } from './schema.ts';
 
@@ -16,7 +16,7 @@ const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
 const metrics = createMetrics();
 const deps: ImportDeps = {
-  openSource: openLegacySource,
+  openSource: legacySourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
   repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
   config: {
     maxRows: config.LEGACYGW_MAX_ROWS,

@@ -77,6 +77,8 @@ export interface MonitoringProps {
  */
 export class Monitoring extends Construct {
   readonly topic: Topic;
+  /** Encrypts the topic; CloudWatch may use it to publish. */
+  readonly topicKey: Key;
   readonly dashboard: Dashboard;
   /** Every alarm, by construct id. */
   readonly alarms = new Map<string, Alarm>();
@@ -96,6 +98,7 @@ export class Monitoring extends Construct {
     });
     const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
     key.grant(cloudWatch, 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topicKey = key;
     this.topic = new Topic(this, 'AlarmTopic', {
       displayName: 'kb-channel-gateway alarms',
       masterKey: key,
@@ -117,7 +120,7 @@ export class Monitoring extends Construct {
     this.action = new SnsAction(this.topic);
 
     for (const fn of Object.values(props.functions)) {
-      fn.function.addEnvironment(ENV.metricsNamespace, config.metricsNamespace);
+      fn.setEnvironment(ENV.metricsNamespace, config.metricsNamespace);
     }
 
     const apiRows: GraphWidget[][] = [];

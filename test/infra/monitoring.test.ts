@@ -73,14 +73,14 @@ describe('alarms', () => {
       ],
       Statistic: 'Sum',
       Period: 300,
-      Threshold: 10,
+      Threshold: 5,
       EvaluationPeriods: 1,
       DatapointsToAlarm: 1,
       ...notifying(dev),
     });
   });
 
-  it('alarms on each API p99 latency for 15 minutes: 5 s on the knowledge-base API, the import deadline on the proxy API', () => {
+  it('alarms on each API p99 latency for 15 minutes: 3 s on the knowledge-base API, the import deadline on the proxy API', () => {
     const latency = (api: ApiName) => ({
       Namespace: 'AWS/ApiGateway',
       MetricName: 'Latency',
@@ -96,7 +96,7 @@ describe('alarms', () => {
 
     expect(alarmOf(dev, 'datasetApiLatencyP99')).toMatchObject({
       ...latency('dataset'),
-      Threshold: 5000,
+      Threshold: 3000,
       DatapointsToAlarm: 3,
     });
     expect(alarmOf(dev, 'proxyApiLatencyP99')).toMatchObject({
@@ -126,7 +126,7 @@ describe('alarms', () => {
       Dimensions: [{ Name: 'FunctionName', Value: ref(dev, dev.stack.functions[name].function) }],
       Statistic: 'Sum',
       Period: 300,
-      Threshold: 5,
+      Threshold: 1,
       EvaluationPeriods: 1,
       ...notifying(dev),
     });
@@ -204,7 +204,7 @@ describe('alarms', () => {
         [throttles, 'ThrottledRequests'],
         [systemErrors, 'SystemErrors'],
       ] as const) {
-        expect(alarm).toMatchObject({ Threshold: 5, EvaluationPeriods: 1, DatapointsToAlarm: 1, ...notifying(dev) });
+        expect(alarm).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, DatapointsToAlarm: 1, ...notifying(dev) });
         const metrics = (alarm.Metrics as Json[]).map(({ Label: _label, ...rest }) => rest);
         expect(metrics).toEqual(sumOf(metricName));
       }
@@ -232,14 +232,13 @@ describe('alarms', () => {
 describe('alarm topic', () => {
   it('encrypts the topic with a rotated key that CloudWatch may use, and refuses publishing without TLS', () => {
     const topic = resources(dev.template)[logicalId(dev.stack, dev.stack.monitoring.topic)]?.Properties as Json;
-    const key = Object.entries(dev.template.findResources('AWS::KMS::Key'));
+    const keyId = logicalId(dev.stack, dev.stack.monitoring.topicKey);
+    const key = resources(dev.template)[keyId]?.Properties as Json;
     const policy = Object.values(dev.template.findResources('AWS::SNS::TopicPolicy'))[0]?.Properties as Json;
 
-    expect(key).toHaveLength(1);
-    const [keyId, keyResource] = key[0] ?? [];
     expect(topic.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
-    expect(keyResource?.Properties.EnableKeyRotation).toBe(true);
-    expect(keyResource?.Properties.KeyPolicy.Statement).toContainEqual({
+    expect(key.EnableKeyRotation).toBe(true);
+    expect((key.KeyPolicy as Json).Statement).toContainEqual({
       Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
       Effect: 'Allow',
       Principal: { Service: 'cloudwatch.amazonaws.com' },
@@ -359,9 +358,10 @@ describe('per stage', () => {
     }
   });
 
-  it('pages on the first failure in prod, keeps the key, and takes namespace, e-mail and overrides from the config file', () => {
-    const prod = synthStack(
+  it('tolerates a few failures in a disposable stage, deletes the key with it, and takes namespace, e-mail and overrides from the config file', () => {
+    const scratch = synthStack(
       {
+        retainData: false,
         monitoring: {
           metricsNamespace: 'Acme/Gateway',
           alarmEmail: 'oncall@example.com',
@@ -371,30 +371,32 @@ describe('per stage', () => {
           },
         },
       },
-      'prod',
+      'scratch',
     );
 
-    expect(alarmOf(prod, 'datasetApi5xx')).toMatchObject({ Threshold: 5, Period: 300 });
-    expect(alarmOf(prod, 'datasetApiLatencyP99')).toMatchObject({ Threshold: 3000 });
-    expect(alarmOf(prod, 'proxyApiLatencyP99')).toMatchObject({ Threshold: 20_000, EvaluationPeriods: 3 });
-    expect(alarmOf(prod, 'create-datasetThrottles')).toMatchObject({ Threshold: 1 });
-    expect(alarmOf(prod, 'channelsTableSystemErrors')).toMatchObject({ Threshold: 1 });
-    expect(alarmOf(prod, 'import-legacygwErrors')).toMatchObject({
+    expect(alarmOf(scratch, 'datasetApi5xx')).toMatchObject({ Threshold: 10, Period: 300 });
+    expect(alarmOf(scratch, 'datasetApiLatencyP99')).toMatchObject({ Threshold: 5000 });
+    expect(alarmOf(scratch, 'proxyApiLatencyP99')).toMatchObject({ Threshold: 20_000, EvaluationPeriods: 3 });
+    expect(alarmOf(scratch, 'create-datasetThrottles')).toMatchObject({ Threshold: 5 });
+    expect(alarmOf(scratch, 'channelsTableSystemErrors')).toMatchObject({ Threshold: 5 });
+    expect(alarmOf(scratch, 'AuthorizerErrors')).toMatchObject({ Threshold: 1 });
+    expect(alarmOf(scratch, 'import-legacygwErrors')).toMatchObject({
       Threshold: 3,
       Period: 60,
       EvaluationPeriods: 5,
       DatapointsToAlarm: 3,
     });
-    prod.template.hasResourceProperties('AWS::SNS::Subscription', {
+    scratch.template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
-      TopicArn: topicRef(prod),
+      TopicArn: topicRef(scratch),
     });
-    prod.template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain' });
-    prod.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+    const topicKey = logicalId(scratch.stack, scratch.stack.monitoring.topicKey);
+    expect(scratch.template.toJSON().Resources[topicKey].DeletionPolicy).toBe('Delete');
+    scratch.template.hasResourceProperties('AWS::Logs::MetricFilter', {
       MetricTransformations: [Match.objectLike({ MetricNamespace: 'Acme/Gateway' })],
     });
-    expect(envOf(prod, prod.stack.functions['create-dataset'])[ENV.metricsNamespace]).toBe('Acme/Gateway');
+    expect(envOf(scratch, scratch.stack.functions['create-dataset'])[ENV.metricsNamespace]).toBe('Acme/Gateway');
   });
 });
 

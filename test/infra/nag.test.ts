@@ -40,10 +40,12 @@ describe('cdk-nag AwsSolutions checks', () => {
         stage: 'prod',
         config: writeConfigFile({
           vpc: { vpcId: 'vpc-0a1b2c3d', subnetIds: ['subnet-0a1b2c3d'], securityGroupId: 'sg-0a1b2c3d' },
+          legacygw: { allowedHosts: ['10.20.0.0/16'] },
           monitoring: { alarmEmail: 'oncall@example.com' },
         }),
       },
     ],
+    ['a disposable stage', { stage: 'scratch', config: writeConfigFile({ retainData: false }) }],
   ])(
     'finds nothing unacknowledged in %s, and every acknowledgement has a reason',
     (_, context) => {
