@@ -192,7 +192,6 @@ export class ServiceStack extends Stack {
       authorizer,
       apis: this.apis,
       tables: this.tables,
-      removalPolicy: config.removalPolicy,
     });
 
     if (sam) {

@@ -1,4 +1,4 @@
-import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -62,7 +62,6 @@ export interface MonitoringProps {
   readonly apis: Readonly<Partial<Record<ApiName, AppApi>>>;
   /** Each table's alarms watch the operations its functions were granted (AppTable.operations). */
   readonly tables: Readonly<Record<string, AppTable>>;
-  readonly removalPolicy: RemovalPolicy;
 }
 
 /**
@@ -94,7 +93,8 @@ export class Monitoring extends Construct {
     const key = new Key(this, 'AlarmTopicKey', {
       description: 'Encrypts the alarm notifications topic',
       enableKeyRotation: true,
-      removalPolicy: props.removalPolicy,
+      // It encrypts notifications in flight only: nothing stored needs it once the stack is gone.
+      removalPolicy: RemovalPolicy.DESTROY,
     });
     const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
     key.grant(cloudWatch, 'kms:Decrypt', 'kms:GenerateDataKey*');

@@ -519,8 +519,13 @@ describe('tables', () => {
   // Two tables, two secrets, a log group per function and two per API, the channels key.
   const DATA_RESOURCES = 2 + 2 + Object.keys(stack.functions).length + 2 * 2 + 1;
   const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
+  // The alarm topic's key only encrypts notifications in flight: it goes with the stack (monitoring.test.ts).
   const deletionPolicies = (t: typeof template) =>
-    DATA_TYPES.flatMap((type) => Object.values(t.findResources(type)).map((r) => [type, r.DeletionPolicy]));
+    DATA_TYPES.flatMap((type) =>
+      Object.entries(t.findResources(type))
+        .filter(([key]) => !key.startsWith('MonitoringAlarmTopicKey'))
+        .map(([, r]) => [type, r.DeletionPolicy]),
+    );
 
   it.each([
     ['dev', 'dev'],
@@ -556,8 +561,9 @@ describe('tables', () => {
       KMSMasterKeyId: { 'Fn::GetAtt': [id.channelsKey(), 'Arn'] },
     });
     expect(tables[id.table('datasets')]?.Properties.SSESpecification).toEqual({ SSEEnabled: true });
-    template.resourceCountIs('AWS::KMS::Key', 1);
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    // The channels key, and the alarm topic's (monitoring.test.ts).
+    template.resourceCountIs('AWS::KMS::Key', 2);
+    template.allResourcesProperties('AWS::KMS::Key', { EnableKeyRotation: true });
   });
 
   it("lets only the channel functions' roles use the channels key (the key policy trusts only the account)", () => {
