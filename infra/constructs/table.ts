@@ -1,9 +1,9 @@
 import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import type { TableDef } from '#shared/tables';
+import { indexProjection, type TableDef } from '#shared/tables';
 import type { TableAction } from './function.ts';
 
 // Every other table action writes, and needs the key's encrypt actions too.
@@ -22,7 +22,7 @@ const KEY_WRITE_ACTIONS = [
 ];
 
 export interface AppTableProps {
-  /** Key schema from TABLES (the same definition the local engine creates). */
+  /** Key schema and indexes from TABLES (the same definition the local engine creates). */
   readonly definition: TableDef;
   /** RETAIN keeps the table (and its key) when the stack is deleted. */
   readonly removalPolicy: RemovalPolicy;
@@ -68,6 +68,16 @@ export class AppTable extends Construct {
       removalPolicy: props.removalPolicy,
       deletionProtection: props.deletionProtection,
     });
+    for (const index of props.definition.indexes ?? []) {
+      const projection = indexProjection(index);
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+        projectionType: ProjectionType[projection.type],
+        nonKeyAttributes: projection.nonKeyAttributes,
+      });
+    }
   }
 
   /**
