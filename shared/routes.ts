@@ -4,7 +4,15 @@
  */
 export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
-export type FunctionName = 'create-dataset' | 'import-legacygw' | 'authorizer';
+export type FunctionName =
+  | 'create-dataset'
+  | 'list-datasets'
+  | 'dataset-detail'
+  | 'update-dataset'
+  | 'delete-dataset'
+  | 'dataset-paths'
+  | 'import-legacygw'
+  | 'authorizer';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
@@ -26,7 +34,14 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'dataset',
     description: 'Knowledge-base API (FastGPT-compatible)',
     scope: 'dataset',
-    routes: [{ method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' }],
+    routes: [
+      { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      { method: 'POST', path: '/api/core/dataset/list', function: 'list-datasets' },
+      { method: 'GET', path: '/api/core/dataset/detail', function: 'dataset-detail' },
+      { method: 'PUT', path: '/api/core/dataset/update', function: 'update-dataset' },
+      { method: 'DELETE', path: '/api/core/dataset/delete', function: 'delete-dataset' },
+      { method: 'GET', path: '/api/core/dataset/paths', function: 'dataset-paths' },
+    ],
   },
   proxy: {
     name: 'proxy',
@@ -39,6 +54,11 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
 /** Handler entry of each function, relative to the repository root. */
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
+  'list-datasets': 'functions/list-datasets/handler.ts',
+  'dataset-detail': 'functions/dataset-detail/handler.ts',
+  'update-dataset': 'functions/update-dataset/handler.ts',
+  'delete-dataset': 'functions/delete-dataset/handler.ts',
+  'dataset-paths': 'functions/dataset-paths/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };

@@ -1,9 +1,6 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { documentClient } from '#shared/clients/dynamodb';
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
-import { datasetErrorResponse, datasetSuccess } from '#shared/envelopes/dataset';
-import { datasetErrors } from '#shared/errors';
-import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
+import { datasetBody, datasetHandler } from '#shared/envelopes/dataset';
 import { newObjectId } from '#shared/ids';
 import { createLogger } from '#shared/logger';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
@@ -19,18 +16,7 @@ const deps: CreateDatasetDeps = {
 };
 
 /** POST /api/core/dataset/create behind the authorizer. */
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  try {
-    const caller = callerFrom(event);
-    if (!caller)
-      throw datasetErrors.unauthorized('Missing or malformed Authorization header; expected "Bearer <token>"');
-    // The authorizer's policy already keeps the admin key out; checked again in case a policy is ever wrong.
-    if (caller.scope !== 'dataset') throw datasetErrors.unAuthApiKey('The API key is not valid for this API');
-    const body = parseJsonObjectBody(event);
-    if (!body.ok) throw datasetErrors.invalidParams(BODY_PROBLEMS[body.reason]);
-    const { id } = await createDataset({ body: body.value, caller }, deps);
-    return datasetSuccess(id);
-  } catch (error) {
-    return datasetErrorResponse(error, logger);
-  }
-};
+export const handler = datasetHandler(logger, async (event, caller) => {
+  const { id } = await createDataset({ body: datasetBody(event), caller }, deps);
+  return id;
+});

@@ -18,6 +18,8 @@ export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
 /** The only DynamoDB actions a function may be granted: what the data layer calls, nothing broader. */
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Query' | 'BatchGetItem' | 'BatchWriteItem';
+/** The only action a function may be granted on an index. */
+export type IndexAction = 'Query';
 
 /** Where a function runs inside a VPC (imported resources; no lookups, so synth stays offline). */
 export interface FunctionVpcPlacement {
@@ -123,8 +125,24 @@ export class AppFunction extends Construct {
 
   /** Grants exactly `actions` on `table` (no index, no other table) and sets `envName` to its name. */
   useTable(table: AppTable, envName: string, actions: readonly TableAction[]): void {
-    table.table.grant(this.role, ...actions.map((action) => `dynamodb:${action}`));
+    // Not Table.grant: on a table with indexes it adds `<table>/index/*` to every grant.
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [table.table.tableArn],
+      }),
+    );
     this.function.addEnvironment(envName, table.table.tableName);
+  }
+
+  /** Grants `actions` on one index of `table` only (call `useTable` for the table's name and item actions). */
+  useIndex(table: AppTable, indexName: string, actions: readonly IndexAction[]): void {
+    this.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [table.indexArn(indexName)],
+      }),
+    );
   }
 
   /** Grants secretsmanager:GetSecretValue on `secret` only and sets `envName` to its ARN. */

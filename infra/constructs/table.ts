@@ -1,10 +1,10 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
 import type { TableDef } from '#shared/tables';
 
 export interface AppTableProps {
-  /** Key schema from TABLES (the same definition the local engine creates). */
+  /** Key schema and indexes from TABLES (the same definition the local engine creates). */
   readonly definition: TableDef;
   readonly removalPolicy: RemovalPolicy;
   /** Refuse DeleteTable while set; on for the production stage. */
@@ -21,7 +21,11 @@ export interface AppTableProps {
 export class AppTable extends Construct {
   readonly table: Table;
 
-  constructor(scope: Construct, id: string, props: AppTableProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: AppTableProps,
+  ) {
     super(scope, id);
     const { partitionKey, sortKey } = props.definition;
     this.table = new Table(this, 'Table', {
@@ -33,5 +37,23 @@ export class AppTable extends Construct {
       removalPolicy: props.removalPolicy,
       deletionProtection: props.deletionProtection,
     });
+    for (const index of props.definition.indexes ?? []) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+        ...(index.include
+          ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }
+          : { projectionType: ProjectionType.ALL }),
+      });
+    }
+  }
+
+  /** The ARN of one of the table's indexes, for grants scoped to that index alone. */
+  indexArn(indexName: string): string {
+    if (!this.props.definition.indexes?.some((i) => i.name === indexName)) {
+      throw new Error(`table ${this.props.definition.logicalName} has no index ${indexName}`);
+    }
+    return `${this.table.tableArn}/index/${indexName}`;
   }
 }

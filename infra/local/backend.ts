@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -9,7 +10,8 @@ import type {
 } from 'aws-lambda';
 import { ENV } from '#shared/config';
 import { type LocalCredentials, loadOrCreateLocalCredentials } from '#shared/local-credentials';
-import { FUNCTION_ENTRIES, type RouteDef } from '#shared/routes';
+import { backfillParentKeys } from '#shared/repositories/datasets-backfill';
+import { FUNCTION_ENTRIES, type FunctionName, type RouteDef } from '#shared/routes';
 import { ensureTables, localDynamoClient, startDynamoEngine } from './dynamo-engine.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -65,6 +67,8 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
   try {
     const client = localDynamoClient(engine.endpoint);
     await ensureTables(client, LOCAL_TABLE_NAMES);
+    // Records written before the by-parent index get its key, so `npm start` never needs a manual step.
+    await backfillParentKeys(DynamoDBDocumentClient.from(client), LOCAL_TABLE_NAMES.datasets);
     client.destroy();
 
     const credentialsFile = join(options.dataDir, 'credentials.json');
@@ -86,10 +90,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     delete process.env.AWS_PROFILE;
 
     const authorizer = await loadHandler<AuthorizerHandler>(FUNCTION_ENTRIES.authorizer);
-    const functions: Readonly<Record<RouteDef['function'], ProxyHandler>> = {
-      'create-dataset': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['create-dataset']),
-      'import-legacygw': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['import-legacygw']),
-    };
+    const functions = {} as Record<RouteDef['function'], ProxyHandler>;
+    for (const name of Object.keys(FUNCTION_ENTRIES) as FunctionName[]) {
+      if (name !== 'authorizer') functions[name] = await loadHandler<ProxyHandler>(FUNCTION_ENTRIES[name]);
+    }
 
     return {
       dynamoEndpoint: engine.endpoint,

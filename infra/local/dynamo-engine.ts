@@ -1,12 +1,20 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
+  type AttributeValue,
+  BatchWriteItemCommand,
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  type Projection,
   ResourceInUseException,
+  ResourceNotFoundException,
+  ScanCommand,
+  type TableDescription,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { TABLES, type TableDef } from '#shared/tables';
+import { type IndexDef, TABLES, type TableDef } from '#shared/tables';
 
 const ENGINE_SCRIPT = fileURLToPath(new URL('./dynalite-process.ts', import.meta.url));
 // `--import tsx` resolves from the child's working directory: the repository root.
@@ -72,9 +80,17 @@ export async function ensureTables(
 }
 
 async function ensureTable(client: DynamoDBClient, tableName: string, def: TableDef): Promise<void> {
-  const keys = [
-    { AttributeName: def.partitionKey, KeyType: 'HASH' as const },
-    ...(def.sortKey ? [{ AttributeName: def.sortKey, KeyType: 'RANGE' as const }] : []),
+  const keySchema = (partitionKey: string, sortKey?: string) => [
+    { AttributeName: partitionKey, KeyType: 'HASH' as const },
+    ...(sortKey ? [{ AttributeName: sortKey, KeyType: 'RANGE' as const }] : []),
+  ];
+  const keys = keySchema(def.partitionKey, def.sortKey);
+  const indexes = def.indexes ?? [];
+  const attributes = [
+    ...new Set([
+      ...keys.map((k) => k.AttributeName),
+      ...indexes.flatMap((i) => [i.partitionKey, i.sortKey ?? []].flat()),
+    ]),
   ];
   try {
     await client.send(
@@ -82,16 +98,107 @@ async function ensureTable(client: DynamoDBClient, tableName: string, def: Table
         TableName: tableName,
         BillingMode: 'PAY_PER_REQUEST',
         KeySchema: keys,
-        AttributeDefinitions: keys.map((k) => ({ AttributeName: k.AttributeName, AttributeType: 'S' as const })),
+        AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
+        ...(indexes.length > 0
+          ? {
+              GlobalSecondaryIndexes: indexes.map((index) => ({
+                IndexName: index.name,
+                KeySchema: keySchema(index.partitionKey, index.sortKey),
+                Projection: projectionOf(index),
+              })),
+            }
+          : {}),
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
-  for (let attempt = 0; attempt < 100; attempt++) {
+  const table = await waitUntilActive(client, tableName);
+  const present = new Set((table.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+  const missing = indexes.filter((index) => !present.has(index.name));
+  // A table made by an earlier version (before it had its indexes) gets them added in place.
+  if (missing.length > 0) await addIndexes(client, tableName, def, missing);
+}
+
+function projectionOf(index: IndexDef): Projection {
+  return index.include
+    ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] }
+    : { ProjectionType: 'ALL' };
+}
+
+async function waitUntilActive(client: DynamoDBClient, tableName: string): Promise<TableDescription> {
+  for (let attempt = 0; attempt < 500; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
+    const indexesReady = (Table?.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
+    if (Table?.TableStatus === 'ACTIVE' && indexesReady) return Table;
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`table ${tableName} did not become ACTIVE`);
+}
+
+/**
+ * Adds indexes to an existing table. DynamoDB Local builds them with UpdateTable; dynalite accepts
+ * that call but never builds an index, so there the table is rebuilt: its items are read, the table is
+ * re-created with every index, and the items are written back (local data, a few thousand items at most).
+ */
+async function addIndexes(
+  client: DynamoDBClient,
+  tableName: string,
+  def: TableDef,
+  missing: readonly IndexDef[],
+): Promise<void> {
+  for (const index of missing) {
+    const attributes = [index.partitionKey, index.sortKey ?? []].flat();
+    try {
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: attributes.map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
+          GlobalSecondaryIndexUpdates: [
+            {
+              Create: {
+                IndexName: index.name,
+                KeySchema: [
+                  { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                  ...(index.sortKey ? [{ AttributeName: index.sortKey, KeyType: 'RANGE' as const }] : []),
+                ],
+                Projection: projectionOf(index),
+              },
+            },
+          ],
+        }),
+      );
+    } catch {
+      // Refused: the rebuild below adds it.
+    }
+  }
+  const table = await waitUntilActive(client, tableName);
+  const present = new Set((table.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+  if (missing.every((index) => present.has(index.name))) return;
+
+  const items: Record<string, AttributeValue>[] = [];
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+  for (let attempt = 0; attempt < 500; attempt++) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: tableName }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) break;
+      throw error;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await ensureTable(client, tableName, def);
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length > 0) {
+      const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    }
+  }
 }

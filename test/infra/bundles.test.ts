@@ -51,6 +51,11 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
     [ENV.adminKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf',
   },
   'create-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'list-datasets': { [ENV.datasetsTable]: 'datasets' },
+  'dataset-detail': { [ENV.datasetsTable]: 'datasets' },
+  'update-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'delete-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'dataset-paths': { [ENV.datasetsTable]: 'datasets' },
   'import-legacygw': { [ENV.channelsTable]: 'channels' },
 };
 
@@ -138,6 +143,23 @@ describe('synthesized function bundles', () => {
     expect(body).toMatchObject({ code: 500, statusText: 'error', data: null });
     expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
   });
+
+  it.each(['list-datasets', 'dataset-detail', 'update-dataset', 'delete-dataset', 'dataset-paths'] as const)(
+    '%s bundle answers a generic 500 envelope when DynamoDB is unreachable',
+    async (name) => {
+      const event = {
+        ...readEvent('create-dataset.json'),
+        body: JSON.stringify({ id: '65a0c0ffee0000000000beef', parentId: null, name: 'x' }),
+        queryStringParameters: { id: '65a0c0ffee0000000000beef', sourceId: '65a0c0ffee0000000000beef' },
+      };
+
+      const outcome = await invoke(name, event);
+
+      expect(outcome.returned?.statusCode).toBe(500);
+      expect(JSON.parse(outcome.returned?.body ?? '')).toMatchObject({ code: 500, statusText: 'error', data: null });
+      expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
+    },
+  );
 
   it('import bundle answers 400 {"success":false} for an invalid DSN', async () => {
     const event = { ...readEvent('import-legacygw.json'), body: JSON.stringify({ dsn: 'not a dsn' }) };

@@ -1,0 +1,64 @@
+import * as z from 'zod';
+import { requireRecord } from '#shared/dataset-tree';
+import type { CallerContext } from '#shared/http';
+import type { DatasetTreeRepository } from '#shared/repositories/datasets';
+import { idField, requestError } from '#shared/schemas/dataset';
+
+export interface DeleteDatasetDeps {
+  repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany'>;
+  /** Folders whose children are read at once while walking the subtree. */
+  walkConcurrency: number;
+}
+
+/** The query of DELETE /api/core/dataset/delete. */
+export const deleteQuerySchema = z.object({ id: idField('id') });
+
+/**
+ * Deletes one of the caller's records; for a folder, its whole subtree. Safe to repeat after any
+ * failure: datasets (which never have children) go as soon as they are found, folders only after
+ * everything below them, deepest level first. Whatever a failure leaves is therefore still a subtree
+ * hanging from the folder, and the next call finds and finishes it.
+ */
+export async function deleteDataset(
+  input: { query: Record<string, string | undefined>; caller: CallerContext },
+  deps: DeleteDatasetDeps,
+): Promise<null> {
+  const parsed = deleteQuerySchema.safeParse(input.query);
+  if (!parsed.success) throw requestError(parsed.error, 'The query is invalid');
+  const { teamId } = input.caller;
+  const record = await requireRecord(deps.repo, teamId, parsed.data.id);
+
+  // Folder ids by depth: levels[0] is the record itself.
+  const levels: string[][] = [[record.id]];
+  if (record.type === 'folder') {
+    for (let frontier = [record.id]; frontier.length > 0; ) {
+      const { folders, datasets } = await childrenOf(deps, teamId, frontier);
+      await deps.repo.deleteMany(teamId, datasets);
+      if (folders.length > 0) levels.push(folders);
+      frontier = folders;
+    }
+  }
+  for (const level of levels.reverse()) await deps.repo.deleteMany(teamId, level);
+  return null;
+}
+
+/** The children of every folder in `parents`, split into folders and datasets; a few folders at a time. */
+async function childrenOf(
+  deps: DeleteDatasetDeps,
+  teamId: string,
+  parents: readonly string[],
+): Promise<{ folders: string[]; datasets: string[] }> {
+  const folders: string[] = [];
+  const datasets: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < parents.length) {
+      const parent = parents[next++] as string;
+      for await (const page of deps.repo.children(teamId, parent)) {
+        for (const child of page) (child.type === 'folder' ? folders : datasets).push(child.id);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.walkConcurrency, parents.length) }, worker));
+  return { folders, datasets };
+}

@@ -1,0 +1,18 @@
+import { documentClient } from '#shared/clients/dynamodb';
+import { datasetsEnvSchema, loadConfig } from '#shared/config';
+import { datasetHandler, datasetQuery } from '#shared/envelopes/dataset';
+import { createLogger } from '#shared/logger';
+import { DynamoDatasetRepository } from '#shared/repositories/datasets';
+import { type DeleteDatasetDeps, deleteDataset } from './delete-dataset.ts';
+
+const config = loadConfig(datasetsEnvSchema);
+const logger = createLogger('delete-dataset', config.LOG_LEVEL);
+const deps: DeleteDatasetDeps = {
+  repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE),
+  walkConcurrency: 8,
+};
+
+/** DELETE /api/core/dataset/delete?id=<id> behind the authorizer. */
+export const handler = datasetHandler(logger, (event, caller) =>
+  deleteDataset({ query: datasetQuery(event), caller }, deps),
+);

@@ -1,0 +1,45 @@
+import type { DatasetRecord, DatasetSummary } from '#shared/repositories/datasets';
+
+/** FastGPT's model object, reduced to its name; null where no model is stored (a folder). */
+export interface ModelView {
+  model: string;
+  name: string;
+}
+
+const modelView = (name: string | undefined): ModelView | null => (name ? { model: name, name } : null);
+
+/** One entry of a list's `data`, with FastGPT's wire names. */
+export function listItemView(item: DatasetSummary) {
+  return {
+    _id: item.id,
+    parentId: item.parentId ?? null,
+    type: item.type,
+    name: item.name,
+    intro: item.intro,
+    avatar: item.avatar,
+    vectorModel: modelView(item.vectorModel),
+    tmbId: item.tmbId,
+    inheritPermission: item.inheritPermission,
+    updateTime: item.updateTime,
+  };
+}
+
+/** A detail's `data`: the stored record with `_id` and model objects. */
+export function detailView(record: DatasetRecord) {
+  return {
+    _id: record.id,
+    parentId: record.parentId ?? null,
+    teamId: record.teamId,
+    tmbId: record.tmbId,
+    type: record.type,
+    name: record.name,
+    intro: record.intro,
+    avatar: record.avatar,
+    vectorModel: modelView(record.vectorModel),
+    agentModel: modelView(record.agentModel),
+    vlmModel: modelView(record.vlmModel),
+    inheritPermission: record.inheritPermission,
+    createTime: record.createTime,
+    updateTime: record.updateTime,
+  };
+}
