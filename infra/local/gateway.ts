@@ -81,8 +81,9 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 function headerMaps(req: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  // Null prototypes: a header or parameter named `__proto__` is just a name, as in API Gateway's JSON event.
+  const headers: Record<string, string> = Object.create(null);
+  const multiValueHeaders: Record<string, string[]> = Object.create(null);
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
     const value = req.rawHeaders[i + 1] as string;
@@ -96,8 +97,8 @@ function queryMaps(url: URL) {
   if ([...url.searchParams.keys()].length === 0) {
     return { queryStringParameters: null, multiValueQueryStringParameters: null };
   }
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const single: Record<string, string> = Object.create(null);
+  const multi: Record<string, string[]> = Object.create(null);
   for (const [k, v] of url.searchParams) {
     single[k] = v;
     multi[k] = [...(multi[k] ?? []), v];

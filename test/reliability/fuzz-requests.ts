@@ -196,11 +196,14 @@ export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
   { maxLength: 3 },
 );
 
-/** Where the request goes: the route itself most of the time, else a near miss or another method. */
-export function target(path: string): fc.Arbitrary<{ method: string; path: string }> {
+/** Where the request goes: the route itself (`method`, default POST) most of the time, else a near miss or another method. */
+export function target(path: string, method = 'POST'): fc.Arbitrary<{ method: string; path: string }> {
   return fc.oneof(
-    { weight: 20, arbitrary: fc.constant({ method: 'POST', path }) },
-    fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS').map((method) => ({ method, path })),
+    { weight: 20, arbitrary: fc.constant({ method, path }) },
+    fc
+      .constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')
+      .filter((m) => m !== method)
+      .map((m) => ({ method: m, path })),
     fc
       .constantFrom(
         `${path}/`,
@@ -211,19 +214,26 @@ export function target(path: string): fc.Arbitrary<{ method: string; path: strin
         `/${path}`,
         `${path}/..`,
       )
-      .map((p) => ({ method: 'POST', path: p })),
+      .map((p) => ({ method, path: p })),
   );
 }
 
-/** A whole malformed request. */
+/** A whole malformed request; `query` (already encoded, without `?`) is appended to the path when given. */
 export function malformedRequest(options: {
   path: string;
+  method?: string;
+  query?: fc.Arbitrary<string>;
   body: fc.Arbitrary<Buffer>;
   authorization: fc.Arbitrary<Array<[string, string]>>;
 }): fc.Arbitrary<RawRequest> {
+  const withQuery = options.query
+    ? fc
+        .tuple(target(options.path, options.method), options.query)
+        .map(([t, q]) => ({ method: t.method, path: q ? `${t.path}${t.path.includes('?') ? '&' : '?'}${q}` : t.path }))
+    : target(options.path, options.method);
   return fc
     .record({
-      target: target(options.path),
+      target: withQuery,
       authorization: options.authorization,
       contentType: contentTypeHeaders,
       extra: extraHeaders,
