@@ -8,7 +8,8 @@ import { type DeleteDatasetDeps, deleteDataset } from './delete-dataset.ts';
 const config = loadConfig(datasetsEnvSchema);
 const logger = createLogger('delete-dataset', config.LOG_LEVEL);
 const deps: DeleteDatasetDeps = {
-  repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE),
+  // DynamoDB takes many BatchWriteItem calls at once; eight in flight keeps a 10,000-record delete short.
+  repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE, { writeConcurrency: 8 }),
   walkConcurrency: 8,
 };
 
