@@ -15,7 +15,7 @@ export const KB_PATHS = {
 
 /** Sends one request to the knowledge-base API: `query` goes into the URL, `body` as JSON (a string as is). */
 export async function kbRequest(
-  server: TestServer,
+  server: Pick<TestServer, 'url'>,
   method: 'GET' | 'POST' | 'PUT' | 'DELETE',
   path: string,
   options: { bearer?: string; query?: Record<string, string>; body?: unknown },
@@ -35,7 +35,7 @@ export async function kbRequest(
 }
 
 /** A client of one team: the five calls plus create, each answering the raw reply. */
-export function kbClient(server: TestServer, bearer: string) {
+export function kbClient(server: Pick<TestServer, 'url'>, bearer: string) {
   return {
     create: (body: Record<string, unknown>) => createRequest(server, body, bearer),
     /** Creates and returns the new id (asserting success). */
