@@ -31,11 +31,15 @@ export async function deleteDataset(
   // Folder ids by depth: levels[0] is the record itself.
   const levels: string[][] = [[record.id]];
   if (record.type === 'folder') {
+    // Folders already met: two moves racing each other can leave folders in a loop, which must end the walk.
+    const seen = new Set([record.id]);
     for (let frontier = [record.id]; frontier.length > 0; ) {
       const { folders, datasets } = await childrenOf(deps, teamId, frontier);
       await deps.repo.deleteMany(teamId, datasets);
-      if (folders.length > 0) levels.push(folders);
-      frontier = folders;
+      const fresh = folders.filter((id) => !seen.has(id));
+      for (const id of fresh) seen.add(id);
+      if (fresh.length > 0) levels.push(fresh);
+      frontier = fresh;
     }
   }
   for (const level of levels.reverse()) await deps.repo.deleteMany(teamId, level);

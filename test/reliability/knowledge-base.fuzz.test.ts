@@ -154,7 +154,7 @@ async function treeProblems(): Promise<string[]> {
       }
       seen.add(at.id);
       const parent = byId.get(at.parentId);
-      if (!parent || parent.type !== 'folder') problems.push(`${at.id}: parent ${at.parentId} is not a folder`);
+      if (parent?.type !== 'folder') problems.push(`${at.id}: parent ${at.parentId} is not a folder`);
     }
   }
   return problems;

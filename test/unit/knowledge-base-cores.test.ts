@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { datasetPaths } from '#functions/dataset-paths/dataset-paths';
+import { deleteDataset } from '#functions/delete-dataset/delete-dataset';
 import { updateDataset } from '#functions/update-dataset/update-dataset';
 import { ancestry } from '#shared/dataset-tree';
 import { DatasetApiError } from '#shared/errors';
@@ -100,5 +101,25 @@ describe('updateDataset', () => {
     expect(writes).toEqual([
       { parentId: id(1), updateTime: '1970-01-01T00:00:00.000Z', name: undefined, intro: 'x', avatar: undefined },
     ]);
+  });
+});
+
+describe('deleteDataset', () => {
+  it('deletes each folder once and ends when damaged records hold a loop of folders', async () => {
+    const records = [folder(1, 3), folder(2, 1), folder(3, 2)];
+    const deleted: string[][] = [];
+    const repo = {
+      ...fakeRepo(records),
+      async *children(_teamId: string, parentId: string | null) {
+        yield records.filter((r) => r.parentId === parentId);
+      },
+      deleteMany: async (_teamId: string, ids: readonly string[]) => {
+        if (ids.length > 0) deleted.push([...ids]);
+      },
+    };
+
+    await deleteDataset({ query: { id: id(1) }, caller }, { repo, walkConcurrency: 2 });
+
+    expect(deleted).toEqual([[id(3)], [id(2)], [id(1)]]);
   });
 });
