@@ -27,19 +27,10 @@ export function listItemView(item: DatasetSummary) {
 /** A detail's `data`: the stored record with `_id` and model objects. */
 export function detailView(record: DatasetRecord) {
   return {
-    _id: record.id,
-    parentId: record.parentId ?? null,
+    ...listItemView(record),
     teamId: record.teamId,
-    tmbId: record.tmbId,
-    type: record.type,
-    name: record.name,
-    intro: record.intro,
-    avatar: record.avatar,
-    vectorModel: modelView(record.vectorModel),
     agentModel: modelView(record.agentModel),
     vlmModel: modelView(record.vlmModel),
-    inheritPermission: record.inheritPermission,
     createTime: record.createTime,
-    updateTime: record.updateTime,
   };
 }

@@ -1,15 +1,13 @@
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/delete-dataset/handler';
-import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
 import type { DatasetRecord } from '#shared/repositories/datasets';
 import { proxyEvent } from '#test/support/events';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { seedRecord, seedRecords } from '../integration/knowledge-base.helpers.ts';
-import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
+import { type FaultProxy, startEngineBehindFaultProxy } from './dynamo-fault-proxy.ts';
 
-let engine: DynamoEngine;
 let proxy: FaultProxy;
 let documents: DynamoDBDocumentClient;
 let handler: typeof Handler;
@@ -23,12 +21,11 @@ function deleteEvent(teamId: string, id: string): APIGatewayProxyEvent {
   };
 }
 
+let faulty: Awaited<ReturnType<typeof startEngineBehindFaultProxy>>;
+
 beforeAll(async () => {
-  engine = await startDynamoEngine({ port: 0 });
-  const client = localDynamoClient(engine.endpoint);
-  await ensureTables(client, { datasets: 'datasets', channels: 'channels' });
-  documents = DynamoDBDocumentClient.from(client);
-  proxy = await startFaultProxy(engine.endpoint);
+  faulty = await startEngineBehindFaultProxy();
+  ({ proxy, documents } = faulty);
   // The function's own client goes through the proxy, with the SDK's default retries.
   vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', proxy.endpoint);
   vi.stubEnv('DATASETS_TABLE', 'datasets');
@@ -38,9 +35,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  documents?.destroy();
-  await proxy?.close();
-  await engine?.close();
+  await faulty?.close();
   vi.unstubAllEnvs();
 });
 

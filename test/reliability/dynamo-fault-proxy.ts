@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
 
 /** What the proxy does with one DynamoDB call. */
 export type FaultAction =
@@ -109,4 +111,31 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         server.closeAllConnections();
       }),
   });
+}
+
+/**
+ * An in-memory engine with the tables, a fault proxy in front of it, and a Document client straight on the
+ * engine (for preparing and checking data). Point the function under test at `proxy.endpoint`.
+ */
+export async function startEngineBehindFaultProxy(): Promise<{
+  engine: DynamoEngine;
+  proxy: FaultProxy;
+  documents: DynamoDBDocumentClient;
+  close(): Promise<void>;
+}> {
+  const engine = await startDynamoEngine({ port: 0 });
+  const client = localDynamoClient(engine.endpoint);
+  await ensureTables(client, { datasets: 'datasets', channels: 'channels' });
+  const documents = DynamoDBDocumentClient.from(client);
+  const proxy = await startFaultProxy(engine.endpoint);
+  return {
+    engine,
+    proxy,
+    documents,
+    close: async () => {
+      documents.destroy();
+      await proxy.close();
+      await engine.close();
+    },
+  };
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { RawRequest } from './harness.ts';
+import type { RawRequest, RawResponse } from './harness.ts';
 
 /** Keys a prototype-pollution attempt or a sloppy `in` check would trip over. */
 export const TRICKY_KEYS = [
@@ -258,4 +258,26 @@ export function describeRequest(request: RawRequest): string {
     bodyLength: body.length,
     body: body.length > 300 ? `${body.slice(0, 300)}...` : body,
   });
+}
+
+/**
+ * The problems with a knowledge-base API reply: a 5xx, a body that is not exactly the four-key envelope,
+ * or `data` on an error. Also returns the parsed body for checks of a particular call.
+ */
+export function datasetEnvelopeProblems(reply: RawResponse): { problems: string[]; body?: Record<string, unknown> } {
+  const problems: string[] = [];
+  if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.body) as Record<string, unknown>;
+  } catch {
+    return { problems: [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`] };
+  }
+  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
+  if (keys !== 'code,data,message,statusText') problems.push(`envelope keys ${keys}`);
+  if (typeof body.code !== 'number' || typeof body.statusText !== 'string' || typeof body.message !== 'string') {
+    problems.push('envelope field types');
+  }
+  if (reply.status !== 200 && body.data !== null) problems.push('data is not null');
+  return { problems, body };
 }

@@ -6,6 +6,7 @@ import { createRequest, expectCreated, teamRecords } from '../integration/create
 import { KB_PATHS } from '../integration/knowledge-base.helpers.ts';
 import {
   authorizationHeaders,
+  datasetEnvelopeProblems,
   describeRequest,
   encodedBody,
   malformedBody,
@@ -44,20 +45,10 @@ afterAll(async () => {
   vi.unstubAllEnvs();
 });
 
-/** The problems with one reply: a 5xx, or a body outside the knowledge-base envelope. */
+/** The problems with one reply: not the envelope, a 5xx, a 200 without code 200, or the token echoed. */
 function envelopeProblems(reply: RawResponse): string[] {
-  const problems: string[] = [];
-  if (reply.status >= 500) problems.push(`status ${reply.status}`);
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(reply.body) as Record<string, unknown>;
-  } catch {
-    return [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`];
-  }
-  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
-  if (keys !== 'code,data,message,statusText') problems.push(`envelope keys ${keys}`);
-  if (reply.status === 200 && body.code !== 200) problems.push('200 without code 200');
-  if (reply.status !== 200 && body.data !== null) problems.push('data is not null');
+  const { problems, body } = datasetEnvelopeProblems(reply);
+  if (reply.status === 200 && body?.code !== 200) problems.push('200 without code 200');
   if (reply.body.includes(token.token)) problems.push('the token is echoed');
   return problems;
 }
