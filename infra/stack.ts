@@ -14,6 +14,9 @@ export interface ServiceStackProps extends StackProps {
   readonly config: StageConfig;
 }
 
+/** Quotes one word for a POSIX shell (bundling hooks run through bash). */
+const shellQuote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
+
 /** Import function timeout: below API Gateway's 29 s integration limit, above LEGACYGW_DEADLINE_MS. */
 export const IMPORT_TIMEOUT = Duration.seconds(28);
 
@@ -159,6 +162,27 @@ export class ServiceStack extends Stack {
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
     importLegacygw.useTable(channels, ENV.channelsTable, ['BatchGetItem', 'BatchWriteItem']);
 
+    const consolePage = new AppFunction(this, 'Console', {
+      name: 'console',
+      description: 'GET /console: the import review web page (no data; every call it makes carries the admin key)',
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      // The page is built from functions/console/page/ at bundle time and shipped beside the handler.
+      afterBundling: (outputDir) => [`npx tsx scripts/build-console.ts ${shellQuote(outputDir)}`],
+      ...common,
+    });
+
+    // Reads nothing: the documents are bundled; the stage variable says which API asks.
+    const openApi = new AppFunction(this, 'OpenApi', {
+      name: 'openapi',
+      description: "GET /openapi.json of both APIs (no authorizer): the API's OpenAPI 3.1 document",
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      ...common,
+    });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -174,6 +198,8 @@ export class ServiceStack extends Stack {
         'delete-dataset': deleteDataset.function,
         'dataset-paths': datasetPaths.function,
         'import-legacygw': importLegacygw.function,
+        console: consolePage.function,
+        openapi: openApi.function,
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -193,6 +219,8 @@ export class ServiceStack extends Stack {
       'delete-dataset': deleteDataset,
       'dataset-paths': datasetPaths,
       'import-legacygw': importLegacygw,
+      console: consolePage,
+      openapi: openApi,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 

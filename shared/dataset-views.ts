@@ -1,15 +1,10 @@
 import type { DatasetRecord, DatasetSummary } from '#shared/repositories/datasets';
+import type { DatasetDetail, ListItem } from '#shared/schemas/datasets';
 
-/** FastGPT's model object, reduced to its name; null where no model is stored (a folder). */
-export interface ModelView {
-  model: string;
-  name: string;
-}
-
-const modelView = (name: string | undefined): ModelView | null => (name ? { model: name, name } : null);
+const modelView = (name: string | undefined) => (name ? { model: name, name } : null);
 
 /** One entry of a list's `data`, with FastGPT's wire names. */
-export function listItemView(item: DatasetSummary) {
+export function listItemView(item: DatasetSummary): ListItem {
   return {
     _id: item.id,
     parentId: item.parentId ?? null,
@@ -25,7 +20,7 @@ export function listItemView(item: DatasetSummary) {
 }
 
 /** A detail's `data`: the stored record with `_id` and model objects. */
-export function detailView(record: DatasetRecord) {
+export function detailView(record: DatasetRecord): DatasetDetail {
   return {
     ...listItemView(record),
     teamId: record.teamId,

@@ -6,9 +6,9 @@ import {
   parentIdField,
   requestError,
   typeField,
-} from '#shared/schemas/dataset';
+} from '#shared/schemas/dataset-fields';
 
-export { DEFAULT_AVATARS } from '#shared/schemas/dataset';
+export { DEFAULT_AVATARS } from '#shared/schemas/dataset-fields';
 
 /** The request body of POST /api/core/dataset/create; unknown fields are dropped. */
 export const createDatasetBodySchema = z.object(

@@ -1,25 +1,12 @@
-import * as z from 'zod';
 import { ancestry, requireRecord } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
 import type { DatasetRepository } from '#shared/repositories/datasets';
-import { idField, requestError } from '#shared/schemas/dataset';
+import { requestError } from '#shared/schemas/dataset-fields';
+import type { PathEntry } from '#shared/schemas/datasets';
+import { pathsQuerySchema } from './schema.ts';
 
 export interface DatasetPathsDeps {
   repo: Pick<DatasetRepository, 'get'>;
-}
-
-/** The query of GET /api/core/dataset/paths: no (or an empty) sourceId answers `[]`. */
-export const pathsQuerySchema = z.object({
-  sourceId: z.union([z.literal(''), idField('sourceId')]).optional(),
-  type: z
-    .enum(['current', 'parent'], { error: 'type must be "current" or "parent"' })
-    .optional()
-    .transform((v) => v ?? 'parent'),
-});
-
-export interface PathEntry {
-  parentId: string;
-  parentName: string;
 }
 
 /**

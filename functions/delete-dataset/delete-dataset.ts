@@ -1,17 +1,13 @@
-import * as z from 'zod';
 import { requireRecord } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
 import type { DatasetTreeRepository } from '#shared/repositories/datasets';
-import { idField, requestError } from '#shared/schemas/dataset';
+import { idQuerySchema, requestError } from '#shared/schemas/dataset-fields';
 
 export interface DeleteDatasetDeps {
   repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany'>;
   /** Folders whose children are read at once while walking the subtree. */
   walkConcurrency: number;
 }
-
-/** The query of DELETE /api/core/dataset/delete. */
-export const deleteQuerySchema = z.object({ id: idField('id') });
 
 /**
  * Deletes one of the caller's records; for a folder, its whole subtree. Safe to repeat after any
@@ -23,7 +19,7 @@ export async function deleteDataset(
   input: { query: Record<string, string | undefined>; caller: CallerContext },
   deps: DeleteDatasetDeps,
 ): Promise<null> {
-  const parsed = deleteQuerySchema.safeParse(input.query);
+  const parsed = idQuerySchema.safeParse(input.query);
   if (!parsed.success) throw requestError(parsed.error, 'The query is invalid');
   const { teamId } = input.caller;
   const record = await requireRecord(deps.repo, teamId, parsed.data.id);

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
 import { documentClient } from '#shared/clients/dynamodb';
 import { importEnvSchema, loadConfig } from '#shared/config';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
@@ -9,7 +8,7 @@ import { createLogger } from '#shared/logger';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
 import { openLegacySource } from './legacy-source.ts';
-import { parseAllowList } from './target.ts';
+import { importBodySchema } from './schema.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
@@ -19,18 +18,11 @@ const deps: ImportDeps = {
   config: {
     maxRows: config.LEGACYGW_MAX_ROWS,
     deadlineMs: config.LEGACYGW_DEADLINE_MS,
-    // Parsed here so a bad entry fails the cold start, naming the variable.
-    allowedHosts: parseAllowList(config.LEGACYGW_ALLOWED_HOSTS),
+    allowedHosts: config.LEGACYGW_ALLOWED_HOSTS,
   },
   now: () => new Date(),
   logger,
 };
-
-// Unknown fields are ignored (zod strips them); a wrong type is a 400, never a 500.
-const bodySchema = z.object({
-  dsn: z.string({ error: 'dsn is required and must be a string' }),
-  dryRun: z.boolean({ error: 'dryRun must be true or false' }).optional(),
-});
 
 /** POST /api/channels/import/legacygw behind the authorizer. */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
@@ -39,7 +31,7 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
     const body = parseJsonObjectBody(event);
     if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
-    const parsed = bodySchema.safeParse(body.value);
+    const parsed = importBodySchema.safeParse(body.value);
     if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
     const report = await importLegacyGw({ dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false }, deps);
     return proxySuccess(report);

@@ -1,9 +1,10 @@
-import * as z from 'zod';
 import { requireParentFolder } from '#shared/dataset-tree';
 import { listItemView } from '#shared/dataset-views';
 import type { CallerContext } from '#shared/http';
 import type { DatasetSummary, DatasetTreeRepository } from '#shared/repositories/datasets';
-import { optionalTextField, optionalTypeField, parentIdField, requestError } from '#shared/schemas/dataset';
+import { requestError } from '#shared/schemas/dataset-fields';
+import type { ListItem } from '#shared/schemas/datasets';
+import { listDatasetsBodySchema } from './schema.ts';
 
 /**
  * Bounds of one list call (docs/knowledge-base-api.md): at most `maxItems` entries (a response stays
@@ -21,18 +22,6 @@ export interface ListDatasetsDeps {
   repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'teamRecords'>;
   limits: ListLimits;
 }
-
-/** The body of POST /api/core/dataset/list; unknown fields are dropped. */
-export const listDatasetsBodySchema = z.object(
-  {
-    parentId: parentIdField,
-    type: optionalTypeField,
-    searchKey: optionalTextField('searchKey', 100).transform((v) => v?.trim() || undefined),
-  },
-  { error: 'The body must be a JSON object' },
-);
-
-export type ListItem = ReturnType<typeof listItemView>;
 
 /**
  * The children of a folder (or of the root), newest `updateTime` first; with a `searchKey`, the

@@ -1,46 +1,16 @@
-import * as z from 'zod';
 import { ancestry, requireParentFolder, requireRecord } from '#shared/dataset-tree';
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { type ModelCatalog, requireModel } from '#shared/model-catalog';
 import type { DatasetChanges, DatasetTreeRepository } from '#shared/repositories/datasets';
-import {
-  DEFAULT_AVATARS,
-  idField,
-  modelNameField,
-  nameField,
-  optionalTextField,
-  optionalTypeField,
-  parentIdField,
-  requestError,
-} from '#shared/schemas/dataset';
+import { DEFAULT_AVATARS, requestError } from '#shared/schemas/dataset-fields';
+import { updateDatasetBodySchema } from './schema.ts';
 
 export interface UpdateDatasetDeps {
   repo: Pick<DatasetTreeRepository, 'get' | 'update'>;
   catalog: ModelCatalog;
   now: () => Date;
 }
-
-/**
- * The body of PUT /api/core/dataset/update. A field that is absent (or null, for the optional texts
- * and models) stays as it is; `parentId` null or "" moves to the root. Unknown fields are dropped.
- */
-export const updateDatasetBodySchema = z.object(
-  {
-    id: idField('id'),
-    name: nameField.optional(),
-    intro: optionalTextField('intro', 2000).transform((v) => v ?? undefined),
-    avatar: optionalTextField('avatar', 1024).transform((v) => v ?? undefined),
-    // Absent: stays. The create rules map null and "" to the root.
-    parentId: parentIdField.optional(),
-    agentModel: modelNameField('agentModel'),
-    vlmModel: modelNameField('vlmModel'),
-    // Never change; naming them with the value they have is accepted.
-    vectorModel: modelNameField('vectorModel'),
-    type: optionalTypeField,
-  },
-  { error: 'The body must be a JSON object' },
-);
 
 /** Changes the named fields of one of the caller's records and bumps its `updateTime`. */
 export async function updateDataset(

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { writeConsolePage } from '#functions/console/build';
 import { FUNCTION_ENTRIES, type FunctionName } from '#shared/routes';
 import { type Bundle, bundleFunction } from './bundle.ts';
 import { type Figure, figure, median } from './figures.ts';
@@ -19,6 +20,9 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'dataset-paths': 25,
   authorizer: 25,
   'import-legacygw': 40,
+  console: 10,
+  // Parses the two bundled documents (tens of KiB of JSON), nothing else.
+  openapi: 10,
 };
 
 // What each handler reads at cold start; the values only have to pass its config schema.
@@ -65,6 +69,8 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'dataset-paths': 'test/bench/sdk-floor/datasets.ts',
   authorizer: 'test/bench/sdk-floor/authorizer.ts',
   'import-legacygw': 'test/bench/sdk-floor/import-legacygw.ts',
+  console: 'test/bench/sdk-floor/console.ts',
+  openapi: 'test/bench/sdk-floor/openapi.ts',
 };
 
 /** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */
@@ -90,6 +96,8 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
     bundles.set(name, await bundleFunction(FUNCTION_ENTRIES[name], join(options.workDir, 'bundles', name)));
     floors.set(name, await bundleFunction(SDK_FLOOR_ENTRIES[name], join(options.workDir, 'sdk-floor', name)));
   }
+  // The console handler reads its built page beside the bundle at load, as in Lambda.
+  for (const dir of ['bundles', 'sdk-floor']) writeConsolePage(join(options.workDir, dir, 'console'));
   const loader = join(options.workDir, 'load.mjs');
   const empty = join(options.workDir, 'empty.mjs');
   await writeFile(loader, LOADER);

@@ -57,6 +57,8 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
   'delete-dataset': { [ENV.datasetsTable]: 'datasets' },
   'dataset-paths': { [ENV.datasetsTable]: 'datasets' },
   'import-legacygw': { [ENV.channelsTable]: 'channels' },
+  console: {},
+  openapi: {},
 };
 
 type Outcome = { returned?: { statusCode: number; body: string }; threw?: string };
@@ -161,6 +163,19 @@ describe('synthesized function bundles', () => {
     },
   );
 
+  it("openapi bundle answers the committed document of the API its stage names, served from the caller's base URL", async () => {
+    const event = { ...readEvent('openapi.json'), stageVariables: { apiName: 'proxy' } };
+
+    const outcome = await invoke('openapi', event);
+
+    expect(outcome.returned?.statusCode).toBe(200);
+    const committed = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'openapi', 'proxy.json'), 'utf8'));
+    expect(JSON.parse(outcome.returned?.body ?? '')).toEqual({
+      ...committed,
+      servers: [{ url: 'https://abcdef1234.execute-api.us-east-1.amazonaws.com/dev' }],
+    });
+  });
+
   it('import bundle answers 400 {"success":false} for an invalid DSN', async () => {
     const event = { ...readEvent('import-legacygw.json'), body: JSON.stringify({ dsn: 'not a dsn' }) };
 
@@ -179,5 +194,16 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned?.statusCode).toBe(502);
     expect(JSON.parse(outcome.returned?.body ?? '')).toMatchObject({ success: false });
     expect(outcome.returned?.body).not.toContain('s3cret-P4ss');
+  });
+
+  it('console bundle ships its built page beside it and serves it with the policy naming its inline hashes', async () => {
+    const outcome = await invoke('console', readEvent('console.json'));
+
+    expect(existsSync(join(bundles.get('console') ?? '', '..', 'console-page.json'))).toBe(true);
+    expect(outcome.returned?.statusCode).toBe(200);
+    const headers = (outcome.returned as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+    expect(headers['Content-Type']).toBe('text/html; charset=utf-8');
+    expect(headers['Content-Security-Policy']).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; /);
+    expect(outcome.returned?.body).toMatch(/^<!doctype html>[\s\S]*<script>[\s\S]+<\/script>/);
   });
 });

@@ -3,6 +3,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
 import { proxyEvent } from '#test/support/events';
+import { loadHandler } from '#test/support/handler';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { type FaultProxy, startEngineBehindFaultProxy } from './dynamo-fault-proxy.ts';
 
@@ -26,12 +27,15 @@ beforeAll(async () => {
   faulty = await startEngineBehindFaultProxy();
   ({ proxy, documents } = faulty);
   // The function's own client goes through the proxy, with the SDK's default retries.
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', proxy.endpoint);
-  vi.stubEnv('DATASETS_TABLE', 'datasets');
-  vi.stubEnv('MODEL_CATALOG', '');
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  vi.resetModules();
-  ({ handler } = await import('#functions/create-dataset/handler'));
+  ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
+    '#functions/create-dataset/handler',
+    {
+      AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+      DATASETS_TABLE: 'datasets',
+      MODEL_CATALOG: '',
+      LOG_LEVEL: 'SILENT',
+    },
+  ));
 });
 
 afterAll(async () => {

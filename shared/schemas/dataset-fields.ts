@@ -73,6 +73,9 @@ export const idField = (field: string) => {
     .transform((v) => v.toLowerCase());
 };
 
+/** The query of the calls that name one record (detail, delete): `?id=<id>`. */
+export const idQuerySchema = z.object({ id: idField('id') });
+
 // null is accepted as "not given" for the optional strings: JSON clients often send it for absent values.
 /** An optional free text of at most `max` characters. */
 export const optionalTextField = (field: string, max: number) =>

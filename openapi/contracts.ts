@@ -1,0 +1,250 @@
+/**
+ * The contract of every route of shared/routes.ts, keyed by API and `METHOD path`: the zod schemas
+ * of its request, its success body, and the errors its function answers. The OpenAPI documents are
+ * generated from this (openapi/document.ts) and the tests check every HTTP response against them.
+ * The schemas are the ones the handlers validate with and the envelopes build with: never a copy.
+ */
+import * as z from 'zod';
+import { createDatasetBodySchema } from '#functions/create-dataset/schema';
+import { pathsQuerySchema } from '#functions/dataset-paths/schema';
+import { importBodySchema } from '#functions/import-legacygw/schema';
+import { listDatasetsBodySchema } from '#functions/list-datasets/schema';
+import { updateDatasetBodySchema } from '#functions/update-dataset/schema';
+import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
+import { proxyErrorBodySchema, proxySuccessBodySchema } from '#shared/envelopes/proxy';
+import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
+import { APIS, type ApiDef, type ApiName, type RouteDef } from '#shared/routes';
+import { idQuerySchema } from '#shared/schemas/dataset-fields';
+import { datasetIdSchema, detailSchema, listItemSchema, pathEntrySchema } from '#shared/schemas/datasets';
+import { importReportSchema } from '#shared/schemas/import-report';
+import { openApiDocumentSchema } from '#shared/schemas/openapi';
+
+/** One response a route may give: its status, what it means and the zod schema of its body. */
+export interface ResponseContract {
+  readonly status: number;
+  readonly description: string;
+  readonly body: z.ZodType;
+  /** Default `application/json`. */
+  readonly contentType?: string;
+  readonly example?: unknown;
+}
+
+export interface RouteContract {
+  /** Unique within the API; the name client generators give the call. */
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly request?: {
+    /** The JSON body, as the handler parses it (input side of the schema). */
+    readonly body?: z.ZodType;
+    readonly bodyExample?: unknown;
+    /** One query parameter per property. */
+    readonly query?: z.ZodObject;
+    /** One path parameter per property (the route's `{name}` segments). */
+    readonly path?: z.ZodObject;
+  };
+  readonly success: ResponseContract;
+  /** Errors the function answers itself; the gateway's own (401, 413, 429, 5xx) are added from shared/gateway-responses.ts. */
+  readonly errors: readonly ResponseContract[];
+}
+
+/** The key of a route in ROUTE_CONTRACTS. */
+export const routeKey = (route: Pick<RouteDef, 'method' | 'path'>) => `${route.method} ${route.path}`;
+
+const datasetError = (kind: DatasetErrorKind): ResponseContract => {
+  const { httpStatus, code, statusText, when } = DATASET_ERROR_KINDS[kind];
+  return {
+    status: httpStatus,
+    description: `\`${statusText}\` (code ${code}): ${when}`,
+    body: datasetErrorKindBodySchema(kind),
+  };
+};
+const datasetErrors = (...kinds: DatasetErrorKind[]): ResponseContract[] => kinds.map(datasetError);
+const proxyError = (status: number, description: string): ResponseContract => ({
+  status,
+  description,
+  body: proxyErrorBodySchema,
+});
+
+const openApiContract = (operationId: string, description: string): RouteContract => ({
+  operationId,
+  summary: 'This OpenAPI 3.1 document (no authorization)',
+  description: `${description} The served copy names the host it was fetched from in \`servers\`.`,
+  success: { status: 200, description: 'The OpenAPI document of this API', body: openApiDocumentSchema },
+  errors: [],
+});
+
+export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, RouteContract>>>> = {
+  dataset: {
+    'POST /api/core/dataset/create': {
+      operationId: 'createDataset',
+      summary: 'Create a knowledge base or folder',
+      description:
+        "Creates a knowledge base (`type: dataset`, the default) or a folder for the caller's team, at the root or in a folder of the same team. Unknown fields are ignored.",
+      request: {
+        body: createDatasetBodySchema,
+        bodyExample: { name: 'Product docs', intro: 'Manuals and FAQs' },
+      },
+      success: {
+        status: 200,
+        description: 'Created; `data` is the new id',
+        body: datasetSuccessBodySchema(datasetIdSchema),
+        example: { code: 200, statusText: '', message: '', data: '6740a1f2c3d4e5f6a7b8c9d0' },
+      },
+      errors: [
+        datasetError('invalidParams'),
+        datasetError('missingParams'),
+        datasetError('invalidModel'),
+        datasetError('unExistDataset'),
+        datasetError('unauthorized'),
+        datasetError('unAuthApiKey'),
+      ],
+    },
+    'POST /api/core/dataset/list': {
+      operationId: 'listDatasets',
+      summary: 'List a folder, or search the team',
+      description:
+        'The children of a folder (`parentId` omitted, null or "" = the root), newest `updateTime` first, at most 1,000. With a `searchKey`, the team\'s records whose name or intro holds it (case-insensitive), wherever they are; the search reads the team\'s 10,000 most recently created records at most.',
+      request: { body: listDatasetsBodySchema, bodyExample: { parentId: null, type: 'dataset', searchKey: '' } },
+      success: {
+        status: 200,
+        description: 'The list items',
+        body: datasetSuccessBodySchema(z.array(listItemSchema)),
+      },
+      errors: datasetErrors('invalidParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+    },
+    'GET /api/core/dataset/detail': {
+      operationId: 'getDataset',
+      summary: 'One knowledge base or folder',
+      request: { query: idQuerySchema },
+      success: { status: 200, description: 'The record', body: datasetSuccessBodySchema(detailSchema) },
+      errors: datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+    },
+    'PUT /api/core/dataset/update': {
+      operationId: 'updateDataset',
+      summary: 'Rename, edit or move a knowledge base or folder',
+      description:
+        'Changes only the fields it names and bumps `updateTime`. `vectorModel` and `type` never change; a folder never moves into its own subtree.',
+      request: { body: updateDatasetBodySchema, bodyExample: { id: '6740a1f2c3d4e5f6a7b8c9d0', name: 'Renamed' } },
+      success: { status: 200, description: 'Updated', body: datasetSuccessBodySchema(z.null()) },
+      errors: datasetErrors(
+        'invalidParams',
+        'missingParams',
+        'invalidModel',
+        'unExistDataset',
+        'unauthorized',
+        'unAuthApiKey',
+      ),
+    },
+    'DELETE /api/core/dataset/delete': {
+      operationId: 'deleteDataset',
+      summary: 'Delete a knowledge base, or a folder with its whole subtree',
+      description: 'Safe to repeat after any failure: a repeat deletes what is left.',
+      request: { query: idQuerySchema },
+      success: { status: 200, description: 'Deleted', body: datasetSuccessBodySchema(z.null()) },
+      errors: datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+    },
+    'GET /api/core/dataset/paths': {
+      operationId: 'getDatasetPaths',
+      summary: 'The folders above a record, root first',
+      description: '`type=current` includes the record itself; without a `sourceId` the answer is `[]`.',
+      request: { query: pathsQuerySchema },
+      success: {
+        status: 200,
+        description: 'The path from the root',
+        body: datasetSuccessBodySchema(z.array(pathEntrySchema)),
+      },
+      errors: datasetErrors('invalidParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+    },
+    'GET /openapi.json': openApiContract('getOpenApiDocument', 'Served without a token.'),
+  },
+  proxy: {
+    'POST /api/channels/import/legacygw': {
+      operationId: 'importLegacyGateway',
+      summary: "Import a legacy gateway's channels",
+      description:
+        "Reads the `channels` table of a legacy model gateway's MySQL database and imports its base URLs, models and API keys, one channel per key. Idempotent: a re-run creates nothing new. Unknown fields are ignored.",
+      request: {
+        body: importBodySchema,
+        bodyExample: { dsn: 'gateway:s3cret@tcp(127.0.0.1:3306)/legacygw', dryRun: true },
+      },
+      success: {
+        status: 200,
+        description: 'The import report (also for a dry run); no key, password or DSN appears in it',
+        body: proxySuccessBodySchema(importReportSchema),
+        example: {
+          success: true,
+          data: {
+            dryRun: false,
+            source: { host: '10.0.3.15', port: 3306, database: 'legacygw', rows: 20, kind: 'legacygw' },
+            rows: { imported: 18, skipped: 2 },
+            channels: { created: 21, updated: 0, unchanged: 0 },
+            items: [
+              { legacyId: 2, outcome: 'imported', channels: 1, warnings: ['model mapping not imported'] },
+              { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },
+            ],
+            itemsTruncated: false,
+          },
+        },
+      },
+      errors: [
+        proxyError(
+          400,
+          'Invalid body or DSN, a rejected DSN parameter, a refused host, MySQL access denied, unknown database, no `channels` table, a fork schema, too many rows',
+        ),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(502, 'The legacy database is unreachable (refused, DNS failure, connect or query timeout)'),
+        proxyError(
+          504,
+          'The deadline passed; the message says how many channels were written, and a re-run completes the import',
+        ),
+        proxyError(500, 'Storing the channels failed after retries; the message says how many were written'),
+      ],
+    },
+    'GET /console': {
+      operationId: 'getConsole',
+      summary: 'The import review console (a web page; no authorization)',
+      description:
+        'A static HTML page with no data and no secret; every call it makes carries the admin key the operator enters. Served with a Content-Security-Policy that allows only its own script and style.',
+      success: {
+        status: 200,
+        description: 'The page',
+        body: z.string().meta({ description: 'An HTML document' }),
+        contentType: 'text/html',
+      },
+      errors: [],
+    },
+    'GET /openapi.json': openApiContract('getOpenApiDocument', 'Served without a token.'),
+    'GET /api/channels/openapi.json': openApiContract(
+      'getOpenApiDocumentUnderChannels',
+      "The same document under the API's own path prefix: where `npm start` serves both APIs on one host, `/openapi.json` is the knowledge-base API's.",
+    ),
+  },
+};
+
+/** The contract of a route; throws when it has none (every route needs one: see test/openapi). */
+export function contractFor(api: ApiName, route: Pick<RouteDef, 'method' | 'path'>): RouteContract {
+  const contract = ROUTE_CONTRACTS[api][routeKey(route)];
+  if (!contract) {
+    throw new Error(`Route ${routeKey(route)} of the ${api} API has no contract in openapi/contracts.ts`);
+  }
+  return contract;
+}
+
+/** Routes without a contract, and contracts without a route, as `api: METHOD path ...` lines. */
+export function contractMismatches(
+  apis: readonly ApiDef[] = Object.values(APIS),
+  contracts: Readonly<Record<ApiName, Readonly<Record<string, RouteContract>>>> = ROUTE_CONTRACTS,
+): string[] {
+  const problems: string[] = [];
+  for (const api of apis) {
+    const keys = new Set(api.routes.map(routeKey));
+    for (const key of keys) {
+      if (!contracts[api.name][key]) problems.push(`${api.name}: ${key} has no contract in openapi/contracts.ts`);
+    }
+    for (const key of Object.keys(contracts[api.name])) {
+      if (!keys.has(key)) problems.push(`${api.name}: ${key} has a contract but no route in shared/routes.ts`);
+    }
+  }
+  return problems;
+}
