@@ -8,7 +8,7 @@ import {
   readLocalCredentials,
   writeLocalCredentials,
 } from '#shared/local-credentials';
-import { APIS, findRoute } from '#shared/routes';
+import { APIS, findRoute, requiresAuthorizer } from '#shared/routes';
 import { type RawResponse, rawRequest } from '#test/reliability/harness';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
@@ -134,9 +134,11 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>
   '/api/core/dataset/paths': {},
   [PATHS.proxy]: { body: BODIES.proxy },
 };
-/** Every route of both APIs, from the shared route table. */
+/** Every route of both APIs behind the authorizer, from the shared route table (the public ones: below). */
 const ROUTES = Object.values(APIS).flatMap((api) =>
-  api.routes.map((route) => ({ api: (api.name === 'dataset' ? 'dataset' : 'proxy') as Api, route })),
+  api.routes
+    .filter(requiresAuthorizer)
+    .map((route) => ({ api: (api.name === 'dataset' ? 'dataset' : 'proxy') as Api, route })),
 );
 
 function sendRoute(

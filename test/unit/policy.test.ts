@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { denyPolicy, type Principal, parseMethodArn, policyFor } from '#functions/authorizer/policy';
 import { evaluatePolicy, resourceMatches } from '#infra/local/policy';
-import { APIS, type ApiName } from '#shared/routes';
+import { APIS, type ApiName, requiresAuthorizer } from '#shared/routes';
 
 const PREFIX = 'arn:aws:execute-api:eu-west-1:123456789012';
 const methodArn = (apiId: string, route: { method: string; path: string }, stage = 'prod') =>
@@ -67,7 +67,9 @@ describe('policyFor', () => {
 
     expect(denied).toBeUndefined();
     expect(result.principalId).toBe('tok-1');
-    expect(resources(result, 'Allow')).toEqual(APIS.dataset.routes.map((r) => methodArn('a1b2c3', r)));
+    expect(resources(result, 'Allow')).toEqual(
+      APIS.dataset.routes.filter(requiresAuthorizer).map((r) => methodArn('a1b2c3', r)),
+    );
     expect(resources(result, 'Deny')).toEqual([]);
     expect(result.context).toEqual({
       scope: 'dataset',
