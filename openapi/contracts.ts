@@ -226,7 +226,9 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
 export function contractFor(api: ApiName, route: Pick<RouteDef, 'method' | 'path'>): RouteContract {
   const contract = ROUTE_CONTRACTS[api][routeKey(route)];
   if (!contract) {
-    throw new Error(`Route ${routeKey(route)} of the ${api} API has no contract in openapi/contracts.ts`);
+    throw new Error(
+      `Route ${routeKey(route)} of the ${api} API has no contract in openapi/contracts.ts: add one, then run \`npm run openapi\` (docs/openapi.md, "Adding a route")`,
+    );
   }
   return contract;
 }

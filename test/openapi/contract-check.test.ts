@@ -2,6 +2,7 @@ import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalBackend } from '#infra/local/backend';
 import { type GatewayExchange, type LocalGateway, startGateway } from '#infra/local/gateway';
+import { APIS } from '#shared/routes';
 import { committedDocuments, contractChecker } from '#test/support/contract';
 import {
   failOnContractViolations,
@@ -110,6 +111,19 @@ describe('the contract check of the local gateway', () => {
     const violations = await violationsOf(IMPORT, json(200, { success: true, data: report }));
 
     expect(violations).toEqual([expect.stringMatching(/body\/data\/channels must have required property 'unchanged'/)]);
+  });
+
+  it('tells how to fix a route the document does not have: its contract and `npm run openapi`', () => {
+    const documents = committedDocuments();
+    delete (documents.dataset.paths as Record<string, unknown>)[CREATE];
+    const route = APIS.dataset.routes.find((r) => r.path === CREATE)!;
+    const exchange = { api: 'dataset' as const, route, method: 'POST', path: CREATE, statusCode: 200 };
+
+    const violations = contractChecker(documents)({ ...exchange, headers: {}, body: Buffer.from('{}') });
+
+    expect(violations).toEqual([
+      expect.stringMatching(/not in the document; add its contract to openapi\/contracts.ts and run `npm run openapi`/),
+    ]);
   });
 
   it("accepts the gateway's own 404 for a path no route has", async () => {

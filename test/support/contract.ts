@@ -60,7 +60,11 @@ export function contractChecker(documents: OpenApiDocuments = committedDocuments
 
     const paths = (documents[api].paths ?? {}) as Record<string, Record<string, Operation>>;
     const operation = paths[route.path]?.[method.toLowerCase()];
-    if (!operation) return [`${where}: ${method} ${route.path} is not in the document`];
+    if (!operation) {
+      return [
+        `${where}: ${method} ${route.path} is not in the document; add its contract to openapi/contracts.ts and run \`npm run openapi\` (docs/openapi.md, "Adding a route")`,
+      ];
+    }
     const response = operation.responses?.[String(statusCode)];
     if (!response) {
       const documented = Object.keys(operation.responses ?? {}).join(', ');

@@ -88,7 +88,7 @@ describe('policyFor', () => {
     expect(denied).toBeUndefined();
     expect(result.principalId).toBe('admin');
     expect(resources(result, 'Allow')).toEqual(
-      APIS.proxy.routes.filter((r) => r.auth !== 'none').map((r) => methodArn('p9q8r7', r, 'v1')),
+      APIS.proxy.routes.filter(requiresAuthorizer).map((r) => methodArn('p9q8r7', r, 'v1')),
     );
     expect(result.context).toEqual({ scope: 'admin', teamId: '', tmbId: '', tokenId: 'admin' });
   });
