@@ -5,7 +5,7 @@
  */
 export type TableName = 'datasets' | 'channels';
 
-/** A global secondary index. All key attributes are strings. */
+/** A global secondary index. Its key attributes are strings, like the table's. */
 export interface IndexDef {
   readonly name: string;
   readonly partitionKey: string;
@@ -39,3 +39,19 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   datasets: { logicalName: 'datasets', partitionKey: 'teamId', sortKey: 'id', indexes: [DATASETS_BY_PARENT] },
   channels: { logicalName: 'channels', partitionKey: 'id' },
 };
+
+/** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */
+export function indexProjection(index: IndexDef): {
+  readonly type: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  readonly nonKeyAttributes?: string[];
+} {
+  if (index.include === undefined) return { type: 'ALL' };
+  if (index.include.length === 0) return { type: 'KEYS_ONLY' };
+  return { type: 'INCLUDE', nonKeyAttributes: [...index.include] };
+}
+
+/** Every attribute that is a key of the table or of one of its indexes, each once, in order. */
+export function keyAttributes(def: TableDef): string[] {
+  const keys = [def.partitionKey, def.sortKey, ...(def.indexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];
+  return [...new Set(keys.filter((k): k is string => k !== undefined))];
+}

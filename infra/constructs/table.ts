@@ -3,7 +3,7 @@ import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } fr
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import type { TableDef } from '#shared/tables';
+import { indexProjection, type TableDef } from '#shared/tables';
 import type { IndexAction, TableAction } from './function.ts';
 
 // Every other table action writes, and needs the key's encrypt actions too.
@@ -73,13 +73,13 @@ export class AppTable extends Construct {
       deletionProtection: props.deletionProtection,
     });
     for (const index of props.definition.indexes ?? []) {
+      const projection = indexProjection(index);
       this.table.addGlobalSecondaryIndex({
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
-        ...(index.include
-          ? { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }
-          : { projectionType: ProjectionType.ALL }),
+        projectionType: ProjectionType[projection.type],
+        nonKeyAttributes: projection.nonKeyAttributes,
       });
     }
   }

@@ -9,7 +9,7 @@ import { legacySourceOpener, type OpenSource, trustedCas } from '#functions/impo
 import { importEnvSchema, loadConfig } from '#shared/config';
 import { startStallingProxy } from '#test/support/fake-mysql';
 import { type ServerTls, startMariaDb, type TestMariaDb } from '#test/support/mariadb';
-import { FIXTURE_SQL, importDeps, runImport, startDynalite, type TestDynamo } from './import.helpers.ts';
+import { FIXTURE_SQL, importDeps, runImport, startTestDynamo, type TestDynamo } from './import.helpers.ts';
 
 const run = promisify(execFile);
 const PLAINTEXT_KEY = 'sk-fixture-openai-main-0001';
@@ -57,7 +57,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'import-tls-'));
   const tls = await makeCertificates(dir);
   testCaPem = await readFile(tls.caFile, 'utf8');
-  [db, dynamo] = await Promise.all([startMariaDb({ tls }), startDynalite()]);
+  [db, dynamo] = await Promise.all([startMariaDb({ tls }), startTestDynamo()]);
 });
 
 afterAll(async () => {

@@ -54,7 +54,7 @@ describe('list reads only the asked folder', () => {
       },
       { step: 'initialize' },
     );
-    const repo = new DynamoDatasetRepository(DynamoDBDocumentClient.from(client), 'datasets');
+    const repo = new DynamoDatasetRepository(DynamoDBDocumentClient.from(client), server.tables.datasets);
     const caller = { scope: 'dataset' as const, teamId: team.teamId, tmbId: team.tmbId, tokenId: team.id };
 
     const items = await listDatasets({ body: { parentId: folder.id }, caller }, { repo, limits: LIST_LIMITS });
@@ -68,7 +68,7 @@ describe('list reads only the asked folder', () => {
 
   it('stops a list at maxItems and a search after maxSearched records, newest first', async () => {
     await seedRecords(server.documents, records(null, 'dataset', 30));
-    const repo = new DynamoDatasetRepository(server.documents, 'datasets');
+    const repo = new DynamoDatasetRepository(server.documents, server.tables.datasets);
     const caller = { scope: 'dataset' as const, teamId: team.teamId, tmbId: team.tmbId, tokenId: team.id };
 
     const listed = await listDatasets({ body: {}, caller }, { repo, limits: { maxItems: 7, maxSearched: 100 } });

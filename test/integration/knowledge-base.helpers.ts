@@ -79,7 +79,7 @@ export function seedRecord(
 export async function seedRecords(
   client: DynamoDBDocumentClient,
   records: readonly DatasetRecord[],
-  table = 'datasets',
+  table = process.env.DATASETS_TABLE ?? 'datasets',
 ): Promise<void> {
   const batches: DatasetRecord[][] = [];
   for (let i = 0; i < records.length; i += 25) batches.push(records.slice(i, i + 25));

@@ -35,7 +35,7 @@ beforeEach(async () => {
 });
 
 async function stored(id: string, teamId = team.teamId) {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: 'datasets', Key: { teamId, id } }));
+  const { Item } = await dynamo.send(new GetCommand({ TableName: server.tables.datasets, Key: { teamId, id } }));
   return Item;
 }
 

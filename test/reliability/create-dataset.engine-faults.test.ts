@@ -7,6 +7,7 @@ import { loadHandler } from '#test/support/handler';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { type FaultProxy, startEngineBehindFaultProxy } from './dynamo-fault-proxy.ts';
 
+let faulty: Awaited<ReturnType<typeof startEngineBehindFaultProxy>>;
 let proxy: FaultProxy;
 let documents: DynamoDBDocumentClient;
 let handler: typeof Handler;
@@ -21,8 +22,6 @@ function event(teamId: string, body: unknown): APIGatewayProxyEvent {
   });
 }
 
-let faulty: Awaited<ReturnType<typeof startEngineBehindFaultProxy>>;
-
 beforeAll(async () => {
   faulty = await startEngineBehindFaultProxy();
   ({ proxy, documents } = faulty);
@@ -31,7 +30,7 @@ beforeAll(async () => {
     '#functions/create-dataset/handler',
     {
       AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
-      DATASETS_TABLE: 'datasets',
+      DATASETS_TABLE: faulty.tables.datasets,
       MODEL_CATALOG: '',
       LOG_LEVEL: 'SILENT',
     },

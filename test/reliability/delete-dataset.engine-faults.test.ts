@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { handler as Handler } from '#functions/delete-dataset/handler';
 import type { DatasetRecord } from '#shared/repositories/datasets';
 import { proxyEvent } from '#test/support/events';
+import { loadHandler } from '#test/support/handler';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { seedRecord, seedRecords } from '../integration/knowledge-base.helpers.ts';
 import { type FaultProxy, startEngineBehindFaultProxy } from './dynamo-fault-proxy.ts';
@@ -27,11 +28,10 @@ beforeAll(async () => {
   faulty = await startEngineBehindFaultProxy();
   ({ proxy, documents } = faulty);
   // The function's own client goes through the proxy, with the SDK's default retries.
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', proxy.endpoint);
-  vi.stubEnv('DATASETS_TABLE', 'datasets');
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  vi.resetModules();
-  ({ handler } = await import('#functions/delete-dataset/handler'));
+  ({ handler } = await loadHandler<typeof import('#functions/delete-dataset/handler')>(
+    '#functions/delete-dataset/handler',
+    { AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, DATASETS_TABLE: faulty.tables.datasets, LOG_LEVEL: 'SILENT' },
+  ));
 });
 
 afterAll(async () => {
