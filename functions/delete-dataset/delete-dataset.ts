@@ -10,7 +10,7 @@ export interface DeleteDatasetDeps {
 }
 
 /**
- * Deletes one of the caller's records; for a folder, its whole subtree. Safe to repeat after any
+ * Deletes one of the caller's records; for a folder, its whole subtree; answers how many records it deleted. Safe to repeat after any
  * failure: datasets (which never have children) go as soon as they are found, folders only after
  * everything below them, deepest level first. Whatever a failure leaves is therefore still a subtree
  * hanging from the folder, and the next call finds and finishes it.
@@ -18,12 +18,14 @@ export interface DeleteDatasetDeps {
 export async function deleteDataset(
   input: { query: Record<string, string | undefined>; caller: CallerContext },
   deps: DeleteDatasetDeps,
-): Promise<null> {
+): Promise<{ deleted: number }> {
   const parsed = idQuerySchema.safeParse(input.query);
   if (!parsed.success) throw requestError(parsed.error, 'The query is invalid');
   const { teamId } = input.caller;
   const record = await requireRecord(deps.repo, teamId, parsed.data.id);
 
+  // What this call deleted (after a failed call, a repeat counts only what was left).
+  let deleted = 0;
   // Folder ids by depth: levels[0] is the record itself.
   const levels: string[][] = [[record.id]];
   if (record.type === 'folder') {
@@ -32,14 +34,18 @@ export async function deleteDataset(
     for (let frontier = [record.id]; frontier.length > 0; ) {
       const { folders, datasets } = await childrenOf(deps, teamId, frontier);
       await deps.repo.deleteMany(teamId, datasets);
+      deleted += datasets.length;
       const fresh = folders.filter((id) => !seen.has(id));
       for (const id of fresh) seen.add(id);
       if (fresh.length > 0) levels.push(fresh);
       frontier = fresh;
     }
   }
-  for (const level of levels.reverse()) await deps.repo.deleteMany(teamId, level);
-  return null;
+  for (const level of levels.reverse()) {
+    await deps.repo.deleteMany(teamId, level);
+    deleted += level.length;
+  }
+  return { deleted };
 }
 
 /** The children of every folder in `parents`, split into folders and datasets; a few folders at a time. */

@@ -5,13 +5,16 @@ import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
 import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
 import { createLogger } from '#shared/logger';
+import { createMetrics, flushMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
 import { legacySourceOpener } from './legacy-source.ts';
+import { measureImport } from './metrics.ts';
 import { importBodySchema } from './schema.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
+const metrics = createMetrics();
 const deps: ImportDeps = {
   openSource: legacySourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
   repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
@@ -33,9 +36,12 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
     const parsed = importBodySchema.safeParse(body.value);
     if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
-    const report = await importLegacyGw({ dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false }, deps);
+    const input = { dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false };
+    const report = await measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
     return proxySuccess(report);
   } catch (error) {
     return proxyErrorResponse(error, logger);
+  } finally {
+    flushMetrics(metrics);
   }
 };

@@ -43,6 +43,7 @@ export interface AppTableProps {
  */
 export class AppTable extends Construct {
   readonly table: Table;
+  private readonly granted = new Set<TableAction>();
   /** The customer-managed key, when the table has one. */
   readonly key?: Key;
 
@@ -102,6 +103,7 @@ export class AppTable extends Construct {
     grantee.grantPrincipal.addToPrincipalPolicy(
       new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [this.table.tableArn] }),
     );
+    for (const action of actions) this.granted.add(action);
     this.grantKey(grantee, actions);
   }
 
@@ -113,6 +115,7 @@ export class AppTable extends Construct {
         resources: [this.indexArn(indexName)],
       }),
     );
+    for (const action of actions) this.granted.add(action);
     this.grantKey(grantee, actions);
   }
 
@@ -126,5 +129,10 @@ export class AppTable extends Construct {
         conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Stack.of(this).region}.amazonaws.com` } },
       }),
     );
+  }
+
+  /** The DynamoDB operations some function may call on this table (grantData): its alarms watch exactly these. */
+  get operations(): readonly TableAction[] {
+    return [...this.granted];
   }
 }

@@ -1,8 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { DATASET_ERROR_KINDS, DatasetApiError, type DatasetErrorKind, datasetErrors } from '#shared/errors';
 import { BODY_PROBLEMS, type CallerContext, callerFrom, jsonResponse, parseJsonObjectBody } from '#shared/http';
+import { flushMetrics } from '#shared/metrics';
 
 /** The body of a knowledge-base API success (SPEC 2.2) around the call's `data`. */
 export const datasetSuccessBodySchema = <T extends z.ZodType>(data: T) =>
@@ -53,6 +55,8 @@ export function datasetErrorResponse(error: unknown, logger: Logger): APIGateway
 export function datasetHandler(
   logger: Logger,
   call: (event: APIGatewayProxyEvent, caller: CallerContext) => Promise<unknown>,
+  /** The function's business metrics, written once per invocation (errors included) when given. */
+  metrics?: Metrics,
 ): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
   return async (event) => {
     try {
@@ -64,6 +68,8 @@ export function datasetHandler(
       return datasetSuccess(await call(event, caller));
     } catch (error) {
       return datasetErrorResponse(error, logger);
+    } finally {
+      if (metrics) flushMetrics(metrics);
     }
   };
 }
