@@ -3,13 +3,20 @@ import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
+import { LOCAL_CREDENTIALS_FILE_ENV } from '#shared/local-credentials';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
-import { copyCredentialsBesideBundle, loadSamMode, SAM_CREDENTIALS_PATH, SAM_DYNAMODB_ENDPOINT } from './sam.ts';
+import {
+  copyCredentialsBesideBundle,
+  loadSamMode,
+  SAM_AUTHORIZER_ENTRY,
+  SAM_CREDENTIALS_PATH,
+  SAM_DYNAMODB_ENDPOINT,
+} from './sam.ts';
 import { STACK_OUTPUTS } from './stack-outputs.ts';
 import type { StageConfig } from './stage-config.ts';
 
@@ -88,7 +95,7 @@ export class ServiceStack extends Stack {
         [ENV.secretsMaxAgeS]: String(config.secretsMaxAgeSeconds),
         [ENV.logLevel]: config.logLevel,
       },
-      ...(sam ? { afterBundling: copyCredentialsBesideBundle(sam.credentialsFile) } : {}),
+      ...(sam ? { entry: SAM_AUTHORIZER_ENTRY, afterBundling: copyCredentialsBesideBundle(sam.credentialsFile) } : {}),
       ...common,
     });
     authorizer.readSecret(accessTokens, ENV.accessTokensSecretId);
@@ -262,7 +269,7 @@ export class ServiceStack extends Stack {
     if (sam) {
       // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);
       // the values already point at `npm start`'s engine and the copied credentials file.
-      authorizer.setEnvironment(ENV.localCredentialsFile, SAM_CREDENTIALS_PATH);
+      authorizer.setEnvironment(LOCAL_CREDENTIALS_FILE_ENV, SAM_CREDENTIALS_PATH);
       for (const fn of Object.values(this.functions)) {
         if (fn.usesTables) fn.setEnvironment(ENV.dynamodbEndpoint, SAM_DYNAMODB_ENDPOINT);
       }

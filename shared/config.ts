@@ -23,8 +23,6 @@ export const ENV = {
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
   /** CloudWatch namespace of the business metrics (shared/metrics.ts); Powertools' own variable name. */
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
-  /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
-  localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
   consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
@@ -121,20 +119,15 @@ export const importEnvSchema = z.object({
 });
 export type ImportConfig = z.infer<typeof importEnvSchema>;
 
-export const authorizerEnvSchema = z
-  .object({
-    [ENV.accessTokensSecretId]: z.string().trim().optional(),
-    [ENV.adminKeySecretId]: z.string().trim().optional(),
-    [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
-    [ENV.localCredentialsFile]: z.string().trim().optional(),
-    [ENV.logLevel]: logLevel,
-  })
-  .superRefine((env, ctx) => {
-    if (env[ENV.localCredentialsFile]) return;
-    for (const name of [ENV.accessTokensSecretId, ENV.adminKeySecretId] as const) {
-      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required' });
-    }
-  });
+/** The log level alone: every function's setting, and all the local server's authorizer needs. */
+export const logLevelEnvSchema = z.object({ [ENV.logLevel]: logLevel });
+
+/** The deployed authorizer: Secrets Manager only (the local run wires its own source, shared/local-credentials.ts). */
+export const authorizerEnvSchema = logLevelEnvSchema.extend({
+  [ENV.accessTokensSecretId]: requiredName,
+  [ENV.adminKeySecretId]: requiredName,
+  [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
+});
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 
 export const consoleEnvSchema = z.object({

@@ -31,8 +31,10 @@ export interface FunctionVpcPlacement {
 }
 
 export interface AppFunctionProps {
-  /** Which entry of FUNCTION_ENTRIES to bundle. */
+  /** Which function this is: FUNCTION_ENTRIES names the entry bundled for it. */
   readonly name: FunctionName;
+  /** Another entry file (relative to the repository root) for this function: the SAM-only authorizer. */
+  readonly entry?: string;
   readonly description: string;
   readonly memorySize: number;
   readonly timeout: Duration;
@@ -116,7 +118,7 @@ export class AppFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, FUNCTION_ENTRIES[props.name]),
+      entry: join(PROJECT_ROOT, props.entry ?? FUNCTION_ENTRIES[props.name]),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),

