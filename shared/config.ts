@@ -80,6 +80,12 @@ export const createDatasetEnvSchema = z.object({
 });
 export type CreateDatasetConfig = z.infer<typeof createDatasetEnvSchema>;
 
+/** Environment of the knowledge-base functions that need no model catalogue (list, detail, delete, paths). */
+export const datasetsEnvSchema = z.object({
+  [ENV.datasetsTable]: requiredName,
+  [ENV.logLevel]: logLevel,
+});
+
 export const importEnvSchema = z.object({
   [ENV.channelsTable]: requiredName,
   [ENV.legacygwMaxRows]: positiveInt(DEFAULTS.legacygwMaxRows),

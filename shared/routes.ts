@@ -4,7 +4,17 @@
  */
 export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
-export type FunctionName = 'create-dataset' | 'import-legacygw' | 'console' | 'openapi' | 'authorizer';
+export type FunctionName =
+  | 'create-dataset'
+  | 'list-datasets'
+  | 'dataset-detail'
+  | 'update-dataset'
+  | 'delete-dataset'
+  | 'dataset-paths'
+  | 'import-legacygw'
+  | 'console'
+  | 'openapi'
+  | 'authorizer';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
@@ -33,6 +43,11 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     scope: 'dataset',
     routes: [
       { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      { method: 'POST', path: '/api/core/dataset/list', function: 'list-datasets' },
+      { method: 'GET', path: '/api/core/dataset/detail', function: 'dataset-detail' },
+      { method: 'PUT', path: '/api/core/dataset/update', function: 'update-dataset' },
+      { method: 'DELETE', path: '/api/core/dataset/delete', function: 'delete-dataset' },
+      { method: 'GET', path: '/api/core/dataset/paths', function: 'dataset-paths' },
       { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
     ],
   },
@@ -54,6 +69,11 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
 /** Handler entry of each function, relative to the repository root. */
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
+  'list-datasets': 'functions/list-datasets/handler.ts',
+  'dataset-detail': 'functions/dataset-detail/handler.ts',
+  'update-dataset': 'functions/update-dataset/handler.ts',
+  'delete-dataset': 'functions/delete-dataset/handler.ts',
+  'dataset-paths': 'functions/dataset-paths/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
   console: 'functions/console/handler.ts',
   openapi: 'functions/openapi/handler.ts',

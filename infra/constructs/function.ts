@@ -20,6 +20,8 @@ export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
 /** The only DynamoDB actions a function may be granted: what the data layer calls, nothing broader. */
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Query' | 'BatchGetItem' | 'BatchWriteItem';
+/** The only action a function may be granted on an index. */
+export type IndexAction = 'Query';
 
 /** Where a function runs inside a VPC (imported resources; no lookups, so synth stays offline). */
 export interface FunctionVpcPlacement {
@@ -210,6 +212,11 @@ export class AppFunction extends Construct {
   /** True once the function was granted a table (and so talks to DynamoDB). */
   get usesTables(): boolean {
     return this.tables > 0;
+  }
+
+  /** Grants `actions` on one index of `table` only (call `useTable` for the table's name and item actions). */
+  useIndex(table: AppTable, indexName: string, actions: readonly IndexAction[]): void {
+    table.grantIndex(this.role, indexName, actions);
   }
 
   /** Grants secretsmanager:GetSecretValue on `secret` only and sets `envName` to its ARN. */

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type Authorizer, createAuthorizer } from '#functions/authorizer/authorizer';
 import { writeConsolePage } from '#functions/console/build';
@@ -11,7 +12,8 @@ import {
   localFileCredentialSource,
 } from '#shared/local-credentials';
 import { createLogger } from '#shared/logger';
-import { FUNCTION_ENTRIES, type RouteDef } from '#shared/routes';
+import { backfillParentKeys } from '#shared/repositories/datasets-backfill';
+import { FUNCTION_ENTRIES, type FunctionName, type RouteDef } from '#shared/routes';
 import type { TableName } from '#shared/tables';
 import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from './dynamo-engine.ts';
 
@@ -84,7 +86,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
   try {
     const client = localDynamoClient(engine.endpoint);
     try {
-      await ensureTables(client, tableNames);
+      // The embedded engine cannot add an index to a table an older version made: it rebuilds that table.
+      await ensureTables(client, tableNames, { rebuildForIndexes: !options.dynamoEndpoint });
+      // Records written before the by-parent index get its key, so `npm start` never needs a manual step.
+      await backfillParentKeys(DynamoDBDocumentClient.from(client), tableNames.datasets);
     } catch (error) {
       throw options.dynamoEndpoint ? unreachable(options.dynamoEndpoint, error) : error;
     } finally {
@@ -116,12 +121,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       source: localFileCredentialSource(credentialsFile),
       logger: createLogger('authorizer', loadConfig(logLevelEnvSchema)[ENV.logLevel]),
     });
-    const functions: Readonly<Record<RouteDef['function'], ProxyHandler>> = {
-      'create-dataset': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['create-dataset']),
-      'import-legacygw': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['import-legacygw']),
-      console: await loadHandler<ProxyHandler>(FUNCTION_ENTRIES.console),
-      openapi: await loadHandler<ProxyHandler>(FUNCTION_ENTRIES.openapi),
-    };
+    const functions = {} as Record<RouteDef['function'], ProxyHandler>;
+    for (const name of Object.keys(FUNCTION_ENTRIES) as FunctionName[]) {
+      if (name !== 'authorizer') functions[name] = await loadHandler<ProxyHandler>(FUNCTION_ENTRIES[name]);
+    }
 
     return {
       dynamoEndpoint: engine.endpoint,

@@ -56,6 +56,11 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
     [ENV.adminKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf',
   },
   'create-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'list-datasets': { [ENV.datasetsTable]: 'datasets' },
+  'dataset-detail': { [ENV.datasetsTable]: 'datasets' },
+  'update-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'delete-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'dataset-paths': { [ENV.datasetsTable]: 'datasets' },
   'import-legacygw': { [ENV.channelsTable]: 'channels' },
   console: {},
   openapi: {},
@@ -190,6 +195,23 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
   });
 
+  it.each(['list-datasets', 'dataset-detail', 'update-dataset', 'delete-dataset', 'dataset-paths'] as const)(
+    '%s bundle answers a generic 500 envelope when DynamoDB is unreachable',
+    async (name) => {
+      const event = {
+        ...readEvent('create-dataset.json'),
+        body: JSON.stringify({ id: '65a0c0ffee0000000000beef', parentId: null, name: 'x' }),
+        queryStringParameters: { id: '65a0c0ffee0000000000beef', sourceId: '65a0c0ffee0000000000beef' },
+      };
+
+      const outcome = await invoke(name, event);
+
+      expect(outcome.returned?.statusCode).toBe(500);
+      expect(JSON.parse(outcome.returned?.body ?? '')).toMatchObject({ code: 500, statusText: 'error', data: null });
+      expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
+    },
+  );
+
   it('create-dataset bundle validates models against the catalogue compiled into it, with no MODEL_CATALOG set', async () => {
     const withModel = (vectorModel: string) => ({
       ...readEvent('create-dataset.json'),
@@ -203,6 +225,18 @@ describe('synthesized function bundles', () => {
     expect(stageModel.returned?.statusCode).toBe(500);
     expect(builtInOnly.returned?.statusCode).toBe(400);
     expect(JSON.parse(builtInOnly.returned?.body ?? '')).toMatchObject({ code: 501010 });
+  });
+
+  it('compiles the same model catalogue into the update bundle as into create, and into no other knowledge-base bundle', () => {
+    const prefix = encodeBundledEnv({ [ENV.modelCatalog]: '' }).slice(0, 20);
+    const compiled = (name: FunctionName) =>
+      readFileSync(bundles.get(name) ?? '', 'utf8').match(new RegExp(`${prefix}[A-Za-z0-9+/=]+`))?.[0];
+
+    expect(compiled('create-dataset')).toBeDefined();
+    expect(compiled('update-dataset')).toBe(compiled('create-dataset'));
+    for (const name of ['list-datasets', 'dataset-detail', 'delete-dataset', 'dataset-paths'] as const) {
+      expect(compiled(name)).toBeUndefined();
+    }
   });
 
   it('create-dataset bundle lets a MODEL_CATALOG set in the environment override the compiled one', async () => {
