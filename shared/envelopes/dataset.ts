@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { DATASET_ERROR_KINDS, DatasetApiError, type DatasetErrorKind, datasetErrors } from '#shared/errors';
 import { BODY_PROBLEMS, type CallerContext, callerFrom, jsonResponse, parseJsonObjectBody } from '#shared/http';
+import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { flushMetrics } from '#shared/metrics';
 
 /** The body of a knowledge-base API success (SPEC 2.2) around the call's `data`. */
@@ -50,15 +51,15 @@ export function datasetErrorResponse(error: unknown, logger: Logger): APIGateway
 
 /**
  * A knowledge-base API handler: checks the authorizer context (scope `dataset`), runs `call`, and
- * wraps what it returns, or what it throws, in the API's envelope.
+ * wraps what it returns, or what it throws, in the API's envelope; its log lines carry the Lambda context.
  */
 export function datasetHandler(
   logger: Logger,
   call: (event: APIGatewayProxyEvent, caller: CallerContext) => Promise<unknown>,
   /** The function's business metrics, written once per invocation (errors included) when given. */
   metrics?: Metrics,
-): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
-  return async (event) => {
+): LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return withLambdaContext(logger, async (event) => {
     try {
       const caller = callerFrom(event);
       if (!caller)
@@ -71,7 +72,7 @@ export function datasetHandler(
     } finally {
       if (metrics) flushMetrics(metrics);
     }
-  };
+  });
 }
 
 /** The request's JSON object body, or the API's 400 saying what is wrong with it. */

@@ -22,7 +22,7 @@ export const tokenEvent = (authorizationToken: string | undefined, methodArn: st
  * The deployed authorizer (functions/authorizer/handler.ts), loaded as a cold start with SECRET_IDS, over a
  * mocked Secrets Manager that is reset, with the authorizer's caches, before each test of the file.
  */
-export async function useDeployedAuthorizer(logLevel: string) {
+export async function useDeployedAuthorizer(logLevel: string, env: Readonly<Record<string, string>> = {}) {
   const authorizer = await loadHandler<typeof import('#functions/authorizer/handler')>(
     '#functions/authorizer/handler',
     {
@@ -30,6 +30,7 @@ export async function useDeployedAuthorizer(logLevel: string) {
       ADMIN_KEY_SECRET_ID: SECRET_IDS.adminKey,
       SECRETS_MAX_AGE_S: '60',
       LOG_LEVEL: logLevel,
+      ...env,
     },
   );
   const secretsManager = mockClient(SecretsManagerClient);
