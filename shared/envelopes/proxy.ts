@@ -2,7 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { ProxyApiError } from '#shared/errors';
-import { jsonResponse } from '#shared/http';
+import { jsonResponse, type RequestErrors, validBody } from '#shared/http';
 
 /** The body of a channel proxy API success (SPEC 3.5) around the call's `data`. */
 export const proxySuccessBodySchema = <T extends z.ZodType>(data: T) =>
@@ -32,6 +32,17 @@ export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayPr
   logger.error('Unexpected error in the channel proxy API', { error: summarizeError(error) });
   const body: ProxyErrorBody = { success: false, message: 'Internal error' };
   return jsonResponse(500, body);
+}
+
+/** How the channel proxy API says a request is wrong: every problem of the body, in one message. */
+export const PROXY_REQUEST_ERRORS: RequestErrors = {
+  malformed: (problem) => new ProxyApiError(400, problem),
+  invalid: (error) => new ProxyApiError(400, error.issues.map((i) => i.message).join('; ')),
+};
+
+/** The request's JSON body validated with the function's schema, or the API's 400 saying what is wrong. */
+export function proxyBody<S extends z.ZodType>(event: Parameters<typeof validBody>[0], schema: S): z.output<S> {
+  return validBody(event, schema, PROXY_REQUEST_ERRORS);
 }
 
 /** A loggable description of an error and its causes: name, code, errno and message only (no stack, no request data). */
