@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type * as z from 'zod';
+import * as z from './zod.ts';
 
 /** Largest request body either API accepts (SPEC 2.1); larger bodies are rejected unparsed. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -62,21 +62,21 @@ export interface RequestErrors {
   /** The body is not a JSON object at all (too large, not JSON, not an object). */
   malformed(problem: string): Error;
   /** The decoded body or query fails the function's schema. */
-  invalid(error: z.ZodError): Error;
+  invalid(error: z.core.$ZodError): Error;
 }
 
 /**
  * The one way a function validates its request: runs the function's zod schema over an already decoded
  * part of it (a body, the query parameters) and returns the typed value, or throws the API's 400.
  */
-export function validRequest<S extends z.ZodType>(value: unknown, schema: S, errors: RequestErrors): z.output<S> {
-  const parsed = schema.safeParse(value);
+export function validRequest<S extends z.core.$ZodType>(value: unknown, schema: S, errors: RequestErrors): z.output<S> {
+  const parsed = z.safeParse(schema, value);
   if (!parsed.success) throw errors.invalid(parsed.error);
   return parsed.data;
 }
 
 /** Decodes the event's JSON object body (size and shape checked) and validates it with `schema`. */
-export function validBody<S extends z.ZodType>(
+export function validBody<S extends z.core.$ZodType>(
   event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
   schema: S,
   errors: RequestErrors,

@@ -1,11 +1,11 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
 import { ProxyApiError } from '#shared/errors';
 import { jsonResponse, type RequestErrors, validBody } from '#shared/http';
+import * as z from '#shared/zod';
 
 /** The body of a channel proxy API success (SPEC 3.5) around the call's `data`. */
-export const proxySuccessBodySchema = <T extends z.ZodType>(data: T) =>
+export const proxySuccessBodySchema = <T extends z.core.$ZodType>(data: T) =>
   z.strictObject({ success: z.literal(true), data });
 
 /** The body of every channel proxy API error. */
@@ -41,7 +41,7 @@ export const PROXY_REQUEST_ERRORS: RequestErrors = {
 };
 
 /** The request's JSON body validated with the function's schema, or the API's 400 saying what is wrong. */
-export function proxyBody<S extends z.ZodType>(event: Parameters<typeof validBody>[0], schema: S): z.output<S> {
+export function proxyBody<S extends z.core.$ZodType>(event: Parameters<typeof validBody>[0], schema: S): z.output<S> {
   return validBody(event, schema, PROXY_REQUEST_ERRORS);
 }
 
