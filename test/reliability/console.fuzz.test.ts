@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
+import { useTestServer } from '#test/support/local-server';
 import { authorizationHeaders, contentTypeHeaders, extraHeaders, TRICKY_KEYS } from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, sampleFuzz, useFuzzServer } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, sampleFuzz } from './harness.ts';
 
 const NOT_FOUND = {
   proxy: JSON.stringify(GATEWAY_RESPONSES.proxy.MISSING_AUTHENTICATION_TOKEN.body),
@@ -10,11 +11,11 @@ const NOT_FOUND = {
   dataset: JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUTHENTICATION_TOKEN.body),
 };
 
-const fuzzServer = useFuzzServer();
+const server = useTestServer();
 let page: string;
 
 beforeAll(async () => {
-  page = await (await fetch(`${fuzzServer().url}/console`)).text();
+  page = await (await fetch(`${server.url}/console`)).text();
 });
 
 /** Requests around GET /console: odd methods, near-miss paths, query strings, headers and bodies. */
@@ -30,10 +31,7 @@ function consoleRequests(): fc.Arbitrary<RawRequest> {
     .record({
       method: fc.oneof({ weight: 10, arbitrary: fc.constant('GET') }, fc.constantFrom('POST', 'PUT', 'DELETE', 'HEAD')),
       path,
-      authorization: authorizationHeaders(
-        fuzzServer().credentials.adminKey,
-        fuzzServer().credentials.accessTokens[0]!.token,
-      ),
+      authorization: authorizationHeaders(server.credentials.adminKey, server.credentials.accessTokens[0]!.token),
       contentType: contentTypeHeaders,
       extra: extraHeaders,
       body: fc.string({ maxLength: 200 }),
@@ -50,7 +48,7 @@ describe('GET /console under malformed requests (fuzz through the local server)'
   it(`answers ${FUZZ_RUNS} requests with the one page or the 404 envelope, never a 5xx (seed ${FUZZ_SEED})`, async () => {
     const requests = sampleFuzz(consoleRequests());
 
-    const { failures, statuses } = await fuzzThrough(fuzzServer().url, requests, (reply, i) => {
+    const { failures, statuses } = await fuzzThrough(server.url, requests, (reply, i) => {
       const request = requests[i]!;
       const ok =
         (reply.status === 200 && request.method === 'GET' && reply.body === page) ||

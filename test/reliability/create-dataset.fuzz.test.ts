@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { useTestServer } from '#test/support/local-server';
 import {
   authorizationHeaders,
   datasetEnvelopeProblems,
@@ -8,20 +9,11 @@ import {
   malformedRequest,
   nested,
 } from './fuzz-requests.ts';
-import {
-  FUZZ_RUNS,
-  FUZZ_SEED,
-  fuzzThrough,
-  jsonRequest,
-  type RawResponse,
-  rawRequest,
-  sampleFuzz,
-  useFuzzServer,
-} from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest, type RawResponse, rawRequest, sampleFuzz } from './harness.ts';
 
 const CREATE_PATH = '/api/core/dataset/create';
 const FIELDS = ['name', 'type', 'parentId', 'intro', 'avatar', 'vectorModel', 'agentModel', 'vlmModel'];
-const fuzzServer = useFuzzServer();
+const server = useTestServer();
 
 /** The problems with one reply: not the envelope, a 5xx, or a success without a new id. */
 function envelopeProblems(reply: RawResponse): string[] {
@@ -51,7 +43,6 @@ const objects = fc.record(
 
 describe('POST /api/core/dataset/create under malformed requests (fuzz through the local server)', () => {
   it(`answers ${FUZZ_RUNS} malformed requests below 500, in the envelope, writing only for the 200s (seed ${FUZZ_SEED})`, async () => {
-    const server = fuzzServer();
     const token = server.credentials.accessTokens[0]!.token;
     const requests = sampleFuzz(
       malformedRequest({
@@ -73,7 +64,6 @@ describe('POST /api/core/dataset/create under malformed requests (fuzz through t
   });
 
   it('rejects a deeply nested body without crashing, and keeps serving', async () => {
-    const server = fuzzServer();
     const bearer = server.credentials.accessTokens[0]!.token;
     const bodies = [
       nested(30_000, 'array'),
@@ -98,7 +88,6 @@ describe('POST /api/core/dataset/create under malformed requests (fuzz through t
   });
 
   it('answers a body over the gateway payload limit with 413 in the envelope', async () => {
-    const server = fuzzServer();
     const reply = await rawRequest(server.url, {
       method: 'POST',
       path: CREATE_PATH,

@@ -1,7 +1,5 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, vi } from 'vitest';
-import { startTestServer, type TestServer } from '#test/support/local-server';
 import { describeRequest } from './fuzz-requests.ts';
 
 /** One HTTP request written byte for byte: duplicate headers, odd bodies and missing headers survive intact. */
@@ -109,27 +107,6 @@ export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 /** `runs` values drawn from `arbitrary` with the run's seed (the fuzz test names print it). */
 export function sampleFuzz<T>(arbitrary: fc.Arbitrary<T>, runs: number = FUZZ_RUNS): T[] {
   return fc.sample(arbitrary, { numRuns: runs, seed: FUZZ_SEED });
-}
-
-/**
- * A fuzz file's local server (the `npm start` code path), started before the file's tests with `env` set
- * (the handlers read it at their cold start) and, unless `env` says otherwise, logs silenced; closed after
- * them. The returned function gives the server inside a test or a later hook.
- */
-export function useFuzzServer(env: Readonly<Record<string, string>> = {}): () => TestServer {
-  let server: TestServer | undefined;
-  beforeAll(async () => {
-    for (const [name, value] of Object.entries({ LOG_LEVEL: 'SILENT', ...env })) vi.stubEnv(name, value);
-    server = await startTestServer();
-  });
-  afterAll(async () => {
-    await server?.close();
-    vi.unstubAllEnvs();
-  });
-  return () => {
-    if (!server) throw new Error('the fuzz server starts in beforeAll');
-    return server;
-  };
 }
 
 /** What a fuzz run saw: every reply, the failures (`problems <- request`), and the statuses, sorted. */

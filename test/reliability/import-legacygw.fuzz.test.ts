@@ -3,16 +3,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDsn } from '#functions/import-legacygw/dsn';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
+import { useTestServer } from '#test/support/local-server';
 import { authorizationHeaders, encodedBody, malformedBody, malformedRequest, nested } from './fuzz-requests.ts';
-import {
-  FUZZ_RUNS,
-  FUZZ_SEED,
-  fuzzThrough,
-  jsonRequest,
-  type RawResponse,
-  sampleFuzz,
-  useFuzzServer,
-} from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest, type RawResponse, sampleFuzz } from './harness.ts';
 
 const IMPORT_PATH = '/api/channels/import/legacygw';
 const FIELDS = ['dsn', 'dryRun'];
@@ -20,7 +13,7 @@ const FIELDS = ['dsn', 'dryRun'];
 const ALLOWED = '192.0.2.1';
 
 // Every syntactically valid DSN with a literal address outside it is refused before any connection.
-const fuzzServer = useFuzzServer({ LEGACYGW_ALLOWED_HOSTS: ALLOWED });
+const server = useTestServer({ LEGACYGW_ALLOWED_HOSTS: ALLOWED });
 
 // Locally both APIs share one host, so the gateway guesses the API of an unknown path from its prefix; in AWS the
 // host decides. A near-miss path may therefore get the other API's 404: exactly that body is accepted, nothing else.
@@ -119,7 +112,6 @@ const objects = fc.record(
 
 describe('POST /api/channels/import/legacygw under malformed requests (fuzz through the local server)', () => {
   it(`answers ${FUZZ_RUNS} malformed requests below 500 in the proxy envelope and writes nothing (seed ${FUZZ_SEED})`, async () => {
-    const server = fuzzServer();
     const requests = sampleFuzz(
       malformedRequest({
         path: IMPORT_PATH,
@@ -139,7 +131,6 @@ describe('POST /api/channels/import/legacygw under malformed requests (fuzz thro
   });
 
   it('rejects a deeply nested body or DSN without crashing, and keeps serving', async () => {
-    const server = fuzzServer();
     const send = (body: string) =>
       jsonRequest(server.url, { path: IMPORT_PATH, bearer: server.credentials.adminKey, body });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatasetRecord } from '#shared/repositories/datasets';
-import type { TestServer } from '#test/support/local-server';
+import { useTestServer } from '#test/support/local-server';
 import { createRequest, expectCreated, teamRecords } from '../integration/create-dataset.helpers.ts';
 import { KB_PATHS } from '../integration/knowledge-base.helpers.ts';
 import {
@@ -11,19 +11,17 @@ import {
   malformedBody,
   malformedRequest,
 } from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawResponse, sampleFuzz, useFuzzServer } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawResponse, sampleFuzz } from './harness.ts';
 
 // FUZZ_RUNS requests in all, shared by the five calls.
 const RUNS_PER_ROUTE = Math.max(20, Math.ceil(FUZZ_RUNS / 5));
 const BODY_FIELDS = ['id', 'parentId', 'type', 'searchKey', 'name', 'intro', 'avatar', 'vectorModel', 'agentModel'];
 
-const fuzzServer = useFuzzServer();
-let server: TestServer;
+const server = useTestServer();
 let token: { token: string; teamId: string };
 let seeded: string[];
 
 beforeAll(async () => {
-  server = fuzzServer();
   const first = server.credentials.accessTokens[0];
   if (!first) throw new Error('the local server made no access token');
   token = first;

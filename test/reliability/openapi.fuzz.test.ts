@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { APIS, findRoute } from '#shared/routes';
+import { useTestServer } from '#test/support/local-server';
 import { authorizationHeaders, malformedRequest } from './fuzz-requests.ts';
-import { FUZZ_SEED, fuzzThrough, PROPERTY_RUNS, sampleFuzz, useFuzzServer } from './harness.ts';
+import { FUZZ_SEED, fuzzThrough, PROPERTY_RUNS, sampleFuzz } from './harness.ts';
 
 // Locally both APIs share one host: a path both have is answered by the API findRoute picks.
 const PUBLIC_ROUTES = Object.values(APIS).flatMap((api) =>
@@ -12,11 +13,10 @@ const PUBLIC_ROUTES = Object.values(APIS).flatMap((api) =>
 );
 const TITLES = { dataset: 'Knowledge-base API', proxy: 'Channel proxy API' } as const;
 
-const fuzzServer = useFuzzServer();
+const server = useTestServer();
 
 describe('the public OpenAPI routes under malformed requests (fuzz through the local server)', () => {
   it(`answer ${PROPERTY_RUNS} malformed requests below 500: the document to a GET of the route, a 404 otherwise (seed ${FUZZ_SEED})`, async () => {
-    const server = fuzzServer();
     const requests = sampleFuzz(
       fc
         .record({
