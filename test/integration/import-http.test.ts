@@ -1,28 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '#test/support/local-server';
-import { freePort, type TestMariaDb } from '#test/support/mariadb';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '#test/support/mariadb';
 import { FIXTURE_SQL } from './import.helpers.ts';
-import {
-  type ChannelsTable,
-  callImport,
-  expectError,
-  expectNoSecrets,
-  expectReport,
-  startImportHarness,
-  stopImportHarness,
-} from './import-http.helpers.ts';
+import { callImport, expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 
 // SPEC 3 through HTTP: the local server runs the real authorizer and import handler.
 
-let db: TestMariaDb;
-let server: TestServer;
-let channels: ChannelsTable;
-
-beforeAll(async () => {
-  ({ db, server, channels } = await startImportHarness());
-});
-
-afterAll(() => stopImportHarness({ db, server, channels }));
+const { db, server, channels } = useImportHarness();
 
 const secretsOf = (extra: readonly string[] = []) => ({ server, mysqlPassword: db.password, extra });
 
