@@ -72,6 +72,13 @@ export const importEnvSchema = z.object({
 });
 export type ImportConfig = z.infer<typeof importEnvSchema>;
 
+/** The channel review functions (list, detail, update, delete, batch delete): the table and the log level. */
+export const channelsEnvSchema = z.object({
+  [ENV.channelsTable]: requiredName,
+  [ENV.logLevel]: logLevel,
+});
+export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
+
 export const authorizerEnvSchema = z
   .object({
     [ENV.accessTokensSecretId]: z.string().trim().optional(),

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { findRoute, type Scope } from '#shared/routes';
+import { findRoute, routeResourcePatterns, type Scope } from '#shared/routes';
 
 /** The parts of `arn:{partition}:execute-api:{region}:{account}:{apiId}/{stage}/{METHOD}/{resource path}`. */
 export interface MethodArn {
@@ -88,7 +88,10 @@ export function policyFor(methodArn: string, principal: Principal): PolicyDecisi
           {
             Effect: 'Allow',
             Action: 'execute-api:Invoke',
-            Resource: found.api.routes.map((route) => `${stagePrefix(arn)}/${route.method}${route.path}`),
+            // A path parameter becomes `*`: the method ARN holds the concrete path (`/api/channel/<id>`).
+            Resource: found.api.routes.flatMap((route) =>
+              routeResourcePatterns(route).map((pattern) => `${stagePrefix(arn)}/${route.method}${pattern}`),
+            ),
           },
         ],
       },

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { type DatasetApiError, datasetErrors } from '#shared/errors';
+import { CONTROL_CHARACTER, wellFormed, withinChars } from '#shared/text';
 
 export const DATASET_TYPES = ['dataset', 'folder'] as const;
 export type DatasetType = (typeof DATASET_TYPES)[number];
@@ -11,13 +12,6 @@ export const DEFAULT_AVATARS: Readonly<Record<DatasetType, string>> = {
 };
 
 const MISSING_NAME = 'name is required';
-const CONTROL_CHARACTER = /\p{Cc}/u;
-// A lone UTF-16 surrogate (valid in JSON text) has no UTF-8 form: DynamoDB would refuse it with a 500.
-const LONE_SURROGATE = /\p{Cs}/u;
-const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
-
-// Limits count code points, not UTF-16 units, so an emoji counts as one character.
-const withinChars = (max: number) => (s: string) => [...s].length <= max;
 
 // Every message names its field and never repeats the value: the body may hold anything.
 const name = z

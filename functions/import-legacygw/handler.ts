@@ -1,10 +1,9 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { documentClient } from '#shared/clients/dynamodb';
 import { importEnvSchema, loadConfig } from '#shared/config';
-import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
+import { adminHandler } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
-import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
+import { BODY_PROBLEMS, parseJsonObjectBody } from '#shared/http';
 import { createLogger } from '#shared/logger';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
@@ -33,17 +32,10 @@ const bodySchema = z.object({
 });
 
 /** POST /api/channels/import/legacygw behind the authorizer. */
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  try {
-    // The authorizer's policy already keeps access tokens out; checked again in case a policy is ever wrong.
-    if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
-    const body = parseJsonObjectBody(event);
-    if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
-    const parsed = bodySchema.safeParse(body.value);
-    if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
-    const report = await importLegacyGw({ dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false }, deps);
-    return proxySuccess(report);
-  } catch (error) {
-    return proxyErrorResponse(error, logger);
-  }
-};
+export const handler = adminHandler(logger, async (event) => {
+  const body = parseJsonObjectBody(event);
+  if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
+  const parsed = bodySchema.safeParse(body.value);
+  if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
+  return importLegacyGw({ dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false }, deps);
+});

@@ -13,7 +13,8 @@ export interface ImportReport {
   dryRun: boolean;
   source: { host: string; port: number; database: string; rows: number };
   rows: { imported: number; skipped: number };
-  channels: { created: number; updated: number; unchanged: number };
+  /** `edited`: existing channels changed through the review API since, left untouched. */
+  channels: { created: number; updated: number; unchanged: number; edited: number };
   items: ReportItem[];
   itemsTruncated: boolean;
 }
@@ -21,7 +22,7 @@ export interface ImportReport {
 /** Counts outcomes as rows stream past, keeping at most MAX_REPORT_ITEMS items. */
 export class ReportBuilder {
   readonly rows = { read: 0, imported: 0, skipped: 0 };
-  readonly channels = { created: 0, updated: 0, unchanged: 0 };
+  readonly channels = { created: 0, updated: 0, unchanged: 0, edited: 0 };
   private readonly items: ReportItem[] = [];
   private itemsTruncated = false;
 

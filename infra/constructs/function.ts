@@ -17,7 +17,15 @@ import type { AppTable } from './table.ts';
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
 /** The only DynamoDB actions a function may be granted: what the data layer calls, nothing broader. */
-export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Query' | 'BatchGetItem' | 'BatchWriteItem';
+export type TableAction =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'Scan'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
 
 /** Where a function runs inside a VPC (imported resources; no lookups, so synth stays offline). */
 export interface FunctionVpcPlacement {

@@ -9,7 +9,7 @@ import type {
 } from 'aws-lambda';
 import { ENV } from '#shared/config';
 import { type LocalCredentials, loadOrCreateLocalCredentials } from '#shared/local-credentials';
-import { FUNCTION_ENTRIES, type RouteDef } from '#shared/routes';
+import { APIS, FUNCTION_ENTRIES, type RouteDef } from '#shared/routes';
 import { ensureTables, localDynamoClient, startDynamoEngine } from './dynamo-engine.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
@@ -86,10 +86,13 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     delete process.env.AWS_PROFILE;
 
     const authorizer = await loadHandler<AuthorizerHandler>(FUNCTION_ENTRIES.authorizer);
-    const functions: Readonly<Record<RouteDef['function'], ProxyHandler>> = {
-      'create-dataset': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['create-dataset']),
-      'import-legacygw': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['import-legacygw']),
-    };
+    // Every function a route names, each loaded once (its cold start), whatever the number of its routes.
+    const functions = new Map<RouteDef['function'], ProxyHandler>();
+    for (const route of Object.values(APIS).flatMap((api) => api.routes)) {
+      if (!functions.has(route.function)) {
+        functions.set(route.function, await loadHandler<ProxyHandler>(FUNCTION_ENTRIES[route.function]));
+      }
+    }
 
     return {
       dynamoEndpoint: engine.endpoint,
@@ -97,7 +100,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       credentials,
       createdCredentials: created,
       authorizer,
-      handlerFor: (route) => functions[route.function],
+      handlerFor: (route) => functions.get(route.function) as ProxyHandler,
       close: () => engine.close(),
     };
   } catch (error) {

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import { APIS, type ApiDef, type ApiName, findRoute, type RouteDef } from '#shared/routes';
+import { APIS, type ApiDef, type ApiName, findRoute, type RouteMatch } from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
 
@@ -150,7 +150,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     if (decision === 'invalid') return gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR');
     if (decision === 'deny') return gatewayResponse('ACCESS_DENIED');
 
-    const event = proxyEvent(req, url, method, match.route, match.api.name, body, authorization, requestId);
+    const event = proxyEvent(req, url, method, match, body, authorization, requestId);
     let result: APIGatewayProxyResult;
     try {
       result = await withTimeout(backend.handlerFor(match.route)(event), integrationTimeoutMs);
@@ -172,8 +172,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     req: IncomingMessage,
     url: URL,
     method: string,
-    route: RouteDef,
-    apiName: ApiName,
+    { api, route, pathParameters }: RouteMatch,
     body: Buffer,
     authorization: APIGatewayAuthorizerResult,
     requestId: string,
@@ -185,13 +184,14 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       httpMethod: method,
       ...headerMaps(req),
       ...queryMaps(url),
-      pathParameters: null,
+      // As API Gateway: the template's values, percent-decoded; null for a route without parameters.
+      pathParameters: Object.keys(pathParameters).length > 0 ? decodeParameters(pathParameters) : null,
       stageVariables: null,
       body: body.length > 0 ? body.toString('utf8') : null,
       isBase64Encoded: false,
       requestContext: {
         accountId: LOCAL_ACCOUNT,
-        apiId: API_IDS[apiName],
+        apiId: API_IDS[api.name],
         authorizer: { ...(authorization.context ?? {}), principalId: authorization.principalId },
         protocol: `HTTP/${req.httpVersion}`,
         httpMethod: method,
@@ -262,6 +262,19 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
         server.closeAllConnections();
       }),
   };
+}
+
+/** Percent-decodes path parameter values; a value that is not valid percent-encoding is passed as sent. */
+function decodeParameters(parameters: Record<string, string>): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parameters)) {
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      decoded[name] = value;
+    }
+  }
+  return decoded;
 }
 
 class IntegrationTimeout extends Error {}

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ProxyApiError } from '#shared/errors';
-import { jsonResponse } from '#shared/http';
+import { callerFrom, jsonResponse } from '#shared/http';
 
 /** The channel proxy API's success envelope (SPEC 3.5). */
 export function proxySuccess(data: unknown): APIGatewayProxyResult {
@@ -16,7 +16,7 @@ export function proxySuccess(data: unknown): APIGatewayProxyResult {
 export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
   if (error instanceof ProxyApiError && error.exposed) {
     if (error.httpStatus >= 500)
-      logger.warn('Import failed', { status: error.httpStatus, error: summarizeError(error) });
+      logger.warn('Request failed', { status: error.httpStatus, error: summarizeError(error) });
     return jsonResponse(error.httpStatus, { success: false, message: error.message });
   }
   logger.error('Unexpected error in the channel proxy API', { error: summarizeError(error) });
@@ -33,4 +33,22 @@ export function summarizeError(error: unknown, depth = 0): Record<string, unknow
   if (typeof e.written === 'number') summary.written = e.written;
   if (e.cause !== undefined && depth < 4) summary.cause = summarizeError(e.cause, depth + 1);
   return summary;
+}
+
+/**
+ * A channel proxy API handler: checks the admin scope again (the authorizer's policy already keeps access tokens
+ * out; this holds should a policy ever be wrong), runs `handle`, and answers its result or error in the envelope.
+ */
+export function adminHandler(
+  logger: Logger,
+  handle: (event: APIGatewayProxyEvent) => Promise<unknown>,
+): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
+  return async (event) => {
+    try {
+      if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
+      return proxySuccess(await handle(event));
+    } catch (error) {
+      return proxyErrorResponse(error, logger);
+    }
+  };
 }

@@ -14,6 +14,11 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'create-dataset': 25,
   authorizer: 25,
   'import-legacygw': 40,
+  'list-channels': 25,
+  'get-channel': 25,
+  'update-channel': 25,
+  'delete-channel': 25,
+  'batch-delete-channels': 25,
 };
 
 // What each handler reads at cold start; the values only have to pass its config schema.
@@ -55,6 +60,11 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'test/bench/sdk-floor/create-dataset.ts',
   authorizer: 'test/bench/sdk-floor/authorizer.ts',
   'import-legacygw': 'test/bench/sdk-floor/import-legacygw.ts',
+  'list-channels': 'test/bench/sdk-floor/channel-review.ts',
+  'get-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'update-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'delete-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'batch-delete-channels': 'test/bench/sdk-floor/channel-review.ts',
 };
 
 /** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */

@@ -52,6 +52,11 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
   },
   'create-dataset': { [ENV.datasetsTable]: 'datasets' },
   'import-legacygw': { [ENV.channelsTable]: 'channels' },
+  'list-channels': { [ENV.channelsTable]: 'channels' },
+  'get-channel': { [ENV.channelsTable]: 'channels' },
+  'update-channel': { [ENV.channelsTable]: 'channels' },
+  'delete-channel': { [ENV.channelsTable]: 'channels' },
+  'batch-delete-channels': { [ENV.channelsTable]: 'channels' },
 };
 
 type Outcome = { returned?: { statusCode: number; body: string }; threw?: string };

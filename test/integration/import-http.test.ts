@@ -41,7 +41,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
       dryRun: false,
       source: { host: db.host, port: db.port, database, rows: 20 },
       rows: { imported: 18, skipped: 2 },
-      channels: { created: 21, updated: 0, unchanged: 0 },
+      channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: expect.any(Array),
       itemsTruncated: false,
     });
@@ -77,7 +77,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
 
     const data = expectReport(second);
     expect(data.rows).toEqual({ imported: 18, skipped: 2 });
-    expect(data.channels).toEqual({ created: 0, updated: 0, unchanged: 21 });
+    expect(data.channels).toEqual({ created: 0, updated: 0, unchanged: 21, edited: 0 });
     expect(await channels.scan()).toEqual(afterFirst);
     expectNoSecrets([first, second], secretsOf());
   });
@@ -94,7 +94,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
       dryRun: true,
       source: { database, rows: 20 },
       rows: { imported: 18, skipped: 2 },
-      channels: { created: 21, updated: 0, unchanged: 0 },
+      channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       itemsTruncated: false,
     });
     expect(before).toEqual([]);

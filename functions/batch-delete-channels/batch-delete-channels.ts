@@ -1,0 +1,32 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { parseChannelId } from '#shared/channel-view';
+import { ProxyApiError } from '#shared/errors';
+import { BODY_PROBLEMS, parseJsonArrayBody } from '#shared/http';
+import type { ChannelReviewStore } from '#shared/repositories/channels';
+
+/** Most ids one call may name. */
+export const MAX_BATCH_IDS = 1_000;
+
+export interface BatchDeleteDeps {
+  repo: Pick<ChannelReviewStore, 'deleteMany'>;
+  logger: Pick<Logger, 'info'>;
+}
+
+/** The ids of a batch delete body: a JSON array of at most MAX_BATCH_IDS channel ids; anything else is a 400. */
+export function parseBatchIds(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): string[] {
+  const body = parseJsonArrayBody(event);
+  if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
+  if (body.value.length > MAX_BATCH_IDS) {
+    throw new ProxyApiError(400, `The body may name at most ${MAX_BATCH_IDS} ids; it names ${body.value.length}`);
+  }
+  return body.value.map((value, i) => parseChannelId(value, `ids[${i}]`));
+}
+
+/** Deletes every named channel that exists (an id named twice counts once); `deleted` counts those that existed. */
+export async function batchDeleteChannels(ids: readonly string[], deps: BatchDeleteDeps): Promise<{ deleted: number }> {
+  const unique = [...new Set(ids)];
+  const deleted = unique.length > 0 ? await deps.repo.deleteMany(unique) : 0;
+  deps.logger.info('Channels deleted', { requested: unique.length, deleted });
+  return { deleted };
+}
