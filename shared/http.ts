@@ -14,11 +14,14 @@ export type BodyResult<T = Record<string, unknown>> =
   | { ok: true; value: T }
   | { ok: false; reason: 'too-large' | 'not-json' | 'not-object' | 'not-array' };
 
-/** Decodes a proxy event's body as JSON of any shape, without trusting its size. */
-export function parseJsonBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): BodyResult<unknown> {
+/** Decodes a proxy event's body as JSON of any shape, without trusting its size (`maxBytes`, default MAX_BODY_BYTES). */
+export function parseJsonBody(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  maxBytes = MAX_BODY_BYTES,
+): BodyResult<unknown> {
   const raw = event.body ?? '';
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) return { ok: false, reason: 'too-large' };
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) return { ok: false, reason: 'too-large' };
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
@@ -37,9 +40,12 @@ export function parseJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'body' | '
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** Decodes a proxy event's body into a JSON array, without trusting its size or shape. */
-export function parseJsonArrayBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): BodyResult<unknown[]> {
-  const parsed = parseJsonBody(event);
+/** Decodes a proxy event's body into a JSON array, without trusting its size (`maxBytes`) or shape. */
+export function parseJsonArrayBody(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  maxBytes = MAX_BODY_BYTES,
+): BodyResult<unknown[]> {
+  const parsed = parseJsonBody(event, maxBytes);
   if (!parsed.ok) return parsed;
   return Array.isArray(parsed.value) ? { ok: true, value: parsed.value } : { ok: false, reason: 'not-array' };
 }

@@ -25,7 +25,7 @@ export interface ListDeps {
   logger: Pick<Logger, 'info'>;
 }
 
-const WHOLE_NUMBER = /^\d{1,15}$/;
+const WHOLE_NUMBER = /^\d{1,16}$/;
 
 /**
  * Validates the query string of `GET /api/channels/` (API Gateway's multi-value map, so a repeated parameter is

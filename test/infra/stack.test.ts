@@ -37,6 +37,10 @@ const baseline = (name: FunctionName) =>
     ['xray:PutTelemetryRecords', new Set(['"*"'])],
   ]);
 
+/** The logical id of the API Gateway resource of `path` (the construct exists: resourceForPath finds it). */
+const resourceIdOf = (api: ApiName, path: string) =>
+  logicalId(stack, stack.apis[api].api.root.resourceForPath(path));
+
 describe('REST APIs', () => {
   it('defines exactly the two REST APIs of the shared route table, each with its routes as Lambda proxy methods', () => {
     template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
@@ -45,13 +49,29 @@ describe('REST APIs', () => {
     expect(methods).toHaveLength(routes.length);
     for (const { api, route } of routes) {
       const matching = methods.filter(
-        ([, m]) => m.HttpMethod === route.method && (m.RestApiId as Json).Ref === id.api(api),
+        ([, m]) =>
+          m.HttpMethod === route.method &&
+          (m.RestApiId as Json).Ref === id.api(api) &&
+          JSON.stringify(m.ResourceId).includes(resourceIdOf(api, route.path)),
       );
       expect(matching).toHaveLength(1);
       const integration = matching[0]?.[1].Integration as Json;
       expect(integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(integration.Uri)).toContain(`"${id.fn(route.function)}"`);
     }
+  });
+
+  it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {
+    const resources = new Map(resourcesOf('AWS::ApiGateway::Resource'));
+    const idResource = resources.get(resourceIdOf('proxy', '/api/channel/{id}'));
+    const channel = resources.get(resourceIdOf('proxy', '/api/channel'));
+    const list = resources.get(resourceIdOf('proxy', '/api/channels'));
+
+    expect(idResource?.PathPart).toBe('{id}');
+    expect(idResource?.ParentId).toEqual({ Ref: resourceIdOf('proxy', '/api/channel') });
+    expect(channel?.PathPart).toBe('channel');
+    expect(list?.PathPart).toBe('channels');
+    expect([...resources.values()].every((r) => r.PathPart !== '')).toBe(true);
   });
 
   it('puts every method of both APIs behind a TOKEN authorizer of the same API reading the Authorization header', () => {
@@ -200,6 +220,15 @@ describe('functions', () => {
       [ENV.legacygwAllowedHosts]: '',
       [ENV.logLevel]: 'INFO',
     });
+    for (const name of [
+      'list-channels',
+      'get-channel',
+      'update-channel',
+      'delete-channel',
+      'batch-delete-channels',
+    ] as const) {
+      expect(envOf(name)).toEqual({ [ENV.channelsTable]: { Ref: id.table('channels') }, [ENV.logLevel]: 'INFO' });
+    }
     expect(envOf('authorizer')).toEqual({
       [ENV.accessTokensSecretId]: { Ref: id.accessTokens() },
       [ENV.adminKeySecretId]: { Ref: id.adminKey() },
@@ -209,7 +238,7 @@ describe('functions', () => {
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+    for (const name of Object.keys(stack.functions) as FunctionName[]) {
       const role = template.toJSON().Resources[id.role(name)].Properties as Json;
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('lambda.amazonaws.com');
@@ -226,14 +255,6 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('create-dataset'))).toEqual(expected);
   });
 
-  it('lets the import only BatchGetItem and BatchWriteItem on the channels table', () => {
-    const expected = baseline('import-legacygw');
-    expected.set('dynamodb:BatchGetItem', new Set([arnOf(id.table('channels'))]));
-    expected.set('dynamodb:BatchWriteItem', new Set([arnOf(id.table('channels'))]));
-
-    expect(permissionsOf(template, id.role('import-legacygw'))).toEqual(expected);
-  });
-
   it('lets the authorizer only GetSecretValue on the two secrets', () => {
     const expected = baseline('authorizer');
     expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.accessTokens()), refOf(id.adminKey())]));
@@ -241,27 +262,76 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
   });
 
-  it.each([
-    ['create-dataset', 'datasets'],
-    ['import-legacygw', 'channels'],
-  ] as const)(
-    'grants %s exactly the DynamoDB operations its repository sends (shared/repositories/%s.ts)',
-    (fn, repo) => {
-      const source = readFileSync(
-        join(import.meta.dirname, '..', '..', 'shared', 'repositories', `${repo}.ts`),
-        'utf8',
-      );
-      const imported = /import \{([^}]*)\} from '@aws-sdk\/lib-dynamodb'/.exec(source)?.[1] ?? '';
-      const sent = [...imported.matchAll(/\b(\w+)Command\b/g)].map(([, op]) =>
-        op === 'Query' || op === 'Scan' ? `dynamodb:${op}` : `dynamodb:${op}Item`,
-      );
+  /** Each channel function and the DynamoDB actions it is granted, on the channels table only. */
+  const CHANNEL_FUNCTIONS = {
+    'import-legacygw': ['BatchGetItem', 'BatchWriteItem'],
+    'list-channels': ['Scan', 'BatchGetItem'],
+    'get-channel': ['GetItem'],
+    'update-channel': ['GetItem', 'UpdateItem'],
+    'delete-channel': ['DeleteItem'],
+    'batch-delete-channels': ['BatchGetItem', 'BatchWriteItem'],
+  } as const;
+  const WRITES = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
 
-      const granted = [...permissionsOf(template, id.role(fn)).keys()].filter((a) => a.startsWith('dynamodb:'));
+  it.each(Object.entries(CHANNEL_FUNCTIONS))('lets %s only %j on the channels table', (name, actions) => {
+    const fn = name as keyof typeof CHANNEL_FUNCTIONS;
+    const expected = baseline(fn);
+    for (const action of actions) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('channels'))]));
 
-      expect(sent.length).toBeGreaterThan(0);
-      expect(granted.sort()).toEqual(sent.sort());
-    },
-  );
+    expect(permissionsOf(template, id.role(fn))).toEqual(expected);
+  });
+
+  it('never lets the list or the detail write, the update create or delete, or a delete read whole tables', () => {
+    const actions = (name: FunctionName) => [...permissionsOf(template, id.role(name)).keys()].join(' ');
+
+    expect(actions('list-channels')).not.toMatch(WRITES);
+    expect(actions('get-channel')).not.toMatch(WRITES);
+    expect(actions('get-channel')).not.toMatch(/Scan|Query|Batch/);
+    expect(actions('update-channel')).not.toMatch(/PutItem|DeleteItem|Batch|Scan|Query/);
+    expect(actions('delete-channel')).not.toMatch(/GetItem|Scan|Query|Batch|PutItem|UpdateItem/);
+    expect(actions('batch-delete-channels')).not.toMatch(/Scan|Query|PutItem|UpdateItem|DeleteItem/);
+  });
+
+  it('grants create-dataset exactly the DynamoDB operations its repository sends (shared/repositories/datasets.ts)', () => {
+    const source = readFileSync(join(import.meta.dirname, '..', '..', 'shared', 'repositories', 'datasets.ts'), 'utf8');
+    const imported = /import \{([^}]*)\} from '@aws-sdk\/lib-dynamodb'/.exec(source)?.[1] ?? '';
+    const sent = [...imported.matchAll(/\b(\w+)Command\b/g)].map(([, op]) =>
+      op === 'Query' || op === 'Scan' ? `dynamodb:${op}` : `dynamodb:${op}Item`,
+    );
+
+    const granted = [...permissionsOf(template, id.role('create-dataset')).keys()].filter((a) =>
+      a.startsWith('dynamodb:'),
+    );
+
+    expect(sent.length).toBeGreaterThan(0);
+    expect(granted.sort()).toEqual(sent.sort());
+  });
+
+  it('grants each channel function exactly the DynamoDB operations of the repository methods its core may call', () => {
+    // The core's deps name the repository methods it may call (`Pick<ChannelReviewStore, ...>` or ChannelStore).
+    const SENDS: Record<string, string[]> = {
+      get: ['GetItem'],
+      getMany: ['BatchGetItem'],
+      scanEntries: ['Scan'],
+      update: ['UpdateItem'],
+      delete: ['DeleteItem'],
+      deleteMany: ['BatchGetItem', 'BatchWriteItem'],
+      putMany: ['BatchWriteItem'],
+    };
+    for (const name of Object.keys(CHANNEL_FUNCTIONS) as (keyof typeof CHANNEL_FUNCTIONS)[]) {
+      const source = readFileSync(join(import.meta.dirname, '..', '..', 'functions', name, `${name}.ts`), 'utf8');
+      const repo = /repo: (Pick<ChannelReviewStore, ([^>]*)>|ChannelStore);/.exec(source);
+      const methods = repo?.[2]
+        ? [...repo[2].matchAll(/'(\w+)'/g)].map(([, m]) => m as string)
+        : ['getMany', 'putMany'];
+      const sent = new Set(methods.flatMap((m) => SENDS[m] ?? [`unknown method ${m}`]).map((a) => `dynamodb:${a}`));
+
+      const granted = [...permissionsOf(template, id.role(name)).keys()].filter((a) => a.startsWith('dynamodb:'));
+
+      expect(repo, name).not.toBeNull();
+      expect(granted.sort(), name).toEqual([...sent].sort());
+    }
+  });
 
   it('grants no function anything on the other table, the secrets or a DynamoDB index', () => {
     const mentions = (name: FunctionName) =>
@@ -270,11 +340,16 @@ describe('least privilege', () => {
       );
 
     expect(mentions('create-dataset')).not.toContain(id.table('channels'));
-    expect(mentions('import-legacygw')).not.toContain(id.table('datasets'));
-    for (const name of ['create-dataset', 'import-legacygw'] as const) {
+    for (const name of Object.keys(CHANNEL_FUNCTIONS) as (keyof typeof CHANNEL_FUNCTIONS)[]) {
+      expect(mentions(name)).not.toContain(id.table('datasets'));
+    }
+    for (const name of ['create-dataset', ...Object.keys(CHANNEL_FUNCTIONS)] as FunctionName[]) {
       expect(mentions(name)).not.toContain(id.adminKey());
       expect(mentions(name)).not.toContain(id.accessTokens());
-      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*|DeleteItem|Scan/);
+      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*/);
+    }
+    for (const name of ['create-dataset', 'import-legacygw'] as const) {
+      expect(mentions(name)).not.toMatch(/DeleteItem|Scan/);
     }
     expect(mentions('authorizer')).not.toMatch(/dynamodb:/);
   });
@@ -316,7 +391,8 @@ describe('log groups', () => {
 
     const groups = Object.values(custom.findResources('AWS::Logs::LogGroup'));
 
-    expect(groups).toHaveLength(3 + 2 * 2);
+    // One per function, and access plus execution logs per API.
+    expect(groups).toHaveLength(Object.keys(stack.functions).length + 2 * 2);
     for (const group of groups) expect((group.Properties as Json).RetentionInDays).toBe(14);
   });
 
