@@ -80,29 +80,34 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+// Built through Maps and Object.fromEntries, so a header or parameter named `__proto__`, `toString` or `constructor`
+// becomes an own property, as it does in the event JSON.parse makes in Lambda, and never touches a prototype.
 function headerMaps(req: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers = new Map<string, string>();
+  const multiValueHeaders = new Map<string, string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
     const value = req.rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    headers.set(name, value);
+    multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
   }
-  return { headers, multiValueHeaders };
+  return { headers: Object.fromEntries(headers), multiValueHeaders: Object.fromEntries(multiValueHeaders) };
 }
 
 function queryMaps(url: URL) {
   if ([...url.searchParams.keys()].length === 0) {
     return { queryStringParameters: null, multiValueQueryStringParameters: null };
   }
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const single = new Map<string, string>();
+  const multi = new Map<string, string[]>();
   for (const [k, v] of url.searchParams) {
-    single[k] = v;
-    multi[k] = [...(multi[k] ?? []), v];
+    single.set(k, v);
+    multi.set(k, [...(multi.get(k) ?? []), v]);
   }
-  return { queryStringParameters: single, multiValueQueryStringParameters: multi };
+  return {
+    queryStringParameters: Object.fromEntries(single),
+    multiValueQueryStringParameters: Object.fromEntries(multi),
+  };
 }
 
 /** Serves both APIs the way API Gateway does: throttling, TOKEN authorizer, policy, proxy events, gateway responses. */

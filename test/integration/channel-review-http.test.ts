@@ -211,6 +211,19 @@ describe('GET /api/channels/ (list)', () => {
     );
   });
 
+  it('refuses parameters named like Object members (__proto__, toString, constructor) as unknown', async () => {
+    const replies = await Promise.all(
+      ['__proto__', 'toString', 'constructor'].map((name) => call('GET', `/api/channels/?${name}=1`)),
+    );
+
+    expect(replies.map((r) => [r.status, (r.body as { message: string }).message])).toEqual(
+      ['__proto__', 'toString', 'constructor'].map((name) => [
+        400,
+        expect.stringContaining(`Unknown query parameter "${name}"`),
+      ]),
+    );
+  });
+
   it('refuses a parameter given twice, a bad status, a bad legacy_id and a keyword over 100 characters', async () => {
     const twice = await call('GET', '/api/channels/?status=enabled&status=disabled');
     const status = await call('GET', '/api/channels/?status=on');

@@ -197,10 +197,10 @@ export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
 );
 
 /** Where the request goes: the route itself most of the time, else a near miss or another method. */
-export function target(path: string): fc.Arbitrary<{ method: string; path: string }> {
+export function target(path: string, method = 'POST'): fc.Arbitrary<{ method: string; path: string }> {
   return fc.oneof(
-    { weight: 20, arbitrary: fc.constant({ method: 'POST', path }) },
-    fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS').map((method) => ({ method, path })),
+    { weight: 20, arbitrary: fc.constant({ method, path }) },
+    fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS').map((m) => ({ method: m, path })),
     fc
       .constantFrom(
         `${path}/`,
@@ -211,19 +211,21 @@ export function target(path: string): fc.Arbitrary<{ method: string; path: strin
         `/${path}`,
         `${path}/..`,
       )
-      .map((p) => ({ method: 'POST', path: p })),
+      .map((p) => ({ method, path: p })),
   );
 }
 
 /** A whole malformed request. */
 export function malformedRequest(options: {
   path: string;
+  /** The route's method (default POST). */
+  method?: string;
   body: fc.Arbitrary<Buffer>;
   authorization: fc.Arbitrary<Array<[string, string]>>;
 }): fc.Arbitrary<RawRequest> {
   return fc
     .record({
-      target: target(options.path),
+      target: target(options.path, options.method),
       authorization: options.authorization,
       contentType: contentTypeHeaders,
       extra: extraHeaders,

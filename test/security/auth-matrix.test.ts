@@ -8,6 +8,7 @@ import {
   readLocalCredentials,
   writeLocalCredentials,
 } from '#shared/local-credentials';
+import { APIS } from '#shared/routes';
 import { type RawResponse, rawRequest } from '#test/reliability/harness';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
@@ -168,6 +169,74 @@ describe('security matrix: credential kind x API x method through the local serv
     }
 
     expect(actual).toEqual(expected);
+  });
+
+  it('lets only the admin key reach each channel proxy route; access tokens are refused on every one', async () => {
+    // Each route with a request its function answers without changing anything: an unknown id, an empty batch.
+    const id = 'f'.repeat(64);
+    const requests = APIS.proxy.routes.map((route) => ({
+      route: `${route.method} ${route.path}`,
+      method: route.method,
+      path: route.path.replace('{id}', id),
+      body:
+        route.method === 'POST'
+          ? route.function === 'import-legacygw'
+            ? '{}'
+            : '[]'
+          : route.method === 'PUT'
+            ? '{"name":"x"}'
+            : '',
+    }));
+    const reached = (reply: RawResponse) => {
+      const body = JSON.parse(reply.body) as { success?: unknown; message?: unknown };
+      if (reply.status === 200 && body.success === true) return true;
+      if (reply.status === 404 && body.message === 'No channel has this id') return true;
+      return reply.status === 400 && /dsn/i.test(String(body.message));
+    };
+
+    const actual: string[] = [];
+    const expected: string[] = [];
+    for (const [kind, headers] of credentialKinds()) {
+      for (const request of requests) {
+        const reply = await rawRequest(server.url, {
+          method: request.method,
+          path: request.path,
+          headers: [['Content-Type', 'application/json'], ...headers.map((h) => ['Authorization', h] as const)],
+          body: request.body,
+        });
+        actual.push(`${kind} | ${request.route} -> ${reached(reply) ? 'function' : classify('proxy', reply)}`);
+        const outcome = EXPECTED[kind]?.proxy;
+        expected.push(`${kind} | ${request.route} -> ${outcome === 'import-400' ? 'function' : outcome}`);
+      }
+    }
+
+    expect(requests.length).toBeGreaterThanOrEqual(6);
+    expect(actual).toEqual(expected);
+  });
+
+  it('answers the gateway 404 for a method a channel proxy path does not have, whatever the credential', async () => {
+    const id = 'f'.repeat(64);
+    const misses = [
+      ['POST', `/api/channel/${id}`],
+      ['PATCH', `/api/channel/${id}`],
+      ['GET', '/api/channels/batch_delete'],
+      ['DELETE', '/api/channels/'],
+      ['PUT', '/api/channels'],
+      ['GET', '/api/channel/'],
+      ['GET', `/api/channel/${id}/extra`],
+    ];
+
+    const outcomes = [];
+    for (const [method, path] of misses) {
+      const reply = await rawRequest(server.url, {
+        method: method as string,
+        path: path as string,
+        headers: [['Authorization', `Bearer ${server.credentials.adminKey}`]],
+      });
+      outcomes.push(classify('proxy', reply));
+    }
+
+    expect(outcomes).toEqual(misses.map(() => 'no-route'));
   });
 
   it('stores a create under the team and member of the token, never those named in the body', async () => {
