@@ -8,13 +8,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Integration files each start their own engines; two cores, so keep it modest.
     maxWorkers: 2,
-    env: {
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'test',
-      AWS_SECRET_ACCESS_KEY: 'test',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      POWERTOOLS_DEV: 'false',
-    },
+    // Environment and per-file clean-up: test/support/setup.ts.
+    setupFiles: ['test/support/setup.ts'],
   },
 });

@@ -10,11 +10,19 @@ import { AppFunction, type FunctionVpcPlacement, type TableAction } from './cons
 import { AppTable } from './constructs/table.ts';
 import type { StageConfig } from './stage-config.ts';
 
-type ChannelReviewFunction = 'list-channels' | 'get-channel' | 'update-channel' | 'delete-channel' | 'batch-delete-channels';
+type ChannelReviewFunction =
+  | 'list-channels'
+  | 'get-channel'
+  | 'update-channel'
+  | 'delete-channel'
+  | 'batch-delete-channels';
 
 export interface ServiceStackProps extends StackProps {
   readonly config: StageConfig;
 }
+
+/** Quotes one word for a POSIX shell (bundling hooks run through bash). */
+const shellQuote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
 
 /** Import function timeout: below API Gateway's 29 s integration limit, above LEGACYGW_DEADLINE_MS. */
 export const IMPORT_TIMEOUT = Duration.seconds(28);
@@ -138,9 +146,12 @@ export class ServiceStack extends Stack {
         'GetItem',
         'UpdateItem',
       ]),
-      'delete-channel': reviewFunction('DeleteChannel', 'delete-channel', 'DELETE /api/channel/{id}: deletes a channel', [
-        'DeleteItem',
-      ]),
+      'delete-channel': reviewFunction(
+        'DeleteChannel',
+        'delete-channel',
+        'DELETE /api/channel/{id}: deletes a channel',
+        ['DeleteItem'],
+      ),
       // BatchGetItem finds which ids exist (the count answered), BatchWriteItem deletes them.
       'batch-delete-channels': reviewFunction(
         'BatchDeleteChannels',
@@ -149,10 +160,20 @@ export class ServiceStack extends Stack {
         ['BatchGetItem', 'BatchWriteItem'],
       ),
     } as const;
-    const reviewHandlers = Object.fromEntries(Object.entries(review).map(([name, fn]) => [name, fn.function])) as Record<
-      ChannelReviewFunction,
-      AppFunction['function']
-    >;
+    const reviewHandlers = Object.fromEntries(
+      Object.entries(review).map(([name, fn]) => [name, fn.function]),
+    ) as Record<ChannelReviewFunction, AppFunction['function']>;
+
+    const consolePage = new AppFunction(this, 'Console', {
+      name: 'console',
+      description: 'GET /console: the import review web page (no data; every call it makes carries the admin key)',
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      // The page is built from functions/console/page/ at bundle time and shipped beside the handler.
+      afterBundling: (outputDir) => [`npx tsx scripts/build-console.ts ${shellQuote(outputDir)}`],
+      ...common,
+    });
 
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
@@ -165,6 +186,7 @@ export class ServiceStack extends Stack {
         'create-dataset': createDataset.function,
         'import-legacygw': importLegacygw.function,
         ...reviewHandlers,
+        console: consolePage.function,
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -175,7 +197,13 @@ export class ServiceStack extends Stack {
 
     this.tables = { datasets, channels };
     this.secrets = { adminKey, accessTokens };
-    this.functions = { authorizer, 'create-dataset': createDataset, 'import-legacygw': importLegacygw, ...review };
+    this.functions = {
+      authorizer,
+      'create-dataset': createDataset,
+      'import-legacygw': importLegacygw,
+      console: consolePage,
+      ...review,
+    };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 
     new CfnOutput(this, 'DatasetApiUrl', {

@@ -4,6 +4,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import * as z from 'zod';
+import { DEFAULTS, LOG_LEVELS } from '#shared/config';
 import { ConfigError } from '#shared/errors';
 import { BUILT_IN_MODEL_CATALOG, type ModelCatalog, parseModelCatalog } from '#shared/model-catalog';
 
@@ -32,7 +33,7 @@ const awsId = (prefix: string) =>
 const fileSchema = z
   .object({
     logRetentionDays: retentionDays.optional(),
-    logLevel: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT']).default('INFO'),
+    logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
     throttling: z
       .object({
         rateLimit: z.number().positive().max(10_000),
@@ -43,15 +44,15 @@ const fileSchema = z
     // Validated with the same parser the function runs at cold start, so a bad catalogue fails `cdk synth`.
     modelCatalog: z.unknown().optional(),
     authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(300),
-    secretsMaxAgeSeconds: z.number().int().positive().max(3600).default(60),
+    secretsMaxAgeSeconds: z.number().int().positive().max(3600).default(DEFAULTS.secretsMaxAgeSeconds),
     legacygw: z
       .object({
-        maxRows: z.number().int().positive().default(50_000),
-        deadlineMs: z.number().int().positive().max(MAX_IMPORT_DEADLINE_MS).default(25_000),
+        maxRows: z.number().int().positive().default(DEFAULTS.legacygwMaxRows),
+        deadlineMs: z.number().int().positive().max(MAX_IMPORT_DEADLINE_MS).default(DEFAULTS.legacygwDeadlineMs),
         allowedHosts: z.array(z.string().trim().min(1)).default([]),
       })
       .strict()
-      .default({ maxRows: 50_000, deadlineMs: 25_000, allowedHosts: [] }),
+      .default({ maxRows: DEFAULTS.legacygwMaxRows, deadlineMs: DEFAULTS.legacygwDeadlineMs, allowedHosts: [] }),
     vpc: z
       .object({
         vpcId: awsId('vpc'),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { parseAllowList } from './allow-list.ts';
 import { ConfigError } from './errors.ts';
 import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
 
@@ -16,13 +17,26 @@ export const ENV = {
   logLevel: 'LOG_LEVEL',
   /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
   localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
+  /** Local run only: the built console page; in Lambda it sits beside the bundle. */
+  consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
+
+/** Log levels the functions accept (Powertools' names). */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+
+/** Defaults of the optional settings, shared by the functions' environment and the stage config. */
+export const DEFAULTS = Object.freeze({
+  logLevel: 'INFO',
+  legacygwMaxRows: 50_000,
+  legacygwDeadlineMs: 25_000,
+  secretsMaxAgeSeconds: 60,
+} as const);
 
 const logLevel = z
   .string()
   .transform((s) => s.toUpperCase())
-  .pipe(z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT']))
-  .default('INFO');
+  .pipe(z.enum(LOG_LEVELS))
+  .default(DEFAULTS.logLevel);
 const requiredName = z.string().trim().min(1, 'is required');
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -56,18 +70,21 @@ export type CreateDatasetConfig = z.infer<typeof createDatasetEnvSchema>;
 
 export const importEnvSchema = z.object({
   [ENV.channelsTable]: requiredName,
-  [ENV.legacygwMaxRows]: positiveInt(50_000),
-  [ENV.legacygwDeadlineMs]: positiveInt(25_000),
-  // Comma-separated host names, IP addresses or CIDRs; empty = any non-link-local target.
+  [ENV.legacygwMaxRows]: positiveInt(DEFAULTS.legacygwMaxRows),
+  [ENV.legacygwDeadlineMs]: positiveInt(DEFAULTS.legacygwDeadlineMs),
+  // Comma-separated host names, IP addresses or CIDRs; empty = any non-link-local target. Parsed here, once,
+  // so a bad entry fails the cold start naming the variable and the import receives a ready matcher.
   [ENV.legacygwAllowedHosts]: z
     .string()
     .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
+    .transform((v, ctx) => {
+      try {
+        return parseAllowList((v ?? '').split(','));
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
   [ENV.logLevel]: logLevel,
 });
 export type ImportConfig = z.infer<typeof importEnvSchema>;
@@ -83,7 +100,7 @@ export const authorizerEnvSchema = z
   .object({
     [ENV.accessTokensSecretId]: z.string().trim().optional(),
     [ENV.adminKeySecretId]: z.string().trim().optional(),
-    [ENV.secretsMaxAgeS]: positiveInt(60),
+    [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
     [ENV.localCredentialsFile]: z.string().trim().optional(),
     [ENV.logLevel]: logLevel,
   })
@@ -94,3 +111,8 @@ export const authorizerEnvSchema = z
     }
   });
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
+
+export const consoleEnvSchema = z.object({
+  [ENV.consolePageFile]: z.string().trim().min(1).optional(),
+});
+export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;

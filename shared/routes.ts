@@ -12,6 +12,7 @@ export type FunctionName =
   | 'update-channel'
   | 'delete-channel'
   | 'batch-delete-channels'
+  | 'console'
   | 'authorizer';
 
 export interface RouteDef {
@@ -22,6 +23,11 @@ export interface RouteDef {
    */
   readonly path: string;
   readonly function: Exclude<FunctionName, 'authorizer'>;
+  /**
+   * `'none'`: the method has no authorizer (a public page such as the console, which carries no data
+   * and sends the admin key itself on every call it makes). Omitted: the API's TOKEN authorizer.
+   */
+  readonly auth?: 'none';
 }
 
 export interface ApiDef {
@@ -53,6 +59,7 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'GET', path: '/api/channel/{id}', function: 'get-channel' },
       { method: 'PUT', path: '/api/channel/{id}', function: 'update-channel' },
       { method: 'DELETE', path: '/api/channel/{id}', function: 'delete-channel' },
+      { method: 'GET', path: '/console', function: 'console', auth: 'none' },
     ],
   },
 };
@@ -66,8 +73,12 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'update-channel': 'functions/update-channel/handler.ts',
   'delete-channel': 'functions/delete-channel/handler.ts',
   'batch-delete-channels': 'functions/batch-delete-channels/handler.ts',
+  console: 'functions/console/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
+
+/** True when API Gateway runs the TOKEN authorizer before this route (every route but `auth: 'none'`). */
+export const requiresAuthorizer = (route: RouteDef): boolean => route.auth !== 'none';
 
 /** A route matched against a concrete request path. */
 export interface RouteMatch {

@@ -20,7 +20,9 @@ export function parseBatchIds(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase
   const body = parseJsonArrayBody(event, MAX_BATCH_BODY_BYTES);
   if (!body.ok) {
     const problem =
-      body.reason === 'too-large' ? `The body must be at most ${MAX_BATCH_BODY_BYTES} bytes` : BODY_PROBLEMS[body.reason];
+      body.reason === 'too-large'
+        ? `The body must be at most ${MAX_BATCH_BODY_BYTES} bytes`
+        : BODY_PROBLEMS[body.reason];
     throw new ProxyApiError(400, problem);
   }
   if (body.value.length > MAX_BATCH_IDS) {

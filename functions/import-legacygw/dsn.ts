@@ -1,5 +1,6 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { ProxyApiError } from '#shared/errors';
+import { isHostName } from '#shared/host-name';
 
 export type TlsMode = 'true' | 'skip-verify' | 'preferred' | 'false';
 
@@ -38,9 +39,6 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
 const OTHER_NETWORK = /@[A-Za-z][A-Za-z0-9]*\(/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what it must find
 const CONTROL = /[\u0000-\u001f\u007f]/;
-const HOST_LABEL = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?$/;
-// A last label like this makes getaddrinfo read the name as a (possibly octal or hex) IPv4 address.
-const NUMERIC_LABEL = /^(?:\d+|0x[0-9a-f]*)$/i;
 const PARAM_NAME = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 const DURATION = /^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
 const DURATION_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
@@ -172,13 +170,6 @@ function parseAddress(address: string): { host: string; port: number } {
 // Zone ids (fe80::1%eth0) would let a name choose the interface; no legacy database needs one.
 function isPlainIPv6(host: string): boolean {
   return isIPv6(host) && !host.includes('%');
-}
-
-function isHostName(host: string): boolean {
-  const name = host.endsWith('.') ? host.slice(0, -1) : host;
-  if (name.length === 0 || name.length > 253) return false;
-  const labels = name.split('.');
-  return labels.every((label) => HOST_LABEL.test(label)) && !NUMERIC_LABEL.test(labels.at(-1) ?? '');
 }
 
 function parsePort(text: string): number {

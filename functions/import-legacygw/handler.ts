@@ -8,7 +8,6 @@ import { createLogger } from '#shared/logger';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
 import { openLegacySource } from './legacy-source.ts';
-import { parseAllowList } from './target.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
@@ -18,8 +17,7 @@ const deps: ImportDeps = {
   config: {
     maxRows: config.LEGACYGW_MAX_ROWS,
     deadlineMs: config.LEGACYGW_DEADLINE_MS,
-    // Parsed here so a bad entry fails the cold start, naming the variable.
-    allowedHosts: parseAllowList(config.LEGACYGW_ALLOWED_HOSTS),
+    allowedHosts: config.LEGACYGW_ALLOWED_HOSTS,
   },
   now: () => new Date(),
   logger,

@@ -1,11 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { AllowList } from '#shared/allow-list';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 import { describeDsn, parseDsn } from './dsn.ts';
 import type { LegacySource, OpenSource } from './legacy-source.ts';
 import { createRowMapper, type MappedChannel } from './mapping.ts';
 import { type ImportReport, ReportBuilder } from './report.ts';
-import { type AllowList, type LookupFn, resolveTarget } from './target.ts';
+import { type LookupFn, resolveTarget } from './target.ts';
 
 export interface ImportInput {
   /** The legacy gateway's DSN; holds a password, so it is never logged or echoed. */
@@ -23,8 +24,9 @@ export interface ImportDeps {
     /** LEGACYGW_DEADLINE_MS: the whole import, from parsing the DSN to the last write. */
     deadlineMs: number;
     /** LEGACYGW_ALLOWED_HOSTS, parsed at cold start. */
-    allowedHosts: AllowList | readonly string[];
+    allowedHosts: AllowList;
   };
+  /** The one clock of an import: timestamps and the deadline. */
   now: () => Date;
   logger: Pick<Logger, 'info'>;
   /** DNS lookup; the system resolver unless a test substitutes one. */
@@ -58,7 +60,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
   const dsn = parseDsn(input.dsn);
   const origin = describeDsn(dsn);
   const deadline = new AbortController();
-  const deadlineAt = Date.now() + deps.config.deadlineMs;
+  const deadlineAt = deps.now().getTime() + deps.config.deadlineMs;
   const timer = setTimeout(() => deadline.abort(new DeadlineReached()), deps.config.deadlineMs);
   const { signal } = deadline;
   const report = new ReportBuilder();
@@ -96,8 +98,13 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
   deps.logger.info('Legacy import started', { ...origin, dryRun: input.dryRun });
   try {
     const target = await untilAborted(resolveTarget(dsn.host, deps.config.allowedHosts, deps.lookup), signal);
-    source = await deps.openSource(dsn, target, { maxRows: deps.config.maxRows, signal, deadlineAt });
-    const mapper = createRowMapper();
+    source = await deps.openSource(dsn, target, {
+      maxRows: deps.config.maxRows,
+      signal,
+      deadlineAt,
+      now: () => deps.now().getTime(),
+    });
+    const mapper = createRowMapper(source.kind);
     let pending: MappedChannel[] = [];
     for await (const row of source.rows()) {
       const outcome = mapper.map(row);
@@ -122,9 +129,11 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     clearTimeout(timer);
     await source?.close();
   }
-  const result = report.build(input.dryRun, origin);
+  const kind = source?.kind ?? 'legacygw';
+  const result = report.build(input.dryRun, { ...origin, kind });
   deps.logger.info('Legacy import finished', {
     ...origin,
+    kind,
     dryRun: input.dryRun,
     rows: result.source.rows,
     imported: result.rows.imported,

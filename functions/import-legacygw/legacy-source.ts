@@ -4,17 +4,23 @@ import type { Readable } from 'node:stream';
 import mysql, { type Connection, type ConnectionOptions, type SslOptions } from 'mysql2';
 import { ProxyApiError } from '#shared/errors';
 import type { ParsedDsn, TlsMode } from './dsn.ts';
-import type { LegacyRow } from './mapping.ts';
+import { type LegacyRow, NEWAPI_COLUMNS, type NewApiColumn } from './mapping.ts';
+import type { SourceKind } from './providers.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /** Columns the import cannot do without (SPEC 3.2). */
 export const REQUIRED_COLUMNS = ['id', 'type', 'key', 'status', 'base_url', 'models'] as const;
 /** Columns read when present; the v0.5 schema lacks `config`. */
 export const OPTIONAL_COLUMNS = ['name', 'model_mapping', 'config', 'other'] as const;
-/** Columns only a fork of the legacy gateway has; its type numbers mean other providers. */
+/** Columns only New API (the most used fork of the legacy gateway) has: any one of them means its table. */
 export const FORK_COLUMNS = ['tag', 'setting', 'auto_ban', 'status_code_mapping'] as const;
+/**
+ * Columns of the legacy gateway that New API's model never had: a table with these and a fork column matches
+ * neither schema, so its type numbers cannot be trusted through either table.
+ */
+export const LEGACY_ONLY_COLUMNS = ['config', 'system_prompt'] as const;
 
-type SourceColumn = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
+type SourceColumn = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number] | NewApiColumn;
 
 /** Bounds of one read. */
 export interface SourceLimits {
@@ -24,10 +30,14 @@ export interface SourceLimits {
   signal: AbortSignal;
   /** The deadline as epoch milliseconds; no query's own timeout outlives it by much. */
   deadlineAt: number;
+  /** The import's clock (epoch milliseconds), the one the deadline was computed with. */
+  now: () => number;
 }
 
 /** An open, checked legacy `channels` table. */
 export interface LegacySource {
+  /** Whose table it is, found from its columns: the legacy gateway's or New API's. */
+  readonly kind: SourceKind;
   /** Streams the rows in id order; the driver stops reading the socket while the consumer is busy. */
   rows(): AsyncIterable<LegacyRow>;
   /** Ends the connection: politely after a complete read, by destroying it otherwise. Never throws. */
@@ -69,6 +79,7 @@ interface Link {
 }
 
 class MySqlLegacySource implements LegacySource {
+  kind: SourceKind = 'legacygw';
   private columns: SourceColumn[] = [];
   private failure: unknown;
   private readonly pending = new Set<(e: unknown) => void>();
@@ -97,7 +108,10 @@ class MySqlLegacySource implements LegacySource {
       'SELECT LOWER(COLUMN_NAME) AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
       [this.dsn.database, 'channels'],
     );
-    this.columns = checkColumns(new Set(found.map((c) => String(c.name))), this.dsn.database);
+    ({ kind: this.kind, columns: this.columns } = checkColumns(
+      new Set(found.map((c) => String(c.name))),
+      this.dsn.database,
+    ));
     const [count] = await this.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM `channels`');
     const rows = Number(count?.n ?? 0);
     if (rows > this.limits.maxRows) throw tooManyRows(this.limits.maxRows, rows);
@@ -173,7 +187,7 @@ class MySqlLegacySource implements LegacySource {
   }
 
   private timeoutMs(cap: number): number {
-    const untilDeadline = this.limits.deadlineAt - Date.now() + DEADLINE_GRACE_MS;
+    const untilDeadline = this.limits.deadlineAt - this.limits.now() + DEADLINE_GRACE_MS;
     return Math.max(1, Math.min(cap, untilDeadline));
   }
 
@@ -190,7 +204,11 @@ class MySqlLegacySource implements LegacySource {
   }
 }
 
-function checkColumns(present: ReadonlySet<string>, database: string): SourceColumn[] {
+/** Detects whose table it is and the columns to select; refuses a table that matches neither schema. */
+export function checkColumns(
+  present: ReadonlySet<string>,
+  database: string,
+): { kind: SourceKind; columns: SourceColumn[] } {
   if (present.size === 0) {
     throw new ProxyApiError(
       400,
@@ -198,18 +216,23 @@ function checkColumns(present: ReadonlySet<string>, database: string): SourceCol
     );
   }
   const fork = FORK_COLUMNS.filter((c) => present.has(c));
-  if (fork.length > 0) {
+  const legacyOnly = LEGACY_ONLY_COLUMNS.filter((c) => present.has(c));
+  if (fork.length > 0 && legacyOnly.length > 0) {
     throw new ProxyApiError(
       400,
-      `The channels table has columns of a fork of the legacy gateway (${fork.join(', ')}); ` +
-        'its channel types mean other providers, so it cannot be imported',
+      `The channels table has columns of a fork of the legacy gateway (${fork.join(', ')}) and columns New API ` +
+        `never had (${legacyOnly.join(', ')}); its channel types cannot be read through either type table, ` +
+        'so it cannot be imported',
     );
   }
   const missing = REQUIRED_COLUMNS.filter((c) => !present.has(c));
   if (missing.length > 0) {
     throw new ProxyApiError(400, `The channels table lacks required column(s): ${missing.join(', ')}`);
   }
-  return [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS.filter((c) => present.has(c))];
+  const kind: SourceKind = fork.length > 0 ? 'newapi' : 'legacygw';
+  const optional: readonly SourceColumn[] =
+    kind === 'newapi' ? [...OPTIONAL_COLUMNS, ...NEWAPI_COLUMNS] : OPTIONAL_COLUMNS;
+  return { kind, columns: [...REQUIRED_COLUMNS, ...optional.filter((c) => present.has(c))] };
 }
 
 function tooManyRows(maxRows: number, rows?: number): ProxyApiError {
@@ -221,7 +244,7 @@ function tooManyRows(maxRows: number, rows?: number): ProxyApiError {
 }
 
 /** Converts a driver row into the mapper's shape: integers as numbers, text as strings, absent columns left out. */
-function toLegacyRow(raw: Record<string, unknown>, columns: readonly SourceColumn[]): LegacyRow {
+export function toLegacyRow(raw: Record<string, unknown>, columns: readonly SourceColumn[]): LegacyRow {
   const row: LegacyRow = {
     id: Number(raw.id),
     type: toInteger(raw.type),
@@ -231,11 +254,22 @@ function toLegacyRow(raw: Record<string, unknown>, columns: readonly SourceColum
     models: toText(raw.models),
   };
   for (const column of columns) {
-    if (column === 'name' || column === 'model_mapping' || column === 'config' || column === 'other') {
-      row[column] = toText(raw[column]);
-    }
+    if (column === 'channel_info') row[column] = toJsonText(raw[column]);
+    else if (isOptionalColumn(column)) row[column] = toText(raw[column]);
   }
   return row;
+}
+
+function isOptionalColumn(
+  column: SourceColumn,
+): column is (typeof OPTIONAL_COLUMNS)[number] | Exclude<NewApiColumn, 'channel_info'> {
+  return !(REQUIRED_COLUMNS as readonly string[]).includes(column) && column !== 'channel_info';
+}
+
+// mysql2 parses a MySQL JSON column into a value; MariaDB's JSON is LONGTEXT and arrives as text.
+function toJsonText(value: unknown): string | null {
+  if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) return JSON.stringify(value);
+  return toText(value);
 }
 
 function toInteger(value: unknown): number | null {

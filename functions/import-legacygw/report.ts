@@ -1,4 +1,5 @@
 import type { RowOutcome } from './mapping.ts';
+import type { SourceKind } from './providers.ts';
 
 /** Most entries `items` lists before it is cut off (SPEC 3.5). */
 export const MAX_REPORT_ITEMS = 1_000;
@@ -11,7 +12,8 @@ export type ReportItem =
 /** The `data` of a successful import response (SPEC 3.5). */
 export interface ImportReport {
   dryRun: boolean;
-  source: { host: string; port: number; database: string; rows: number };
+  /** `kind`: whose `channels` table was detected, the legacy gateway's or New API's. */
+  source: { host: string; port: number; database: string; rows: number; kind: SourceKind };
   rows: { imported: number; skipped: number };
   /** `edited`: existing channels changed through the review API since, left untouched. */
   channels: { created: number; updated: number; unchanged: number; edited: number };
@@ -45,10 +47,11 @@ export class ReportBuilder {
     }
   }
 
-  build(dryRun: boolean, source: { host: string; port: number; database: string }): ImportReport {
+  build(dryRun: boolean, source: { host: string; port: number; database: string; kind: SourceKind }): ImportReport {
+    const { kind, ...origin } = source;
     return {
       dryRun,
-      source: { ...source, rows: this.rows.read },
+      source: { ...origin, rows: this.rows.read, kind },
       rows: { imported: this.rows.imported, skipped: this.rows.skipped },
       channels: { ...this.channels },
       items: this.items,

@@ -1,6 +1,9 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { ConfigError, ProxyApiError } from '#shared/errors';
+import type { AllowList } from '#shared/allow-list';
+import { ENV } from '#shared/config';
+import { ProxyApiError } from '#shared/errors';
+import { normaliseHostName, unbracket } from '#shared/host-name';
 
 /** The address the import connects to, already checked. */
 export interface ResolvedTarget {
@@ -14,15 +17,6 @@ export type LookupFn = (
   options: { all: true },
 ) => Promise<ReadonlyArray<{ address: string; family: number }>>;
 
-/** The operator's allow-list (LEGACYGW_ALLOWED_HOSTS), validated. Empty means any non-link-local target. */
-export interface AllowList {
-  readonly isEmpty: boolean;
-  /** Host names, lower case, without a trailing dot. */
-  readonly hostNames: ReadonlySet<string>;
-  /** IP addresses and CIDRs. BlockList is only a matcher here; it also matches IPv4-mapped IPv6 forms. */
-  readonly networks: BlockList;
-}
-
 // Link-local ranges hold the cloud metadata endpoints (169.254.169.254, 169.254.170.2, fe80::...). BlockList
 // also matches their IPv4-mapped forms (::ffff:169.254.x.x); the deprecated IPv4-compatible form and the
 // IPv6 EC2 metadata address (a ULA, not link-local) are listed by hand.
@@ -32,46 +26,7 @@ REFUSED.addSubnet('fe80::', 10, 'ipv6');
 REFUSED.addSubnet('::169.254.0.0', 112, 'ipv6');
 REFUSED.addAddress('fd00:ec2::254', 'ipv6');
 
-const HOST_NAME = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
-
 const defaultLookup: LookupFn = (hostname, options) => dnsLookup(hostname, options);
-
-/** Validates allow-list entries (host names, IP addresses, CIDRs) at cold start; throws ConfigError naming a bad entry. */
-export function parseAllowList(entries: readonly string[]): AllowList {
-  const hostNames = new Set<string>();
-  const networks = new BlockList();
-  for (const raw of entries) {
-    const entry = raw.trim();
-    if (entry === '') continue;
-    const slash = entry.indexOf('/');
-    if (slash >= 0) {
-      addCidr(networks, entry, entry.slice(0, slash), entry.slice(slash + 1));
-      continue;
-    }
-    const ip = unbracket(entry);
-    const family = isIP(ip);
-    if (family !== 0 && !ip.includes('%')) {
-      networks.addAddress(ip, family === 4 ? 'ipv4' : 'ipv6');
-      continue;
-    }
-    const name = normaliseHostName(entry);
-    if (!HOST_NAME.test(name) || name.length > 253) {
-      throw new ConfigError(`LEGACYGW_ALLOWED_HOSTS entry "${entry}" is not a host name, an IP address or a CIDR`);
-    }
-    hostNames.add(name);
-  }
-  return Object.freeze({ isEmpty: hostNames.size === 0 && networks.rules.length === 0, hostNames, networks });
-}
-
-function addCidr(networks: BlockList, entry: string, address: string, prefixText: string): void {
-  const family = isIP(address);
-  const max = family === 4 ? 32 : 128;
-  const prefix = /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : Number.NaN;
-  if (family === 0 || address.includes('%') || !(prefix >= 0 && prefix <= max)) {
-    throw new ConfigError(`LEGACYGW_ALLOWED_HOSTS entry "${entry}" is not a valid CIDR`);
-  }
-  networks.addSubnet(address, prefix, family === 4 ? 'ipv4' : 'ipv6');
-}
 
 /**
  * Resolves `host` once, refuses link-local targets (also when a name resolves to one) and anything outside a
@@ -80,10 +35,9 @@ function addCidr(networks: BlockList, entry: string, address: string, prefixText
  */
 export async function resolveTarget(
   host: string,
-  allowList: AllowList | readonly string[],
+  allowed: AllowList,
   lookup: LookupFn = defaultLookup,
 ): Promise<ResolvedTarget> {
-  const allowed = isAllowList(allowList) ? allowList : parseAllowList(allowList);
   const literal = unbracket(host);
   const candidates = isIP(literal) !== 0 ? [literal] : await resolve(host, lookup);
 
@@ -96,7 +50,7 @@ export async function resolveTarget(
   const nameAllowed = allowed.isEmpty || allowed.hostNames.has(normaliseHostName(host));
   const address = candidates.find((a) => nameAllowed || allowed.networks.check(a, familyName(a)));
   if (address === undefined) {
-    throw new ProxyApiError(400, 'The database host is not in the allowed hosts (LEGACYGW_ALLOWED_HOSTS)');
+    throw new ProxyApiError(400, `The database host is not in the allowed hosts (${ENV.legacygwAllowedHosts})`);
   }
   return { address, family: isIP(address) === 4 ? 4 : 6 };
 }
@@ -119,17 +73,4 @@ function isRefused(address: string): boolean {
 
 function familyName(address: string): 'ipv4' | 'ipv6' {
   return isIP(address) === 4 ? 'ipv4' : 'ipv6';
-}
-
-function unbracket(host: string): string {
-  return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-}
-
-function normaliseHostName(host: string): string {
-  const lower = host.toLowerCase();
-  return lower.endsWith('.') ? lower.slice(0, -1) : lower;
-}
-
-function isAllowList(value: AllowList | readonly string[]): value is AllowList {
-  return !Array.isArray(value);
 }

@@ -1,6 +1,13 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import * as z from 'zod';
-import { type ChannelView, channelNotFound, looksMasked, maskKey, parseChannelId, toChannelView } from '#shared/channel-view';
+import {
+  type ChannelView,
+  channelNotFound,
+  looksMasked,
+  maskKey,
+  parseChannelId,
+  toChannelView,
+} from '#shared/channel-view';
 import { ProxyApiError } from '#shared/errors';
 import { ChannelChangedError, type ChannelChanges, type ChannelReviewStore } from '#shared/repositories/channels';
 import { CONTROL_CHARACTER, wellFormed, withinChars } from '#shared/text';
@@ -21,7 +28,9 @@ function isBaseUrl(s: string): boolean {
   if (s === '') return true;
   if (!noControl(s) || /\s/.test(s) || !URL.canParse(s)) return false;
   const url = new URL(s);
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && !url.username && !url.password;
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && !url.username && !url.password
+  );
 }
 
 // Every message names its field and never repeats the value: a body may hold a key.
@@ -111,7 +120,8 @@ export async function updateChannel(
     const apply = { ...changes };
     if (apply.key !== undefined) {
       if (apply.key === maskKey(current.key)) delete apply.key;
-      else if (looksMasked(apply.key)) throw new ProxyApiError(400, 'key looks masked; send the whole key or leave it out');
+      else if (looksMasked(apply.key))
+        throw new ProxyApiError(400, 'key looks masked; send the whole key or leave it out');
     }
     try {
       const updated = await deps.repo.update(id, apply, deps.now().toISOString(), current.updatedAt);

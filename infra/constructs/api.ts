@@ -18,7 +18,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import type { ApiDef, RouteDef } from '#shared/routes';
+import { type ApiDef, type RouteDef, requiresAuthorizer } from '#shared/routes';
 
 export interface AppApiProps {
   /** The API as data (APIS entry): name, description and routes. */
@@ -65,7 +65,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 
 /**
  * One REST API from its definition: a regional endpoint, a TOKEN authorizer (Authorization header,
- * cached) on every method, Lambda proxy integrations, JSON access logs and ERROR-level execution
+ * cached) on every method but the routes marked `auth: 'none'`, Lambda proxy integrations, JSON access logs and ERROR-level execution
  * logs into log groups with retention, stage throttling, X-Ray tracing, and gateway responses in the
  * API's own envelope from GATEWAY_RESPONSES.
  */
@@ -121,9 +121,25 @@ export class AppApi extends Construct {
     this.api.deploymentStage.node.addDependency(this.executionLogs, ...(props.stageDependsOn ?? []));
 
     for (const route of definition.routes) {
-      this.api.root
+      const integration = new LambdaIntegration(props.handlers[route.function], { allowTestInvoke: false });
+      if (requiresAuthorizer(route)) {
+        this.api.root.resourceForPath(route.path).addMethod(route.method, integration);
+        continue;
+      }
+      // `auth: 'none'`: this one method goes without the authorizer (the API's default for all others).
+      const method = this.api.root
         .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(props.handlers[route.function], { allowTestInvoke: false }));
+        .addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
+      Validations.of(method).acknowledge(
+        {
+          id: 'AwsSolutions::AwsSolutions-APIG4',
+          reason: `${route.method} ${route.path} is public by design: it returns a static document with no data and no secret (the console page); every call that page makes goes to an authorized method with the admin key as a bearer token, and the stage throttling still applies.`,
+        },
+        {
+          id: 'AwsSolutions::AwsSolutions-COG4',
+          reason: `${route.method} ${route.path} serves a static page with no data, so it needs no Cognito user pool or any other authorizer; the data methods it calls keep the TOKEN authorizer.`,
+        },
+      );
     }
 
     for (const type of Object.keys(GATEWAY_RESPONSES[definition.name]) as GatewayResponseType[]) {

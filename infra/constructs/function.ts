@@ -45,6 +45,8 @@ export interface AppFunctionProps {
   /** Plain configuration values; table and secret names are added by `useTable` / `readSecret`. */
   readonly environment: Readonly<Record<string, string>>;
   readonly vpc?: FunctionVpcPlacement;
+  /** Shell commands run after esbuild, from the repository root, to add files beside the bundle in `outputDir`. */
+  readonly afterBundling?: (outputDir: string) => string[];
 }
 
 /** Repository root: entries in FUNCTION_ENTRIES and the lockfile are relative to it. */
@@ -109,6 +111,15 @@ export class AppFunction extends Construct {
         // bundle lacks; createRequire gives them one.
         banner:
           "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        ...(props.afterBundling
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling?.(outputDir) ?? [],
+              },
+            }
+          : {}),
       },
       ...(props.vpc
         ? {

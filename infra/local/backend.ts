@@ -7,6 +7,7 @@ import type {
   APIGatewayProxyResult,
   APIGatewayTokenAuthorizerEvent,
 } from 'aws-lambda';
+import { writeConsolePage } from '#functions/console/build';
 import { ENV } from '#shared/config';
 import { type LocalCredentials, loadOrCreateLocalCredentials } from '#shared/local-credentials';
 import { APIS, FUNCTION_ENTRIES, type RouteDef } from '#shared/routes';
@@ -67,6 +68,9 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     await ensureTables(client, LOCAL_TABLE_NAMES);
     client.destroy();
 
+    // The console page is built at every start (into DATA_DIR), as the function's bundling builds it for Lambda.
+    const consolePageFile = writeConsolePage(options.dataDir);
+
     const credentialsFile = join(options.dataDir, 'credentials.json');
     const { credentials, created } = await loadOrCreateLocalCredentials(credentialsFile);
 
@@ -74,6 +78,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       [ENV.datasetsTable]: LOCAL_TABLE_NAMES.datasets,
       [ENV.channelsTable]: LOCAL_TABLE_NAMES.channels,
       [ENV.localCredentialsFile]: credentialsFile,
+      [ENV.consolePageFile]: consolePageFile,
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
       // Never sign local calls with a developer's real AWS credentials.
       AWS_ACCESS_KEY_ID: 'local',

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import { APIS, type ApiDef, type ApiName, findRoute, type RouteMatch } from '#shared/routes';
+import { APIS, type ApiDef, type ApiName, findRoute, type RouteMatch, requiresAuthorizer } from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
 
@@ -139,21 +139,13 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     }
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
 
-    // Identity source: an absent or empty Authorization header never reaches the authorizer.
-    const token = req.headers.authorization;
-    if (!token) return gatewayResponse('UNAUTHORIZED');
-    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
-    let authorization: APIGatewayAuthorizerResult;
-    try {
-      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
-    } catch (error) {
-      return gatewayResponse(
-        error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
-      );
+    // A public route (`auth: 'none'`) has no authorizer, exactly as its API Gateway method.
+    let authorization: APIGatewayAuthorizerResult | undefined;
+    if (requiresAuthorizer(match.route)) {
+      const outcome = await authorize(req, api, method, url);
+      if (typeof outcome === 'string') return gatewayResponse(outcome);
+      authorization = outcome;
     }
-    const decision = evaluatePolicy(authorization, methodArn);
-    if (decision === 'invalid') return gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR');
-    if (decision === 'deny') return gatewayResponse('ACCESS_DENIED');
 
     const event = proxyEvent(req, url, method, match, body, authorization, requestId);
     let result: APIGatewayProxyResult;
@@ -173,13 +165,36 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     return result.statusCode;
   }
 
+  /** Runs the TOKEN authorizer and applies its policy: the result, or the gateway response that ends the request. */
+  async function authorize(
+    req: IncomingMessage,
+    api: ApiDef,
+    method: string,
+    url: URL,
+  ): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {
+    // Identity source: an absent or empty Authorization header never reaches the authorizer.
+    const token = req.headers.authorization;
+    if (!token) return 'UNAUTHORIZED';
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
+    let authorization: APIGatewayAuthorizerResult;
+    try {
+      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
+    } catch (error) {
+      return error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
+    }
+    const decision = evaluatePolicy(authorization, methodArn);
+    if (decision === 'invalid') return 'AUTHORIZER_CONFIGURATION_ERROR';
+    if (decision === 'deny') return 'ACCESS_DENIED';
+    return authorization;
+  }
+
   function proxyEvent(
     req: IncomingMessage,
     url: URL,
     method: string,
     { api, route, pathParameters }: RouteMatch,
     body: Buffer,
-    authorization: APIGatewayAuthorizerResult,
+    authorization: APIGatewayAuthorizerResult | undefined,
     requestId: string,
   ): APIGatewayProxyEvent {
     const now = Date.now();
@@ -197,7 +212,10 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       requestContext: {
         accountId: LOCAL_ACCOUNT,
         apiId: API_IDS[api.name],
-        authorizer: { ...(authorization.context ?? {}), principalId: authorization.principalId },
+        // API Gateway sends no authorizer context to a method without an authorizer.
+        authorizer: authorization
+          ? { ...(authorization.context ?? {}), principalId: authorization.principalId }
+          : undefined,
         protocol: `HTTP/${req.httpVersion}`,
         httpMethod: method,
         identity: {

@@ -164,7 +164,9 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
   }
 
   async get(id: string): Promise<StoredChannel | undefined> {
-    const out = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }));
+    const out = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
+    );
     return out.Item as StoredChannel | undefined;
   }
 
@@ -291,9 +293,13 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
           await this.writeSlots.run(async () => {
             // After this call's first failure, its batches still waiting for a slot are not sent.
             if (failure !== undefined) return;
-            await this.writeBatch(batch.map((item) => ({ PutRequest: { Item: { ...item } } })), signal, (n) => {
-              written += n;
-            });
+            await this.writeBatch(
+              batch.map((item) => ({ PutRequest: { Item: { ...item } } })),
+              signal,
+              (n) => {
+                written += n;
+              },
+            );
           }, signal);
         } catch (error) {
           failure ??= { error };

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { writeConsolePage } from '#functions/console/build';
 import { FUNCTION_ENTRIES, type FunctionName } from '#shared/routes';
 import { type Bundle, bundleFunction } from './bundle.ts';
 import { type Figure, figure, median } from './figures.ts';
@@ -19,6 +20,7 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'update-channel': 25,
   'delete-channel': 25,
   'batch-delete-channels': 25,
+  console: 10,
 };
 
 // What each handler reads at cold start; the values only have to pass its config schema.
@@ -65,6 +67,7 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'update-channel': 'test/bench/sdk-floor/channel-review.ts',
   'delete-channel': 'test/bench/sdk-floor/channel-review.ts',
   'batch-delete-channels': 'test/bench/sdk-floor/channel-review.ts',
+  console: 'test/bench/sdk-floor/console.ts',
 };
 
 /** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */
@@ -90,6 +93,8 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
     bundles.set(name, await bundleFunction(FUNCTION_ENTRIES[name], join(options.workDir, 'bundles', name)));
     floors.set(name, await bundleFunction(SDK_FLOOR_ENTRIES[name], join(options.workDir, 'sdk-floor', name)));
   }
+  // The console handler reads its built page beside the bundle at load, as in Lambda.
+  for (const dir of ['bundles', 'sdk-floor']) writeConsolePage(join(options.workDir, dir, 'console'));
   const loader = join(options.workDir, 'load.mjs');
   const empty = join(options.workDir, 'empty.mjs');
   await writeFile(loader, LOADER);

@@ -57,6 +57,7 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
   'update-channel': { [ENV.channelsTable]: 'channels' },
   'delete-channel': { [ENV.channelsTable]: 'channels' },
   'batch-delete-channels': { [ENV.channelsTable]: 'channels' },
+  console: {},
 };
 
 type Outcome = { returned?: { statusCode: number; body: string }; threw?: string };
@@ -162,5 +163,16 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned?.statusCode).toBe(502);
     expect(JSON.parse(outcome.returned?.body ?? '')).toMatchObject({ success: false });
     expect(outcome.returned?.body).not.toContain('s3cret-P4ss');
+  });
+
+  it('console bundle ships its built page beside it and serves it with the policy naming its inline hashes', async () => {
+    const outcome = await invoke('console', readEvent('console.json'));
+
+    expect(existsSync(join(bundles.get('console') ?? '', '..', 'console-page.json'))).toBe(true);
+    expect(outcome.returned?.statusCode).toBe(200);
+    const headers = (outcome.returned as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+    expect(headers['Content-Type']).toBe('text/html; charset=utf-8');
+    expect(headers['Content-Security-Policy']).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; /);
+    expect(outcome.returned?.body).toMatch(/^<!doctype html>[\s\S]*<script>[\s\S]+<\/script>/);
   });
 });

@@ -38,8 +38,7 @@ const baseline = (name: FunctionName) =>
   ]);
 
 /** The logical id of the API Gateway resource of `path` (the construct exists: resourceForPath finds it). */
-const resourceIdOf = (api: ApiName, path: string) =>
-  logicalId(stack, stack.apis[api].api.root.resourceForPath(path));
+const resourceIdOf = (api: ApiName, path: string) => logicalId(stack, stack.apis[api].api.root.resourceForPath(path));
 
 describe('REST APIs', () => {
   it('defines exactly the two REST APIs of the shared route table, each with its routes as Lambda proxy methods', () => {
@@ -76,8 +75,13 @@ describe('REST APIs', () => {
 
   it('puts every method of both APIs behind a TOKEN authorizer of the same API reading the Authorization header', () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
+    const publicMethods = new Set(
+      Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.auth === 'none').map((r) => r.method)),
+    );
     expect(authorizers.size).toBe(2);
-    for (const [, method] of resourcesOf('AWS::ApiGateway::Method')) {
+    const guarded = resourcesOf('AWS::ApiGateway::Method').filter(([, m]) => m.AuthorizationType !== 'NONE');
+    expect(guarded).toHaveLength(Object.values(APIS).flatMap((api) => api.routes.filter((r) => !r.auth)).length);
+    for (const [, method] of guarded) {
       expect(method.AuthorizationType).toBe('CUSTOM');
       const authorizer = authorizers.get((method.AuthorizerId as Json).Ref as string);
       expect(authorizer).toMatchObject({
@@ -88,6 +92,20 @@ describe('REST APIs', () => {
       });
       expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
     }
+    expect(publicMethods.size).toBeGreaterThan(0);
+  });
+
+  it('leaves exactly the routes marked auth none without an authorizer: GET /console on the proxy API, to the console function', () => {
+    const open = resourcesOf('AWS::ApiGateway::Method').filter(([, m]) => m.AuthorizationType === 'NONE');
+
+    expect(open).toHaveLength(1);
+    const [, method] = open[0]!;
+    expect(method).toMatchObject({ HttpMethod: 'GET', RestApiId: { Ref: id.api('proxy') } });
+    expect(method.AuthorizerId).toBeUndefined();
+    expect(JSON.stringify((method.Integration as Json).Uri)).toContain(`"${id.fn('console')}"`);
+    const resource = template.toJSON().Resources[(method.ResourceId as Json).Ref as string].Properties as Json;
+    expect(resource.PathPart).toBe('console');
+    expect(APIS.proxy.routes).toContainEqual({ method: 'GET', path: '/console', function: 'console', auth: 'none' });
   });
 
   it('takes the authorizer result TTL from the stage config', () => {
@@ -185,8 +203,8 @@ describe('REST APIs', () => {
 });
 
 describe('functions', () => {
-  it('runs all three functions on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+  it('runs every function on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
+    for (const name of ['authorizer', 'create-dataset', 'import-legacygw', 'console'] as const) {
       expect(functionProps(name)).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
@@ -235,6 +253,8 @@ describe('functions', () => {
       [ENV.secretsMaxAgeS]: '60',
       [ENV.logLevel]: 'INFO',
     });
+    // The console reads its page from beside its bundle; CONSOLE_PAGE_FILE is for the local run only.
+    expect(functionProps('console').Environment).toBeUndefined();
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
@@ -260,6 +280,10 @@ describe('least privilege', () => {
     expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.accessTokens()), refOf(id.adminKey())]));
 
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
+  });
+
+  it('lets the console function only write its own logs and traces: no table, no secret', () => {
+    expect(permissionsOf(template, id.role('console'))).toEqual(baseline('console'));
   });
 
   /** Each channel function and the DynamoDB actions it is granted, on the channels table only. */
@@ -352,6 +376,7 @@ describe('least privilege', () => {
       expect(mentions(name)).not.toMatch(/DeleteItem|Scan/);
     }
     expect(mentions('authorizer')).not.toMatch(/dynamodb:/);
+    expect(mentions('console')).not.toMatch(/dynamodb:|secretsmanager:/);
   });
 });
 
@@ -473,7 +498,7 @@ describe('VPC placement', () => {
   });
 
   it('keeps every function out of any VPC when none is configured', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+    for (const name of ['authorizer', 'create-dataset', 'import-legacygw', 'console'] as const) {
       expect(functionProps(name).VpcConfig).toBeUndefined();
       expect(permissionsOf(template, id.role(name)).has('ec2:CreateNetworkInterface')).toBe(false);
     }

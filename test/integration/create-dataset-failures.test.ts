@@ -1,6 +1,7 @@
 import { DeleteTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureTables } from '#infra/local/dynamo-engine';
+import { captureOutput } from '#test/support/capture-output';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 import { addAccessToken, createRequest, expectCreated, expectError } from './create-dataset.helpers.ts';
 
@@ -51,20 +52,7 @@ describe('POST /api/core/dataset/create: unexpected failures', () => {
 
 describe('POST /api/core/dataset/create: secrets in output', () => {
   it('writes no access token or admin key to stdout, stderr or the console on any error path', async () => {
-    const captured: string[] = [];
-    const capture = (chunk: unknown) => {
-      captured.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8'));
-      return true;
-    };
-    const spies = [
-      vi.spyOn(process.stdout, 'write').mockImplementation(capture),
-      vi.spyOn(process.stderr, 'write').mockImplementation(capture),
-      ...(['log', 'info', 'warn', 'error', 'debug', 'trace'] as const).map((m) =>
-        vi.spyOn(console, m).mockImplementation((...args: unknown[]) => {
-          captured.push(args.map(String).join(' '));
-        }),
-      ),
-    ];
+    const output = captureOutput();
     const team = await addAccessToken(server);
     const other = await addAccessToken(server);
     const expired = await addAccessToken(server, { expiresAt: '2020-01-01T00:00:00Z' });
@@ -110,14 +98,14 @@ describe('POST /api/core/dataset/create: secrets in output', () => {
       }
       await withoutDatasetsTable(() => send({ name: team.token }, bearer));
     } finally {
-      for (const spy of spies) spy.mockRestore();
+      output.restore();
     }
 
     expect(new Set(statuses)).toEqual(new Set([200, 400, 401, 404, 429, 500]));
-    const output = captured.join('\n');
-    expect(output).toContain('Unexpected error in the knowledge-base API');
+    const text = output.text();
+    expect(text).toContain('Unexpected error in the knowledge-base API');
     for (const secret of [team.token, other.token, expired.token, unknownToken, adminKey]) {
-      expect(output).not.toContain(secret);
+      expect(text).not.toContain(secret);
     }
   });
 });

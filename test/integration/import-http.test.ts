@@ -39,7 +39,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
     const data = expectReport(reply);
     expect(data).toEqual({
       dryRun: false,
-      source: { host: db.host, port: db.port, database, rows: 20 },
+      source: { host: db.host, port: db.port, database, rows: 20, kind: 'legacygw' },
       rows: { imported: 18, skipped: 2 },
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: expect.any(Array),
@@ -175,23 +175,6 @@ describe('requests the import refuses with 400', () => {
 
     expectError(reply, 400, /has no channels table/);
     expectNoSecrets([reply], secretsOf());
-  });
-
-  it('refuses the channels table of a fork (tag and setting columns) and imports nothing', async () => {
-    const forkKey = 'sk-fork-gateway-0001';
-    const database = await db.createDatabase(
-      undefined,
-      `CREATE TABLE channels (id bigint PRIMARY KEY, type bigint, \`key\` text, status bigint, name varchar(191),
-         base_url varchar(191), models longtext, tag varchar(30), setting text);
-       INSERT INTO channels VALUES (1, 1, '${forkKey}', 1, 'fork', '', 'gpt-4o', 'prod', '{}');`,
-    );
-    await channels.clear();
-
-    const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
-
-    expectError(reply, 400, /fork of the legacy gateway \(tag, setting\)/);
-    expect(await channels.scan()).toEqual([]);
-    expectNoSecrets([reply], secretsOf([forkKey]));
   });
 });
 

@@ -279,7 +279,7 @@ describe('importing the legacy gateway fixture', () => {
 
     expect(result.ok && result.report).toEqual({
       dryRun: false,
-      source: { host: '127.0.0.1', port: db.port, database, rows: 20 },
+      source: { host: '127.0.0.1', port: db.port, database, rows: 20, kind: 'legacygw' },
       rows: { imported: 18, skipped: 2 },
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: EXPECTED_ITEMS,
@@ -484,7 +484,7 @@ describe('import failures', () => {
     ]);
   });
 
-  it('refuses the channels table of a fork of the legacy gateway with 400 and writes nothing', async () => {
+  it('refuses a legacy table with fork columns added (it still has config) with 400 and writes nothing', async () => {
     const { database, table, dsn } = await freshFixture();
     await db.query(`ALTER TABLE \`${database}\`.channels ADD COLUMN tag varchar(30), ADD COLUMN auto_ban int`);
 
@@ -492,7 +492,7 @@ describe('import failures', () => {
 
     expect(!result.ok && [result.error.httpStatus, result.error.message]).toEqual([
       400,
-      expect.stringMatching(/fork.*tag, auto_ban/),
+      expect.stringMatching(/fork.*\(tag, auto_ban\).*never had \(config, system_prompt\)/),
     ]);
     expect(await dynamo.scan(table)).toEqual([]);
   });

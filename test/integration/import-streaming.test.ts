@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { type LegacySource, type OpenSource, openLegacySource } from '#functions/import-legacygw/legacy-source';
+import { ANY_HOST } from '#shared/allow-list';
 import type { ChannelStore, StoredChannel } from '#shared/repositories/channels';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL, testLogger } from './import.helpers.ts';
@@ -43,6 +44,7 @@ function countingSource(): { openSource: OpenSource; pulled: () => number } {
   const openSource: OpenSource = async (...args) => {
     const source: LegacySource = await openLegacySource(...args);
     return {
+      kind: source.kind,
       close: () => source.close(),
       async *rows() {
         for await (const row of source.rows()) {
@@ -75,7 +77,7 @@ describe('streaming the legacy table', () => {
     const deps: ImportDeps = {
       openSource: counting.openSource,
       repo: gated.store,
-      config: { maxRows: 50_000, deadlineMs: 120_000, allowedHosts: [] },
+      config: { maxRows: 50_000, deadlineMs: 120_000, allowedHosts: ANY_HOST },
       now: () => new Date('2026-03-01T00:00:00.000Z'),
       logger: testLogger(),
     };

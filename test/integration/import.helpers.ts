@@ -8,6 +8,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import dynalite from 'dynalite';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
+import { ANY_HOST } from '#shared/allow-list';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
 
@@ -85,7 +86,7 @@ export function importDeps(dynamo: TestDynamo, table: string, overrides: Partial
   const deps: ImportDeps = {
     openSource: openLegacySource,
     repo: new ChannelRepository(dynamo.documentClient, table, { baseDelayMs: 5 }),
-    config: { maxRows: 50_000, deadlineMs: 20_000, allowedHosts: [], ...overrides },
+    config: { maxRows: 50_000, deadlineMs: 20_000, allowedHosts: ANY_HOST, ...overrides },
     now: () => new Date('2026-03-01T10:00:00.000Z'),
     logger: testLogger(),
   };

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import type { handler as Handler } from '#functions/create-dataset/handler';
 import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
 import { proxyEvent } from '#test/support/events';
+import { loadHandler } from '#test/support/handler';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
 
@@ -29,12 +30,15 @@ beforeAll(async () => {
   documents = DynamoDBDocumentClient.from(client);
   proxy = await startFaultProxy(engine.endpoint);
   // The function's own client goes through the proxy, with the SDK's default retries.
-  vi.stubEnv('AWS_ENDPOINT_URL_DYNAMODB', proxy.endpoint);
-  vi.stubEnv('DATASETS_TABLE', 'datasets');
-  vi.stubEnv('MODEL_CATALOG', '');
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  vi.resetModules();
-  ({ handler } = await import('#functions/create-dataset/handler'));
+  ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
+    '#functions/create-dataset/handler',
+    {
+      AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
+      DATASETS_TABLE: 'datasets',
+      MODEL_CATALOG: '',
+      LOG_LEVEL: 'SILENT',
+    },
+  ));
 });
 
 afterAll(async () => {

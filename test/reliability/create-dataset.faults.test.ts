@@ -9,9 +9,10 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
 import { proxyEvent } from '#test/support/events';
+import { loadHandler } from '#test/support/handler';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const CALLER = { scope: 'dataset', teamId: 'team-faults', tmbId: 'member-faults', tokenId: 'token-faults' };
@@ -57,15 +58,14 @@ describe('create-dataset under DynamoDB faults (aws-sdk-client-mock)', () => {
   let handler: typeof Handler;
 
   beforeAll(async () => {
-    vi.stubEnv('DATASETS_TABLE', 'datasets-faults');
-    vi.stubEnv('MODEL_CATALOG', '');
-    vi.stubEnv('LOG_LEVEL', 'SILENT');
-    vi.resetModules();
-    ({ handler } = await import('#functions/create-dataset/handler'));
-  });
-
-  afterAll(() => {
-    vi.unstubAllEnvs();
+    ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
+      '#functions/create-dataset/handler',
+      {
+        DATASETS_TABLE: 'datasets-faults',
+        MODEL_CATALOG: '',
+        LOG_LEVEL: 'SILENT',
+      },
+    ));
   });
 
   beforeEach(() => {

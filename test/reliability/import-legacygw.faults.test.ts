@@ -7,6 +7,7 @@ import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/impo
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
 import type { ImportReport } from '#functions/import-legacygw/report';
 import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import { ANY_HOST } from '#shared/allow-list';
 import { ProxyApiError } from '#shared/errors';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
@@ -100,7 +101,7 @@ function deps(table: string, client = direct, maxAttempts = 8): ImportDeps {
   return {
     openSource: openLegacySource,
     repo: new ChannelRepository(client, table, { baseDelayMs: 2, maxDelayMs: 20, maxAttempts }),
-    config: { maxRows: 50_000, deadlineMs: 25_000, allowedHosts: [] },
+    config: { maxRows: 50_000, deadlineMs: 25_000, allowedHosts: ANY_HOST },
     now: () => NOW,
     logger: new Logger({ serviceName: 'reliability', logLevel: 'SILENT' }),
   };

@@ -8,7 +8,7 @@ import {
   readLocalCredentials,
   writeLocalCredentials,
 } from '#shared/local-credentials';
-import { APIS } from '#shared/routes';
+import { APIS, requiresAuthorizer } from '#shared/routes';
 import { type RawResponse, rawRequest } from '#test/reliability/harness';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
@@ -174,7 +174,7 @@ describe('security matrix: credential kind x API x method through the local serv
   it('lets only the admin key reach each channel proxy route; access tokens are refused on every one', async () => {
     // Each route with a request its function answers without changing anything: an unknown id, an empty batch.
     const id = 'f'.repeat(64);
-    const requests = APIS.proxy.routes.map((route) => ({
+    const requests = APIS.proxy.routes.filter(requiresAuthorizer).map((route) => ({
       route: `${route.method} ${route.path}`,
       method: route.method,
       path: route.path.replace('{id}', id),
@@ -237,6 +237,35 @@ describe('security matrix: credential kind x API x method through the local serv
     }
 
     expect(outcomes).toEqual(misses.map(() => 'no-route'));
+  });
+
+  it('serves the public console page, the same document, to every credential kind on GET only', async () => {
+    const actual: string[] = [];
+    const expected: string[] = [];
+    const pages = new Set<string>();
+    for (const [kind, headers] of credentialKinds()) {
+      for (const method of METHODS) {
+        const reply = await rawRequest(server.url, {
+          method,
+          path: '/console',
+          headers: headers.map((a) => ['Authorization', a] as const),
+          body: '',
+        });
+        if (method === 'GET' && reply.status === 200) pages.add(reply.body);
+        const outcome =
+          reply.status === 200 && /^<!doctype html>/.test(reply.body)
+            ? 'page'
+            : reply.status === 404 && reply.body === '{"success":false,"message":"No such route"}'
+              ? 'no-route'
+              : `unexpected: ${reply.status} ${reply.body}`;
+        actual.push(`${kind} | ${method} /console -> ${outcome}`);
+        expected.push(`${kind} | ${method} /console -> ${method === 'GET' ? 'page' : 'no-route'}`);
+      }
+    }
+
+    expect(actual).toEqual(expected);
+    // The page carries nothing of the caller: one document whatever the credential.
+    expect(pages.size).toBe(1);
   });
 
   it('stores a create under the team and member of the token, never those named in the body', async () => {

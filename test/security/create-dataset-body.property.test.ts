@@ -2,11 +2,12 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
 import { TRICKY_KEYS } from '#test/reliability/fuzz-requests';
 import { PROPERTY_RUNS } from '#test/reliability/harness';
 import { proxyEvent } from '#test/support/events';
+import { loadHandler } from '#test/support/handler';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const CALLER = { scope: 'dataset', teamId: 'team-prop', tmbId: 'member-prop', tokenId: 'token-prop' };
@@ -94,15 +95,14 @@ describe('create-dataset body schema (property)', () => {
   let handler: typeof Handler;
 
   beforeAll(async () => {
-    vi.stubEnv('DATASETS_TABLE', 'datasets-property');
-    vi.stubEnv('MODEL_CATALOG', '');
-    vi.stubEnv('LOG_LEVEL', 'SILENT');
-    vi.resetModules();
-    ({ handler } = await import('#functions/create-dataset/handler'));
-  });
-
-  afterAll(() => {
-    vi.unstubAllEnvs();
+    ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
+      '#functions/create-dataset/handler',
+      {
+        DATASETS_TABLE: 'datasets-property',
+        MODEL_CATALOG: '',
+        LOG_LEVEL: 'SILENT',
+      },
+    ));
   });
 
   beforeEach(() => {

@@ -3,16 +3,19 @@ import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-vi.hoisted(() => {
-  process.env.ACCESS_TOKENS_SECRET_ID = 'test/access-tokens';
-  process.env.ADMIN_KEY_SECRET_ID = 'test/admin-key';
-  process.env.SECRETS_MAX_AGE_S = '60';
-  process.env.LOG_LEVEL = 'SILENT';
-  delete process.env.LOCAL_CREDENTIALS_FILE;
-});
-
-import { clearSecretsCache, handler } from '#functions/authorizer/handler';
 import { sha256Hex } from '#shared/access-tokens';
+import { loadHandler } from '#test/support/handler';
+
+const { clearSecretsCache, handler } = await loadHandler<typeof import('#functions/authorizer/handler')>(
+  '#functions/authorizer/handler',
+  {
+    ACCESS_TOKENS_SECRET_ID: 'test/access-tokens',
+    ADMIN_KEY_SECRET_ID: 'test/admin-key',
+    SECRETS_MAX_AGE_S: '60',
+    LOG_LEVEL: 'SILENT',
+    LOCAL_CREDENTIALS_FILE: undefined,
+  },
+);
 
 const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
 const TOKEN = 'kb-test-token-0123456789abcdef0123456789abcdef';

@@ -3,15 +3,18 @@ import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 
-vi.hoisted(() => {
-  process.env.ACCESS_TOKENS_SECRET_ID = 'test/access-tokens';
-  process.env.ADMIN_KEY_SECRET_ID = 'test/admin-key';
-  process.env.LOG_LEVEL = 'DEBUG';
-  delete process.env.LOCAL_CREDENTIALS_FILE;
-});
-
-import { clearSecretsCache, handler } from '#functions/authorizer/handler';
 import { sha256Hex } from '#shared/access-tokens';
+import { loadHandler } from '#test/support/handler';
+
+const { clearSecretsCache, handler } = await loadHandler<typeof import('#functions/authorizer/handler')>(
+  '#functions/authorizer/handler',
+  {
+    ACCESS_TOKENS_SECRET_ID: 'test/access-tokens',
+    ADMIN_KEY_SECRET_ID: 'test/admin-key',
+    LOG_LEVEL: 'DEBUG',
+    LOCAL_CREDENTIALS_FILE: undefined,
+  },
+);
 
 const ADMIN_KEY = 'admin-key-SECRET-0123456789-0123456789-xyz';
 const TOKEN = 'kb-SECRET-token-0123456789abcdef0123456789abcdef';

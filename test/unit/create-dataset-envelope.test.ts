@@ -3,6 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { datasetErrorResponse, datasetSuccess } from '#shared/envelopes/dataset';
 import { DatasetApiError, datasetErrors } from '#shared/errors';
 import { createLogger } from '#shared/logger';
+import { captureOutput } from '#test/support/capture-output';
 
 function silentLogger() {
   const logger = createLogger('create-dataset-test', 'SILENT');
@@ -75,23 +76,16 @@ describe('datasetErrorResponse', () => {
 
   it('writes the cause of an unexpected error into the log line', () => {
     const logger = createLogger('create-dataset-test', 'ERROR');
-    const lines: string[] = [];
-    const capture = (chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    };
-    const out = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-    const err = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    const output = captureOutput();
     const cause = new Error('socket hang up');
 
     try {
       datasetErrorResponse(new Error('put failed', { cause }), logger);
     } finally {
-      out.mockRestore();
-      err.mockRestore();
+      output.restore();
     }
 
-    const entry = JSON.parse(lines.join('').trim()) as { error: { message: string; cause: { message: string } } };
+    const entry = JSON.parse(output.text().trim()) as { error: { message: string; cause: { message: string } } };
     expect(entry.error.message).toBe('put failed');
     expect(entry.error.cause.message).toBe('socket hang up');
   });

@@ -5,10 +5,12 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
 import { proxyEvent } from '#test/support/events';
-import type { handler as Handler } from '../../functions/create-dataset/handler.ts';
+import { loadHandler } from '#test/support/handler';
+
+type HandlerModule = typeof import('#functions/create-dataset/handler');
 
 const dynamo = mockClient(DynamoDBDocumentClient);
-const HANDLER = '../../functions/create-dataset/handler.ts';
+const HANDLER = '#functions/create-dataset/handler';
 const dataset = { scope: 'dataset', teamId: 'team-a', tmbId: 'member-a', tokenId: 'token-a' };
 
 function event(body: string | null, authorizer: Record<string, unknown> | null = dataset): APIGatewayProxyEvent {
@@ -16,14 +18,14 @@ function event(body: string | null, authorizer: Record<string, unknown> | null =
 }
 
 describe('create-dataset handler', () => {
-  let handler: typeof Handler;
+  let handler: HandlerModule['handler'];
 
   beforeAll(async () => {
-    vi.stubEnv('DATASETS_TABLE', 'datasets-unit');
-    vi.stubEnv('MODEL_CATALOG', '');
-    vi.stubEnv('LOG_LEVEL', 'SILENT');
-    vi.resetModules();
-    ({ handler } = await import(HANDLER));
+    ({ handler } = await loadHandler<HandlerModule>(HANDLER, {
+      DATASETS_TABLE: 'datasets-unit',
+      MODEL_CATALOG: '',
+      LOG_LEVEL: 'SILENT',
+    }));
   });
 
   afterAll(() => {
@@ -120,21 +122,16 @@ describe('create-dataset configuration', () => {
   });
 
   it('fails at load with the variable name when MODEL_CATALOG is invalid', async () => {
-    vi.stubEnv('DATASETS_TABLE', 'datasets-unit');
-    vi.stubEnv('MODEL_CATALOG', '{"vector":{"models":[],"default":"x"}}');
-    vi.resetModules();
-
-    const loading = import(HANDLER);
+    const loading = loadHandler(HANDLER, {
+      DATASETS_TABLE: 'datasets-unit',
+      MODEL_CATALOG: '{"vector":{"models":[],"default":"x"}}',
+    });
 
     await expect(loading).rejects.toThrow(/MODEL_CATALOG/);
   });
 
   it('fails at load with the variable name when DATASETS_TABLE is missing', async () => {
-    vi.stubEnv('DATASETS_TABLE', undefined);
-    vi.stubEnv('MODEL_CATALOG', '');
-    vi.resetModules();
-
-    const loading = import(HANDLER);
+    const loading = loadHandler(HANDLER, { DATASETS_TABLE: undefined, MODEL_CATALOG: '' });
 
     await expect(loading).rejects.toThrow(/DATASETS_TABLE/);
   });

@@ -1,16 +1,16 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { proxyEvent } from '#test/support/events';
+import { loadHandler } from '#test/support/handler';
 
 type Handler = typeof import('#functions/import-legacygw/handler')['handler'];
 let handler: Handler;
 
 beforeAll(async () => {
-  // The handler reads its environment once, at module load (a cold start).
-  process.env.CHANNELS_TABLE = 'channels-unit';
-  process.env.LOG_LEVEL = 'SILENT';
-  process.env.LEGACYGW_ALLOWED_HOSTS = '';
-  ({ handler } = await import('#functions/import-legacygw/handler'));
+  ({ handler } = await loadHandler<typeof import('#functions/import-legacygw/handler')>(
+    '#functions/import-legacygw/handler',
+    { CHANNELS_TABLE: 'channels-unit', LOG_LEVEL: 'SILENT', LEGACYGW_ALLOWED_HOSTS: '' },
+  ));
 });
 
 function event(body: unknown, scope: string | null = 'admin'): APIGatewayProxyEvent {

@@ -93,7 +93,13 @@ describe('policyFor', () => {
 
     expect(denied).toBeUndefined();
     expect(result.principalId).toBe('admin');
-    expect(resources(result, 'Allow')).toEqual(allowedPatterns('p9q8r7', APIS.proxy.routes, 'v1'));
+    expect(resources(result, 'Allow')).toEqual(
+      allowedPatterns(
+        'p9q8r7',
+        APIS.proxy.routes.filter((r) => r.auth !== 'none'),
+        'v1',
+      ),
+    );
     expect(result.context).toEqual({ scope: 'admin', teamId: '', tmbId: '', tokenId: 'admin' });
   });
 
@@ -195,6 +201,15 @@ describe('policyFor', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('leaves the public routes (auth none) out of the Allow list: API Gateway never asks about them', () => {
+    const publicRoutes = APIS.proxy.routes.filter((r) => r.auth === 'none');
+
+    const { result } = policyFor(methodArn('p9q8r7', proxyRoute), ADMIN);
+
+    expect(publicRoutes.length).toBeGreaterThan(0);
+    for (const route of publicRoutes) expect(resources(result, 'Allow')).not.toContain(methodArn('p9q8r7', route));
   });
 });
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type LookupFn, parseAllowList, resolveTarget } from '#functions/import-legacygw/target';
+import { type LookupFn, resolveTarget } from '#functions/import-legacygw/target';
+import { ANY_HOST, parseAllowList } from '#shared/allow-list';
+import { importEnvSchema, loadConfig } from '#shared/config';
 import { ConfigError, ProxyApiError } from '#shared/errors';
 
 /** A fake resolver: answers from the table, fails like getaddrinfo for anything else, and records its calls. */
@@ -43,7 +45,7 @@ describe('resolveTarget, link-local targets', () => {
   ])('refuses the address %s with 400, without a DNS query', async (address) => {
     const lookup = fakeLookup({});
 
-    const error = await rejection(resolveTarget(address, [], lookup));
+    const error = await rejection(resolveTarget(address, ANY_HOST, lookup));
 
     expect(error.httpStatus).toBe(400);
     expect(error.message).toMatch(/link-local/);
@@ -53,7 +55,7 @@ describe('resolveTarget, link-local targets', () => {
   it.each(['169.253.255.255', '169.255.0.1', 'fec0::1', 'fe7f::1', '127.0.0.1', '::1', '10.1.2.3'])(
     'accepts the neighbouring or ordinary address %s',
     async (address) => {
-      const target = await resolveTarget(address, [], fakeLookup({}));
+      const target = await resolveTarget(address, ANY_HOST, fakeLookup({}));
 
       expect(target.address).toBe(address);
     },
@@ -62,7 +64,7 @@ describe('resolveTarget, link-local targets', () => {
   it('refuses a host name that resolves to a link-local address', async () => {
     const lookup = fakeLookup({ 'metadata.example': ['169.254.169.254'] });
 
-    const error = await rejection(resolveTarget('metadata.example', [], lookup));
+    const error = await rejection(resolveTarget('metadata.example', ANY_HOST, lookup));
 
     expect(error.httpStatus).toBe(400);
     expect(error.message).toMatch(/link-local/);
@@ -71,7 +73,7 @@ describe('resolveTarget, link-local targets', () => {
   it('refuses a host name when any of its addresses is link-local', async () => {
     const lookup = fakeLookup({ 'mixed.example': ['10.0.0.5', 'fe80::1'] });
 
-    const error = await rejection(resolveTarget('mixed.example', [], lookup));
+    const error = await rejection(resolveTarget('mixed.example', ANY_HOST, lookup));
 
     expect(error.httpStatus).toBe(400);
   });
@@ -79,7 +81,7 @@ describe('resolveTarget, link-local targets', () => {
   it('refuses a host name that resolves to an IPv4-mapped link-local address', async () => {
     const lookup = fakeLookup({ 'mapped.example': ['::ffff:169.254.170.2'] });
 
-    const error = await rejection(resolveTarget('mapped.example', [], lookup));
+    const error = await rejection(resolveTarget('mapped.example', ANY_HOST, lookup));
 
     expect(error.httpStatus).toBe(400);
   });
@@ -89,7 +91,7 @@ describe('resolveTarget, resolution', () => {
   it('resolves a host name once and returns its first address with the family', async () => {
     const lookup = fakeLookup({ 'db.internal': ['10.0.0.5', '10.0.0.6'] });
 
-    const target = await resolveTarget('db.internal', [], lookup);
+    const target = await resolveTarget('db.internal', ANY_HOST, lookup);
 
     expect(target).toEqual({ address: '10.0.0.5', family: 4 });
     expect(lookup.calls).toEqual(['db.internal']);
@@ -98,16 +100,16 @@ describe('resolveTarget, resolution', () => {
   it('returns family 6 for an IPv6 address', async () => {
     const lookup = fakeLookup({ 'db6.internal': ['fd00::5'] });
 
-    expect(await resolveTarget('db6.internal', [], lookup)).toEqual({ address: 'fd00::5', family: 6 });
+    expect(await resolveTarget('db6.internal', ANY_HOST, lookup)).toEqual({ address: 'fd00::5', family: 6 });
   });
 
   it('takes an IP literal as it is, brackets or not', async () => {
-    expect(await resolveTarget('[::1]', [], fakeLookup({}))).toEqual({ address: '::1', family: 6 });
-    expect(await resolveTarget('192.0.2.1', [], fakeLookup({}))).toEqual({ address: '192.0.2.1', family: 4 });
+    expect(await resolveTarget('[::1]', ANY_HOST, fakeLookup({}))).toEqual({ address: '::1', family: 6 });
+    expect(await resolveTarget('192.0.2.1', ANY_HOST, fakeLookup({}))).toEqual({ address: '192.0.2.1', family: 4 });
   });
 
   it('reports a DNS failure as 502', async () => {
-    const error = await rejection(resolveTarget('missing.example', [], fakeLookup({})));
+    const error = await rejection(resolveTarget('missing.example', ANY_HOST, fakeLookup({})));
 
     expect(error.httpStatus).toBe(502);
     expect(error.message).toMatch(/could not be resolved/);
@@ -116,8 +118,8 @@ describe('resolveTarget, resolution', () => {
   it('reports an empty or unusable DNS answer as 502', async () => {
     const lookup = fakeLookup({ 'empty.example': [], 'junk.example': ['not-an-address'] });
 
-    expect((await rejection(resolveTarget('empty.example', [], lookup))).httpStatus).toBe(502);
-    expect((await rejection(resolveTarget('junk.example', [], lookup))).httpStatus).toBe(502);
+    expect((await rejection(resolveTarget('empty.example', ANY_HOST, lookup))).httpStatus).toBe(502);
+    expect((await rejection(resolveTarget('junk.example', ANY_HOST, lookup))).httpStatus).toBe(502);
   });
 });
 
@@ -190,9 +192,21 @@ describe('resolveTarget, allow-list', () => {
     expect((await rejection(resolveTarget('metadata.example', allowList, metadata))).httpStatus).toBe(400);
   });
 
-  it('accepts the raw entries of LEGACYGW_ALLOWED_HOSTS as well as a parsed list', async () => {
-    expect(await resolveTarget('db.internal', ['db.internal'], lookup)).toMatchObject({ address: '10.0.0.5' });
-    expect((await rejection(resolveTarget('other.internal', ['db.internal'], lookup))).httpStatus).toBe(400);
+  it('receives LEGACYGW_ALLOWED_HOSTS already parsed by the import environment, which names the variable on a bad entry', async () => {
+    const config = loadConfig(importEnvSchema, {
+      CHANNELS_TABLE: 'channels',
+      LEGACYGW_ALLOWED_HOSTS: ' db.internal , 10.1.0.0/16',
+    });
+
+    expect(await resolveTarget('db.internal', config.LEGACYGW_ALLOWED_HOSTS, lookup)).toMatchObject({
+      address: '10.0.0.5',
+    });
+    expect((await rejection(resolveTarget('other.internal', config.LEGACYGW_ALLOWED_HOSTS, lookup))).httpStatus).toBe(
+      400,
+    );
+    expect(() => loadConfig(importEnvSchema, { CHANNELS_TABLE: 'c', LEGACYGW_ALLOWED_HOSTS: 'db..internal' })).toThrow(
+      /LEGACYGW_ALLOWED_HOSTS entry "db\.\.internal"/,
+    );
   });
 
   it('treats an empty list as "any non-link-local target"', async () => {
