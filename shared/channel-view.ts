@@ -8,21 +8,7 @@ const ELLIPSIS = '\u2026';
 export const HIDDEN_KEY = '****';
 
 /** A channel as the review API shows it: every stored field, the key masked, `editedAt` null until an update. */
-export interface ChannelView {
-  id: string;
-  provider: string;
-  legacyType: number;
-  name: string;
-  baseUrl: string;
-  models: string[];
-  /** Masked: see `maskKey`. */
-  key: string;
-  status: 'enabled' | 'disabled';
-  source: { legacyId: number; host: string; database: string };
-  createdAt: string;
-  updatedAt: string;
-  editedAt: string | null;
-}
+export type ChannelView = Omit<StoredChannel, 'editedAt'> & { editedAt: string | null };
 
 /**
  * The key as a response may show it: the first 3 and last 4 characters around `…` when it has at least 12

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { RawRequest } from './harness.ts';
+import type { RawRequest, RawResponse } from './harness.ts';
 
 /** Keys a prototype-pollution attempt or a sloppy `in` check would trip over. */
 export const TRICKY_KEYS = [
@@ -250,4 +250,28 @@ export function describeRequest(request: RawRequest): string {
     bodyLength: body.length,
     body: body.length > 300 ? `${body.slice(0, 300)}...` : body,
   });
+}
+
+/**
+ * The problems with one channel proxy API reply: a 5xx, a body that is not JSON, or one outside the envelope:
+ * exactly `{success: true, data}` for a 200 (a problem in itself unless `successAllowed`), else exactly
+ * `{success: false, message: <string>}`.
+ */
+export function proxyEnvelopeProblems(reply: RawResponse, options: { successAllowed: boolean }): string[] {
+  const problems: string[] = [];
+  if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  if (reply.status === 200 && !options.successAllowed) problems.push('a call succeeded');
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.body) as Record<string, unknown>;
+  } catch {
+    return [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`];
+  }
+  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
+  const ok =
+    reply.status === 200
+      ? keys === 'data,success' && body.success === true
+      : keys === 'message,success' && body.success === false && typeof body.message === 'string';
+  if (!ok) problems.push(`not the proxy envelope: ${reply.status} ${reply.body.slice(0, 200)}`);
+  return problems;
 }
