@@ -175,6 +175,16 @@ export class ServiceStack extends Stack {
       ...common,
     });
 
+    // Reads nothing: the documents are bundled; the stage variable says which API asks.
+    const openApi = new AppFunction(this, 'OpenApi', {
+      name: 'openapi',
+      description: "GET /openapi.json of both APIs (no authorizer): the API's OpenAPI 3.1 document",
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      ...common,
+    });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -187,6 +197,7 @@ export class ServiceStack extends Stack {
         'import-legacygw': importLegacygw.function,
         ...reviewHandlers,
         console: consolePage.function,
+        openapi: openApi.function,
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -202,6 +213,7 @@ export class ServiceStack extends Stack {
       'create-dataset': createDataset,
       'import-legacygw': importLegacygw,
       console: consolePage,
+      openapi: openApi,
       ...review,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi };

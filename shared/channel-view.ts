@@ -1,5 +1,6 @@
 import { ProxyApiError } from './errors.ts';
 import type { StoredChannel } from './repositories/channels.ts';
+import { type ChannelView, channelIdSchema } from './schemas/channels.ts';
 
 /** Shortest key whose ends may be shown; a shorter one shows nothing of itself. */
 const MIN_KEY_SHOWN = 12;
@@ -7,8 +8,7 @@ const ELLIPSIS = '\u2026';
 /** The masked form of a key too short to show any of it. */
 export const HIDDEN_KEY = '****';
 
-/** A channel as the review API shows it: every stored field, the key masked, `editedAt` null until an update. */
-export type ChannelView = Omit<StoredChannel, 'editedAt'> & { editedAt: string | null };
+export type { ChannelView };
 
 /**
  * The key as a response may show it: the first 3 and last 4 characters around `…` when it has at least 12
@@ -43,18 +43,14 @@ export function toChannelView(channel: StoredChannel): ChannelView {
   };
 }
 
-const CHANNEL_ID = /^[0-9a-f]{64}$/;
-
 /**
  * A channel id from a request (path parameter or batch item), lower-cased: ids are sha256 hex (64 characters).
  * Anything else is a 400 naming `field`, so a client that sends an AI Proxy number learns what an id is here.
  */
 export function parseChannelId(value: unknown, field: string): string {
-  const id = typeof value === 'string' ? value.toLowerCase() : undefined;
-  if (id === undefined || !CHANNEL_ID.test(id)) {
-    throw new ProxyApiError(400, `${field} must be a channel id (64 hexadecimal characters)`);
-  }
-  return id;
+  const parsed = channelIdSchema.safeParse(value);
+  if (!parsed.success) throw new ProxyApiError(400, `${field} must be a channel id (64 hexadecimal characters)`);
+  return parsed.data;
 }
 
 /** The 404 of an id that names no channel. */

@@ -13,6 +13,7 @@ export type FunctionName =
   | 'delete-channel'
   | 'batch-delete-channels'
   | 'console'
+  | 'openapi'
   | 'authorizer';
 
 export interface RouteDef {
@@ -43,7 +44,10 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'dataset',
     description: 'Knowledge-base API (FastGPT-compatible)',
     scope: 'dataset',
-    routes: [{ method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' }],
+    routes: [
+      { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
+    ],
   },
   proxy: {
     name: 'proxy',
@@ -60,6 +64,10 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'PUT', path: '/api/channel/{id}', function: 'update-channel' },
       { method: 'DELETE', path: '/api/channel/{id}', function: 'delete-channel' },
       { method: 'GET', path: '/console', function: 'console', auth: 'none' },
+      { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
+      // Locally both APIs share one host and `/openapi.json` is the knowledge-base API's: this
+      // path tells the channel proxy API's document apart (docs/openapi.md).
+      { method: 'GET', path: '/api/channels/openapi.json', function: 'openapi', auth: 'none' },
     ],
   },
 };
@@ -74,11 +82,18 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'delete-channel': 'functions/delete-channel/handler.ts',
   'batch-delete-channels': 'functions/batch-delete-channels/handler.ts',
   console: 'functions/console/handler.ts',
+  openapi: 'functions/openapi/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
 
 /** True when API Gateway runs the TOKEN authorizer before this route (every route but `auth: 'none'`). */
 export const requiresAuthorizer = (route: RouteDef): boolean => route.auth !== 'none';
+
+/**
+ * Stage variable naming the API (`dataset` | `proxy`) a request came through, so one function
+ * behind routes of both APIs (the OpenAPI document) knows which API it answers for.
+ */
+export const API_NAME_STAGE_VARIABLE = 'apiName';
 
 /** A route matched against a concrete request path. */
 export interface RouteMatch {

@@ -1,9 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { parseChannelId } from '#shared/channel-view';
+import * as z from 'zod';
 import { ProxyApiError } from '#shared/errors';
 import { BODY_PROBLEMS, parseJsonArrayBody } from '#shared/http';
 import type { ChannelReviewStore } from '#shared/repositories/channels';
+import { channelIdSchema } from '#shared/schemas/channels';
 
 /** Most ids one call may name. */
 export const MAX_BATCH_IDS = 1_000;
@@ -15,7 +16,10 @@ export interface BatchDeleteDeps {
   logger: Pick<Logger, 'info'>;
 }
 
-/** The ids of a batch delete body: a JSON array of at most MAX_BATCH_IDS channel ids; anything else is a 400. */
+/** A batch delete body: a JSON array of at most MAX_BATCH_IDS channel ids. */
+export const batchDeleteBodySchema = z.array(channelIdSchema).max(MAX_BATCH_IDS);
+
+/** The ids of a batch delete body; anything else is a 400 naming the bad item or the count. */
 export function parseBatchIds(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): string[] {
   const body = parseJsonArrayBody(event, MAX_BATCH_BODY_BYTES);
   if (!body.ok) {
@@ -25,10 +29,13 @@ export function parseBatchIds(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase
         : BODY_PROBLEMS[body.reason];
     throw new ProxyApiError(400, problem);
   }
-  if (body.value.length > MAX_BATCH_IDS) {
+  const parsed = batchDeleteBodySchema.safeParse(body.value);
+  if (parsed.success) return parsed.data;
+  if (parsed.error.issues.some((i) => i.code === 'too_big')) {
     throw new ProxyApiError(400, `The body may name at most ${MAX_BATCH_IDS} ids; it names ${body.value.length}`);
   }
-  return body.value.map((value, i) => parseChannelId(value, `ids[${i}]`));
+  const issue = parsed.error.issues[0];
+  throw new ProxyApiError(400, `ids[${String(issue?.path[0])}] must be a channel id (64 hexadecimal characters)`);
 }
 
 /** Deletes every named channel that exists (an id named twice counts once); `deleted` counts those that existed. */

@@ -1,11 +1,13 @@
+import type { SourceKind } from '#shared/schemas/import-report';
+
 /** One row of a type table: the provider a channel type maps to, and that gateway's default base URL for it. */
 export interface LegacyProvider {
   readonly provider: ProviderSlug;
   readonly defaultBaseUrl: string | null;
 }
 
-/** Which gateway's `channels` table an import reads; each has its own type table. */
-export type SourceKind = 'legacygw' | 'newapi';
+/** Which gateway's `channels` table an import reads; each has its own type table (named in the report's schema). */
+export type { SourceKind };
 
 /**
  * Every provider either type table can name, once: slug -> the provider or API the slug stands for. A slug

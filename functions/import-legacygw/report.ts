@@ -1,25 +1,11 @@
+import type { ImportReport, ReportItem } from '#shared/schemas/import-report';
 import type { RowOutcome } from './mapping.ts';
 import type { SourceKind } from './providers.ts';
 
+export type { ImportReport, ReportItem };
+
 /** Most entries `items` lists before it is cut off (SPEC 3.5). */
 export const MAX_REPORT_ITEMS = 1_000;
-
-/** One noteworthy row: every skipped row and every imported row with warnings. Never carries a value of the row. */
-export type ReportItem =
-  | { legacyId: number; outcome: 'skipped'; reason: string; warnings?: string[] }
-  | { legacyId: number; outcome: 'imported'; channels: number; warnings: string[] };
-
-/** The `data` of a successful import response (SPEC 3.5). */
-export interface ImportReport {
-  dryRun: boolean;
-  /** `kind`: whose `channels` table was detected, the legacy gateway's or New API's. */
-  source: { host: string; port: number; database: string; rows: number; kind: SourceKind };
-  rows: { imported: number; skipped: number };
-  /** `edited`: existing channels changed through the review API since, left untouched. */
-  channels: { created: number; updated: number; unchanged: number; edited: number };
-  items: ReportItem[];
-  itemsTruncated: boolean;
-}
 
 /** Counts outcomes as rows stream past, keeping at most MAX_REPORT_ITEMS items. */
 export class ReportBuilder {

@@ -1,11 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import * as z from 'zod';
 import { type ChannelView, toChannelView } from '#shared/channel-view';
 import { ProxyApiError } from '#shared/errors';
 import type { ChannelFilter, ChannelListEntry, ChannelReviewStore } from '#shared/repositories/channels';
-
-/** The query parameters the list takes; any other is a 400, so a filter is never silently ignored. */
-export const LIST_PARAMETERS = ['page', 'per_page', 'provider', 'status', 'name', 'legacy_id', 'keyword'] as const;
-type ListParameter = (typeof LIST_PARAMETERS)[number];
+import { withinChars } from '#shared/text';
 
 export const DEFAULT_PER_PAGE = 10;
 export const MAX_PER_PAGE = 100;
@@ -25,15 +23,51 @@ export interface ListDeps {
   logger: Pick<Logger, 'info'>;
 }
 
-const WHOLE_NUMBER = /^\d{1,16}$/;
+const wholeNumber = (name: string, min: number, max: number) => {
+  const message = `${name} must be a whole number ${max === MAX_PER_PAGE ? `from ${min} to ${max}` : `from ${min}`}`;
+  return z
+    .string()
+    .regex(/^\d{0,16}$/, message)
+    .refine((v) => v === '' || (Number(v) >= min && Number(v) <= max), message)
+    .transform((v) => (v === '' ? undefined : Number(v)))
+    .optional();
+};
+const filterText = z
+  .string()
+  .transform((v) => (v === '' ? undefined : v))
+  .optional();
+
+/**
+ * The list's query parameters as strings, as API Gateway hands them over; an empty value means "no filter" (or
+ * the default for page and per_page). Messages name the parameter and never repeat a value.
+ */
+export const listQuerySchema = z.object({
+  page: wholeNumber('page', 1, Number.MAX_SAFE_INTEGER).meta({ description: 'From 1 (default 1)' }),
+  per_page: wholeNumber('per_page', 1, MAX_PER_PAGE).meta({ description: 'From 1 to 100 (default 10)' }),
+  provider: filterText.meta({ description: 'Exact provider' }),
+  status: z
+    .enum(['', 'enabled', 'disabled'], { error: 'status must be "enabled" or "disabled"' })
+    .transform((v) => (v === '' ? undefined : v))
+    .optional(),
+  name: filterText.meta({ description: 'Exact name' }),
+  legacy_id: wholeNumber('legacy_id', 0, Number.MAX_SAFE_INTEGER).meta({ description: 'Exact legacy row id' }),
+  keyword: z
+    .string()
+    .refine(withinChars(MAX_KEYWORD_LENGTH), `keyword must be at most ${MAX_KEYWORD_LENGTH} characters`)
+    .transform((v) => (v === '' ? undefined : v.toLowerCase()))
+    .optional()
+    .meta({ description: 'Case-insensitive substring of name, baseUrl, provider or any model' }),
+});
+
+/** The query parameters the list takes; any other is a 400, so a filter is never silently ignored. */
+export const LIST_PARAMETERS = Object.keys(listQuerySchema.shape) as readonly (keyof typeof listQuerySchema.shape)[];
 
 /**
  * Validates the query string of `GET /api/channels/` (API Gateway's multi-value map, so a repeated parameter is
- * seen). An empty value means "no filter" (or the default for page and per_page). Messages name the parameter and
- * never repeat a value.
+ * seen): an unknown or repeated parameter is a 400 naming it, then each value follows `listQuerySchema`.
  */
 export function parseListQuery(parameters: Readonly<Record<string, readonly string[] | undefined>> | null): ListQuery {
-  const single: Partial<Record<ListParameter, string>> = {};
+  const single: Record<string, string> = {};
   for (const [name, values] of Object.entries(parameters ?? {})) {
     if (!(LIST_PARAMETERS as readonly string[]).includes(name)) {
       throw new ProxyApiError(
@@ -42,41 +76,24 @@ export function parseListQuery(parameters: Readonly<Record<string, readonly stri
       );
     }
     if ((values?.length ?? 0) > 1) throw new ProxyApiError(400, `Query parameter ${name} is given more than once`);
-    const value = values?.[0] ?? '';
-    if (value !== '') single[name as ListParameter] = value;
+    single[name] = values?.[0] ?? '';
   }
-  const query: ListQuery = {
-    page: wholeNumber(single.page, 'page', 1, Number.MAX_SAFE_INTEGER) ?? 1,
-    perPage: wholeNumber(single.per_page, 'per_page', 1, MAX_PER_PAGE) ?? DEFAULT_PER_PAGE,
-    filter: {},
+  const parsed = listQuerySchema.safeParse(single);
+  if (!parsed.success) {
+    throw new ProxyApiError(400, [...new Set(parsed.error.issues.map((issue) => issue.message))].join('; '));
+  }
+  const { page, per_page, provider, status, name, legacy_id, keyword } = parsed.data;
+  const filter: ChannelFilter = {};
+  if (provider !== undefined) filter.provider = provider;
+  if (name !== undefined) filter.name = name;
+  if (status !== undefined) filter.status = status;
+  if (legacy_id !== undefined) filter.legacyId = legacy_id;
+  return {
+    page: page ?? 1,
+    perPage: per_page ?? DEFAULT_PER_PAGE,
+    filter,
+    ...(keyword === undefined ? {} : { keyword }),
   };
-  if (single.provider !== undefined) query.filter.provider = single.provider;
-  if (single.name !== undefined) query.filter.name = single.name;
-  if (single.status !== undefined) {
-    if (single.status !== 'enabled' && single.status !== 'disabled') {
-      throw new ProxyApiError(400, 'status must be "enabled" or "disabled"');
-    }
-    query.filter.status = single.status;
-  }
-  const legacyId = wholeNumber(single.legacy_id, 'legacy_id', 0, Number.MAX_SAFE_INTEGER);
-  if (legacyId !== undefined) query.filter.legacyId = legacyId;
-  if (single.keyword !== undefined) {
-    if ([...single.keyword].length > MAX_KEYWORD_LENGTH) {
-      throw new ProxyApiError(400, `keyword must be at most ${MAX_KEYWORD_LENGTH} characters`);
-    }
-    query.keyword = single.keyword.toLowerCase();
-  }
-  return query;
-}
-
-function wholeNumber(value: string | undefined, name: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = WHOLE_NUMBER.test(value) ? Number(value) : Number.NaN;
-  if (!(n >= min && n <= max)) {
-    const range = max === MAX_PER_PAGE ? `from ${min} to ${max}` : `from ${min}`;
-    throw new ProxyApiError(400, `${name} must be a whole number ${range}`);
-  }
-  return n;
 }
 
 function matchesKeyword(entry: ChannelListEntry, keyword: string): boolean {

@@ -34,7 +34,7 @@ function isBaseUrl(s: string): boolean {
 }
 
 // Every message names its field and never repeats the value: a body may hold a key.
-const updateSchema = z.object({
+export const updateChannelBodySchema = z.object({
   name: z
     .string({ error: 'name must be a string' })
     .trim()
@@ -82,7 +82,7 @@ const updateSchema = z.object({
  * provider, source, timestamps...) are ignored; at least one updatable field must be present.
  */
 export function parseChannelUpdate(body: Record<string, unknown>): ChannelChanges {
-  const parsed = updateSchema.safeParse(body);
+  const parsed = updateChannelBodySchema.safeParse(body);
   if (!parsed.success) {
     const messages = [...new Set(parsed.error.issues.map((issue) => issue.message))];
     throw new ProxyApiError(400, messages.join('; '));

@@ -18,13 +18,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import { type ApiDef, type RouteDef, requiresAuthorizer } from '#shared/routes';
+import { API_NAME_STAGE_VARIABLE, type ApiDef, type RouteDef, requiresAuthorizer } from '#shared/routes';
 
 export interface AppApiProps {
   /** The API as data (APIS entry): name, description and routes. */
   readonly definition: ApiDef;
   readonly stageName: string;
-  /** The TOKEN authorizer function; every method of the API goes through it. */
+  /** The TOKEN authorizer function; every method of the API goes through it, except `auth: 'none'` routes. */
   readonly authorizer: IFunction;
   readonly authorizerCacheTtl: Duration;
   /** The function behind each route. */
@@ -99,6 +99,8 @@ export class AppApi extends Construct {
         // Full request/response logging would write bearer tokens and DSN passwords to the logs.
         dataTraceEnabled: false,
         metricsEnabled: false,
+        // Tells a function behind routes of both APIs (the OpenAPI document) which API it serves.
+        variables: { [API_NAME_STAGE_VARIABLE]: definition.name },
       },
       defaultMethodOptions: {
         authorizationType: AuthorizationType.CUSTOM,
@@ -133,11 +135,11 @@ export class AppApi extends Construct {
       Validations.of(method).acknowledge(
         {
           id: 'AwsSolutions::AwsSolutions-APIG4',
-          reason: `${route.method} ${route.path} is public by design: it returns a static document with no data and no secret (the console page); every call that page makes goes to an authorized method with the admin key as a bearer token, and the stage throttling still applies.`,
+          reason: `${route.method} ${route.path} is public by design: it returns a static document with no data and no secret (the console page, or the API's OpenAPI document); every data call goes to an authorized method with a bearer token, and the stage throttling still applies.`,
         },
         {
           id: 'AwsSolutions::AwsSolutions-COG4',
-          reason: `${route.method} ${route.path} serves a static page with no data, so it needs no Cognito user pool or any other authorizer; the data methods it calls keep the TOKEN authorizer.`,
+          reason: `${route.method} ${route.path} serves a static document with no data, so it needs no Cognito user pool or any other authorizer; the data methods it calls keep the TOKEN authorizer.`,
         },
       );
     }

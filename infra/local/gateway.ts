@@ -3,7 +3,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import { APIS, type ApiDef, type ApiName, findRoute, type RouteMatch, requiresAuthorizer } from '#shared/routes';
+import {
+  API_NAME_STAGE_VARIABLE,
+  APIS,
+  type ApiDef,
+  type ApiName,
+  findRoute,
+  type RouteDef,
+  type RouteMatch,
+  requiresAuthorizer,
+} from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
 
@@ -24,6 +33,21 @@ export interface GatewayOptions {
   accessLog?: (line: string) => void;
   /** API Gateway's integration timeout (29 s). */
   integrationTimeoutMs?: number;
+  /** Sees every response as it is sent (the tests check each against the API's OpenAPI document). */
+  onResponse?: (exchange: GatewayExchange) => void;
+}
+
+/** One request and the response the gateway sent for it. */
+export interface GatewayExchange {
+  /** The API that answered (for an unknown path: the one whose envelope the 404 uses). */
+  readonly api: ApiName;
+  /** The matched route; undefined when none matched. */
+  readonly route?: RouteDef;
+  readonly method: string;
+  readonly path: string;
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly body: Buffer;
 }
 
 export interface LocalGateway {
@@ -91,6 +115,15 @@ function headerMaps(req: IncomingMessage) {
     headers.set(name, value);
     multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
   }
+  // API Gateway sets this header itself (overwriting the client's); locally the scheme is plain HTTP.
+  for (const name of [...headers.keys()]) {
+    if (name.toLowerCase() === 'x-forwarded-proto') {
+      headers.delete(name);
+      multiValueHeaders.delete(name);
+    }
+  }
+  headers.set('X-Forwarded-Proto', 'http');
+  multiValueHeaders.set('X-Forwarded-Proto', ['http']);
   return { headers: Object.fromEntries(headers), multiValueHeaders: Object.fromEntries(multiValueHeaders) };
 }
 
@@ -122,11 +155,24 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const match = findRoute(method, url.pathname);
     const api = match?.api ?? apiForPath(url.pathname);
 
+    const send = (statusCode: number, headers: Record<string, string | string[]>, body: Buffer): number => {
+      res.writeHead(statusCode, headers);
+      res.end(body);
+      options.onResponse?.({
+        api: api.name,
+        route: match?.route,
+        method,
+        path: url.pathname,
+        statusCode,
+        headers,
+        body,
+      });
+      return statusCode;
+    };
     const gatewayResponse = (type: GatewayResponseType): number => {
       const { statusCode } = GATEWAY_RESPONSES[api.name][type];
-      res.writeHead(statusCode, { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId });
-      res.end(gatewayResponseBody(api.name, type));
-      return statusCode;
+      const headers = { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId };
+      return send(statusCode, headers, Buffer.from(gatewayResponseBody(api.name, type)));
     };
 
     if (!allow()) return gatewayResponse('THROTTLED');
@@ -160,9 +206,10 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const responseHeaders: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
     for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);
     for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[k] = v.map(String);
-    res.writeHead(result.statusCode, responseHeaders);
-    res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
-    return result.statusCode;
+    const responseBody = result.isBase64Encoded
+      ? Buffer.from(result.body ?? '', 'base64')
+      : Buffer.from(result.body ?? '', 'utf8');
+    return send(result.statusCode, responseHeaders, responseBody);
   }
 
   /** Runs the TOKEN authorizer and applies its policy: the result, or the gateway response that ends the request. */
@@ -206,7 +253,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       ...queryMaps(url),
       // As API Gateway: the template's values, percent-decoded; null for a route without parameters.
       pathParameters: Object.keys(pathParameters).length > 0 ? decodeParameters(pathParameters) : null,
-      stageVariables: null,
+      stageVariables: { [API_NAME_STAGE_VARIABLE]: api.name },
       body: body.length > 0 ? body.toString('utf8') : null,
       isBase64Encoded: false,
       requestContext: {
@@ -235,7 +282,8 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
           userAgent: req.headers['user-agent'] ?? null,
           userArn: null,
         },
-        path: `/${STAGE}${url.pathname}`,
+        // The full request path, as on a custom domain: local URLs carry no stage segment.
+        path: url.pathname,
         stage: STAGE,
         requestId,
         requestTimeEpoch: now,
@@ -250,8 +298,13 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const requestId = randomUUID();
     handle(req, res, requestId)
       .catch(() => {
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(gatewayResponseBody(apiForPath(req.url ?? '/').name, 'DEFAULT_5XX'));
+        const api = apiForPath(req.url ?? '/').name;
+        const headers = { 'Content-Type': 'application/json' };
+        if (!res.headersSent) res.writeHead(500, headers);
+        const body = Buffer.from(gatewayResponseBody(api, 'DEFAULT_5XX'));
+        res.end(body);
+        const path = (req.url ?? '').split('?')[0] ?? '';
+        options.onResponse?.({ api, method: req.method ?? 'GET', path, statusCode: 500, headers, body });
         return 500;
       })
       .then((status) => {

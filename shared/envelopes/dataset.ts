@@ -1,7 +1,25 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { DatasetApiError } from '#shared/errors';
+import * as z from 'zod';
+import { DATASET_ERROR_KINDS, DatasetApiError, type DatasetErrorKind } from '#shared/errors';
 import { jsonResponse } from '#shared/http';
+
+/** The body of a knowledge-base API success (SPEC 2.2) around the call's `data`. */
+export const datasetSuccessBodySchema = <T extends z.ZodType>(data: T) =>
+  z.strictObject({ code: z.literal(200), statusText: z.literal(''), message: z.literal(''), data });
+
+/** The body of a knowledge-base API error: exactly these four keys; one kind's `code` and `statusText` when given. */
+export const datasetErrorBodySchema = (kind?: { readonly code: number; readonly statusText: string }) =>
+  z.strictObject({
+    code: kind ? z.literal(kind.code) : z.int(),
+    statusText: kind ? z.literal(kind.statusText) : z.string(),
+    message: z.string(),
+    data: z.null(),
+  });
+export type DatasetErrorBody = z.infer<ReturnType<typeof datasetErrorBodySchema>>;
+
+/** The error body of one row of DATASET_ERROR_KINDS. */
+export const datasetErrorKindBodySchema = (kind: DatasetErrorKind) => datasetErrorBodySchema(DATASET_ERROR_KINDS[kind]);
 
 /** The knowledge-base API's success envelope carrying the new id (SPEC 2.2). */
 export function datasetSuccess(id: string): APIGatewayProxyResult {
@@ -15,13 +33,15 @@ export function datasetSuccess(id: string): APIGatewayProxyResult {
  */
 export function datasetErrorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
   if (error instanceof DatasetApiError && error.exposed) {
-    return jsonResponse(error.httpStatus, {
+    const body: DatasetErrorBody = {
       code: error.code,
       statusText: error.statusText,
       message: error.message,
       data: null,
-    });
+    };
+    return jsonResponse(error.httpStatus, body);
   }
   logger.error('Unexpected error in the knowledge-base API', { error });
-  return jsonResponse(500, { code: 500, statusText: 'error', message: 'Internal error', data: null });
+  const body: DatasetErrorBody = { code: 500, statusText: 'error', message: 'Internal error', data: null };
+  return jsonResponse(500, body);
 }

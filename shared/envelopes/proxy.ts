@@ -1,7 +1,16 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import * as z from 'zod';
 import { ProxyApiError } from '#shared/errors';
 import { callerFrom, jsonResponse } from '#shared/http';
+
+/** The body of a channel proxy API success (SPEC 3.5) around the call's `data`. */
+export const proxySuccessBodySchema = <T extends z.ZodType>(data: T) =>
+  z.strictObject({ success: z.literal(true), data });
+
+/** The body of every channel proxy API error. */
+export const proxyErrorBodySchema = z.strictObject({ success: z.literal(false), message: z.string() });
+export type ProxyErrorBody = z.infer<typeof proxyErrorBodySchema>;
 
 /** The channel proxy API's success envelope (SPEC 3.5). */
 export function proxySuccess(data: unknown): APIGatewayProxyResult {
@@ -17,10 +26,12 @@ export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayPr
   if (error instanceof ProxyApiError && error.exposed) {
     if (error.httpStatus >= 500)
       logger.warn('Request failed', { status: error.httpStatus, error: summarizeError(error) });
-    return jsonResponse(error.httpStatus, { success: false, message: error.message });
+    const body: ProxyErrorBody = { success: false, message: error.message };
+    return jsonResponse(error.httpStatus, body);
   }
   logger.error('Unexpected error in the channel proxy API', { error: summarizeError(error) });
-  return jsonResponse(500, { success: false, message: 'Internal error' });
+  const body: ProxyErrorBody = { success: false, message: 'Internal error' };
+  return jsonResponse(500, body);
 }
 
 /** A loggable description of an error and its causes: name, code, errno and message only (no stack, no request data). */

@@ -58,6 +58,7 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
   'delete-channel': { [ENV.channelsTable]: 'channels' },
   'batch-delete-channels': { [ENV.channelsTable]: 'channels' },
   console: {},
+  openapi: {},
 };
 
 type Outcome = { returned?: { statusCode: number; body: string }; threw?: string };
@@ -143,6 +144,19 @@ describe('synthesized function bundles', () => {
     const body = JSON.parse(outcome.returned?.body ?? '');
     expect(body).toMatchObject({ code: 500, statusText: 'error', data: null });
     expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
+  });
+
+  it("openapi bundle answers the committed document of the API its stage names, served from the caller's base URL", async () => {
+    const event = { ...readEvent('openapi.json'), stageVariables: { apiName: 'proxy' } };
+
+    const outcome = await invoke('openapi', event);
+
+    expect(outcome.returned?.statusCode).toBe(200);
+    const committed = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'openapi', 'proxy.json'), 'utf8'));
+    expect(JSON.parse(outcome.returned?.body ?? '')).toEqual({
+      ...committed,
+      servers: [{ url: 'https://abcdef1234.execute-api.us-east-1.amazonaws.com/dev' }],
+    });
   });
 
   it('import bundle answers 400 {"success":false} for an invalid DSN', async () => {

@@ -28,6 +28,22 @@ const resourcesOf = (type: string): [string, Json][] =>
   Object.entries(template.findResources(type)).map(([key, r]) => [key, r.Properties as Json]);
 const functionProps = (name: FunctionName): Json => template.toJSON().Resources[id.fn(name)].Properties as Json;
 
+/** The full path of an API Gateway resource (`/a/b`), from its chain of PathParts. */
+function resourcePath(resourceRef: unknown): string {
+  const ref = (resourceRef as { Ref?: string }).Ref;
+  if (!ref) return '';
+  const resource = template.toJSON().Resources[ref].Properties as Json;
+  return `${resourcePath(resource.ParentId)}/${resource.PathPart as string}`;
+}
+/** Each method of the stack with its API and full resource path. */
+const methodsByRoute = () =>
+  resourcesOf('AWS::ApiGateway::Method').map(([, m]) => ({
+    apiRef: (m.RestApiId as Json).Ref as string,
+    method: m.HttpMethod as string,
+    path: resourcePath(m.ResourceId),
+    props: m,
+  }));
+
 /** Actions every function has: writing its own log group, and X-Ray (no resource-level scoping exists). */
 const baseline = (name: FunctionName) =>
   new Map([
@@ -47,14 +63,11 @@ describe('REST APIs', () => {
     const routes = Object.values(APIS).flatMap((api) => api.routes.map((route) => ({ api: api.name, route })));
     expect(methods).toHaveLength(routes.length);
     for (const { api, route } of routes) {
-      const matching = methods.filter(
-        ([, m]) =>
-          m.HttpMethod === route.method &&
-          (m.RestApiId as Json).Ref === id.api(api) &&
-          JSON.stringify(m.ResourceId).includes(resourceIdOf(api, route.path)),
+      const matching = methodsByRoute().filter(
+        (m) => m.method === route.method && m.apiRef === id.api(api) && m.path === route.path,
       );
       expect(matching).toHaveLength(1);
-      const integration = matching[0]?.[1].Integration as Json;
+      const integration = matching[0]?.props.Integration as Json;
       expect(integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(integration.Uri)).toContain(`"${id.fn(route.function)}"`);
     }
@@ -73,15 +86,24 @@ describe('REST APIs', () => {
     expect([...resources.values()].every((r) => r.PathPart !== '')).toBe(true);
   });
 
-  it('puts every method of both APIs behind a TOKEN authorizer of the same API reading the Authorization header', () => {
+  it("puts every method of both APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
-    const publicMethods = new Set(
-      Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.auth === 'none').map((r) => r.method)),
-    );
     expect(authorizers.size).toBe(2);
-    const guarded = resourcesOf('AWS::ApiGateway::Method').filter(([, m]) => m.AuthorizationType !== 'NONE');
-    expect(guarded).toHaveLength(Object.values(APIS).flatMap((api) => api.routes.filter((r) => !r.auth)).length);
-    for (const [, method] of guarded) {
+    const publicRoutes = new Set(
+      Object.values(APIS).flatMap((api) =>
+        api.routes.filter((r) => r.auth === 'none').map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
+      ),
+    );
+    const methods = methodsByRoute();
+    expect(methods.filter((m) => publicRoutes.has(`${m.apiRef} ${m.method} ${m.path}`))).toHaveLength(
+      publicRoutes.size,
+    );
+    for (const { apiRef, method: httpMethod, path, props: method } of methods) {
+      if (publicRoutes.has(`${apiRef} ${httpMethod} ${path}`)) {
+        expect(method.AuthorizationType).toBe('NONE');
+        expect(method.AuthorizerId).toBeUndefined();
+        continue;
+      }
       expect(method.AuthorizationType).toBe('CUSTOM');
       const authorizer = authorizers.get((method.AuthorizerId as Json).Ref as string);
       expect(authorizer).toMatchObject({
@@ -92,20 +114,36 @@ describe('REST APIs', () => {
       });
       expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
     }
-    expect(publicMethods.size).toBeGreaterThan(0);
+    expect(publicRoutes.size).toBeGreaterThan(0);
   });
 
-  it('leaves exactly the routes marked auth none without an authorizer: GET /console on the proxy API, to the console function', () => {
-    const open = resourcesOf('AWS::ApiGateway::Method').filter(([, m]) => m.AuthorizationType === 'NONE');
+  it('leaves exactly the routes marked auth none without an authorizer: the console page and the OpenAPI documents', () => {
+    const functionOf = (m: Json) =>
+      (Object.keys(stack.functions) as FunctionName[]).find((name) =>
+        JSON.stringify((m.Integration as Json).Uri).includes(`"${id.fn(name)}"`),
+      );
+    const open = methodsByRoute()
+      .filter((m) => m.props.AuthorizationType === 'NONE')
+      .map((m) => {
+        expect(m.props.AuthorizerId).toBeUndefined();
+        const api = m.apiRef === id.api('dataset') ? 'dataset' : 'proxy';
+        return `${api} ${m.method} ${m.path} -> ${functionOf(m.props)}`;
+      });
 
-    expect(open).toHaveLength(1);
-    const [, method] = open[0]!;
-    expect(method).toMatchObject({ HttpMethod: 'GET', RestApiId: { Ref: id.api('proxy') } });
-    expect(method.AuthorizerId).toBeUndefined();
-    expect(JSON.stringify((method.Integration as Json).Uri)).toContain(`"${id.fn('console')}"`);
-    const resource = template.toJSON().Resources[(method.ResourceId as Json).Ref as string].Properties as Json;
-    expect(resource.PathPart).toBe('console');
-    expect(APIS.proxy.routes).toContainEqual({ method: 'GET', path: '/console', function: 'console', auth: 'none' });
+    expect(open.sort()).toEqual([
+      'dataset GET /openapi.json -> openapi',
+      'proxy GET /api/channels/openapi.json -> openapi',
+      'proxy GET /console -> console',
+      'proxy GET /openapi.json -> openapi',
+    ]);
+  });
+
+  it('names its API in a stage variable of each stage, for the function that serves both documents', () => {
+    for (const api of Object.keys(APIS) as ApiName[]) {
+      const stageId = logicalId(stack, stack.apis[api].api.deploymentStage);
+      const stage = template.toJSON().Resources[stageId].Properties as Json;
+      expect(stage.Variables).toEqual({ apiName: api });
+    }
   });
 
   it('takes the authorizer result TTL from the stage config', () => {
@@ -204,7 +242,7 @@ describe('REST APIs', () => {
 
 describe('functions', () => {
   it('runs every function on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw', 'console'] as const) {
+    for (const name of Object.keys(stack.functions) as FunctionName[]) {
       expect(functionProps(name)).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
@@ -253,8 +291,7 @@ describe('functions', () => {
       [ENV.secretsMaxAgeS]: '60',
       [ENV.logLevel]: 'INFO',
     });
-    // The console reads its page from beside its bundle; CONSOLE_PAGE_FILE is for the local run only.
-    expect(functionProps('console').Environment).toBeUndefined();
+    expect(functionProps('openapi').Environment).toBeUndefined();
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
@@ -280,6 +317,10 @@ describe('least privilege', () => {
     expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.accessTokens()), refOf(id.adminKey())]));
 
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
+  });
+
+  it('lets the OpenAPI document function do nothing but write its own logs and traces', () => {
+    expect(permissionsOf(template, id.role('openapi'))).toEqual(baseline('openapi'));
   });
 
   it('lets the console function only write its own logs and traces: no table, no secret', () => {

@@ -8,7 +8,7 @@ import {
   readLocalCredentials,
   writeLocalCredentials,
 } from '#shared/local-credentials';
-import { APIS, requiresAuthorizer } from '#shared/routes';
+import { APIS, findRoute, requiresAuthorizer } from '#shared/routes';
 import { type RawResponse, rawRequest } from '#test/reliability/harness';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
@@ -266,6 +266,40 @@ describe('security matrix: credential kind x API x method through the local serv
     expect(actual).toEqual(expected);
     // The page carries nothing of the caller: one document whatever the credential.
     expect(pages.size).toBe(1);
+  });
+
+  it('serves the public OpenAPI documents alike to every credential kind, and only to GET', async () => {
+    // Locally both APIs share one host: a path both have is answered by the one findRoute picks.
+    const publicRoutes = Object.values(APIS).flatMap((api) =>
+      api.routes
+        .filter((route) => route.function === 'openapi')
+        .map((route) => ({ api: findRoute(route.method, route.path)?.api.name, route })),
+    );
+    expect(publicRoutes.length).toBeGreaterThan(0);
+
+    const actual: string[] = [];
+    const expected: string[] = [];
+    for (const [kind, headers] of credentialKinds()) {
+      for (const { api, route } of publicRoutes) {
+        for (const method of METHODS) {
+          const reply = await rawRequest(server.url, {
+            method,
+            path: route.path,
+            headers: headers.map((a) => ['Authorization', a] as const),
+            body: '',
+          });
+          const title =
+            reply.status === 200 ? (JSON.parse(reply.body) as { info?: { title?: string } }).info?.title : '';
+          actual.push(`${kind} | ${method} ${route.path} -> ${reply.status} ${title}`);
+          const documentTitle = api === 'dataset' ? 'Knowledge-base API' : 'Channel proxy API';
+          expected.push(
+            `${kind} | ${method} ${route.path} -> ${method === route.method ? `200 ${documentTitle}` : '404 '}`,
+          );
+        }
+      }
+    }
+
+    expect(actual).toEqual(expected);
   });
 
   it('stores a create under the team and member of the token, never those named in the body', async () => {

@@ -40,6 +40,8 @@ export async function launchBrowser(): Promise<TestBrowser> {
       args: CHROMIUM_ARGS,
       viewport: { width: 1280, height: 900 },
     });
+    // Fail a missing element well within the test's own timeout, with playwright's message.
+    context.setDefaultTimeout(10_000);
     return {
       context,
       close: async () => {

@@ -7,6 +7,8 @@ import { type LocalBackend, startLocalBackend } from '#infra/local/backend';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import { type GatewayOptions, startGateway } from '#infra/local/gateway';
 import type { LocalCredentials } from '#shared/local-credentials';
+import { contractChecker, type OpenApiDocuments } from './contract.ts';
+import { recordContractViolations } from './contract-violations.ts';
 
 export interface TestServer {
   readonly url: string;
@@ -37,10 +39,29 @@ function sharedBackend() {
   return backend;
 }
 
-/** Starts the local server (the real authorizer and handlers over an in-memory dynalite) on a random port. */
-export async function startTestServer(options: Omit<GatewayOptions, 'host' | 'port'> = {}): Promise<TestServer> {
+let checker: ReturnType<typeof contractChecker> | undefined;
+
+/**
+ * Starts the local server (the real authorizer and handlers over an in-memory dynalite) on a random
+ * port. Every response it sends is checked against the API's OpenAPI document; a mismatch fails the
+ * test that caused it (test/support/setup.ts).
+ */
+export async function startTestServer(
+  options: Omit<GatewayOptions, 'host' | 'port' | 'onResponse'> & {
+    /** Documents to check responses against instead of the committed ones (to prove the check can fail). */
+    contractDocuments?: OpenApiDocuments;
+  } = {},
+): Promise<TestServer> {
   const { backend: b, dataDir } = await sharedBackend();
-  const gateway = await startGateway(b, { ...options, host: '127.0.0.1', port: 0 });
+  const { contractDocuments, ...gatewayOptions } = options;
+  checker ??= contractChecker();
+  const check = contractDocuments ? contractChecker(contractDocuments) : checker;
+  const gateway = await startGateway(b, {
+    ...gatewayOptions,
+    host: '127.0.0.1',
+    port: 0,
+    onResponse: (exchange) => recordContractViolations(check(exchange)),
+  });
   const dynamo = localDynamoClient(b.dynamoEndpoint);
   return {
     url: gateway.url,

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createRowMapper, type LegacyRow, type RowOutcome } from '#functions/import-legacygw/mapping';
+import { channelId, createRowMapper, type LegacyRow, type RowOutcome } from '#functions/import-legacygw/mapping';
 
 const SINGLE_KEY_INFO =
   '{"is_multi_key":false,"multi_key_size":0,"multi_key_status_list":null,"multi_key_polling_index":0,"multi_key_mode":""}';
@@ -201,5 +202,94 @@ describe('New API rows through its own type table', () => {
     const legacy = createRowMapper('legacygw').map(row({ id: 1, type: 43 }));
 
     expect(legacy.outcome === 'imported' && legacy.channels[0]?.provider).toBe('proxy');
+  });
+});
+
+describe('New API mapping properties', () => {
+  // Markers that appear in no warning or reason text, so finding one there means a value leaked.
+  const text = (marker: string) =>
+    fc
+      .string({ maxLength: 30, unit: fc.constantFrom(...'aZ09 |{}[]":,-_./@#\n'.split('')) })
+      .map((s) => `${marker}${s}`);
+  const raw = fc.string({ maxLength: 40, unit: 'binary' });
+  const setting = fc.option(fc.oneof(fc.constantFrom('', '{}', 'null', ' { } '), text('V~'), raw));
+  const keyLines = fc
+    .array(fc.oneof(text('Zk~'), fc.constantFrom('', ' ')), { maxLength: 4 })
+    .map((lines) => lines.join('\n'));
+  const keyArray = fc
+    .array(fc.oneof(text('Zk~'), fc.record({ type: fc.constant('service_account'), secret: text('Zk~') })), {
+      maxLength: 4,
+    })
+    .map((elements) => JSON.stringify(elements));
+  const channelInfo = fc.option(
+    fc.oneof(
+      fc.boolean().map((multi) => JSON.stringify({ is_multi_key: multi, multi_key_size: 2 })),
+      fc.constantFrom('{"is_multi_key":"true"}', '{', '[]'),
+      raw,
+    ),
+  );
+  const newApiRow: fc.Arbitrary<LegacyRow> = fc.record(
+    {
+      id: fc.integer({ min: 1, max: 1_000_000 }),
+      type: fc.option(
+        fc.oneof({ weight: 3, arbitrary: fc.constantFrom(1, 41, 33, 43) }, fc.integer({ min: -1, max: 120 })),
+      ),
+      key: fc.option(fc.oneof(keyLines, keyArray, raw)),
+      status: fc.option(fc.integer({ min: -1, max: 4 })),
+      base_url: fc.option(fc.oneof(fc.constantFrom('', 'https://V~proxy/'), raw)),
+      models: fc.option(fc.oneof(text('m'), raw)),
+      name: fc.option(fc.oneof(text('V~'), raw)),
+      model_mapping: setting,
+      other: setting,
+      channel_info: channelInfo,
+      setting,
+      settings: setting,
+      param_override: setting,
+      header_override: setting,
+      status_code_mapping: setting,
+      tag: setting,
+      openai_organization: setting,
+      remark: setting,
+    },
+    { requiredKeys: ['id', 'type', 'key', 'status', 'base_url', 'models'] },
+  );
+
+  it('never throws, and no warning or reason carries a key or a value', () => {
+    fc.assert(
+      fc.property(fc.array(newApiRow, { maxLength: 8 }), (rows) => {
+        const mapper = createRowMapper('newapi');
+        for (const source of rows) {
+          const outcome = mapper.map(source);
+          const texts = [...outcome.warnings, ...(outcome.outcome === 'skipped' ? [outcome.reason] : [])];
+
+          for (const t of texts) expect(t).not.toMatch(/Zk~|V~/);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives a row that is not multi-key at most one channel, whose key is the whole trimmed key', () => {
+    fc.assert(
+      fc.property(newApiRow, (source) => {
+        const outcome = createRowMapper('newapi').map(source);
+        if (outcome.outcome === 'skipped') return;
+        const multi = (() => {
+          try {
+            return JSON.parse(source.channel_info ?? '')?.is_multi_key === true;
+          } catch {
+            return false;
+          }
+        })();
+
+        expect(outcome.channels.length).toBeGreaterThan(0);
+        if (!multi) expect(outcome.channels.map((c) => c.key)).toEqual([(source.key ?? '').trim()]);
+        for (const channel of outcome.channels) {
+          expect(channel.key).not.toBe('');
+          expect(channel.id).toBe(channelId(channel.provider, channel.baseUrl, channel.key));
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { denyPolicy, type Principal, parseMethodArn, policyFor } from '#functions/authorizer/policy';
 import { evaluatePolicy, resourceMatches } from '#infra/local/policy';
-import { APIS, type ApiName, type RouteDef, routeResourcePatterns } from '#shared/routes';
+import { APIS, type ApiName, type RouteDef, requiresAuthorizer, routeResourcePatterns } from '#shared/routes';
 
 const PREFIX = 'arn:aws:execute-api:eu-west-1:123456789012';
 const methodArn = (apiId: string, route: { method: string; path: string }, stage = 'prod') =>
@@ -75,7 +75,9 @@ describe('policyFor', () => {
 
     expect(denied).toBeUndefined();
     expect(result.principalId).toBe('tok-1');
-    expect(resources(result, 'Allow')).toEqual(allowedPatterns('a1b2c3', APIS.dataset.routes));
+    expect(resources(result, 'Allow')).toEqual(
+      allowedPatterns('a1b2c3', APIS.dataset.routes.filter(requiresAuthorizer)),
+    );
     expect(resources(result, 'Deny')).toEqual([]);
     expect(result.context).toEqual({
       scope: 'dataset',
@@ -94,11 +96,7 @@ describe('policyFor', () => {
     expect(denied).toBeUndefined();
     expect(result.principalId).toBe('admin');
     expect(resources(result, 'Allow')).toEqual(
-      allowedPatterns(
-        'p9q8r7',
-        APIS.proxy.routes.filter((r) => r.auth !== 'none'),
-        'v1',
-      ),
+      allowedPatterns('p9q8r7', APIS.proxy.routes.filter(requiresAuthorizer), 'v1'),
     );
     expect(result.context).toEqual({ scope: 'admin', teamId: '', tmbId: '', tokenId: 'admin' });
   });

@@ -97,7 +97,9 @@ export function channelsView(deps: ChannelsViewDeps) {
         'td',
         { 'data-label': 'Name' },
         channel.name,
-        ...(channel.editedAt ? [h('span', { class: 'badge', title: `Edited ${channel.editedAt}` }, 'edited')] : []),
+        ...(channel.editedAt
+          ? [' ', h('span', { class: 'badge', title: `Edited ${channel.editedAt}` }, 'edited')]
+          : []),
       ),
       h('td', { 'data-label': 'Provider' }, channel.provider),
       h('td', { 'data-label': 'Base URL' }, channel.baseUrl || '(none)'),

@@ -1,0 +1,56 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APIS, findRoute } from '#shared/routes';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import { authorizationHeaders, describeRequest, malformedRequest } from './fuzz-requests.ts';
+import { mapConcurrent, PROPERTY_RUNS, rawRequest } from './harness.ts';
+
+const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+// Locally both APIs share one host: a path both have is answered by the API findRoute picks.
+const PUBLIC_ROUTES = Object.values(APIS).flatMap((api) =>
+  api.routes
+    .filter((route) => route.function === 'openapi')
+    .map((route) => ({ api: findRoute(route.method, route.path)?.api.name ?? api.name, route })),
+);
+const TITLES = { dataset: 'Knowledge-base API', proxy: 'Channel proxy API' } as const;
+
+// Public routes only: no authorizer and no function that logs, so nothing to quieten.
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+describe('the public OpenAPI routes under malformed requests (fuzz through the local server)', () => {
+  it(`answer ${PROPERTY_RUNS} malformed requests below 500: the document to a GET of the route, a 404 otherwise (seed ${SEED})`, async () => {
+    const requests = fc.sample(
+      fc
+        .record({
+          target: fc.constantFrom(...PUBLIC_ROUTES),
+          // Mostly a GET, the route's method; the generator's near-miss paths and other methods otherwise.
+          get: fc.boolean(),
+          seed: fc.integer(),
+        })
+        .chain(({ target, get }) =>
+          malformedRequest({
+            path: target.route.path,
+            body: fc.uint8Array({ maxLength: 64 }).map((bytes) => Buffer.from(bytes)),
+            authorization: authorizationHeaders(server.credentials.adminKey, 'kb-not-a-token'),
+          }).map((request) => ({ target, request: get ? { ...request, method: 'GET' } : request })),
+        ),
+      { numRuns: PROPERTY_RUNS, seed: SEED },
+    );
+
+    const replies = await mapConcurrent(requests, 8, ({ request }) => rawRequest(server.url, request));
+
+    const failures = replies.flatMap((reply, i) => {
+      const { target, request } = requests[i]!;
+      const onRoute = request.method === 'GET' && request.path.split('?')[0] === target.route.path;
+      const title = reply.status === 200 ? (JSON.parse(reply.body) as { info?: { title?: string } }).info?.title : '';
+      const ok = onRoute ? reply.status === 200 && title === TITLES[target.api] : reply.status === 404;
+      return ok ? [] : [`${reply.status} ${reply.body.slice(0, 120)} <- ${describeRequest(request)}`];
+    });
+    expect(failures.slice(0, 5)).toEqual([]);
+    expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200, 404]));
+  });
+});
