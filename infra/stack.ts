@@ -8,6 +8,8 @@ import { TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement, type TableAction } from './constructs/function.ts';
 import { AppTable } from './constructs/table.ts';
+import { copyCredentialsBesideBundle, loadSamMode, SAM_CREDENTIALS_PATH, SAM_DYNAMODB_ENDPOINT } from './sam.ts';
+import { STACK_OUTPUTS } from './stack-outputs.ts';
 import type { StageConfig } from './stage-config.ts';
 
 type ChannelReviewFunction =
@@ -40,17 +42,24 @@ export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
     const { config } = props;
-    const common = { logRetention: config.logRetention, removalPolicy: config.removalPolicy };
+    const sam = loadSamMode(this.node);
+    const common = {
+      logRetention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+      ...(sam ? { architecture: sam.architecture } : {}),
+    };
 
     const datasets = new AppTable(this, 'DatasetsTable', {
       definition: TABLES.datasets,
       removalPolicy: config.removalPolicy,
-      deletionProtection: config.isProduction,
+      deletionProtection: config.retainData,
     });
+    // Upstream providers' API keys: under a key the operator controls, usable only by the functions granted the table.
     const channels = new AppTable(this, 'ChannelsTable', {
       definition: TABLES.channels,
       removalPolicy: config.removalPolicy,
-      deletionProtection: config.isProduction,
+      deletionProtection: config.retainData,
+      customerManagedKey: true,
     });
 
     const adminKey = new Secret(this, 'AdminKeySecret', {
@@ -84,6 +93,7 @@ export class ServiceStack extends Stack {
         [ENV.secretsMaxAgeS]: String(config.secretsMaxAgeSeconds),
         [ENV.logLevel]: config.logLevel,
       },
+      ...(sam ? { afterBundling: copyCredentialsBesideBundle(sam.credentialsFile) } : {}),
       ...common,
     });
     authorizer.readSecret(accessTokens, ENV.accessTokensSecretId);
@@ -94,10 +104,9 @@ export class ServiceStack extends Stack {
       description: 'POST /api/core/dataset/create: creates a knowledge base or folder',
       memorySize: 512,
       timeout: Duration.seconds(10),
-      environment: {
-        [ENV.modelCatalog]: JSON.stringify(config.modelCatalog),
-        [ENV.logLevel]: config.logLevel,
-      },
+      environment: { [ENV.logLevel]: config.logLevel },
+      // A catalogue of hundreds of models would not fit Lambda's 4 KB environment: it ships in the bundle.
+      bundledEnvironment: { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) },
       ...common,
     });
     // Conditional PutItem for the new record; GetItem to check the parent folder.
@@ -116,6 +125,8 @@ export class ServiceStack extends Stack {
         [ENV.logLevel]: config.logLevel,
       },
       ...(config.vpc ? { vpc: this.vpcPlacement(config.vpc) } : {}),
+      // A private CA's PEM bundle can be several KB: it ships in the bundle, not the environment.
+      ...(config.legacygw.caBundle ? { bundledEnvironment: { [ENV.legacygwCaBundle]: config.legacygw.caBundle } } : {}),
       ...common,
     });
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
@@ -204,7 +215,12 @@ export class ServiceStack extends Stack {
       ...common,
     };
     const datasetApi = new AppApi(this, 'DatasetApi', { definition: APIS.dataset, ...apiCommon });
-    const proxyApi = new AppApi(this, 'ProxyApi', { definition: APIS.proxy, ...apiCommon });
+    const proxyApi = new AppApi(this, 'ProxyApi', {
+      definition: APIS.proxy,
+      // Each import holds a database connection and the function for seconds: a tighter bucket of its own.
+      routeThrottling: { 'import-legacygw': config.legacygw.throttling },
+      ...apiCommon,
+    });
 
     this.tables = { datasets, channels };
     this.secrets = { adminKey, accessTokens };
@@ -218,6 +234,15 @@ export class ServiceStack extends Stack {
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 
+    if (sam) {
+      // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);
+      // the values already point at `npm start`'s engine and the copied credentials file.
+      authorizer.setEnvironment(ENV.localCredentialsFile, SAM_CREDENTIALS_PATH);
+      for (const fn of Object.values(this.functions)) {
+        if (fn.usesTables) fn.setEnvironment(ENV.dynamodbEndpoint, SAM_DYNAMODB_ENDPOINT);
+      }
+    }
+
     new CfnOutput(this, 'DatasetApiUrl', {
       description: 'Knowledge-base API base URL ({base_url})',
       value: datasetApi.url,
@@ -230,9 +255,26 @@ export class ServiceStack extends Stack {
       description: 'Secret holding the admin key',
       value: adminKey.secretArn,
     });
-    new CfnOutput(this, 'AccessTokensSecretArn', {
+    new CfnOutput(this, STACK_OUTPUTS.accessTokensSecretArn, {
       description: 'Secret holding the access token hashes (npm run tokens -- --secret-id <this>)',
       value: accessTokens.secretArn,
+    });
+    // Read by `npm run tokens -- revoke` to flush both APIs' authorizer caches (see STACK_OUTPUTS).
+    new CfnOutput(this, STACK_OUTPUTS.datasetApiId, {
+      description: 'REST API id of the knowledge-base API',
+      value: datasetApi.api.restApiId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.proxyApiId, {
+      description: 'REST API id of the channel proxy API',
+      value: proxyApi.api.restApiId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.stageName, {
+      description: 'API Gateway stage name of both APIs',
+      value: datasetApi.api.deploymentStage.stageName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.secretsMaxAgeSeconds, {
+      description: 'How long the authorizer caches the secrets (SECRETS_MAX_AGE_S)',
+      value: String(config.secretsMaxAgeSeconds),
     });
     new CfnOutput(this, 'DatasetsTableName', { value: datasets.table.tableName });
     new CfnOutput(this, 'ChannelsTableName', { value: channels.table.tableName });

@@ -98,6 +98,9 @@ export function parseAdminKey(value: unknown): string {
   return parsed.data;
 }
 
+/** Secrets Manager's ceiling for a secret value: 64 KiB. */
+export const SECRET_VALUE_MAX_BYTES = 65_536;
+
 /** Lowercase hex SHA-256 of a token, the only form a token is stored in outside the local file. */
 export function sha256Hex(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');

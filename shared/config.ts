@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { parseAllowList } from './allow-list.ts';
+import { configEnvironment } from './bundled-env.ts';
 import { ConfigError } from './errors.ts';
 import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
+import { parsePemBundle } from './pem.ts';
 
 /** Environment variable names, shared by the functions, the CDK stack and the local server. */
 export const ENV = {
@@ -14,7 +16,11 @@ export const ENV = {
   legacygwMaxRows: 'LEGACYGW_MAX_ROWS',
   legacygwDeadlineMs: 'LEGACYGW_DEADLINE_MS',
   legacygwAllowedHosts: 'LEGACYGW_ALLOWED_HOSTS',
+  /** PEM certificates of a private CA that `tls=true` trusts too (compiled into the bundle by the stack). */
+  legacygwCaBundle: 'LEGACYGW_CA_BUNDLE',
   logLevel: 'LOG_LEVEL',
+  /** The AWS SDK's DynamoDB endpoint override: the local engine (npm start, tests, sam local). */
+  dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
   /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
   localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
@@ -40,8 +46,14 @@ const logLevel = z
 const requiredName = z.string().trim().min(1, 'is required');
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-/** Parses process.env once (at cold start) and freezes it; the message names the bad variable. */
-export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+/**
+ * Parses the environment once (at cold start) and freezes it; the message names the bad variable.
+ * By default that is process.env over the values the stack compiled into the bundle (bundled-env.ts).
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = configEnvironment(),
+): Readonly<z.infer<S>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const messages = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'} ${i.message}`);
@@ -80,6 +92,18 @@ export const importEnvSchema = z.object({
     .transform((v, ctx) => {
       try {
         return parseAllowList((v ?? '').split(','));
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
+  [ENV.legacygwCaBundle]: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return [];
+      try {
+        return parsePemBundle(v, ENV.legacygwCaBundle);
       } catch (e) {
         ctx.addIssue({ code: 'custom', message: (e as Error).message });
         return z.NEVER;

@@ -1,13 +1,24 @@
 /**
- * DynamoDB tables as data: logical name and key schema. The CDK stack and the local engine both
- * create them from here. Physical names come from configuration (DATASETS_TABLE, CHANNELS_TABLE).
+ * DynamoDB tables as data: logical name, key schema and secondary indexes. The CDK stack and the
+ * local engine both create them from here. Physical names come from configuration (DATASETS_TABLE,
+ * CHANNELS_TABLE).
  */
 export type TableName = 'datasets' | 'channels';
+
+/** A global secondary index. Its key attributes are strings, like the table's. */
+export interface IndexDef {
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey?: string;
+  /** Non-key attributes projected into the index; omitted = ALL. */
+  readonly include?: readonly string[];
+}
 
 export interface TableDef {
   readonly logicalName: TableName;
   readonly partitionKey: string;
   readonly sortKey?: string;
+  readonly indexes?: readonly IndexDef[];
 }
 
 export const TABLES: Readonly<Record<TableName, TableDef>> = {
@@ -15,3 +26,19 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   datasets: { logicalName: 'datasets', partitionKey: 'teamId', sortKey: 'id' },
   channels: { logicalName: 'channels', partitionKey: 'id' },
 };
+
+/** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */
+export function indexProjection(index: IndexDef): {
+  readonly type: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  readonly nonKeyAttributes?: string[];
+} {
+  if (index.include === undefined) return { type: 'ALL' };
+  if (index.include.length === 0) return { type: 'KEYS_ONLY' };
+  return { type: 'INCLUDE', nonKeyAttributes: [...index.include] };
+}
+
+/** Every attribute that is a key of the table or of one of its indexes, each once, in order. */
+export function keyAttributes(def: TableDef): string[] {
+  const keys = [def.partitionKey, def.sortKey, ...(def.indexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];
+  return [...new Set(keys.filter((k): k is string => k !== undefined))];
+}

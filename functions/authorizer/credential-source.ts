@@ -12,10 +12,16 @@ import {
 } from '#shared/access-tokens';
 import { localCredentialsSchema } from '#shared/local-credentials';
 
+/** How a credential is read. */
+export interface ReadOptions {
+  /** Bypass any cache and read the current value (a token created a moment ago must be seen). */
+  readonly fresh?: boolean;
+}
+
 /** Where the authorizer finds the admin key and the access tokens (as SHA-256 digests, never plaintext). */
 export interface CredentialSource {
-  adminKey(): Promise<string>;
-  accessTokens(): Promise<AccessTokenRecord[]>;
+  adminKey(options?: ReadOptions): Promise<string>;
+  accessTokens(options?: ReadOptions): Promise<AccessTokenRecord[]>;
 }
 
 export interface SecretsManagerSourceOptions {
@@ -36,16 +42,32 @@ function parsedWhileUnchanged<T>(parse: (text: string) => T): (text: string) => 
 
 /** Reads both secrets through Powertools' cache; a malformed value throws (the authorizer fails closed). */
 export function secretsManagerCredentialSource(options: SecretsManagerSourceOptions): CredentialSource {
-  const read = async (secretId: string, what: string): Promise<string> => {
+  const read = async (secretId: string, what: string, fresh = false): Promise<string> => {
     // No `transform: 'json'`: its parse error would quote the secret into the thrown message.
-    const value = await getSecret(secretId, { maxAge: options.maxAgeS });
+    // forceFetch reads Secrets Manager and refreshes the cache with what it got.
+    const value = await getSecret(secretId, { maxAge: options.maxAgeS, forceFetch: fresh });
     if (typeof value !== 'string') throw new CredentialFormatError(`${what} secret has no string value`);
     return value;
   };
   const parseTokens = parsedWhileUnchanged((text) => parseAccessTokensSecret(text).tokens);
   return {
-    adminKey: async () => parseAdminKey(await read(options.adminKeySecretId, 'admin key')),
-    accessTokens: async () => parseTokens(await read(options.accessTokensSecretId, 'access tokens')),
+    adminKey: async (o) => parseAdminKey(await read(options.adminKeySecretId, 'admin key', o?.fresh)),
+    accessTokens: async (o) => parseTokens(await read(options.accessTokensSecretId, 'access tokens', o?.fresh)),
+  };
+}
+
+/**
+ * Allows a fresh read of the secrets at most once per `intervalMs` (per execution environment):
+ * enough for a token created a moment ago to work on its first request, while a flood of unknown
+ * tokens costs Secrets Manager at most one read of each secret per interval.
+ */
+export function freshReadLimiter(intervalMs: number, now: () => number = () => Date.now()): () => boolean {
+  let last = Number.NEGATIVE_INFINITY;
+  return () => {
+    const t = now();
+    if (t - last < intervalMs) return false;
+    last = t;
+    return true;
   };
 }
 
@@ -86,6 +108,7 @@ export function localFileCredentialSource(file: string): CredentialSource {
     }
     return cached;
   };
+  // Always current (the file is checked on every call), so a fresh read needs nothing more.
   return {
     adminKey: async () => parseAdminKey((await current()).adminKey),
     accessTokens: async () => (await current()).tokens,

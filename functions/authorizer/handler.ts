@@ -3,13 +3,13 @@ import { authorizerEnvSchema, ENV, loadConfig } from '#shared/config';
 import { createLogger } from '#shared/logger';
 import {
   type CredentialSource,
+  clearSecretsCache as clearCachedSecrets,
+  freshReadLimiter,
   localFileCredentialSource,
   secretsManagerCredentialSource,
 } from './credential-source.ts';
 import { denyPolicy, type PolicyDecision, type Principal, policyFor } from './policy.ts';
 import { type Verification, verifyToken } from './verify-token.ts';
-
-export { clearSecretsCache } from './credential-source.ts';
 
 const config = loadConfig(authorizerEnvSchema);
 const logger = createLogger('authorizer', config[ENV.logLevel]);
@@ -23,6 +23,16 @@ const source: CredentialSource = localCredentialsFile
       adminKeySecretId: config[ENV.adminKeySecretId] ?? '',
       maxAgeS: config[ENV.secretsMaxAgeS],
     });
+
+/** At most one cache-bypassing read of the secrets per second in this execution environment. */
+export const FRESH_READ_INTERVAL_MS = 1_000;
+let mayReadFresh = freshReadLimiter(FRESH_READ_INTERVAL_MS);
+
+/** Forgets the cached secrets and the last fresh read, as a new execution environment would (tests). */
+export function clearSecretsCache(): void {
+  clearCachedSecrets();
+  mayReadFresh = freshReadLimiter(FRESH_READ_INTERVAL_MS);
+}
 
 const ADMIN: Principal = { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' };
 
@@ -49,7 +59,7 @@ function decide(methodArn: string, verification: Exclude<Verification, { kind: '
 export const handler = async (event: APIGatewayTokenAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   let verification: Verification;
   try {
-    verification = await verifyToken(event.authorizationToken, source, new Date());
+    verification = await verifyToken(event.authorizationToken, source, new Date(), mayReadFresh);
   } catch (error) {
     // Fail closed: no policy at all, and nothing API Gateway would cache.
     logger.error('Could not verify the token; failing closed', error as Error);

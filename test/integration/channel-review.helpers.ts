@@ -27,7 +27,7 @@ export function reviewChannel(
 
 /** Writes channels straight into the local server's table, as an import would. */
 export async function seedChannels(server: TestServer, channels: readonly StoredChannel[]): Promise<void> {
-  await new ChannelRepository(server.documents, 'channels', { baseDelayMs: 5 }).putMany(channels);
+  await new ChannelRepository(server.documents, server.tables.channels, { baseDelayMs: 5 }).putMany(channels);
 }
 
 /** `/api/channel/<id>` */

@@ -20,10 +20,10 @@ afterAll(async () => {
 
 /** Runs `during` with the datasets table gone, then puts an empty one back. */
 async function withoutDatasetsTable<T>(during: () => Promise<T>): Promise<T> {
-  await server.dynamo.send(new DeleteTableCommand({ TableName: 'datasets' }));
+  await server.dynamo.send(new DeleteTableCommand({ TableName: server.tables.datasets }));
   for (;;) {
     try {
-      await server.dynamo.send(new DescribeTableCommand({ TableName: 'datasets' }));
+      await server.dynamo.send(new DescribeTableCommand({ TableName: server.tables.datasets }));
       await new Promise((r) => setTimeout(r, 10));
     } catch (error) {
       if (error instanceof ResourceNotFoundException) break;
@@ -33,7 +33,7 @@ async function withoutDatasetsTable<T>(during: () => Promise<T>): Promise<T> {
   try {
     return await during();
   } finally {
-    await ensureTables(server.dynamo, { datasets: 'datasets', channels: 'channels' });
+    await ensureTables(server.dynamo, server.tables);
   }
 }
 

@@ -69,14 +69,18 @@ export function expectCreated(reply: ApiReply): string {
   return reply.body.data as string;
 }
 
-/** Every record stored in a team's partition. */
-export async function teamRecords(client: DynamoDBDocumentClient, teamId: string): Promise<DatasetRecord[]> {
+/** Every record stored in a team's partition of `table` (default: the table the functions use). */
+export async function teamRecords(
+  client: DynamoDBDocumentClient,
+  teamId: string,
+  table = process.env.DATASETS_TABLE ?? 'datasets',
+): Promise<DatasetRecord[]> {
   const records: DatasetRecord[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await client.send(
       new QueryCommand({
-        TableName: 'datasets',
+        TableName: table,
         KeyConditionExpression: 'teamId = :teamId',
         ExpressionAttributeValues: { ':teamId': teamId },
         ExclusiveStartKey,

@@ -30,7 +30,7 @@ beforeEach(async () => {
 });
 
 async function stored(teamId: string, id: string) {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: 'datasets', Key: { teamId, id } }));
+  const { Item } = await dynamo.send(new GetCommand({ TableName: server.tables.datasets, Key: { teamId, id } }));
   return Item;
 }
 

@@ -134,7 +134,7 @@ export interface ChannelsTable {
   close(): void;
 }
 
-export function channelsTable(server: TestServer, tableName = process.env.CHANNELS_TABLE ?? 'channels'): ChannelsTable {
+export function channelsTable(server: TestServer, tableName = server.tables.channels): ChannelsTable {
   const client = DynamoDBDocumentClient.from(localDynamoClient(server.dynamoEndpoint));
   const scan = async (projection?: string): Promise<StoredChannel[]> => {
     const items: StoredChannel[] = [];

@@ -12,7 +12,7 @@ import {
   FIXTURE_V05_SQL,
   importDeps,
   runImport,
-  startDynalite,
+  startTestDynamo,
   type TestDynamo,
   testLogger,
 } from './import.helpers.ts';
@@ -21,7 +21,7 @@ let db: TestMariaDb;
 let dynamo: TestDynamo;
 
 beforeAll(async () => {
-  [db, dynamo] = await Promise.all([startMariaDb(), startDynalite()]);
+  [db, dynamo] = await Promise.all([startMariaDb(), startTestDynamo()]);
 });
 
 afterAll(async () => {

@@ -18,6 +18,8 @@ const IMPORT = '/api/channels/import/legacygw';
 function fakeBackend(reply: { current: APIGatewayProxyResult }): LocalBackend {
   return {
     dynamoEndpoint: 'http://127.0.0.1:9',
+    embeddedEngine: false,
+    tableNames: { datasets: 'datasets', channels: 'channels' },
     credentialsFile: '/nonexistent',
     credentials: { adminKey: 'x'.repeat(32), accessTokens: [] },
     createdCredentials: false,

@@ -2,13 +2,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
-import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import { startTestEngine, type TestEngine, uniqueTableNames } from '#test/support/dynamo-engine';
 import { proxyEvent } from '#test/support/events';
 import { loadHandler } from '#test/support/handler';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
 
-let engine: DynamoEngine;
+let engine: TestEngine;
+const tables = uniqueTableNames();
 let proxy: FaultProxy;
 let documents: DynamoDBDocumentClient;
 let handler: typeof Handler;
@@ -24,9 +26,9 @@ function event(teamId: string, body: unknown): APIGatewayProxyEvent {
 }
 
 beforeAll(async () => {
-  engine = await startDynamoEngine({ port: 0 });
+  engine = await startTestEngine();
   const client = localDynamoClient(engine.endpoint);
-  await ensureTables(client, { datasets: 'datasets', channels: 'channels' });
+  await ensureTables(client, tables);
   documents = DynamoDBDocumentClient.from(client);
   proxy = await startFaultProxy(engine.endpoint);
   // The function's own client goes through the proxy, with the SDK's default retries.
@@ -34,7 +36,7 @@ beforeAll(async () => {
     '#functions/create-dataset/handler',
     {
       AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
-      DATASETS_TABLE: 'datasets',
+      DATASETS_TABLE: tables.datasets,
       MODEL_CATALOG: '',
       LOG_LEVEL: 'SILENT',
     },

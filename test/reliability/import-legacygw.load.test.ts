@@ -42,7 +42,7 @@ async function channelsOf(database: string): Promise<StoredChannel[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await documents.send(
-      new ScanCommand({ TableName: 'channels', ExclusiveStartKey, ConsistentRead: true }),
+      new ScanCommand({ TableName: server.tables.channels, ExclusiveStartKey, ConsistentRead: true }),
     );
     items.push(...((page.Items ?? []) as StoredChannel[]));
     ExclusiveStartKey = page.LastEvaluatedKey;

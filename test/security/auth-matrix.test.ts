@@ -314,10 +314,10 @@ describe('security matrix: credential kind x API x method through the local serv
 
     const id = JSON.parse(reply.body).data as string;
     const own = await server.documents.send(
-      new GetCommand({ TableName: 'datasets', Key: { teamId: otherTeam.teamId, id } }),
+      new GetCommand({ TableName: server.tables.datasets, Key: { teamId: otherTeam.teamId, id } }),
     );
     const theirs = await server.documents.send(
-      new GetCommand({ TableName: 'datasets', Key: { teamId: live.teamId, id } }),
+      new GetCommand({ TableName: server.tables.datasets, Key: { teamId: live.teamId, id } }),
     );
     expect(own.Item).toMatchObject({ teamId: otherTeam.teamId, tmbId: otherTeam.tmbId, name: 'mine' });
     expect(theirs.Item).toBeUndefined();

@@ -6,6 +6,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   clearSecretsCache,
+  freshReadLimiter,
   localFileCredentialSource,
   secretsManagerCredentialSource,
 } from '#functions/authorizer/credential-source';
@@ -146,6 +147,23 @@ describe('localFileCredentialSource', () => {
   });
 });
 
+describe('freshReadLimiter', () => {
+  it('allows one fresh read per interval, and again once the interval has passed', () => {
+    let now = 10_000;
+    const mayRead = freshReadLimiter(1_000, () => now);
+
+    const first = [mayRead(), mayRead()];
+    now += 999;
+    const within = mayRead();
+    now += 1;
+    const after = [mayRead(), mayRead()];
+
+    expect(first).toEqual([true, false]);
+    expect(within).toBe(false);
+    expect(after).toEqual([true, false]);
+  });
+});
+
 describe('secretsManagerCredentialSource', () => {
   const secretsManager = mockClient(SecretsManagerClient);
 
@@ -170,6 +188,30 @@ describe('secretsManagerCredentialSource', () => {
 
     expect(adminKey).toBe(ADMIN_KEY);
     expect(tokens).toEqual([]);
+  });
+
+  it('reads Secrets Manager again for a fresh read, bypassing the cache, and caches what it read', async () => {
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: 'tokens-id' })
+      .resolvesOnce({ SecretString: JSON.stringify({ tokens: [] }) })
+      .resolves({
+        SecretString: JSON.stringify({ tokens: [{ id: 'new', sha256: sha256Hex(TOKEN), teamId: 't', tmbId: 'm' }] }),
+      });
+    const source = secretsManagerCredentialSource({
+      accessTokensSecretId: 'tokens-id',
+      adminKeySecretId: 'admin-id',
+      maxAgeS: 60,
+    });
+
+    const cached = await source.accessTokens();
+    const stillCached = await source.accessTokens();
+    const fresh = await source.accessTokens({ fresh: true });
+    const afterFresh = await source.accessTokens();
+
+    expect([cached, stillCached].map((t) => t.length)).toEqual([0, 0]);
+    expect(fresh.map((t) => t.id)).toEqual(['new']);
+    expect(afterFresh.map((t) => t.id)).toEqual(['new']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
   });
 
   it('refuses a secret stored as binary', async () => {

@@ -167,13 +167,13 @@ describe('authorizer handler (Secrets Manager)', () => {
     expect(effects(result)).toEqual(['Allow']);
   });
 
-  it('reuses the cached secrets within their max age', async () => {
+  it('reuses the cached secrets within their max age for known tokens', async () => {
     givenSecrets();
     await handler(event(`Bearer ${TOKEN}`));
     const callsAfterFirst = secretsManager.commandCalls(GetSecretValueCommand).length;
 
     await handler(event(`Bearer ${ADMIN_KEY}`, PROXY_ARN));
-    await handler(event('Bearer kb-unknown-token'));
+    await handler(event(`Bearer ${EXPIRED_TOKEN}`));
 
     expect(callsAfterFirst).toBe(2);
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
@@ -189,11 +189,104 @@ describe('authorizer handler (Secrets Manager)', () => {
 
     vi.setSystemTime(new Date('2030-01-01T00:00:59Z'));
     const withinMaxAge = await handler(event(`Bearer ${TOKEN}`));
+    const readsWithinMaxAge = secretsManager.commandCalls(GetSecretValueCommand).length;
     vi.setSystemTime(new Date('2030-01-01T00:01:01Z'));
     const afterMaxAge = await handler(event(`Bearer ${TOKEN}`));
 
     expect(effects(withinMaxAge)).toEqual(['Allow']);
+    expect(readsWithinMaxAge).toBe(0);
     expect(effects(afterMaxAge)).toEqual(['Deny']);
+  });
+});
+
+describe('authorizer handler: a token created after the secrets were cached', () => {
+  const NEW_TOKEN = 'kb-new-token-created-a-moment-ago-0123456789abcdef';
+  const withNewToken = JSON.stringify({
+    tokens: [
+      ...(JSON.parse(tokensSecret) as { tokens: unknown[] }).tokens,
+      { id: 'tok-new', sha256: sha256Hex(NEW_TOKEN), teamId: TEAM, tmbId: MEMBER, label: '', expiresAt: null },
+    ],
+  });
+  const tokenReads = () =>
+    secretsManager.commandCalls(GetSecretValueCommand).filter((c) => c.args[0].input.SecretId === 'test/access-tokens')
+      .length;
+
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2030-01-01T00:00:00Z'));
+  });
+
+  it('is allowed on its first request: the unknown token makes the authorizer read the secret again, bypassing its cache', async () => {
+    givenSecrets();
+    expect(effects(await handler(event(`Bearer ${TOKEN}`)))).toEqual(['Allow']);
+    givenSecrets({ tokens: withNewToken });
+
+    vi.setSystemTime(new Date('2030-01-01T00:00:05Z'));
+    const result = await handler(event(`Bearer ${NEW_TOKEN}`));
+
+    expect(effects(result)).toEqual(['Allow']);
+    expect(result.principalId).toBe('tok-new');
+    expect(tokenReads()).toBe(2);
+  });
+
+  it('keeps the freshly read secret in the cache, so the next requests read nothing', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
+    givenSecrets({ tokens: withNewToken });
+    await handler(event(`Bearer ${NEW_TOKEN}`));
+    const readsAfterRefresh = secretsManager.commandCalls(GetSecretValueCommand).length;
+
+    vi.setSystemTime(new Date('2030-01-01T00:00:30Z'));
+    const again = await handler(event(`Bearer ${NEW_TOKEN}`));
+
+    expect(effects(again)).toEqual(['Allow']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(readsAfterRefresh);
+  });
+
+  it('reads the secrets again at most once a second per instance under a flood of unknown tokens', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+
+    const flood = async (count: number) => {
+      const results = [];
+      for (let i = 0; i < count; i += 1) results.push(await handler(event(`Bearer kb-unknown-${i}`)));
+      return results;
+    };
+    const first = await flood(100);
+    const readsAfterFirstSecond = secretsManager.commandCalls(GetSecretValueCommand).length;
+    vi.setSystemTime(new Date('2030-01-01T00:00:00.999Z'));
+    await flood(100);
+    const readsBeforeNextSecond = secretsManager.commandCalls(GetSecretValueCommand).length;
+    vi.setSystemTime(new Date('2030-01-01T00:00:01Z'));
+    await flood(100);
+
+    expect(first.every((r) => effects(r)[0] === 'Deny')).toBe(true);
+    expect(readsAfterFirstSecond).toBe(4);
+    expect(readsBeforeNextSecond).toBe(4);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(6);
+  });
+
+  it('does not read again for a token it knows to be expired', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
+
+    const result = await handler(event(`Bearer ${EXPIRED_TOKEN}`));
+
+    expect(effects(result)).toEqual(['Deny']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('fails closed when the fresh read fails, without a policy API Gateway would cache', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
+      .rejects(new Error('ThrottlingException'));
+
+    const outcome = handler(event(`Bearer ${NEW_TOKEN}`));
+
+    await expect(outcome).rejects.toThrow(Error);
+    await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
   });
 });

@@ -12,6 +12,8 @@ const backend: LocalBackend = {
   credentialsFile: '/unused',
   credentials: { adminKey: 'unused', accessTokens: [] },
   createdCredentials: false,
+  embeddedEngine: true,
+  tableNames: { datasets: 'datasets', channels: 'channels' },
   async authorizer(event: APIGatewayTokenAuthorizerEvent) {
     seen.methodArns.push(event.methodArn);
     return policyFor(event.methodArn, { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' }).result;
