@@ -7,6 +7,7 @@ import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement, type TableAction } from './constructs/function.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
 import { copyCredentialsBesideBundle, loadSamMode, SAM_CREDENTIALS_PATH, SAM_DYNAMODB_ENDPOINT } from './sam.ts';
 import { STACK_OUTPUTS } from './stack-outputs.ts';
@@ -38,6 +39,7 @@ export class ServiceStack extends Stack {
   readonly secrets: { readonly adminKey: Secret; readonly accessTokens: Secret };
   readonly functions: Readonly<Record<FunctionName, AppFunction>>;
   readonly apis: Readonly<Record<ApiName, AppApi>>;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -234,6 +236,16 @@ export class ServiceStack extends Stack {
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 
+    // Last, once every function has its table grants: alarms follow the maps, so a new function,
+    // API or table is watched by being in them.
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      config: config.monitoring,
+      functions: this.functions,
+      authorizer,
+      apis: this.apis,
+      tables: this.tables,
+    });
+
     if (sam) {
       // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);
       // the values already point at `npm start`'s engine and the copied credentials file.
@@ -258,6 +270,14 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.accessTokensSecretArn, {
       description: 'Secret holding the access token hashes (npm run tokens -- --secret-id <this>)',
       value: accessTokens.secretArn,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic every alarm notifies (subscribe on-call here)',
+      value: this.monitoring.topic.topicArn,
+    });
+    new CfnOutput(this, 'DashboardName', {
+      description: 'CloudWatch dashboard of the APIs, functions, tables and business metrics',
+      value: this.monitoring.dashboard.dashboardName,
     });
     // Read by `npm run tokens -- revoke` to flush both APIs' authorizer caches (see STACK_OUTPUTS).
     new CfnOutput(this, STACK_OUTPUTS.datasetApiId, {

@@ -6,8 +6,10 @@ import type { Node } from 'constructs';
 import * as z from 'zod';
 import { DEFAULTS, LOG_LEVELS } from '#shared/config';
 import { ConfigError } from '#shared/errors';
+import { metricsNamespace } from '#shared/metrics';
 import { BUILT_IN_MODEL_CATALOG, type ModelCatalog, parseModelCatalog } from '#shared/model-catalog';
 import { parsePemBundle } from '#shared/pem';
+import type { ApiName } from '#shared/routes';
 
 /** Context keys the app reads (`-c stage=prod -c config=deploy/prod.json`). */
 export const CONTEXT_KEYS = { stage: 'stage', config: 'config' } as const;
@@ -33,6 +35,99 @@ const retentionDays = z
 
 const awsId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}-[0-9a-f]{8,17}$`), `must look like ${prefix}-0123abcd`);
+
+/** When one alarm goes to ALARM: `datapointsToAlarm` of the last `evaluationPeriods` periods reach `threshold`. */
+export interface AlarmSpec {
+  /** Count, or milliseconds for latency; the alarm fires at or above it. */
+  readonly threshold: number;
+  readonly periodMinutes: number;
+  readonly evaluationPeriods: number;
+  readonly datapointsToAlarm: number;
+}
+
+/** The alarms of the stack (infra/constructs/monitoring.ts); docs/operations.md says what each means. */
+export const COUNT_ALARMS = [
+  'apiServerErrors',
+  'functionErrors',
+  'functionThrottles',
+  'authorizerErrors',
+  'tableThrottles',
+  'tableSystemErrors',
+] as const;
+export type CountAlarm = (typeof COUNT_ALARMS)[number];
+
+export type AlarmSettings = Readonly<Record<CountAlarm, AlarmSpec>> & {
+  /** p99 latency per API, in ms: the APIs do very different work (a put vs. an import of thousands of rows). */
+  readonly apiLatencyP99: Readonly<Record<ApiName, AlarmSpec>>;
+};
+
+/**
+ * Defaults by stage kind. A stage that keeps its data (`retainData`, the default) is one people rely on:
+ * it pages on the first sign of trouble, since the handlers answer every error they expect (a Lambda
+ * error is a crash, timeout or bad configuration) and a throttle or a DynamoDB system error is never
+ * normal. A disposable stage tolerates a few before it notifies. The proxy API's p99 alarm fires when
+ * imports reach their deadline (LEGACYGW_DEADLINE_MS).
+ */
+export function defaultAlarms(keepsData: boolean, importDeadlineMs: number): AlarmSettings {
+  const count = (kept: number, disposable: number): AlarmSpec => ({
+    threshold: keepsData ? kept : disposable,
+    periodMinutes: 5,
+    evaluationPeriods: 1,
+    datapointsToAlarm: 1,
+  });
+  return {
+    apiServerErrors: count(5, 10),
+    apiLatencyP99: {
+      // A create is one or two DynamoDB calls; 3 s for 15 minutes is far beyond cold starts.
+      dataset: {
+        threshold: keepsData ? 3_000 : 5_000,
+        periodMinutes: 5,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+      },
+      proxy: { threshold: importDeadlineMs, periodMinutes: 5, evaluationPeriods: 3, datapointsToAlarm: 2 },
+    },
+    functionErrors: count(1, 5),
+    functionThrottles: count(1, 5),
+    // The authorizer failing closed locks every caller out, in any stage.
+    authorizerErrors: count(1, 1),
+    tableThrottles: count(1, 5),
+    tableSystemErrors: count(1, 5),
+  };
+}
+
+const alarmOverride = z
+  .object({
+    threshold: z.number().positive(),
+    periodMinutes: z.number().int().min(1).max(1440),
+    evaluationPeriods: z.number().int().min(1).max(100),
+    datapointsToAlarm: z.number().int().min(1).max(100),
+  })
+  .partial()
+  .strict()
+  .optional();
+
+const monitoringSchema = z
+  .object({
+    /** CloudWatch namespace of the business metrics; default KbChannelGateway/<stage>. */
+    metricsNamespace: metricsNamespace.optional(),
+    /** Subscribed to the alarm topic (the address must confirm the subscription once). */
+    alarmEmail: z.email().optional(),
+    alarms: z
+      .object({
+        apiServerErrors: alarmOverride,
+        apiLatencyP99: z.object({ dataset: alarmOverride, proxy: alarmOverride }).strict().optional(),
+        functionErrors: alarmOverride,
+        functionThrottles: alarmOverride,
+        authorizerErrors: alarmOverride,
+        tableThrottles: alarmOverride,
+        tableSystemErrors: alarmOverride,
+      } satisfies Record<CountAlarm | 'apiLatencyP99', z.ZodType>)
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .default({});
 
 /** Method throttle of the import route, apart from the stage's: an import holds a database connection for seconds. */
 export const DEFAULT_IMPORT_THROTTLING = { rateLimit: 2, burstLimit: 5 } as const;
@@ -81,6 +176,7 @@ const fileSchema = z
       .optional(),
     // Set false when the account's API Gateway CloudWatch role is managed elsewhere.
     manageApiGatewayAccount: z.boolean().default(true),
+    monitoring: monitoringSchema,
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -122,6 +218,11 @@ export interface StageConfig {
   };
   readonly vpc?: { readonly vpcId: string; readonly subnetIds: readonly string[]; readonly securityGroupId: string };
   readonly manageApiGatewayAccount: boolean;
+  readonly monitoring: {
+    readonly metricsNamespace: string;
+    readonly alarmEmail?: string;
+    readonly alarms: AlarmSettings;
+  };
 }
 
 const stageName = z
@@ -158,6 +259,42 @@ export function parseStageConfig(stage: unknown, file: unknown = {}, baseDir = p
     },
     ...(c.vpc ? { vpc: c.vpc } : {}),
     manageApiGatewayAccount: c.manageApiGatewayAccount,
+    monitoring: {
+      metricsNamespace: c.monitoring.metricsNamespace ?? `KbChannelGateway/${name.data}`,
+      ...(c.monitoring.alarmEmail ? { alarmEmail: c.monitoring.alarmEmail } : {}),
+      alarms: mergeAlarms(defaultAlarms(c.retainData, c.legacygw.deadlineMs), c.monitoring.alarms ?? {}),
+    },
+  };
+}
+
+type AlarmOverrides = Partial<Record<CountAlarm, Partial<AlarmSpec>>> & {
+  apiLatencyP99?: Partial<Record<ApiName, Partial<AlarmSpec>>>;
+};
+
+/** The stage's defaults with the config file's overrides, each alarm checked as a whole. */
+function mergeAlarms(defaults: AlarmSettings, overrides: AlarmOverrides): AlarmSettings {
+  const merge = (path: string, base: AlarmSpec, override: Partial<AlarmSpec> | undefined): AlarmSpec => {
+    const spec = { ...base, ...override };
+    if (spec.datapointsToAlarm > spec.evaluationPeriods) {
+      throw new ConfigError(`Stage config ${path}.datapointsToAlarm must be at most its evaluationPeriods`);
+    }
+    // CloudWatch evaluates at most one day of periods.
+    if (spec.periodMinutes * spec.evaluationPeriods > 1440) {
+      throw new ConfigError(`Stage config ${path}: periodMinutes x evaluationPeriods must be at most 1440 (one day)`);
+    }
+    return spec;
+  };
+  const latency = defaults.apiLatencyP99;
+  return {
+    ...(Object.fromEntries(
+      COUNT_ALARMS.map((kind) => [kind, merge(`monitoring.alarms.${kind}`, defaults[kind], overrides[kind])]),
+    ) as Record<CountAlarm, AlarmSpec>),
+    apiLatencyP99: Object.fromEntries(
+      (Object.keys(latency) as ApiName[]).map((api) => [
+        api,
+        merge(`monitoring.alarms.apiLatencyP99.${api}`, latency[api], overrides.apiLatencyP99?.[api]),
+      ]),
+    ) as Record<ApiName, AlarmSpec>,
   };
 }
 

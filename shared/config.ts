@@ -21,6 +21,8 @@ export const ENV = {
   logLevel: 'LOG_LEVEL',
   /** The AWS SDK's DynamoDB endpoint override: the local engine (npm start, tests, sam local). */
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
+  /** CloudWatch namespace of the business metrics (shared/metrics.ts); Powertools' own variable name. */
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
   /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
   localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */

@@ -6,11 +6,13 @@ import { datasetErrors } from '#shared/errors';
 import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
 import { newObjectId } from '#shared/ids';
 import { createLogger } from '#shared/logger';
+import { addMetric, BUSINESS_METRICS, createMetrics, flushMetrics } from '#shared/metrics';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { type CreateDatasetDeps, createDataset } from './create-dataset.ts';
 
 const config = loadConfig(createDatasetEnvSchema);
 const logger = createLogger('create-dataset', config.LOG_LEVEL);
+const metrics = createMetrics();
 const deps: CreateDatasetDeps = {
   repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE),
   catalog: config.MODEL_CATALOG,
@@ -29,8 +31,11 @@ export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayPr
     const body = parseJsonObjectBody(event);
     if (!body.ok) throw datasetErrors.invalidParams(BODY_PROBLEMS[body.reason]);
     const { id } = await createDataset({ body: body.value, caller }, deps);
+    addMetric(metrics, BUSINESS_METRICS.datasetsCreated, 1);
     return datasetSuccess(id);
   } catch (error) {
     return datasetErrorResponse(error, logger);
+  } finally {
+    flushMetrics(metrics);
   }
 };

@@ -1,16 +1,20 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { documentClient } from '#shared/clients/dynamodb';
 import { ENV, importEnvSchema, loadConfig } from '#shared/config';
-import { adminHandler } from '#shared/envelopes/proxy';
+import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
-import { BODY_PROBLEMS, parseJsonObjectBody } from '#shared/http';
+import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
 import { createLogger } from '#shared/logger';
+import { createMetrics, flushMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
 import { legacySourceOpener } from './legacy-source.ts';
+import { measureImport } from './metrics.ts';
 import { importBodySchema } from './schema.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
+const metrics = createMetrics();
 const deps: ImportDeps = {
   openSource: legacySourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
   repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
@@ -24,10 +28,20 @@ const deps: ImportDeps = {
 };
 
 /** POST /api/channels/import/legacygw behind the authorizer. */
-export const handler = adminHandler(logger, async (event) => {
-  const body = parseJsonObjectBody(event);
-  if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
-  const parsed = importBodySchema.safeParse(body.value);
-  if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
-  return importLegacyGw({ dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false }, deps);
-});
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  try {
+    // The authorizer's policy already keeps access tokens out; checked again in case a policy is ever wrong.
+    if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
+    const body = parseJsonObjectBody(event);
+    if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
+    const parsed = importBodySchema.safeParse(body.value);
+    if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
+    const input = { dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false };
+    const report = await measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
+    return proxySuccess(report);
+  } catch (error) {
+    return proxyErrorResponse(error, logger);
+  } finally {
+    flushMetrics(metrics);
+  }
+};

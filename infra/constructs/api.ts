@@ -1,4 +1,4 @@
-import { type Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { type Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -93,6 +93,9 @@ export class AppApi extends Construct {
     });
 
     this.api = new RestApi(this, 'RestApi', {
+      // API Gateway's CloudWatch metrics are keyed by this name: without it both APIs (and every stage's
+      // stack in the account) would be "RestApi" and their 5XX and latency alarms would read each other's.
+      restApiName: `${Stack.of(this).stackName}-${definition.name}`,
       description: definition.description,
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The account-wide CloudWatch role is set once for both APIs (ApiGatewayCloudWatchRole).

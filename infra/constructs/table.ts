@@ -43,6 +43,7 @@ export interface AppTableProps {
  */
 export class AppTable extends Construct {
   readonly table: Table;
+  private readonly granted = new Set<TableAction>();
   /** The customer-managed key, when the table has one. */
   readonly key?: Key;
 
@@ -87,6 +88,7 @@ export class AppTable extends Construct {
    */
   grantData(grantee: IGrantable, actions: readonly TableAction[]): void {
     this.table.grant(grantee, ...actions.map((action) => `dynamodb:${action}`));
+    for (const action of actions) this.granted.add(action);
     if (!this.key) return;
     const writes = actions.some((action) => !READ_ONLY_ACTIONS.has(action));
     grantee.grantPrincipal.addToPrincipalPolicy(
@@ -96,5 +98,10 @@ export class AppTable extends Construct {
         conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Stack.of(this).region}.amazonaws.com` } },
       }),
     );
+  }
+
+  /** The DynamoDB operations some function may call on this table (grantData): its alarms watch exactly these. */
+  get operations(): readonly TableAction[] {
+    return [...this.granted];
   }
 }

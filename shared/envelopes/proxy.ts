@@ -1,8 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { ProxyApiError } from '#shared/errors';
 import { callerFrom, jsonResponse } from '#shared/http';
+import { flushMetrics } from '#shared/metrics';
 
 /** The body of a channel proxy API success (SPEC 3.5) around the call's `data`. */
 export const proxySuccessBodySchema = <T extends z.ZodType>(data: T) =>
@@ -49,10 +51,12 @@ export function summarizeError(error: unknown, depth = 0): Record<string, unknow
 /**
  * A channel proxy API handler: checks the admin scope again (the authorizer's policy already keeps access tokens
  * out; this holds should a policy ever be wrong), runs `handle`, and answers its result or error in the envelope.
+ * With `metrics`, flushes what the call recorded.
  */
 export function adminHandler(
   logger: Logger,
   handle: (event: APIGatewayProxyEvent) => Promise<unknown>,
+  options: { metrics?: Metrics } = {},
 ): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
   return async (event) => {
     try {
@@ -60,6 +64,9 @@ export function adminHandler(
       return proxySuccess(await handle(event));
     } catch (error) {
       return proxyErrorResponse(error, logger);
+    } finally {
+      // What the call recorded is written on every path, error paths too.
+      if (options.metrics) flushMetrics(options.metrics);
     }
   };
 }

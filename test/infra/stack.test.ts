@@ -353,6 +353,7 @@ describe('functions', () => {
     expect(envOf('create-dataset')).toEqual({
       [ENV.datasetsTable]: { Ref: id.table('datasets') },
       [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
     expect(envOf('import-legacygw')).toEqual({
       [ENV.channelsTable]: { Ref: id.table('channels') },
@@ -360,6 +361,7 @@ describe('functions', () => {
       [ENV.legacygwDeadlineMs]: '25000',
       [ENV.legacygwAllowedHosts]: '',
       [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
     for (const name of [
       'list-channels',
@@ -368,15 +370,23 @@ describe('functions', () => {
       'delete-channel',
       'batch-delete-channels',
     ] as const) {
-      expect(envOf(name)).toEqual({ [ENV.channelsTable]: { Ref: id.table('channels') }, [ENV.logLevel]: 'INFO' });
+      expect(envOf(name)).toEqual({
+        [ENV.channelsTable]: { Ref: id.table('channels') },
+        [ENV.logLevel]: 'INFO',
+        [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+      });
     }
     expect(envOf('authorizer')).toEqual({
       [ENV.accessTokensSecretId]: { Ref: id.accessTokens() },
       [ENV.adminKeySecretId]: { Ref: id.adminKey() },
       [ENV.secretsMaxAgeS]: '60',
       [ENV.logLevel]: 'INFO',
+      // Set on every function by the monitoring construct, so a function that starts emitting needs no stack change.
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
-    expect(functionProps('openapi').Environment).toBeUndefined();
+    // Neither reads its own configuration; the metrics namespace is set on every function alike.
+    expect(envOf('console')).toEqual({ [ENV.metricsNamespace]: 'KbChannelGateway/dev' });
+    expect(envOf('openapi')).toEqual({ [ENV.metricsNamespace]: 'KbChannelGateway/dev' });
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
@@ -590,8 +600,13 @@ describe('tables', () => {
   // Two tables, two secrets, a log group per function and two per API, the channels key.
   const DATA_RESOURCES = 2 + 2 + Object.keys(stack.functions).length + 2 * 2 + 1;
   const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
+  // The alarm topic's key only encrypts notifications in flight: it goes with the stack (monitoring.test.ts).
   const deletionPolicies = (t: typeof template) =>
-    DATA_TYPES.flatMap((type) => Object.values(t.findResources(type)).map((r) => [type, r.DeletionPolicy]));
+    DATA_TYPES.flatMap((type) =>
+      Object.entries(t.findResources(type))
+        .filter(([key]) => !key.startsWith('MonitoringAlarmTopicKey'))
+        .map(([, r]) => [type, r.DeletionPolicy]),
+    );
 
   it.each([
     ['dev', 'dev'],
@@ -627,8 +642,9 @@ describe('tables', () => {
       KMSMasterKeyId: { 'Fn::GetAtt': [id.channelsKey(), 'Arn'] },
     });
     expect(tables[id.table('datasets')]?.Properties.SSESpecification).toEqual({ SSEEnabled: true });
-    template.resourceCountIs('AWS::KMS::Key', 1);
-    template.hasResourceProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+    // The channels key, and the alarm topic's (monitoring.test.ts).
+    template.resourceCountIs('AWS::KMS::Key', 2);
+    template.allResourcesProperties('AWS::KMS::Key', { EnableKeyRotation: true });
   });
 
   it("lets only the channel functions' roles use the channels key (the key policy trusts only the account)", () => {
@@ -702,14 +718,16 @@ describe('secrets', () => {
 });
 
 describe('outputs', () => {
-  it('outputs both API URLs, both secret ARNs and both table names', () => {
+  it('outputs both API URLs, both secret ARNs, both table names, the alarm topic and the dashboard', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
 
     expect(Object.keys(outputs).sort()).toEqual(
       [
         'AccessTokensSecretArn',
         'AdminKeySecretArn',
+        'AlarmTopicArn',
         'ChannelsTableName',
+        'DashboardName',
         'DatasetApiUrl',
         'DatasetsTableName',
         'ProxyApiUrl',
@@ -729,6 +747,8 @@ describe('outputs', () => {
     expect(outputs.ChannelsTableName?.Value).toEqual({ Ref: id.table('channels') });
     expect(JSON.stringify(outputs.DatasetApiUrl?.Value)).toContain(id.api('dataset'));
     expect(JSON.stringify(outputs.ProxyApiUrl?.Value)).toContain(id.api('proxy'));
+    expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.topic) });
+    expect(outputs.DashboardName?.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.dashboard) });
   });
 });
 

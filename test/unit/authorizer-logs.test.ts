@@ -104,3 +104,35 @@ describe('authorizer logs never carry a token or the admin key', () => {
     expect(logs).not.toContain('SECRET');
   });
 });
+
+// The authorizer errors alarm (infra/constructs/monitoring.ts) counts log lines whose JSON `level` is
+// ERROR or CRITICAL: failing closed must print exactly one, and no allow, deny or malformed header any.
+describe('authorizer log levels, as the authorizer errors alarm reads them', () => {
+  const levels = (logs: string) =>
+    logs
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { level?: string }).level);
+
+  it('prints one ERROR line when it fails closed', async () => {
+    secretsManager.on(GetSecretValueCommand).rejects(new Error('AccessDeniedException'));
+
+    const logs = await logsOf(() => handler(event(`Bearer ${TOKEN}`)));
+
+    expect(levels(logs).filter((level) => level === 'ERROR' || level === 'CRITICAL')).toEqual(['ERROR']);
+  });
+
+  it.each([
+    ['allows a live token', `Bearer ${TOKEN}`],
+    ['denies an unknown token', 'Bearer kb-unknown-token-00000000000000000000000000'],
+    ['rejects a malformed header', 'Basic abc'],
+  ])('prints no ERROR line when it %s', async (_case, header) => {
+    givenSecrets(tokensSecret, ADMIN_KEY);
+
+    const logs = await logsOf(() => handler(event(header)));
+
+    expect(levels(logs).length).toBeGreaterThan(0);
+    expect(levels(logs)).not.toContain('ERROR');
+    expect(levels(logs)).not.toContain('CRITICAL');
+  });
+});
