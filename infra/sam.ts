@@ -7,10 +7,14 @@ import { ConfigError } from '#shared/errors';
  * A template for `sam local` (`npm run synth:sam`, i.e. `cdk synth -c sam=true`). SAM only lets
  * `--env-vars` override variables the template declares, so this mode declares the local ones
  * (DynamoDB endpoint, the authorizer's credentials file) with values that work against `npm start`,
- * copies the local credentials file beside the authorizer's bundle, and builds for the host's
+ * bundles the authorizer's local entry (SAM_AUTHORIZER_ENTRY) with the local credentials file copied
+ * beside it, and builds for the host's
  * architecture unless told otherwise. Never deploy a template made this way.
  */
 export const SAM_CONTEXT = { sam: 'sam', architecture: 'samArchitecture' } as const;
+
+/** The authorizer's entry in this mode: the local credentials file instead of Secrets Manager. */
+export const SAM_AUTHORIZER_ENTRY = 'functions/authorizer/local-handler.ts';
 
 /** The DynamoDB engine of `HOST=0.0.0.0 npm start`, seen from a SAM container. */
 export const SAM_DYNAMODB_ENDPOINT = 'http://host.docker.internal:8000';

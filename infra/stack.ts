@@ -3,13 +3,20 @@ import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
+import { LOCAL_CREDENTIALS_FILE_ENV } from '#shared/local-credentials';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
-import { TABLES, type TableName } from '#shared/tables';
+import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement, type TableAction } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
-import { copyCredentialsBesideBundle, loadSamMode, SAM_CREDENTIALS_PATH, SAM_DYNAMODB_ENDPOINT } from './sam.ts';
+import {
+  copyCredentialsBesideBundle,
+  loadSamMode,
+  SAM_AUTHORIZER_ENTRY,
+  SAM_CREDENTIALS_PATH,
+  SAM_DYNAMODB_ENDPOINT,
+} from './sam.ts';
 import { STACK_OUTPUTS } from './stack-outputs.ts';
 import type { StageConfig } from './stage-config.ts';
 
@@ -31,7 +38,7 @@ const shellQuote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
 export const IMPORT_TIMEOUT = Duration.seconds(28);
 
 /**
- * The whole product in one stack: two tables, two secrets, three functions and two REST APIs,
+ * The whole product in one stack: two tables, two secrets, the functions and two REST APIs,
  * each function allowed exactly what it needs and nothing on the other's data.
  */
 export class ServiceStack extends Stack {
@@ -95,7 +102,7 @@ export class ServiceStack extends Stack {
         [ENV.secretsMaxAgeS]: String(config.secretsMaxAgeSeconds),
         [ENV.logLevel]: config.logLevel,
       },
-      ...(sam ? { afterBundling: copyCredentialsBesideBundle(sam.credentialsFile) } : {}),
+      ...(sam ? { entry: SAM_AUTHORIZER_ENTRY, afterBundling: copyCredentialsBesideBundle(sam.credentialsFile) } : {}),
       ...common,
     });
     authorizer.readSecret(accessTokens, ENV.accessTokensSecretId);
@@ -113,6 +120,61 @@ export class ServiceStack extends Stack {
     });
     // Conditional PutItem for the new record; GetItem to check the parent folder.
     createDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'PutItem']);
+
+    const datasetFunction = (
+      id: string,
+      name: FunctionName,
+      description: string,
+      bundledEnvironment: Readonly<Record<string, string>> = {},
+    ) =>
+      new AppFunction(this, id, {
+        name,
+        description,
+        memorySize: 512,
+        timeout: Duration.seconds(10),
+        environment: { [ENV.logLevel]: config.logLevel },
+        bundledEnvironment,
+        ...common,
+      });
+    const byParent = DATASETS_BY_PARENT.name;
+    const listDatasets = datasetFunction(
+      'ListDatasets',
+      'list-datasets',
+      'POST /api/core/dataset/list: lists a folder, or searches the team',
+    );
+    // GetItem checks the parent folder, Query on the index lists it, Query on the table searches the team.
+    listDatasets.useTable(datasets, ENV.datasetsTable, ['GetItem', 'Query']);
+    listDatasets.useIndex(datasets, byParent, ['Query']);
+    const datasetDetail = datasetFunction('DatasetDetail', 'dataset-detail', 'GET /api/core/dataset/detail');
+    datasetDetail.useTable(datasets, ENV.datasetsTable, ['GetItem']);
+    const datasetPaths = datasetFunction(
+      'DatasetPaths',
+      'dataset-paths',
+      'GET /api/core/dataset/paths: the folders above a record',
+    );
+    datasetPaths.useTable(datasets, ENV.datasetsTable, ['GetItem']);
+    const updateDataset = datasetFunction(
+      'UpdateDataset',
+      'update-dataset',
+      'PUT /api/core/dataset/update: renames, edits or moves a record',
+      // The same catalogue as create, compiled into the bundle the same way.
+      { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) },
+    );
+    // GetItem reads the record and walks the new parent's ancestors; a conditional UpdateItem writes.
+    updateDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'UpdateItem']);
+    const deleteDataset = new AppFunction(this, 'DeleteDataset', {
+      name: 'delete-dataset',
+      description: 'DELETE /api/core/dataset/delete: deletes a record, a folder with its whole subtree',
+      // A 10,000-record subtree is ~400 BatchWriteItem calls: more memory is more CPU and network.
+      memorySize: 1024,
+      // Below API Gateway's 29 s; a delete cut short is finished by calling it again.
+      timeout: Duration.seconds(28),
+      environment: { [ENV.logLevel]: config.logLevel },
+      ...common,
+    });
+    // GetItem reads the record, Query on the index walks the subtree, BatchWriteItem deletes it.
+    deleteDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'BatchWriteItem']);
+    deleteDataset.useIndex(datasets, byParent, ['Query']);
 
     const importLegacygw = new AppFunction(this, 'ImportLegacygw', {
       name: 'import-legacygw',
@@ -207,6 +269,11 @@ export class ServiceStack extends Stack {
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
       handlers: {
         'create-dataset': createDataset.function,
+        'list-datasets': listDatasets.function,
+        'dataset-detail': datasetDetail.function,
+        'update-dataset': updateDataset.function,
+        'delete-dataset': deleteDataset.function,
+        'dataset-paths': datasetPaths.function,
         'import-legacygw': importLegacygw.function,
         ...reviewHandlers,
         console: consolePage.function,
@@ -229,6 +296,11 @@ export class ServiceStack extends Stack {
     this.functions = {
       authorizer,
       'create-dataset': createDataset,
+      'list-datasets': listDatasets,
+      'dataset-detail': datasetDetail,
+      'update-dataset': updateDataset,
+      'delete-dataset': deleteDataset,
+      'dataset-paths': datasetPaths,
       'import-legacygw': importLegacygw,
       console: consolePage,
       openapi: openApi,
@@ -249,7 +321,7 @@ export class ServiceStack extends Stack {
     if (sam) {
       // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);
       // the values already point at `npm start`'s engine and the copied credentials file.
-      authorizer.setEnvironment(ENV.localCredentialsFile, SAM_CREDENTIALS_PATH);
+      authorizer.setEnvironment(LOCAL_CREDENTIALS_FILE_ENV, SAM_CREDENTIALS_PATH);
       for (const fn of Object.values(this.functions)) {
         if (fn.usesTables) fn.setEnvironment(ENV.dynamodbEndpoint, SAM_DYNAMODB_ENDPOINT);
       }

@@ -7,9 +7,12 @@
 import * as z from 'zod';
 import { batchDeleteBodySchema } from '#functions/batch-delete-channels/batch-delete-channels';
 import { createDatasetBodySchema } from '#functions/create-dataset/schema';
+import { pathsQuerySchema } from '#functions/dataset-paths/schema';
 import { importBodySchema } from '#functions/import-legacygw/schema';
 import { listQuerySchema } from '#functions/list-channels/list-channels';
+import { listDatasetsBodySchema } from '#functions/list-datasets/schema';
 import { updateChannelBodySchema } from '#functions/update-channel/update-channel';
+import { updateDatasetBodySchema } from '#functions/update-dataset/schema';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { proxyErrorBodySchema, proxySuccessBodySchema } from '#shared/envelopes/proxy';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
@@ -20,7 +23,8 @@ import {
   channelPageSchema,
   channelViewSchema,
 } from '#shared/schemas/channels';
-import { datasetIdSchema } from '#shared/schemas/datasets';
+import { idQuerySchema } from '#shared/schemas/dataset-fields';
+import { datasetIdSchema, detailSchema, listItemSchema, pathEntrySchema } from '#shared/schemas/datasets';
 import { importReportSchema } from '#shared/schemas/import-report';
 import { openApiDocumentSchema } from '#shared/schemas/openapi';
 
@@ -64,6 +68,7 @@ const datasetError = (kind: DatasetErrorKind): ResponseContract => {
     body: datasetErrorKindBodySchema(kind),
   };
 };
+const datasetErrors = (...kinds: DatasetErrorKind[]): ResponseContract[] => kinds.map(datasetError);
 const proxyError = (status: number, description: string): ResponseContract => ({
   status,
   description,
@@ -119,6 +124,62 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         datasetError('unauthorized'),
         datasetError('unAuthApiKey'),
       ],
+    },
+    'POST /api/core/dataset/list': {
+      operationId: 'listDatasets',
+      summary: 'List a folder, or search the team',
+      description:
+        'The children of a folder (`parentId` omitted, null or "" = the root), newest `updateTime` first, at most 1,000. With a `searchKey`, the team\'s records whose name or intro holds it (case-insensitive), wherever they are; the search reads the team\'s 10,000 most recently created records at most.',
+      request: { body: listDatasetsBodySchema, bodyExample: { parentId: null, type: 'dataset', searchKey: '' } },
+      success: {
+        status: 200,
+        description: 'The list items',
+        body: datasetSuccessBodySchema(z.array(listItemSchema)),
+      },
+      errors: datasetErrors('invalidParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+    },
+    'GET /api/core/dataset/detail': {
+      operationId: 'getDataset',
+      summary: 'One knowledge base or folder',
+      request: { query: idQuerySchema },
+      success: { status: 200, description: 'The record', body: datasetSuccessBodySchema(detailSchema) },
+      errors: datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+    },
+    'PUT /api/core/dataset/update': {
+      operationId: 'updateDataset',
+      summary: 'Rename, edit or move a knowledge base or folder',
+      description:
+        'Changes only the fields it names and bumps `updateTime`. `vectorModel` and `type` never change; a folder never moves into its own subtree.',
+      request: { body: updateDatasetBodySchema, bodyExample: { id: '6740a1f2c3d4e5f6a7b8c9d0', name: 'Renamed' } },
+      success: { status: 200, description: 'Updated', body: datasetSuccessBodySchema(z.null()) },
+      errors: datasetErrors(
+        'invalidParams',
+        'missingParams',
+        'invalidModel',
+        'unExistDataset',
+        'unauthorized',
+        'unAuthApiKey',
+      ),
+    },
+    'DELETE /api/core/dataset/delete': {
+      operationId: 'deleteDataset',
+      summary: 'Delete a knowledge base, or a folder with its whole subtree',
+      description: 'Safe to repeat after any failure: a repeat deletes what is left.',
+      request: { query: idQuerySchema },
+      success: { status: 200, description: 'Deleted', body: datasetSuccessBodySchema(z.null()) },
+      errors: datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+    },
+    'GET /api/core/dataset/paths': {
+      operationId: 'getDatasetPaths',
+      summary: 'The folders above a record, root first',
+      description: '`type=current` includes the record itself; without a `sourceId` the answer is `[]`.',
+      request: { query: pathsQuerySchema },
+      success: {
+        status: 200,
+        description: 'The path from the root',
+        body: datasetSuccessBodySchema(z.array(pathEntrySchema)),
+      },
+      errors: datasetErrors('invalidParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
     },
     'GET /openapi.json': openApiContract('getOpenApiDocument', 'Served without a token.'),
   },

@@ -58,6 +58,18 @@ export const accessTokensSecretSchema = z
   });
 export type AccessTokensSecret = z.infer<typeof accessTokensSecretSchema>;
 
+/** How a credential is read. */
+export interface ReadOptions {
+  /** Bypass any cache and read the current value (a token created a moment ago must be seen). */
+  readonly fresh?: boolean;
+}
+
+/** Where the authorizer finds the admin key and the access tokens (as SHA-256 digests, never plaintext). */
+export interface CredentialSource {
+  adminKey(options?: ReadOptions): Promise<string>;
+  accessTokens(options?: ReadOptions): Promise<AccessTokenRecord[]>;
+}
+
 /** A credential secret or file could not be read as its schema says; the message holds no secret. */
 export class CredentialFormatError extends Error {
   constructor(message: string) {

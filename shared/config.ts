@@ -23,8 +23,6 @@ export const ENV = {
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
   /** CloudWatch namespace of the business metrics (shared/metrics.ts); Powertools' own variable name. */
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
-  /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
-  localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
   consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
@@ -82,6 +80,12 @@ export const createDatasetEnvSchema = z.object({
 });
 export type CreateDatasetConfig = z.infer<typeof createDatasetEnvSchema>;
 
+/** Environment of the knowledge-base functions that need no model catalogue (list, detail, delete, paths). */
+export const datasetsEnvSchema = z.object({
+  [ENV.datasetsTable]: requiredName,
+  [ENV.logLevel]: logLevel,
+});
+
 export const importEnvSchema = z.object({
   [ENV.channelsTable]: requiredName,
   [ENV.legacygwMaxRows]: positiveInt(DEFAULTS.legacygwMaxRows),
@@ -115,27 +119,19 @@ export const importEnvSchema = z.object({
 });
 export type ImportConfig = z.infer<typeof importEnvSchema>;
 
-/** The channel review functions (list, detail, update, delete, batch delete): the table and the log level. */
-export const channelsEnvSchema = z.object({
-  [ENV.channelsTable]: requiredName,
-  [ENV.logLevel]: logLevel,
-});
-export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
+/** The log level alone: every function's setting, and all the local server's authorizer needs. */
+export const logLevelEnvSchema = z.object({ [ENV.logLevel]: logLevel });
 
-export const authorizerEnvSchema = z
-  .object({
-    [ENV.accessTokensSecretId]: z.string().trim().optional(),
-    [ENV.adminKeySecretId]: z.string().trim().optional(),
-    [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
-    [ENV.localCredentialsFile]: z.string().trim().optional(),
-    [ENV.logLevel]: logLevel,
-  })
-  .superRefine((env, ctx) => {
-    if (env[ENV.localCredentialsFile]) return;
-    for (const name of [ENV.accessTokensSecretId, ENV.adminKeySecretId] as const) {
-      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required' });
-    }
-  });
+/** The deployed authorizer: Secrets Manager only (the local run wires its own source, shared/local-credentials.ts). */
+export const authorizerEnvSchema = logLevelEnvSchema.extend({
+  [ENV.accessTokensSecretId]: requiredName,
+  [ENV.adminKeySecretId]: requiredName,
+  [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
+});
+
+/** The channel review functions (list, detail, update, delete, batch delete): the table and the log level. */
+export const channelsEnvSchema = logLevelEnvSchema.extend({ [ENV.channelsTable]: requiredName });
+export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 
 export const consoleEnvSchema = z.object({

@@ -6,6 +6,11 @@ export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
 export type FunctionName =
   | 'create-dataset'
+  | 'list-datasets'
+  | 'dataset-detail'
+  | 'update-dataset'
+  | 'delete-dataset'
+  | 'dataset-paths'
   | 'import-legacygw'
   | 'list-channels'
   | 'get-channel'
@@ -46,6 +51,11 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     scope: 'dataset',
     routes: [
       { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      { method: 'POST', path: '/api/core/dataset/list', function: 'list-datasets' },
+      { method: 'GET', path: '/api/core/dataset/detail', function: 'dataset-detail' },
+      { method: 'PUT', path: '/api/core/dataset/update', function: 'update-dataset' },
+      { method: 'DELETE', path: '/api/core/dataset/delete', function: 'delete-dataset' },
+      { method: 'GET', path: '/api/core/dataset/paths', function: 'dataset-paths' },
       { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
     ],
   },
@@ -75,6 +85,11 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
 /** Handler entry of each function, relative to the repository root. */
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
+  'list-datasets': 'functions/list-datasets/handler.ts',
+  'dataset-detail': 'functions/dataset-detail/handler.ts',
+  'update-dataset': 'functions/update-dataset/handler.ts',
+  'delete-dataset': 'functions/delete-dataset/handler.ts',
+  'dataset-paths': 'functions/dataset-paths/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
   'list-channels': 'functions/list-channels/handler.ts',
   'get-channel': 'functions/get-channel/handler.ts',

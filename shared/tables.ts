@@ -21,9 +21,22 @@ export interface TableDef {
   readonly indexes?: readonly IndexDef[];
 }
 
+/**
+ * The datasets index of one folder's children: `parentKey` is `<teamId>#<parentId>` (or
+ * `<teamId>#root`), written with every record, because a null parentId cannot be an index key.
+ * Sorted by `updateTime`, so a list reads newest first without sorting. Projects what a list item
+ * and the subtree walk of a delete need, nothing more.
+ */
+export const DATASETS_BY_PARENT: IndexDef = {
+  name: 'byParent',
+  partitionKey: 'parentKey',
+  sortKey: 'updateTime',
+  include: ['parentId', 'type', 'name', 'intro', 'avatar', 'vectorModel', 'tmbId', 'inheritPermission'],
+};
+
 export const TABLES: Readonly<Record<TableName, TableDef>> = {
-  // Partition by team so every read is scoped to the caller's team by construction (SPEC 2.3).
-  datasets: { logicalName: 'datasets', partitionKey: 'teamId', sortKey: 'id' },
+  // Partition by team so every read is scoped to the caller's team by construction (docs/knowledge-base-api.md).
+  datasets: { logicalName: 'datasets', partitionKey: 'teamId', sortKey: 'id', indexes: [DATASETS_BY_PARENT] },
   channels: { logicalName: 'channels', partitionKey: 'id' },
 };
 

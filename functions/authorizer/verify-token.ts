@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type AccessTokenRecord, isExpired } from '#shared/access-tokens';
-import type { CredentialSource } from './credential-source.ts';
+import { type AccessTokenRecord, type CredentialSource, isExpired } from '#shared/access-tokens';
 
 /** What a presented `Authorization` header turned out to be. */
 export type Verification =

@@ -1,12 +1,9 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { documentClient } from '#shared/clients/dynamodb';
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
-import { datasetErrorResponse, datasetSuccess } from '#shared/envelopes/dataset';
-import { datasetErrors } from '#shared/errors';
-import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
+import { datasetBody, datasetHandler } from '#shared/envelopes/dataset';
 import { newObjectId } from '#shared/ids';
 import { createLogger } from '#shared/logger';
-import { addMetric, BUSINESS_METRICS, createMetrics, flushMetrics } from '#shared/metrics';
+import { addMetric, BUSINESS_METRICS, createMetrics } from '#shared/metrics';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { type CreateDatasetDeps, createDataset } from './create-dataset.ts';
 
@@ -21,21 +18,12 @@ const deps: CreateDatasetDeps = {
 };
 
 /** POST /api/core/dataset/create behind the authorizer. */
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  try {
-    const caller = callerFrom(event);
-    if (!caller)
-      throw datasetErrors.unauthorized('Missing or malformed Authorization header; expected "Bearer <token>"');
-    // The authorizer's policy already keeps the admin key out; checked again in case a policy is ever wrong.
-    if (caller.scope !== 'dataset') throw datasetErrors.unAuthApiKey('The API key is not valid for this API');
-    const body = parseJsonObjectBody(event);
-    if (!body.ok) throw datasetErrors.invalidParams(BODY_PROBLEMS[body.reason]);
-    const { id } = await createDataset({ body: body.value, caller }, deps);
+export const handler = datasetHandler(
+  logger,
+  async (event, caller) => {
+    const { id } = await createDataset({ body: datasetBody(event), caller }, deps);
     addMetric(metrics, BUSINESS_METRICS.datasetsCreated, 1);
-    return datasetSuccess(id);
-  } catch (error) {
-    return datasetErrorResponse(error, logger);
-  } finally {
-    flushMetrics(metrics);
-  }
-};
+    return id;
+  },
+  metrics,
+);

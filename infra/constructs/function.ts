@@ -28,6 +28,8 @@ export type TableAction =
   | 'Scan'
   | 'BatchGetItem'
   | 'BatchWriteItem';
+/** The only action a function may be granted on an index. */
+export type IndexAction = 'Query';
 
 /** Where a function runs inside a VPC (imported resources; no lookups, so synth stays offline). */
 export interface FunctionVpcPlacement {
@@ -37,8 +39,10 @@ export interface FunctionVpcPlacement {
 }
 
 export interface AppFunctionProps {
-  /** Which entry of FUNCTION_ENTRIES to bundle. */
+  /** Which function this is: FUNCTION_ENTRIES names the entry bundled for it. */
   readonly name: FunctionName;
+  /** Another entry file (relative to the repository root) for this function: the SAM-only authorizer. */
+  readonly entry?: string;
   readonly description: string;
   readonly memorySize: number;
   readonly timeout: Duration;
@@ -122,7 +126,7 @@ export class AppFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, FUNCTION_ENTRIES[props.name]),
+      entry: join(PROJECT_ROOT, props.entry ?? FUNCTION_ENTRIES[props.name]),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
@@ -216,6 +220,11 @@ export class AppFunction extends Construct {
   /** True once the function was granted a table (and so talks to DynamoDB). */
   get usesTables(): boolean {
     return this.tables > 0;
+  }
+
+  /** Grants `actions` on one index of `table` only (call `useTable` for the table's name and item actions). */
+  useIndex(table: AppTable, indexName: string, actions: readonly IndexAction[]): void {
+    table.grantIndex(this.role, indexName, actions);
   }
 
   /** Grants secretsmanager:GetSecretValue on `secret` only and sets `envName` to its ARN. */

@@ -4,7 +4,7 @@ import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { indexProjection, type TableDef } from '#shared/tables';
-import type { TableAction } from './function.ts';
+import type { IndexAction, TableAction } from './function.ts';
 
 // Every other table action writes, and needs the key's encrypt actions too.
 const READ_ONLY_ACTIONS: ReadonlySet<string> = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
@@ -47,7 +47,11 @@ export class AppTable extends Construct {
   /** The customer-managed key, when the table has one. */
   readonly key?: Key;
 
-  constructor(scope: Construct, id: string, props: AppTableProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: AppTableProps,
+  ) {
     super(scope, id);
     const { partitionKey, sortKey } = props.definition;
     if (props.customerManagedKey) {
@@ -81,14 +85,41 @@ export class AppTable extends Construct {
     }
   }
 
+  /** The ARN of one of the table's indexes, for grants scoped to that index alone. */
+  indexArn(indexName: string): string {
+    if (!this.props.definition.indexes?.some((i) => i.name === indexName)) {
+      throw new Error(`table ${this.props.definition.logicalName} has no index ${indexName}`);
+    }
+    return `${this.table.tableArn}/index/${indexName}`;
+  }
+
   /**
    * Grants exactly `actions` on the table (no index, no other table) and, under a customer-managed
    * key, the key actions those need, usable only through DynamoDB in this region. Every function
    * given table access therefore gets the key too, and no other principal of the stack does.
    */
   grantData(grantee: IGrantable, actions: readonly TableAction[]): void {
-    this.table.grant(grantee, ...actions.map((action) => `dynamodb:${action}`));
+    // Not Table.grant: on a table with indexes it adds `<table>/index/*` to every grant.
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [this.table.tableArn] }),
+    );
     for (const action of actions) this.granted.add(action);
+    this.grantKey(grantee, actions);
+  }
+
+  /** Grants `actions` on one index only (and, under a customer-managed key, the key's read actions). */
+  grantIndex(grantee: IGrantable, indexName: string, actions: readonly IndexAction[]): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [this.indexArn(indexName)],
+      }),
+    );
+    for (const action of actions) this.granted.add(action);
+    this.grantKey(grantee, actions);
+  }
+
+  private grantKey(grantee: IGrantable, actions: readonly string[]): void {
     if (!this.key) return;
     const writes = actions.some((action) => !READ_ONLY_ACTIONS.has(action));
     grantee.grantPrincipal.addToPrincipalPolicy(

@@ -1,21 +1,23 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-} from 'aws-lambda';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { type Authorizer, createAuthorizer } from '#functions/authorizer/authorizer';
 import { writeConsolePage } from '#functions/console/build';
-import { ENV } from '#shared/config';
-import { type LocalCredentials, loadOrCreateLocalCredentials } from '#shared/local-credentials';
-import { APIS, FUNCTION_ENTRIES, type RouteDef } from '#shared/routes';
+import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
+import {
+  type LocalCredentials,
+  loadOrCreateLocalCredentials,
+  localFileCredentialSource,
+} from '#shared/local-credentials';
+import { createLogger } from '#shared/logger';
+import { backfillParentKeys } from '#shared/repositories/datasets-backfill';
+import { FUNCTION_ENTRIES, type FunctionName, type RouteDef } from '#shared/routes';
 import type { TableName } from '#shared/tables';
 import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from './dynamo-engine.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
 
 /** Physical table names per logical table. */
 export type LocalTableNames = Readonly<Record<TableName, string>>;
@@ -47,7 +49,8 @@ export interface LocalBackend {
   readonly credentials: LocalCredentials;
   /** True when this start created the credentials file (so they are printed once). */
   readonly createdCredentials: boolean;
-  readonly authorizer: AuthorizerHandler;
+  /** The authorizer core over the local credentials file (the deployed handler reads Secrets Manager). */
+  readonly authorizer: Authorizer;
   /** The function behind a route. */
   handlerFor(route: RouteDef): ProxyHandler;
   close(): Promise<void>;
@@ -83,7 +86,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
   try {
     const client = localDynamoClient(engine.endpoint);
     try {
-      await ensureTables(client, tableNames);
+      // The embedded engine cannot add an index to a table an older version made: it rebuilds that table.
+      await ensureTables(client, tableNames, { rebuildForIndexes: !options.dynamoEndpoint });
+      // Records written before the by-parent index get its key, so `npm start` never needs a manual step.
+      await backfillParentKeys(DynamoDBDocumentClient.from(client), tableNames.datasets);
     } catch (error) {
       throw options.dynamoEndpoint ? unreachable(options.dynamoEndpoint, error) : error;
     } finally {
@@ -99,7 +105,6 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     Object.assign(process.env, {
       [ENV.datasetsTable]: tableNames.datasets,
       [ENV.channelsTable]: tableNames.channels,
-      [ENV.localCredentialsFile]: credentialsFile,
       [ENV.consolePageFile]: consolePageFile,
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
       // Never sign local calls with a developer's real AWS credentials.
@@ -112,13 +117,13 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
 
-    const authorizer = await loadHandler<AuthorizerHandler>(FUNCTION_ENTRIES.authorizer);
-    // Every function a route names, each loaded once (its cold start), whatever the number of its routes.
-    const functions = new Map<RouteDef['function'], ProxyHandler>();
-    for (const route of Object.values(APIS).flatMap((api) => api.routes)) {
-      if (!functions.has(route.function)) {
-        functions.set(route.function, await loadHandler<ProxyHandler>(FUNCTION_ENTRIES[route.function]));
-      }
+    const authorizer = createAuthorizer({
+      source: localFileCredentialSource(credentialsFile),
+      logger: createLogger('authorizer', loadConfig(logLevelEnvSchema)[ENV.logLevel]),
+    });
+    const functions = {} as Record<RouteDef['function'], ProxyHandler>;
+    for (const name of Object.keys(FUNCTION_ENTRIES) as FunctionName[]) {
+      if (name !== 'authorizer') functions[name] = await loadHandler<ProxyHandler>(FUNCTION_ENTRIES[name]);
     }
 
     return {
@@ -129,7 +134,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       credentials,
       createdCredentials: created,
       authorizer,
-      handlerFor: (route) => functions.get(route.function) as ProxyHandler,
+      handlerFor: (route) => functions[route.function],
       close: () => engine.close(),
     };
   } catch (error) {

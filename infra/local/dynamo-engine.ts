@@ -1,14 +1,19 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
+  type AttributeValue,
+  BatchWriteItemCommand,
   BillingMode,
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
   KeyType,
   ProjectionType,
   ResourceInUseException,
+  ResourceNotFoundException,
   ScalarAttributeType,
+  ScanCommand,
   type TableDescription,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
@@ -90,9 +95,10 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
 export async function ensureTables(
   client: DynamoDBClient,
   names: Readonly<Record<keyof typeof TABLES, string>>,
+  options: EnsureTableOptions = {},
 ): Promise<void> {
   for (const def of Object.values(TABLES)) {
-    await ensureTable(client, names[def.logicalName], def);
+    await ensureTable(client, names[def.logicalName], def, options);
   }
 }
 
@@ -121,7 +127,12 @@ function indexSpec(index: IndexDef) {
  * Creates `tableName` from `def` (key schema and every index) unless it exists, adds the indexes an
  * existing table lacks (a table made by an older version), and waits until table and indexes are ACTIVE.
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string, def: TableDef): Promise<void> {
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  def: TableDef,
+  options: EnsureTableOptions = {},
+): Promise<void> {
   const indexes = def.indexes ?? [];
   try {
     await client.send(
@@ -139,6 +150,8 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
   let table = await waitUntilActive(client, tableName);
   for (const index of indexes) {
     if (table.GlobalSecondaryIndexes?.some((i) => i.IndexName === index.name)) continue;
+    // dynalite cannot add an index to an existing table: the embedded engine's table is rebuilt instead.
+    if (options.rebuildForIndexes) return rebuildTable(client, tableName, def);
     try {
       // DynamoDB creates one index per UpdateTable call.
       await client.send(
@@ -154,6 +167,48 @@ export async function ensureTable(client: DynamoDBClient, tableName: string, def
     }
     if (!table.GlobalSecondaryIndexes?.some((i) => i.IndexName === index.name)) {
       throw cannotAddIndex(tableName, index);
+    }
+  }
+}
+
+export interface EnsureTableOptions {
+  /**
+   * When an existing table lacks an index, re-create it with every index and write its items back,
+   * instead of UpdateTable. Only for the embedded engine (dynalite, which cannot add an index), whose
+   * data is local: never for an engine someone else runs.
+   */
+  readonly rebuildForIndexes?: boolean;
+}
+
+/**
+ * Re-creates `tableName` from `def` with the items it holds: read all (consistent scan), delete the
+ * table, create it with every index, write the items back 25 at a time. The items are held in memory:
+ * a local data directory, not a production table.
+ */
+async function rebuildTable(client: DynamoDBClient, tableName: string, def: TableDef): Promise<void> {
+  const items: Record<string, AttributeValue>[] = [];
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+  for (;;) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: tableName }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) break;
+      throw error;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await ensureTable(client, tableName, def);
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length > 0) {
+      const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
     }
   }
 }

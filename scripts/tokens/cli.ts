@@ -4,7 +4,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import { credentialFormatError, expiresAtSchema, identifierSchema } from '#shared/access-tokens';
+import { expiresAtSchema, identifierSchema } from '#shared/access-tokens';
 import { newAccessTokenValue } from '#shared/local-credentials';
 import { type DeployedApis, findDeployedApis, flushAuthorizerCaches } from './authorizer-cache.ts';
 import { localTokenStore, type NewAccessToken, secretTokenStore, type TokenStore } from './stores.ts';
@@ -151,10 +151,9 @@ const defaultApiGatewayClient = (region: string | undefined) => new APIGatewayCl
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const regionOfArn = (secretId: string) => /^arn:[^:]+:secretsmanager:([^:]+):/.exec(secretId)?.[1];
 
-// Errors may come from a file of plaintext tokens: never let a parser quote its input.
-function describeError(error: unknown, store: TokenStore): string {
-  if (error instanceof SyntaxError) return `${store.location} is not valid JSON`;
-  if (error instanceof z.ZodError) return credentialFormatError(store.location, error).message;
+// Both stores' readers throw CredentialFormatError for a malformed file or secret: it names the
+// location and the broken rules, never the plaintext tokens a parser's own message would quote.
+function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -274,7 +273,7 @@ export async function runTokensCli(argv: string[], deps: CliDeps): Promise<numbe
   try {
     return await execute(command, store, client ? { secrets: client, region } : undefined, deps);
   } catch (error) {
-    deps.stderr(`tokens: ${describeError(error, store)}`);
+    deps.stderr(`tokens: ${describeError(error)}`);
     return 1;
   } finally {
     client?.destroy();

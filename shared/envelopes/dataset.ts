@@ -1,8 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
-import { DATASET_ERROR_KINDS, DatasetApiError, type DatasetErrorKind } from '#shared/errors';
-import { jsonResponse } from '#shared/http';
+import { DATASET_ERROR_KINDS, DatasetApiError, type DatasetErrorKind, datasetErrors } from '#shared/errors';
+import { BODY_PROBLEMS, type CallerContext, callerFrom, jsonResponse, parseJsonObjectBody } from '#shared/http';
+import { flushMetrics } from '#shared/metrics';
 
 /** The body of a knowledge-base API success (SPEC 2.2) around the call's `data`. */
 export const datasetSuccessBodySchema = <T extends z.ZodType>(data: T) =>
@@ -21,15 +23,15 @@ export type DatasetErrorBody = z.infer<ReturnType<typeof datasetErrorBodySchema>
 /** The error body of one row of DATASET_ERROR_KINDS. */
 export const datasetErrorKindBodySchema = (kind: DatasetErrorKind) => datasetErrorBodySchema(DATASET_ERROR_KINDS[kind]);
 
-/** The knowledge-base API's success envelope carrying the new id (SPEC 2.2). */
-export function datasetSuccess(id: string): APIGatewayProxyResult {
-  return jsonResponse(200, { code: 200, statusText: '', message: '', data: id });
+/** The knowledge-base API's success envelope around `data` (an id, a record, a list, or null). */
+export function datasetSuccess(data: unknown): APIGatewayProxyResult {
+  return jsonResponse(200, { code: 200, statusText: '', message: '', data });
 }
 
 /**
  * Maps any error to the knowledge-base API's error envelope. A DatasetApiError's message is
  * exposed; anything else becomes a generic 500 and is logged with its cause. DynamoDB throttling
- * lands here too: the SDK has already retried it with backoff, and SPEC 2.2 has no 503 row.
+ * lands here too: the SDK has already retried it with backoff, and the API has no 503 row.
  */
 export function datasetErrorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
   if (error instanceof DatasetApiError && error.exposed) {
@@ -44,4 +46,42 @@ export function datasetErrorResponse(error: unknown, logger: Logger): APIGateway
   logger.error('Unexpected error in the knowledge-base API', { error });
   const body: DatasetErrorBody = { code: 500, statusText: 'error', message: 'Internal error', data: null };
   return jsonResponse(500, body);
+}
+
+/**
+ * A knowledge-base API handler: checks the authorizer context (scope `dataset`), runs `call`, and
+ * wraps what it returns, or what it throws, in the API's envelope.
+ */
+export function datasetHandler(
+  logger: Logger,
+  call: (event: APIGatewayProxyEvent, caller: CallerContext) => Promise<unknown>,
+  /** The function's business metrics, written once per invocation (errors included) when given. */
+  metrics?: Metrics,
+): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
+  return async (event) => {
+    try {
+      const caller = callerFrom(event);
+      if (!caller)
+        throw datasetErrors.unauthorized('Missing or malformed Authorization header; expected "Bearer <token>"');
+      // The authorizer's policy already keeps the admin key out; checked again in case a policy is ever wrong.
+      if (caller.scope !== 'dataset') throw datasetErrors.unAuthApiKey('The API key is not valid for this API');
+      return datasetSuccess(await call(event, caller));
+    } catch (error) {
+      return datasetErrorResponse(error, logger);
+    } finally {
+      if (metrics) flushMetrics(metrics);
+    }
+  };
+}
+
+/** The request's JSON object body, or the API's 400 saying what is wrong with it. */
+export function datasetBody(event: APIGatewayProxyEvent): Record<string, unknown> {
+  const body = parseJsonObjectBody(event);
+  if (!body.ok) throw datasetErrors.invalidParams(BODY_PROBLEMS[body.reason]);
+  return body.value;
+}
+
+/** The request's query string parameters (last value of a repeated name, as API Gateway hands them). */
+export function datasetQuery(event: APIGatewayProxyEvent): Record<string, string | undefined> {
+  return { ...(event.queryStringParameters ?? {}) };
 }

@@ -1,19 +1,13 @@
-import {
-  ConditionalCheckFailedException,
-  InternalServerError,
-  ProvisionedThroughputExceededException,
-  RequestLimitExceeded,
-  ThrottlingException,
-} from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
-  BatchWriteCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { BatchRetry, type BatchRetryOptions, chunks, GET_BATCH, Slots, WRITE_BATCH } from './batch.ts';
 
 /** A channel as stored in the `channels` table (SPEC 3.4). Holds an API key: never log one. */
 export interface StoredChannel {
@@ -100,29 +94,16 @@ export class ChannelWriteError extends Error {
   }
 }
 
-export interface ChannelRepositoryOptions {
-  /** Attempts per batch, counting the first (default 8). */
-  maxAttempts?: number;
-  /** First backoff step; doubles per attempt, with full jitter (default 50 ms). */
-  baseDelayMs?: number;
-  /** Upper bound of one backoff wait (default 2 s). */
-  maxDelayMs?: number;
+export interface ChannelRepositoryOptions extends BatchRetryOptions {
   /** BatchWriteItem calls in flight at once, across all of this repository's putMany calls (default 4). */
   writeConcurrency?: number;
 }
 
-// DynamoDB's per-call limits.
-const GET_BATCH = 100;
-const WRITE_BATCH = 25;
-
 type Key = { id: string };
-type WriteRequest = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
 
 /** Channel storage over the DynamoDB Document client; batch calls only (dynalite supports them). */
 export class ChannelRepository implements ChannelStore, ChannelReviewStore {
-  private readonly maxAttempts: number;
-  private readonly baseDelayMs: number;
-  private readonly maxDelayMs: number;
+  private readonly retry: BatchRetry;
   private readonly writeSlots: Slots;
 
   constructor(
@@ -130,9 +111,7 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
     private readonly tableName: string,
     options: ChannelRepositoryOptions = {},
   ) {
-    this.maxAttempts = options.maxAttempts ?? 8;
-    this.baseDelayMs = options.baseDelayMs ?? 50;
-    this.maxDelayMs = options.maxDelayMs ?? 2_000;
+    this.retry = new BatchRetry(options);
     this.writeSlots = new Slots(options.writeConcurrency ?? 4);
   }
 
@@ -147,7 +126,7 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
           // Strong reads, so a re-run right after an import classifies what it just wrote.
           RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
         });
-        const out = await this.tryOnce(() => this.client.send(request, { abortSignal: signal }), attempt, signal);
+        const out = await this.retry.tryOnce(() => this.client.send(request, { abortSignal: signal }), attempt, signal);
         if (!out) continue;
         for (const item of out.Responses?.[this.tableName] ?? []) {
           const channel = item as StoredChannel;
@@ -155,8 +134,9 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
         }
         keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Key[];
         if (keys.length > 0) {
-          if (attempt >= this.maxAttempts) throw new Error('BatchGetItem left keys unprocessed after every retry');
-          await this.backoff(attempt, signal);
+          if (attempt >= this.retry.maxAttempts)
+            throw new Error('BatchGetItem left keys unprocessed after every retry');
+          await this.retry.backoff(attempt, signal);
         }
       }
     }
@@ -272,11 +252,8 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
   async deleteMany(ids: readonly string[]): Promise<number> {
     const existing = [...(await this.getMany(ids)).keys()];
     for (const batch of chunks(existing, WRITE_BATCH)) {
-      await this.writeBatch(
-        batch.map((id) => ({ DeleteRequest: { Key: { id } } })),
-        undefined,
-        () => {},
-      );
+      const requests = batch.map((id) => ({ DeleteRequest: { Key: { id } } }));
+      await this.retry.writeBatch(this.client, this.tableName, requests, undefined, () => {});
     }
     return existing.length;
   }
@@ -293,13 +270,10 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
           await this.writeSlots.run(async () => {
             // After this call's first failure, its batches still waiting for a slot are not sent.
             if (failure !== undefined) return;
-            await this.writeBatch(
-              batch.map((item) => ({ PutRequest: { Item: { ...item } } })),
-              signal,
-              (n) => {
-                written += n;
-              },
-            );
+            const requests = batch.map((item) => ({ PutRequest: { Item: { ...item } } }));
+            await this.retry.writeBatch(this.client, this.tableName, requests, signal, (n) => {
+              written += n;
+            });
           }, signal);
         } catch (error) {
           failure ??= { error };
@@ -309,128 +283,4 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
     if (failure !== undefined) throw new ChannelWriteError(written, { cause: failure.error });
     return written;
   }
-
-  private async writeBatch(
-    batch: readonly WriteRequest[],
-    signal: AbortSignal | undefined,
-    onWritten: (count: number) => void,
-  ): Promise<void> {
-    let requests: WriteRequest[] = [...batch];
-    for (let attempt = 1; ; attempt++) {
-      const request = new BatchWriteCommand({ RequestItems: { [this.tableName]: requests } });
-      const out = await this.tryOnce(() => this.client.send(request, { abortSignal: signal }), attempt, signal);
-      if (!out) continue;
-      const unprocessed = (out.UnprocessedItems?.[this.tableName] ?? []) as WriteRequest[];
-      onWritten(requests.length - unprocessed.length);
-      if (unprocessed.length === 0) return;
-      if (attempt >= this.maxAttempts) {
-        throw new Error(`BatchWriteItem left ${unprocessed.length} item(s) unprocessed after every retry`);
-      }
-      requests = unprocessed;
-      await this.backoff(attempt, signal);
-    }
-  }
-
-  /** One call; after a throttling or transient error it waits and resolves undefined, so the caller tries again. */
-  private async tryOnce<T>(
-    call: () => Promise<T>,
-    attempt: number,
-    signal: AbortSignal | undefined,
-  ): Promise<T | undefined> {
-    signal?.throwIfAborted();
-    try {
-      return await call();
-    } catch (e) {
-      if (!isRetryable(e) || attempt >= this.maxAttempts) throw e;
-      await this.backoff(attempt, signal);
-      return undefined;
-    }
-  }
-
-  private backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
-    const cap = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
-    return sleep(Math.random() * cap, signal);
-  }
-}
-
-/** At most `limit` tasks run at once; the others wait in arrival order, or until their signal aborts. */
-class Slots {
-  private free: number;
-  // Insertion-ordered, so the first entry is the longest waiter; an aborted waiter leaves from anywhere.
-  private readonly waiting = new Set<() => void>();
-
-  constructor(limit: number) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('writeConcurrency must be a positive integer');
-    this.free = limit;
-  }
-
-  async run<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-    await this.acquire(signal);
-    try {
-      return await task();
-    } finally {
-      this.release();
-    }
-  }
-
-  private async acquire(signal: AbortSignal | undefined): Promise<void> {
-    signal?.throwIfAborted();
-    if (this.free > 0) {
-      this.free -= 1;
-      return;
-    }
-    await new Promise<void>((resolve, reject) => {
-      const onAbort = () => {
-        this.waiting.delete(grant);
-        reject(signal?.reason);
-      };
-      const grant = () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      this.waiting.add(grant);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-  }
-
-  private release(): void {
-    // The slot passes straight to the longest waiter, so a newcomer cannot overtake the queue.
-    const [next] = this.waiting;
-    if (next === undefined) {
-      this.free += 1;
-      return;
-    }
-    this.waiting.delete(next);
-    next();
-  }
-}
-
-function isRetryable(e: unknown): boolean {
-  return (
-    e instanceof ProvisionedThroughputExceededException ||
-    e instanceof ThrottlingException ||
-    e instanceof RequestLimitExceeded ||
-    e instanceof InternalServerError
-  );
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -13,6 +13,11 @@ const run = promisify(execFile);
 /** Module-load targets: overhead over an empty module, in ms. */
 const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'create-dataset': 25,
+  'list-datasets': 25,
+  'dataset-detail': 25,
+  'update-dataset': 25,
+  'delete-dataset': 25,
+  'dataset-paths': 25,
   authorizer: 25,
   'import-legacygw': 40,
   'list-channels': 25,
@@ -62,6 +67,11 @@ export interface ColdStartOptions {
  */
 const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'test/bench/sdk-floor/create-dataset.ts',
+  'list-datasets': 'test/bench/sdk-floor/datasets.ts',
+  'dataset-detail': 'test/bench/sdk-floor/datasets.ts',
+  'update-dataset': 'test/bench/sdk-floor/datasets.ts',
+  'delete-dataset': 'test/bench/sdk-floor/datasets.ts',
+  'dataset-paths': 'test/bench/sdk-floor/datasets.ts',
   authorizer: 'test/bench/sdk-floor/authorizer.ts',
   'import-legacygw': 'test/bench/sdk-floor/import-legacygw.ts',
   'list-channels': 'test/bench/sdk-floor/channel-review.ts',

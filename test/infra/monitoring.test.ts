@@ -167,7 +167,7 @@ describe('alarms', () => {
   });
 
   const GRANTED: Record<TableName, string[]> = {
-    datasets: ['GetItem', 'PutItem'],
+    datasets: ['GetItem', 'PutItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
     channels: ['BatchGetItem', 'BatchWriteItem', 'Scan', 'GetItem', 'UpdateItem', 'DeleteItem'],
   };
   it.each(Object.keys(TABLES) as TableName[])(

@@ -6,6 +6,7 @@ import { Architecture } from 'aws-cdk-lib/aws-lambda';
 import { afterAll, describe, expect, it } from 'vitest';
 import { copyCredentialsBesideBundle, loadSamMode, SAM_CREDENTIALS_PATH, SAM_DYNAMODB_ENDPOINT } from '#infra/sam';
 import { ENV } from '#shared/config';
+import { LOCAL_CREDENTIALS_FILE_ENV } from '#shared/local-credentials';
 import { TABLES } from '#shared/tables';
 import { removeTempDirs, synthStack, tempDir } from './synth.ts';
 
@@ -42,7 +43,7 @@ describe('the SAM-ready template (npm run synth:sam)', () => {
     const stackId = (name: 'authorizer' | 'create-dataset' | 'import-legacygw') =>
       stack.getLogicalId(stack.functions[name].function.node.defaultChild as never);
 
-    expect(SAM_ENV[stackId('authorizer')]?.[ENV.localCredentialsFile]).toBe(SAM_CREDENTIALS_PATH);
+    expect(SAM_ENV[stackId('authorizer')]?.[LOCAL_CREDENTIALS_FILE_ENV]).toBe(SAM_CREDENTIALS_PATH);
     expect(SAM_ENV[stackId('create-dataset')]).toMatchObject({
       [ENV.datasetsTable]: TABLES.datasets.logicalName,
       [ENV.dynamodbEndpoint]: SAM_DYNAMODB_ENDPOINT,
@@ -60,7 +61,7 @@ describe('the SAM-ready template (npm run synth:sam)', () => {
     }
     expect(
       declared(functions.get(stack.getLogicalId(stack.functions.authorizer.function.node.defaultChild as never)))[
-        ENV.localCredentialsFile
+        LOCAL_CREDENTIALS_FILE_ENV
       ],
     ).toBe(SAM_CREDENTIALS_PATH);
   });
@@ -70,7 +71,7 @@ describe('the SAM-ready template (npm run synth:sam)', () => {
 
     for (const [id, fn] of functionsOf(deployable)) {
       expect([id, ENV.dynamodbEndpoint in declared(fn)]).toEqual([id, false]);
-      expect([id, ENV.localCredentialsFile in declared(fn)]).toEqual([id, false]);
+      expect([id, LOCAL_CREDENTIALS_FILE_ENV in declared(fn)]).toEqual([id, false]);
       expect((fn.Architectures as string[])[0]).toBe('arm64');
     }
   });

@@ -8,7 +8,7 @@ import { environmentBytes, LAMBDA_ENVIRONMENT_MAX_BYTES, UNRESOLVED_VALUE_BYTES 
 import { ENV } from '#shared/config';
 import { GATEWAY_RESPONSES, gatewayResponseBody } from '#shared/gateway-responses';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
-import { TABLES, type TableName } from '#shared/tables';
+import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
 import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack, tempDir } from './synth.ts';
 
 afterAll(removeTempDirs);
@@ -29,6 +29,11 @@ const id = {
 };
 const resourcesOf = (type: string): [string, Json][] =>
   Object.entries(template.findResources(type)).map(([key, r]) => [key, r.Properties as Json]);
+const FUNCTIONS = Object.keys(stack.functions) as FunctionName[];
+/** The knowledge-base functions after create, which all read the datasets table. */
+const KB_FUNCTIONS = ['list-datasets', 'dataset-detail', 'update-dataset', 'delete-dataset', 'dataset-paths'] as const;
+const indexArnOf = (table: TableName, index: string) =>
+  JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.table(table), 'Arn'] }, `/index/${index}`]] });
 const functionProps = (name: FunctionName): Json => template.toJSON().Resources[id.fn(name)].Properties as Json;
 
 const CHANNEL_KEY_WRITE_ACTIONS = [
@@ -376,6 +381,13 @@ describe('functions', () => {
         [ENV.metricsNamespace]: 'KbChannelGateway/dev',
       });
     }
+    for (const name of KB_FUNCTIONS) {
+      expect(envOf(name)).toEqual({
+        [ENV.datasetsTable]: { Ref: id.table('datasets') },
+        [ENV.logLevel]: 'INFO',
+        [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+      });
+    }
     expect(envOf('authorizer')).toEqual({
       [ENV.accessTokensSecretId]: { Ref: id.accessTokens() },
       [ENV.adminKeySecretId]: { Ref: id.adminKey() },
@@ -390,7 +402,7 @@ describe('functions', () => {
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
-    for (const name of Object.keys(stack.functions) as FunctionName[]) {
+    for (const name of FUNCTIONS) {
       const role = template.toJSON().Resources[id.role(name)].Properties as Json;
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('lambda.amazonaws.com');
@@ -463,6 +475,36 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('create-dataset'))).toEqual(expected);
   });
 
+  it.each([
+    ['list-datasets', ['GetItem', 'Query'], ['Query']],
+    ['dataset-detail', ['GetItem'], []],
+    ['dataset-paths', ['GetItem'], []],
+    ['update-dataset', ['GetItem', 'UpdateItem'], []],
+    ['delete-dataset', ['GetItem', 'BatchWriteItem'], ['Query']],
+  ] as const)('lets %s only %j on the datasets table and %j on its by-parent index', (fn, onTable, onIndex) => {
+    const expected = baseline(fn);
+    for (const action of onTable) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('datasets'))]));
+    for (const action of onIndex) {
+      const resources = expected.get(`dynamodb:${action}`) ?? new Set<string>();
+      resources.add(indexArnOf('datasets', DATASETS_BY_PARENT.name));
+      expected.set(`dynamodb:${action}`, resources);
+    }
+
+    expect(permissionsOf(template, id.role(fn))).toEqual(expected);
+  });
+
+  it('lets no knowledge-base function write except update (UpdateItem) and delete (BatchWriteItem)', () => {
+    const writes = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
+    const writing = (name: FunctionName) =>
+      [...permissionsOf(template, id.role(name)).keys()].filter((a) => writes.test(a));
+
+    expect(writing('list-datasets')).toEqual([]);
+    expect(writing('dataset-detail')).toEqual([]);
+    expect(writing('dataset-paths')).toEqual([]);
+    expect(writing('update-dataset')).toEqual(['dynamodb:UpdateItem']);
+    expect(writing('delete-dataset')).toEqual(['dynamodb:BatchWriteItem']);
+  });
+
   it('lets the authorizer only GetSecretValue on the two secrets', () => {
     const expected = baseline('authorizer');
     expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.accessTokens()), refOf(id.adminKey())]));
@@ -515,21 +557,6 @@ describe('least privilege', () => {
     expect(actions('batch-delete-channels')).not.toMatch(/Scan|Query|PutItem|UpdateItem|DeleteItem/);
   });
 
-  it('grants create-dataset exactly the DynamoDB operations its repository sends (shared/repositories/datasets.ts)', () => {
-    const source = readFileSync(join(import.meta.dirname, '..', '..', 'shared', 'repositories', 'datasets.ts'), 'utf8');
-    const imported = /import \{([^}]*)\} from '@aws-sdk\/lib-dynamodb'/.exec(source)?.[1] ?? '';
-    const sent = [...imported.matchAll(/\b(\w+)Command\b/g)].map(([, op]) =>
-      op === 'Query' || op === 'Scan' ? `dynamodb:${op}` : `dynamodb:${op}Item`,
-    );
-
-    const granted = [...permissionsOf(template, id.role('create-dataset')).keys()].filter((a) =>
-      a.startsWith('dynamodb:'),
-    );
-
-    expect(sent.length).toBeGreaterThan(0);
-    expect(granted.sort()).toEqual(sent.sort());
-  });
-
   it('grants each channel function exactly the DynamoDB operations of the repository methods its core may call', () => {
     // The core's deps name the repository methods it may call (`Pick<ChannelReviewStore, ...>` or ChannelStore).
     const SENDS: Record<string, string[]> = {
@@ -556,23 +583,72 @@ describe('least privilege', () => {
     }
   });
 
-  it('grants no function anything on the other table, the secrets or a DynamoDB index', () => {
+  it.each([
+    ['datasets', ['create-dataset', ...KB_FUNCTIONS]],
+    [
+      'channels',
+      ['import-legacygw', 'list-channels', 'get-channel', 'update-channel', 'delete-channel', 'batch-delete-channels'],
+    ],
+  ] as const)(
+    'grants the functions of the %s table together exactly the DynamoDB operations its repository sends',
+    (repo, functions) => {
+      const read = (file: string) =>
+        readFileSync(join(import.meta.dirname, '..', '..', 'shared', 'repositories', file), 'utf8');
+      const source = read(`${repo}.ts`);
+      // The batch retries live in batch.ts; a repository that uses them sends its BatchWriteItem calls.
+      const sources = source.includes("from './batch.ts'") ? [source, read('batch.ts')] : [source];
+      const sent = sources.flatMap((text) => {
+        const imported = /import \{([^}]*)\} from '@aws-sdk\/lib-dynamodb'/.exec(text)?.[1] ?? '';
+        return [...imported.matchAll(/\b(\w+)Command\b/g)].map(([, op]) =>
+          op === 'Query' || op === 'Scan' ? `dynamodb:${op}` : `dynamodb:${op}Item`,
+        );
+      });
+
+      const granted = new Set(
+        functions.flatMap((fn) =>
+          [...permissionsOf(template, id.role(fn)).keys()].filter((a) => a.startsWith('dynamodb:')),
+        ),
+      );
+
+      expect(sent.length).toBeGreaterThan(0);
+      expect([...granted].sort()).toEqual([...new Set(sent)].sort());
+    },
+  );
+
+  it('grants no function anything on the other table or the secrets, and an index only to list and delete', () => {
     const mentions = (name: FunctionName) =>
       JSON.stringify(
         [...permissionsOf(template, id.role(name))].map(([action, resources]) => [action, [...resources]]),
       );
 
-    expect(mentions('create-dataset')).not.toContain(id.table('channels'));
-    for (const name of Object.keys(CHANNEL_FUNCTIONS) as (keyof typeof CHANNEL_FUNCTIONS)[]) {
-      expect(mentions(name)).not.toContain(id.table('datasets'));
+    for (const name of ['create-dataset', ...KB_FUNCTIONS] as const) {
+      expect(mentions(name)).not.toContain(id.table('channels'));
     }
-    for (const name of ['create-dataset', ...Object.keys(CHANNEL_FUNCTIONS)] as FunctionName[]) {
-      expect(mentions(name)).not.toContain(id.adminKey());
-      expect(mentions(name)).not.toContain(id.accessTokens());
+    for (const name of [
+      'import-legacygw',
+      'list-channels',
+      'get-channel',
+      'update-channel',
+      'delete-channel',
+      'batch-delete-channels',
+    ] as const) {
+      expect(mentions(name)).not.toContain(id.table('datasets'));
       expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*/);
     }
-    for (const name of ['create-dataset', 'import-legacygw'] as const) {
-      expect(mentions(name)).not.toMatch(/DeleteItem|Scan/);
+    for (const name of ['create-dataset', 'import-legacygw', ...KB_FUNCTIONS] as const) {
+      expect(mentions(name)).not.toContain(id.adminKey());
+      expect(mentions(name)).not.toContain(id.accessTokens());
+      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/\*|dynamodb:\*|DeleteItem|Scan/);
+    }
+    // Only the two functions that walk the tree may read the index.
+    for (const name of [
+      'create-dataset',
+      'import-legacygw',
+      'dataset-detail',
+      'dataset-paths',
+      'update-dataset',
+    ] as const) {
+      expect(mentions(name)).not.toMatch(/\/index\//);
     }
     expect(mentions('authorizer')).not.toMatch(/dynamodb:/);
     expect(mentions('console')).not.toMatch(/dynamodb:|secretsmanager:/);
@@ -595,6 +671,29 @@ describe('tables', () => {
       ]);
       expect(props.TableName).toBeUndefined();
     }
+  });
+
+  it('gives the datasets table the shared by-parent index (team and parent, newest first), projecting the list fields', () => {
+    const props = template.toJSON().Resources[id.table('datasets')].Properties as Json;
+
+    expect(props.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: DATASETS_BY_PARENT.name,
+        KeySchema: [
+          { AttributeName: 'parentKey', KeyType: 'HASH' },
+          { AttributeName: 'updateTime', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...(DATASETS_BY_PARENT.include ?? [])] },
+      },
+    ]);
+    expect(props.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: 'parentKey', AttributeType: 'S' },
+        { AttributeName: 'updateTime', AttributeType: 'S' },
+      ]),
+    );
+    const channels = template.toJSON().Resources[id.table('channels')].Properties as Json;
+    expect(channels.GlobalSecondaryIndexes).toBeUndefined();
   });
 
   // Two tables, two secrets, a log group per function and two per API, the channels key.
@@ -787,7 +886,7 @@ describe('VPC placement', () => {
   });
 
   it('keeps every function out of any VPC when none is configured', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw', 'console'] as const) {
+    for (const name of FUNCTIONS) {
       expect(functionProps(name).VpcConfig).toBeUndefined();
       expect(permissionsOf(template, id.role(name)).has('ec2:CreateNetworkInterface')).toBe(false);
     }

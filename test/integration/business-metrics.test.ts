@@ -16,6 +16,7 @@ import {
   startImportHarness,
   stopImportHarness,
 } from './import-http.helpers.ts';
+import { kbClient } from './knowledge-base.helpers.ts';
 
 // The EMF lines the real create and import handlers print, read back as CloudWatch would parse them.
 // The local server runs the handlers in this process, so their stdout is captured around each call.
@@ -72,6 +73,36 @@ describe('business metrics of the create handler', () => {
     const { reply, output } = await create({ name: '   ' });
 
     expect(reply.status).toBe(400);
+    expect(emfRecords(output)).toEqual([]);
+  });
+});
+
+describe('business metrics of the delete handler', () => {
+  async function remove(id: string) {
+    const token = server.credentials.accessTokens[0]?.token ?? '';
+    const output = captureOutput();
+    try {
+      return { reply: await kbClient(server, `Bearer ${token}`).delete({ id }), output: output.text() };
+    } finally {
+      output.restore();
+    }
+  }
+
+  it('prints DatasetsDeleted = the records a delete removed: a folder with its subtree', async () => {
+    const folder = expectCreated((await create({ name: 'Doomed', type: 'folder' })).reply);
+    const sub = expectCreated((await create({ name: 'Sub', type: 'folder', parentId: folder })).reply);
+    for (const parentId of [folder, sub, sub]) expectCreated((await create({ name: 'd', parentId })).reply);
+
+    const { reply, output } = await remove(folder);
+
+    expect(reply.status).toBe(200);
+    expect(onlyRecord(output).metrics).toEqual({ DatasetsDeleted: { unit: 'Count', value: 5 } });
+  });
+
+  it('prints no metric for a delete of an id that does not exist', async () => {
+    const { reply, output } = await remove('ffffffffffffffffffffffff');
+
+    expect(reply.status).toBe(404);
     expect(emfRecords(output)).toEqual([]);
   });
 });

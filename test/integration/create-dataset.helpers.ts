@@ -18,7 +18,11 @@ export interface ApiReply {
 }
 
 /** POSTs to the create route; a string body is sent as is, anything else as JSON. */
-export async function createRequest(server: TestServer, body: unknown, authorization?: string): Promise<ApiReply> {
+export async function createRequest(
+  server: Pick<TestServer, 'url'>,
+  body: unknown,
+  authorization?: string,
+): Promise<ApiReply> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (authorization !== undefined) headers.Authorization = authorization;
   const response = await fetch(`${server.url}${CREATE_PATH}`, {

@@ -166,7 +166,7 @@ describe('POST /api/core/dataset/create: parents', () => {
 });
 
 describe('POST /api/core/dataset/create: stored record', () => {
-  it('stores a dataset as SPEC 2.3 describes, with the trimmed name and defaults', async () => {
+  it('stores a dataset as SPEC 2.3 describes, with the trimmed name, defaults and its by-parent index key', async () => {
     const body = { name: '  Product docs  ', teamId: 'spoofed', tmbId: 'spoofed', permission: 'owner', extra: 1 };
 
     const id = expectCreated(await createRequest(server, body, bearer));
@@ -187,6 +187,8 @@ describe('POST /api/core/dataset/create: stored record', () => {
       inheritPermission: true,
       createTime: expect.stringMatching(ISO),
       updateTime: expect.stringMatching(ISO),
+      // The by-parent index key (docs/knowledge-base-api.md): the team's root.
+      parentKey: `${team.teamId}#root`,
     });
     expect(record?.updateTime).toBe(record?.createTime);
   });
@@ -226,6 +228,7 @@ describe('POST /api/core/dataset/create: stored record', () => {
         'inheritPermission',
         'createTime',
         'updateTime',
+        'parentKey',
       ].sort(),
     );
   });

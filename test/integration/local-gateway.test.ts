@@ -79,6 +79,22 @@ describe('the local gateway', () => {
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ code: 200 });
   });
+
+  it('hands GET query parameters to the function, the last of a repeated name winning, as API Gateway does', async () => {
+    const id = JSON.parse((await raw('POST', '/api/core/dataset/create', '{"name":"queried"}')).body).data as string;
+
+    const res = await raw('GET', `/api/core/dataset/detail?id=ffffffffffffffffffffffff&id=${id}`);
+
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).data).toMatchObject({ _id: id, name: 'queried' });
+  });
+
+  it('passes a query parameter named __proto__ as a plain name instead of failing with a 500', async () => {
+    const res = await raw('GET', '/api/core/dataset/detail?__proto__=1&__proto__=2');
+
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ code: 507004, statusText: 'missingParams' });
+  });
 });
 
 describe('the public console route (auth none)', () => {

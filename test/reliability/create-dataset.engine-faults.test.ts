@@ -1,16 +1,13 @@
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
-import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
-import { startTestEngine, type TestEngine, uniqueTableNames } from '#test/support/dynamo-engine';
 import { proxyEvent } from '#test/support/events';
 import { loadHandler } from '#test/support/handler';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
-import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
+import { type FaultProxy, startEngineBehindFaultProxy } from './dynamo-fault-proxy.ts';
 
-let engine: TestEngine;
-const tables = uniqueTableNames();
+let faulty: Awaited<ReturnType<typeof startEngineBehindFaultProxy>>;
 let proxy: FaultProxy;
 let documents: DynamoDBDocumentClient;
 let handler: typeof Handler;
@@ -26,17 +23,14 @@ function event(teamId: string, body: unknown): APIGatewayProxyEvent {
 }
 
 beforeAll(async () => {
-  engine = await startTestEngine();
-  const client = localDynamoClient(engine.endpoint);
-  await ensureTables(client, tables);
-  documents = DynamoDBDocumentClient.from(client);
-  proxy = await startFaultProxy(engine.endpoint);
+  faulty = await startEngineBehindFaultProxy();
+  ({ proxy, documents } = faulty);
   // The function's own client goes through the proxy, with the SDK's default retries.
   ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
     '#functions/create-dataset/handler',
     {
       AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
-      DATASETS_TABLE: tables.datasets,
+      DATASETS_TABLE: faulty.tables.datasets,
       MODEL_CATALOG: '',
       LOG_LEVEL: 'SILENT',
     },
@@ -44,9 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  documents?.destroy();
-  await proxy?.close();
-  await engine?.close();
+  await faulty?.close();
   vi.unstubAllEnvs();
 });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 import {
   authorizationHeaders,
+  datasetEnvelopeProblems,
   describeRequest,
   encodedBody,
   malformedBody,
@@ -27,24 +28,12 @@ afterAll(async () => {
   vi.unstubAllEnvs();
 });
 
-/** The problems with one reply, judged against SPEC 2.2; empty when it is a proper envelope below 500. */
+/** The problems with one reply: not the envelope, a 5xx, or a success without a new id. */
 function envelopeProblems(reply: RawResponse): string[] {
-  const problems: string[] = [];
-  if (reply.status >= 500) problems.push(`status ${reply.status}`);
-  let body: Record<string, unknown>;
-  try {
-    body = JSON.parse(reply.body) as Record<string, unknown>;
-  } catch {
-    return [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`];
+  const { problems, body } = datasetEnvelopeProblems(reply);
+  if (reply.status === 200 && !(typeof body?.data === 'string' && /^[0-9a-f]{24}$/.test(body.data))) {
+    problems.push('no id');
   }
-  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
-  if (keys !== 'code,data,message,statusText') problems.push(`envelope keys ${keys}`);
-  if (typeof body.code !== 'number' || typeof body.statusText !== 'string' || typeof body.message !== 'string') {
-    problems.push('envelope field types');
-  }
-  const success = reply.status === 200;
-  if (success && !(typeof body.data === 'string' && /^[0-9a-f]{24}$/.test(body.data))) problems.push('no id');
-  if (!success && body.data !== null) problems.push('data is not null');
   return problems;
 }
 

@@ -1,5 +1,9 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { LocalTableNames } from '#infra/local/backend';
+import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import { startTestEngine, uniqueTableNames } from '#test/support/dynamo-engine';
 
 /** What the proxy does with one DynamoDB call. */
 export type FaultAction =
@@ -109,4 +113,33 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         server.closeAllConnections();
       }),
   });
+}
+
+/**
+ * This file's test engine with tables of its own, a fault proxy in front of it, and a Document client
+ * straight on the engine (for preparing and checking data). Point the function under test at
+ * `proxy.endpoint` and `tables`.
+ */
+export async function startEngineBehindFaultProxy(): Promise<{
+  proxy: FaultProxy;
+  documents: DynamoDBDocumentClient;
+  tables: LocalTableNames;
+  close(): Promise<void>;
+}> {
+  const engine = await startTestEngine();
+  const tables = uniqueTableNames();
+  const client = localDynamoClient(engine.endpoint);
+  await ensureTables(client, tables);
+  const documents = DynamoDBDocumentClient.from(client);
+  const proxy = await startFaultProxy(engine.endpoint);
+  return {
+    proxy,
+    documents,
+    tables,
+    close: async () => {
+      documents.destroy();
+      await proxy.close();
+      await engine.close();
+    },
+  };
 }

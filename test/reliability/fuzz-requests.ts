@@ -196,11 +196,14 @@ export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
   { maxLength: 3 },
 );
 
-/** Where the request goes: the route itself most of the time, else a near miss or another method. */
+/** Where the request goes: the route itself (`method`, default POST) most of the time, else a near miss or another method. */
 export function target(path: string, method = 'POST'): fc.Arbitrary<{ method: string; path: string }> {
   return fc.oneof(
     { weight: 20, arbitrary: fc.constant({ method, path }) },
-    fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS').map((m) => ({ method: m, path })),
+    fc
+      .constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')
+      .filter((m) => m !== method)
+      .map((m) => ({ method: m, path })),
     fc
       .constantFrom(
         `${path}/`,
@@ -215,17 +218,22 @@ export function target(path: string, method = 'POST'): fc.Arbitrary<{ method: st
   );
 }
 
-/** A whole malformed request. */
+/** A whole malformed request; `query` (already encoded, without `?`) is appended to the path when given. */
 export function malformedRequest(options: {
   path: string;
-  /** The route's method (default POST). */
   method?: string;
+  query?: fc.Arbitrary<string>;
   body: fc.Arbitrary<Buffer>;
   authorization: fc.Arbitrary<Array<[string, string]>>;
 }): fc.Arbitrary<RawRequest> {
+  const withQuery = options.query
+    ? fc
+        .tuple(target(options.path, options.method), options.query)
+        .map(([t, q]) => ({ method: t.method, path: q ? `${t.path}${t.path.includes('?') ? '&' : '?'}${q}` : t.path }))
+    : target(options.path, options.method);
   return fc
     .record({
-      target: target(options.path, options.method),
+      target: withQuery,
       authorization: options.authorization,
       contentType: contentTypeHeaders,
       extra: extraHeaders,
@@ -250,6 +258,28 @@ export function describeRequest(request: RawRequest): string {
     bodyLength: body.length,
     body: body.length > 300 ? `${body.slice(0, 300)}...` : body,
   });
+}
+
+/**
+ * The problems with a knowledge-base API reply: a 5xx, a body that is not exactly the four-key envelope,
+ * or `data` on an error. Also returns the parsed body for checks of a particular call.
+ */
+export function datasetEnvelopeProblems(reply: RawResponse): { problems: string[]; body?: Record<string, unknown> } {
+  const problems: string[] = [];
+  if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.body) as Record<string, unknown>;
+  } catch {
+    return { problems: [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`] };
+  }
+  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
+  if (keys !== 'code,data,message,statusText') problems.push(`envelope keys ${keys}`);
+  if (typeof body.code !== 'number' || typeof body.statusText !== 'string' || typeof body.message !== 'string') {
+    problems.push('envelope field types');
+  }
+  if (reply.status !== 200 && body.data !== null) problems.push('data is not null');
+  return { problems, body };
 }
 
 /**

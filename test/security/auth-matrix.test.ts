@@ -20,7 +20,7 @@ const BODIES: Readonly<Record<Api, string>> = { dataset: '{"name":"matrix"}', pr
 
 /** What a request gets back: enough to tell the gateway's answers from the functions'. */
 type Outcome =
-  | 'created' // dataset API: 200, a new id
+  | 'reached' // dataset API: the function answered (200, or its own 404 for an id that does not exist)
   | 'import-400' // proxy API: the import function itself answered (its body validation)
   | 'unauthorized' // gateway 401: missing or malformed header (dataset code 403)
   | 'denied' // gateway 401: well-formed but unknown, expired, revoked or wrong-kind (dataset code 514)
@@ -95,8 +95,8 @@ function credentialKinds(): ReadonlyArray<readonly [string, ReadonlyArray<string
 }
 
 /**
- * The expected outcome of each credential kind on each API's route (POST). Every other method gets
- * `no-route` before any authorizer runs, whatever the credential.
+ * The expected outcome of each credential kind on each route of each API (with the route's method).
+ * Every other method gets `no-route` before any authorizer runs, whatever the credential.
  */
 const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
   'no Authorization header': { dataset: 'unauthorized', proxy: 'unauthorized' },
@@ -105,11 +105,11 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
   'an access token without a scheme': { dataset: 'unauthorized', proxy: 'unauthorized' },
   'an access token in a Basic header': { dataset: 'unauthorized', proxy: 'unauthorized' },
   'an access token followed by another word': { dataset: 'unauthorized', proxy: 'unauthorized' },
-  'an access token': { dataset: 'created', proxy: 'denied' },
-  'an access token, scheme in lower case': { dataset: 'created', proxy: 'denied' },
-  'an access token, Bearer with two spaces': { dataset: 'created', proxy: 'denied' },
-  'an access token expiring in the future': { dataset: 'created', proxy: 'denied' },
-  'an access token of another team': { dataset: 'created', proxy: 'denied' },
+  'an access token': { dataset: 'reached', proxy: 'denied' },
+  'an access token, scheme in lower case': { dataset: 'reached', proxy: 'denied' },
+  'an access token, Bearer with two spaces': { dataset: 'reached', proxy: 'denied' },
+  'an access token expiring in the future': { dataset: 'reached', proxy: 'denied' },
+  'an access token of another team': { dataset: 'reached', proxy: 'denied' },
   'an expired access token': { dataset: 'denied', proxy: 'denied' },
   'a revoked access token': { dataset: 'denied', proxy: 'denied' },
   'an unknown token': { dataset: 'denied', proxy: 'denied' },
@@ -122,6 +122,38 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
   'the admin key without its last character': { dataset: 'denied', proxy: 'denied' },
   'the admin key with a space inside': { dataset: 'unauthorized', proxy: 'unauthorized' },
 };
+
+// A request each route's function answers without an error of its own making (200, or 404 for an unknown id).
+const UNKNOWN_ID = 'ffffffffffffffffffffffff';
+const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>> = {
+  [PATHS.dataset]: { body: BODIES.dataset },
+  '/api/core/dataset/list': { body: '{}' },
+  '/api/core/dataset/detail': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/update': { body: JSON.stringify({ id: UNKNOWN_ID, name: 'matrix' }) },
+  '/api/core/dataset/delete': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/paths': {},
+  [PATHS.proxy]: { body: BODIES.proxy },
+};
+/** Every route of both APIs behind the authorizer, from the shared route table (the public ones: below). */
+const ROUTES = Object.values(APIS).flatMap((api) =>
+  api.routes
+    .filter(requiresAuthorizer)
+    .map((route) => ({ api: (api.name === 'dataset' ? 'dataset' : 'proxy') as Api, route })),
+);
+
+function sendRoute(
+  target: (typeof ROUTES)[number],
+  method: string,
+  authorization: ReadonlyArray<string>,
+): Promise<RawResponse> {
+  const request = ROUTE_REQUESTS[target.route.path] ?? {};
+  return rawRequest(server.url, {
+    method,
+    path: request.query ? `${target.route.path}?${request.query}` : target.route.path,
+    headers: [['Content-Type', 'application/json'], ...authorization.map((a) => ['Authorization', a] as const)],
+    body: method === 'GET' ? '' : (request.body ?? ''),
+  });
+}
 
 function send(api: Api, method: string, authorization: ReadonlyArray<string>): Promise<RawResponse> {
   return rawRequest(server.url, {
@@ -141,7 +173,8 @@ function classify(api: Api, reply: RawResponse): Outcome | string {
       : body.success === (reply.status === 200) && typeof body.message === 'string';
   if (!envelope) return `not in the ${api} envelope: ${reply.status} ${reply.body}`;
   const code = api === 'dataset' ? body.code : undefined;
-  if (reply.status === 200 && api === 'dataset' && code === 200) return 'created';
+  if (reply.status === 200 && api === 'dataset' && code === 200) return 'reached';
+  if (reply.status === 404 && api === 'dataset' && code === 501002) return 'reached';
   if (reply.status === 400 && api === 'proxy' && /dsn/i.test(String(body.message))) return 'import-400';
   if (reply.status === 401 && (api === 'proxy' || code === 403) && /malformed/i.test(String(body.message)))
     return 'unauthorized';
@@ -156,16 +189,18 @@ describe('security matrix: credential kind x API x method through the local serv
     const kinds = credentialKinds();
     expect(kinds.map(([kind]) => kind).sort()).toEqual(Object.keys(EXPECTED).sort());
 
+    expect(ROUTES.map(({ route }) => route.path).sort()).toEqual(Object.keys(ROUTE_REQUESTS).sort());
+
     const actual: string[] = [];
     const expected: string[] = [];
     for (const [kind, headers] of kinds) {
-      for (const api of ['dataset', 'proxy'] as const) {
-        for (const method of METHODS) {
-          const reply = await send(api, method, headers);
-          actual.push(`${kind} | ${api} | ${method} -> ${classify(api, reply)}`);
-          expected.push(`${kind} | ${api} | ${method} -> ${method === 'POST' ? EXPECTED[kind]?.[api] : 'no-route'}`);
-        }
-      }
+      const pairs = ROUTES.flatMap((target) => METHODS.map((method) => ({ target, method })));
+      const replies = await Promise.all(pairs.map(({ target, method }) => sendRoute(target, method, headers)));
+      pairs.forEach(({ target: { api, route }, method }, i) => {
+        const where = `${kind} | ${api} | ${method} ${route.path}`;
+        actual.push(`${where} -> ${classify(api, replies[i] as RawResponse)}`);
+        expected.push(`${where} -> ${method === route.method ? EXPECTED[kind]?.[api] : 'no-route'}`);
+      });
     }
 
     expect(actual).toEqual(expected);
@@ -368,7 +403,7 @@ describe('security matrix: credential kind x API x method through the local serv
     });
     const after = classify('dataset', await send('dataset', 'POST', [`Bearer ${token.token}`]));
 
-    expect([before, after]).toEqual(['created', 'denied']);
+    expect([before, after]).toEqual(['reached', 'denied']);
   });
 
   it('never lets a duplicated Authorization header open more than one of its credentials would', async () => {

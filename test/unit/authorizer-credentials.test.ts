@@ -7,11 +7,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
   clearSecretsCache,
   freshReadLimiter,
-  localFileCredentialSource,
   secretsManagerCredentialSource,
 } from '#functions/authorizer/credential-source';
 import { CredentialFormatError, isExpired, parseAccessTokensSecret, sha256Hex } from '#shared/access-tokens';
-import { type LocalCredentials, writeLocalCredentials } from '#shared/local-credentials';
+import {
+  type LocalCredentials,
+  localFileCredentialSource,
+  readLocalCredentials,
+  writeLocalCredentials,
+} from '#shared/local-credentials';
 
 const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
 const TOKEN = 'kb-local-SECRET-token-0123456789abcdef0123456789';
@@ -144,6 +148,46 @@ describe('localFileCredentialSource', () => {
 
     expect(error).toBeInstanceOf(CredentialFormatError);
     expect(String((error as Error).message)).not.toContain('SECRET');
+  });
+});
+
+describe('readLocalCredentials', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'kb-local-credentials-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['is not JSON', TOKEN, /local credentials file .* is not valid JSON/],
+    ['lacks the admin key', JSON.stringify({ accessTokens: [entry('a', TOKEN)] }), /adminKey/],
+  ])(
+    'rejects a file that %s with the same error the authorizer gets, naming the file, not its content',
+    async (_case, text, message) => {
+      const file = join(dir, `${_case.replaceAll(' ', '-')}.json`);
+      await writeFile(file, text);
+
+      const read = await readLocalCredentials(file).catch((e: unknown) => e);
+      const authorizerRead = await localFileCredentialSource(file)
+        .adminKey()
+        .catch((e: unknown) => e);
+
+      expect(read).toBeInstanceOf(CredentialFormatError);
+      expect((read as Error).message).toMatch(message);
+      expect((read as Error).message).toContain(file);
+      expect((read as Error).message).not.toContain('SECRET');
+      expect((authorizerRead as Error).message).toBe((read as Error).message);
+    },
+  );
+
+  it('rejects a missing file with the file system error, so the tools can create it', async () => {
+    const error = await readLocalCredentials(join(dir, 'missing.json')).catch((e: unknown) => e);
+
+    expect((error as NodeJS.ErrnoException).code).toBe('ENOENT');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkColumns, toLegacyRow } from '#functions/import-legacygw/legacy-source';
+import { checkColumns, toLegacyRow } from '#functions/import-legacygw/legacy-columns';
 import { ProxyApiError } from '#shared/errors';
 
 const REQUIRED = ['id', 'type', 'key', 'status', 'base_url', 'models'];

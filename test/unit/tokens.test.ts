@@ -456,8 +456,24 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
     const result = await run(['create', '--team', 'team-1'], { DATA_DIR: dir });
 
     expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toContain(`local credentials file ${file} is not valid JSON`);
     expect(result.stderr.join('\n')).not.toContain('SECRET');
     expect(await readFile(file, 'utf8')).toBe(EXISTING_TOKEN);
+  });
+
+  it('reports a file that breaks the schema by the rule it breaks, without quoting it', async ({ task }) => {
+    const dir = join(dataDir, task.id);
+    await run(['list'], { DATA_DIR: dir });
+    const file = join(dir, 'credentials.json');
+    const corrupt = JSON.stringify({ adminKey: EXISTING_TOKEN, accessTokens: [{ id: 'a', token: EXISTING_TOKEN }] });
+    await writeFile(file, corrupt);
+
+    const result = await run(['create', '--team', 'team-1'], { DATA_DIR: dir });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toMatch(/local credentials file .* is malformed: accessTokens\.0\.teamId/);
+    expect(result.stderr.join('\n')).not.toContain('SECRET');
+    expect(await readFile(file, 'utf8')).toBe(corrupt);
   });
 });
 

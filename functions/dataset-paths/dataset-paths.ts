@@ -1,0 +1,31 @@
+import { ancestry, requireRecord } from '#shared/dataset-tree';
+import type { CallerContext } from '#shared/http';
+import type { DatasetRepository } from '#shared/repositories/datasets';
+import { requestError } from '#shared/schemas/dataset-fields';
+import type { PathEntry } from '#shared/schemas/datasets';
+import { pathsQuerySchema } from './schema.ts';
+
+export interface DatasetPathsDeps {
+  repo: Pick<DatasetRepository, 'get'>;
+}
+
+/**
+ * The folders from the root down to a record's parent (`type=parent`) or to the record itself
+ * (`type=current`), one GetItem per level.
+ */
+export async function datasetPaths(
+  input: { query: Record<string, string | undefined>; caller: CallerContext },
+  deps: DatasetPathsDeps,
+): Promise<PathEntry[]> {
+  const parsed = pathsQuerySchema.safeParse(input.query);
+  if (!parsed.success) throw requestError(parsed.error, 'The query is invalid');
+  const { sourceId, type } = parsed.data;
+  if (!sourceId) return [];
+  const source = await requireRecord(deps.repo, input.caller.teamId, sourceId, 'sourceId');
+  const path: PathEntry[] = [];
+  for await (const record of ancestry(deps.repo, source)) {
+    if (record === source && type === 'parent') continue;
+    path.unshift({ parentId: record.id, parentName: record.name });
+  }
+  return path;
+}
