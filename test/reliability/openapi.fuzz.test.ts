@@ -43,12 +43,15 @@ describe('the public OpenAPI routes under malformed requests (fuzz through the l
 
     const replies = await mapConcurrent(requests, 8, ({ request }) => rawRequest(server.url, request));
 
+    // A near miss that resolves (dot segments, one trailing slash) to another route, such as
+    // `/api/channels/openapi.json/..` to the channel list, gets that route's answer: not this test's subject.
+    const otherRoute = requests.map(({ target, request }) => {
+      const resolved = findRoute(request.method, new URL(`http://local${request.path}`).pathname)?.route;
+      return resolved !== undefined && resolved.path !== target.route.path;
+    });
     const failures = replies.flatMap((reply, i) => {
       const { target, request } = requests[i]!;
-      // A near miss that resolves (dot segments, one trailing slash) to another route, such as
-      // `/api/channels/openapi.json/..` to the channel list, is that route's answer, not this test's subject.
-      const resolved = findRoute(request.method, new URL(`http://local${request.path}`).pathname)?.route;
-      if (resolved && resolved.path !== target.route.path) return [];
+      if (otherRoute[i]) return [];
       // One trailing slash reaches the same route, as in API Gateway (shared/routes.ts, findRoute).
       const path = request.path.split('?')[0] ?? '';
       const onRoute = request.method === 'GET' && [target.route.path, `${target.route.path}/`].includes(path);
@@ -57,6 +60,6 @@ describe('the public OpenAPI routes under malformed requests (fuzz through the l
       return ok ? [] : [`${reply.status} ${reply.body.slice(0, 120)} <- ${describeRequest(request)}`];
     });
     expect(failures.slice(0, 5)).toEqual([]);
-    expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200, 404]));
+    expect(new Set(replies.filter((_, i) => !otherRoute[i]).map((r) => r.status))).toEqual(new Set([200, 404]));
   });
 });
