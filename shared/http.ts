@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type * as z from 'zod';
 
 /** Largest request body either API accepts (SPEC 2.1); larger bodies are rejected unparsed. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -74,4 +75,33 @@ export function callerFrom(event: Pick<APIGatewayProxyEvent, 'requestContext'>):
   if (scope !== 'dataset' && scope !== 'admin') return null;
   if (typeof teamId !== 'string' || typeof tmbId !== 'string' || typeof tokenId !== 'string') return null;
   return { scope, teamId, tmbId, tokenId };
+}
+
+/** How one API says that a request is wrong: each returns that API's own 400 error. */
+export interface RequestErrors {
+  /** The body is not a JSON object at all (too large, not JSON, not an object). */
+  malformed(problem: string): Error;
+  /** The decoded body or query fails the function's schema. */
+  invalid(error: z.ZodError): Error;
+}
+
+/**
+ * The one way a function validates its request: runs the function's zod schema over an already decoded
+ * part of it (a body, the query parameters) and returns the typed value, or throws the API's 400.
+ */
+export function validRequest<S extends z.ZodType>(value: unknown, schema: S, errors: RequestErrors): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw errors.invalid(parsed.error);
+  return parsed.data;
+}
+
+/** Decodes the event's JSON object body (size and shape checked) and validates it with `schema`. */
+export function validBody<S extends z.ZodType>(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  schema: S,
+  errors: RequestErrors,
+): z.output<S> {
+  const body = parseJsonObjectBody(event);
+  if (!body.ok) throw errors.malformed(BODY_PROBLEMS[body.reason]);
+  return validRequest(body.value, schema, errors);
 }

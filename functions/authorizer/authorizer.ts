@@ -1,11 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import type { CredentialSource } from '#shared/access-tokens';
+import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { denyPolicy, type PolicyDecision, type Principal, policyFor } from './policy.ts';
 import { type Verification, verifyToken } from './verify-token.ts';
 
 /** A TOKEN authorizer as API Gateway calls it (and as the local server calls it). */
-export type Authorizer = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+export type Authorizer = LambdaHandler<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>;
 
 export interface AuthorizerOptions {
   /** Where the admin key and the access tokens come from (Secrets Manager deployed, a file locally). */
@@ -36,11 +37,12 @@ function decide(methodArn: string, verification: Exclude<Verification, { kind: '
 /**
  * The TOKEN authorizer of both APIs over a credential source. Throwing exactly `Unauthorized` makes
  * API Gateway answer 401 (UNAUTHORIZED); a Deny policy gives ACCESS_DENIED; any other error gives 500
- * and is not cached. Logs name the token id at most: never the token, the header or the event.
+ * and is not cached. Logs name the token id at most: never the token, the header or the event; they
+ * carry the Lambda context.
  */
 export function createAuthorizer(options: AuthorizerOptions): Authorizer {
   const { source, logger, mayReadFresh = () => false, now = () => new Date() } = options;
-  return async (event) => {
+  return withLambdaContext(logger, async (event) => {
     let verification: Verification;
     try {
       verification = await verifyToken(event.authorizationToken, source, now(), mayReadFresh);
@@ -59,5 +61,5 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     if (decision.denied) logger.info('Denied', { principalId, reason: decision.denied, methodArn: event.methodArn });
     else logger.info('Allowed', { principalId, methodArn: event.methodArn });
     return decision.result;
-  };
+  });
 }

@@ -2,7 +2,7 @@ import { requireParentFolder } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
 import { type ModelCatalog, type ModelKind, requireModel } from '#shared/model-catalog';
 import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
-import { bodyError, type CreateDatasetBody, createDatasetBodySchema, DEFAULT_AVATARS } from './schema.ts';
+import { type CreateDatasetBody, DEFAULT_AVATARS } from './schema.ts';
 
 export interface CreateDatasetDeps {
   repo: DatasetRepository;
@@ -19,12 +19,10 @@ const MODEL_FIELDS = [
 
 /** Creates a knowledge base or folder for the caller's team (SPEC 2) and returns its id. */
 export async function createDataset(
-  input: { body: unknown; caller: CallerContext },
+  input: { body: CreateDatasetBody; caller: CallerContext },
   deps: CreateDatasetDeps,
 ): Promise<{ id: string }> {
-  const parsed = createDatasetBodySchema.safeParse(input.body);
-  if (!parsed.success) throw bodyError(parsed.error);
-  const body = parsed.data;
+  const { body } = input;
   const { teamId, tmbId } = input.caller;
 
   // Folders store no models, so their model fields are not even checked.

@@ -6,6 +6,7 @@ import { createLogger } from '#shared/logger';
 import { addMetric, BUSINESS_METRICS, createMetrics } from '#shared/metrics';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { type CreateDatasetDeps, createDataset } from './create-dataset.ts';
+import { createDatasetBodySchema } from './schema.ts';
 
 const config = loadConfig(createDatasetEnvSchema);
 const logger = createLogger('create-dataset', config.LOG_LEVEL);
@@ -21,7 +22,7 @@ const deps: CreateDatasetDeps = {
 export const handler = datasetHandler(
   logger,
   async (event, caller) => {
-    const { id } = await createDataset({ body: datasetBody(event), caller }, deps);
+    const { id } = await createDataset({ body: datasetBody(event, createDatasetBodySchema), caller }, deps);
     addMetric(metrics, BUSINESS_METRICS.datasetsCreated, 1);
     return id;
   },

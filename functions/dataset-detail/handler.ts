@@ -3,6 +3,7 @@ import { datasetsEnvSchema, loadConfig } from '#shared/config';
 import { datasetHandler, datasetQuery } from '#shared/envelopes/dataset';
 import { createLogger } from '#shared/logger';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
+import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { type DatasetDetailDeps, datasetDetail } from './dataset-detail.ts';
 
 const config = loadConfig(datasetsEnvSchema);
@@ -11,5 +12,5 @@ const deps: DatasetDetailDeps = { repo: new DynamoDatasetRepository(documentClie
 
 /** GET /api/core/dataset/detail?id=<id> behind the authorizer. */
 export const handler = datasetHandler(logger, (event, caller) =>
-  datasetDetail({ query: datasetQuery(event), caller }, deps),
+  datasetDetail({ query: datasetQuery(event, idQuerySchema), caller }, deps),
 );

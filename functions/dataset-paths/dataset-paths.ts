@@ -1,9 +1,8 @@
 import { ancestry, requireRecord } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
 import type { DatasetRepository } from '#shared/repositories/datasets';
-import { requestError } from '#shared/schemas/dataset-fields';
 import type { PathEntry } from '#shared/schemas/datasets';
-import { pathsQuerySchema } from './schema.ts';
+import type { PathsQuery } from './schema.ts';
 
 export interface DatasetPathsDeps {
   repo: Pick<DatasetRepository, 'get'>;
@@ -14,12 +13,10 @@ export interface DatasetPathsDeps {
  * (`type=current`), one GetItem per level.
  */
 export async function datasetPaths(
-  input: { query: Record<string, string | undefined>; caller: CallerContext },
+  input: { query: PathsQuery; caller: CallerContext },
   deps: DatasetPathsDeps,
 ): Promise<PathEntry[]> {
-  const parsed = pathsQuerySchema.safeParse(input.query);
-  if (!parsed.success) throw requestError(parsed.error, 'The query is invalid');
-  const { sourceId, type } = parsed.data;
+  const { sourceId, type } = input.query;
   if (!sourceId) return [];
   const source = await requireRecord(deps.repo, input.caller.teamId, sourceId, 'sourceId');
   const path: PathEntry[] = [];

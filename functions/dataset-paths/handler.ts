@@ -4,6 +4,7 @@ import { datasetHandler, datasetQuery } from '#shared/envelopes/dataset';
 import { createLogger } from '#shared/logger';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { type DatasetPathsDeps, datasetPaths } from './dataset-paths.ts';
+import { pathsQuerySchema } from './schema.ts';
 
 const config = loadConfig(datasetsEnvSchema);
 const logger = createLogger('dataset-paths', config.LOG_LEVEL);
@@ -11,5 +12,5 @@ const deps: DatasetPathsDeps = { repo: new DynamoDatasetRepository(documentClien
 
 /** GET /api/core/dataset/paths?sourceId=<id>&type=current|parent behind the authorizer. */
 export const handler = datasetHandler(logger, (event, caller) =>
-  datasetPaths({ query: datasetQuery(event), caller }, deps),
+  datasetPaths({ query: datasetQuery(event, pathsQuerySchema), caller }, deps),
 );

@@ -9,3 +9,4 @@ export const pathsQuerySchema = z.object({
     .optional()
     .transform((v) => v ?? 'parent'),
 });
+export type PathsQuery = z.output<typeof pathsQuerySchema>;

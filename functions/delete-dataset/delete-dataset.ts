@@ -1,7 +1,7 @@
 import { requireRecord } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
 import type { DatasetTreeRepository } from '#shared/repositories/datasets';
-import { idQuerySchema, requestError } from '#shared/schemas/dataset-fields';
+import type { IdQuery } from '#shared/schemas/dataset-fields';
 
 export interface DeleteDatasetDeps {
   repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany'>;
@@ -16,13 +16,11 @@ export interface DeleteDatasetDeps {
  * hanging from the folder, and the next call finds and finishes it.
  */
 export async function deleteDataset(
-  input: { query: Record<string, string | undefined>; caller: CallerContext },
+  input: { query: IdQuery; caller: CallerContext },
   deps: DeleteDatasetDeps,
 ): Promise<{ deleted: number }> {
-  const parsed = idQuerySchema.safeParse(input.query);
-  if (!parsed.success) throw requestError(parsed.error, 'The query is invalid');
   const { teamId } = input.caller;
-  const record = await requireRecord(deps.repo, teamId, parsed.data.id);
+  const record = await requireRecord(deps.repo, teamId, input.query.id);
 
   // What this call deleted (after a failed call, a repeat counts only what was left).
   let deleted = 0;

@@ -4,6 +4,7 @@ import { datasetHandler, datasetQuery } from '#shared/envelopes/dataset';
 import { createLogger } from '#shared/logger';
 import { addMetric, BUSINESS_METRICS, createMetrics } from '#shared/metrics';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
+import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { type DeleteDatasetDeps, deleteDataset } from './delete-dataset.ts';
 
 const config = loadConfig(datasetsEnvSchema);
@@ -19,7 +20,7 @@ const deps: DeleteDatasetDeps = {
 export const handler = datasetHandler(
   logger,
   async (event, caller) => {
-    const { deleted } = await deleteDataset({ query: datasetQuery(event), caller }, deps);
+    const { deleted } = await deleteDataset({ query: datasetQuery(event, idQuerySchema), caller }, deps);
     addMetric(metrics, BUSINESS_METRICS.datasetsDeleted, deleted);
     return null;
   },

@@ -1,10 +1,10 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { documentClient } from '#shared/clients/dynamodb';
 import { ENV, importEnvSchema, loadConfig } from '#shared/config';
-import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
+import { proxyBody, proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
-import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
-import { createLogger } from '#shared/logger';
+import { callerFrom } from '#shared/http';
+import { createLogger, withLambdaContext } from '#shared/logger';
 import { createMetrics, flushMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
@@ -28,20 +28,20 @@ const deps: ImportDeps = {
 };
 
 /** POST /api/channels/import/legacygw behind the authorizer. */
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  try {
-    // The authorizer's policy already keeps access tokens out; checked again in case a policy is ever wrong.
-    if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
-    const body = parseJsonObjectBody(event);
-    if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
-    const parsed = importBodySchema.safeParse(body.value);
-    if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
-    const input = { dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false };
-    const report = await measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
-    return proxySuccess(report);
-  } catch (error) {
-    return proxyErrorResponse(error, logger);
-  } finally {
-    flushMetrics(metrics);
-  }
-};
+export const handler = withLambdaContext(
+  logger,
+  async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    try {
+      // The authorizer's policy already keeps access tokens out; checked again in case a policy is ever wrong.
+      if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
+      const body = proxyBody(event, importBodySchema);
+      const input = { dsn: body.dsn, dryRun: body.dryRun ?? false };
+      const report = await measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
+      return proxySuccess(report);
+    } catch (error) {
+      return proxyErrorResponse(error, logger);
+    } finally {
+      flushMetrics(metrics);
+    }
+  },
+);

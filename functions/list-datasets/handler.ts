@@ -4,6 +4,7 @@ import { datasetBody, datasetHandler } from '#shared/envelopes/dataset';
 import { createLogger } from '#shared/logger';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { LIST_LIMITS, type ListDatasetsDeps, listDatasets } from './list-datasets.ts';
+import { listDatasetsBodySchema } from './schema.ts';
 
 const config = loadConfig(datasetsEnvSchema);
 const logger = createLogger('list-datasets', config.LOG_LEVEL);
@@ -14,5 +15,5 @@ const deps: ListDatasetsDeps = {
 
 /** POST /api/core/dataset/list behind the authorizer. */
 export const handler = datasetHandler(logger, (event, caller) =>
-  listDatasets({ body: datasetBody(event), caller }, deps),
+  listDatasets({ body: datasetBody(event, listDatasetsBodySchema), caller }, deps),
 );

@@ -2,9 +2,8 @@ import { requireParentFolder } from '#shared/dataset-tree';
 import { listItemView } from '#shared/dataset-views';
 import type { CallerContext } from '#shared/http';
 import type { DatasetSummary, DatasetTreeRepository } from '#shared/repositories/datasets';
-import { requestError } from '#shared/schemas/dataset-fields';
 import type { ListItem } from '#shared/schemas/datasets';
-import { listDatasetsBodySchema } from './schema.ts';
+import type { ListDatasetsBody } from './schema.ts';
 
 /**
  * Bounds of one list call (docs/knowledge-base-api.md): at most `maxItems` entries (a response stays
@@ -28,12 +27,10 @@ export interface ListDatasetsDeps {
  * team's records whose name or intro holds it, case-insensitively, wherever they are.
  */
 export async function listDatasets(
-  input: { body: unknown; caller: CallerContext },
+  input: { body: ListDatasetsBody; caller: CallerContext },
   deps: ListDatasetsDeps,
 ): Promise<ListItem[]> {
-  const parsed = listDatasetsBodySchema.safeParse(input.body);
-  if (!parsed.success) throw requestError(parsed.error);
-  const { parentId, type, searchKey } = parsed.data;
+  const { parentId, type, searchKey } = input.body;
   const { teamId } = input.caller;
   const wanted = (item: DatasetSummary) => type === undefined || item.type === type;
 

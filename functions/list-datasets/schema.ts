@@ -10,3 +10,4 @@ export const listDatasetsBodySchema = z.object(
   },
   { error: 'The body must be a JSON object' },
 );
+export type ListDatasetsBody = z.output<typeof listDatasetsBodySchema>;

@@ -3,6 +3,7 @@ import { createDatasetEnvSchema, loadConfig } from '#shared/config';
 import { datasetBody, datasetHandler } from '#shared/envelopes/dataset';
 import { createLogger } from '#shared/logger';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
+import { updateDatasetBodySchema } from './schema.ts';
 import { type UpdateDatasetDeps, updateDataset } from './update-dataset.ts';
 
 const config = loadConfig(createDatasetEnvSchema);
@@ -15,5 +16,5 @@ const deps: UpdateDatasetDeps = {
 
 /** PUT /api/core/dataset/update behind the authorizer. */
 export const handler = datasetHandler(logger, (event, caller) =>
-  updateDataset({ body: datasetBody(event), caller }, deps),
+  updateDataset({ body: datasetBody(event, updateDatasetBodySchema), caller }, deps),
 );

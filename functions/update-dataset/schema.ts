@@ -28,3 +28,4 @@ export const updateDatasetBodySchema = z.object(
   },
   { error: 'The body must be a JSON object' },
 );
+export type UpdateDatasetBody = z.output<typeof updateDatasetBodySchema>;

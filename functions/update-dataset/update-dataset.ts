@@ -3,8 +3,8 @@ import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { type ModelCatalog, requireModel } from '#shared/model-catalog';
 import type { DatasetChanges, DatasetTreeRepository } from '#shared/repositories/datasets';
-import { DEFAULT_AVATARS, requestError } from '#shared/schemas/dataset-fields';
-import { updateDatasetBodySchema } from './schema.ts';
+import { DEFAULT_AVATARS } from '#shared/schemas/dataset-fields';
+import type { UpdateDatasetBody } from './schema.ts';
 
 export interface UpdateDatasetDeps {
   repo: Pick<DatasetTreeRepository, 'get' | 'update'>;
@@ -14,12 +14,10 @@ export interface UpdateDatasetDeps {
 
 /** Changes the named fields of one of the caller's records and bumps its `updateTime`. */
 export async function updateDataset(
-  input: { body: unknown; caller: CallerContext },
+  input: { body: UpdateDatasetBody; caller: CallerContext },
   deps: UpdateDatasetDeps,
 ): Promise<null> {
-  const parsed = updateDatasetBodySchema.safeParse(input.body);
-  if (!parsed.success) throw requestError(parsed.error);
-  const body = parsed.data;
+  const { body } = input;
   const { teamId } = input.caller;
   const record = await requireRecord(deps.repo, teamId, body.id);
 

@@ -3,8 +3,17 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { DATASET_ERROR_KINDS, DatasetApiError, type DatasetErrorKind, datasetErrors } from '#shared/errors';
-import { BODY_PROBLEMS, type CallerContext, callerFrom, jsonResponse, parseJsonObjectBody } from '#shared/http';
+import {
+  type CallerContext,
+  callerFrom,
+  jsonResponse,
+  type RequestErrors,
+  validBody,
+  validRequest,
+} from '#shared/http';
+import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { flushMetrics } from '#shared/metrics';
+import { requestError } from '#shared/schemas/dataset-fields';
 
 /** The body of a knowledge-base API success (SPEC 2.2) around the call's `data`. */
 export const datasetSuccessBodySchema = <T extends z.ZodType>(data: T) =>
@@ -50,15 +59,15 @@ export function datasetErrorResponse(error: unknown, logger: Logger): APIGateway
 
 /**
  * A knowledge-base API handler: checks the authorizer context (scope `dataset`), runs `call`, and
- * wraps what it returns, or what it throws, in the API's envelope.
+ * wraps what it returns, or what it throws, in the API's envelope; its log lines carry the Lambda context.
  */
 export function datasetHandler(
   logger: Logger,
   call: (event: APIGatewayProxyEvent, caller: CallerContext) => Promise<unknown>,
   /** The function's business metrics, written once per invocation (errors included) when given. */
   metrics?: Metrics,
-): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
-  return async (event) => {
+): LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return withLambdaContext(logger, async (event) => {
     try {
       const caller = callerFrom(event);
       if (!caller)
@@ -71,17 +80,29 @@ export function datasetHandler(
     } finally {
       if (metrics) flushMetrics(metrics);
     }
-  };
+  });
 }
 
-/** The request's JSON object body, or the API's 400 saying what is wrong with it. */
-export function datasetBody(event: APIGatewayProxyEvent): Record<string, unknown> {
-  const body = parseJsonObjectBody(event);
-  if (!body.ok) throw datasetErrors.invalidParams(BODY_PROBLEMS[body.reason]);
-  return body.value;
+/** How the knowledge-base API says a request is wrong: a missing field first, else the first problem. */
+export const DATASET_REQUEST_ERRORS: RequestErrors = {
+  malformed: (problem) => datasetErrors.invalidParams(problem),
+  invalid: (error) => requestError(error),
+};
+
+const DATASET_QUERY_ERRORS: RequestErrors = {
+  ...DATASET_REQUEST_ERRORS,
+  invalid: (error) => requestError(error, 'The query is invalid'),
+};
+
+/** The request's JSON body validated with the function's schema, or the API's 400 saying what is wrong. */
+export function datasetBody<S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> {
+  return validBody(event, schema, DATASET_REQUEST_ERRORS);
 }
 
-/** The request's query string parameters (last value of a repeated name, as API Gateway hands them). */
-export function datasetQuery(event: APIGatewayProxyEvent): Record<string, string | undefined> {
-  return { ...(event.queryStringParameters ?? {}) };
+/**
+ * The request's query string parameters (last value of a repeated name, as API Gateway hands them)
+ * validated with the function's schema, or the API's 400.
+ */
+export function datasetQuery<S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> {
+  return validRequest({ ...(event.queryStringParameters ?? {}) }, schema, DATASET_QUERY_ERRORS);
 }

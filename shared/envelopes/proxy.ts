@@ -3,7 +3,7 @@ import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from 'zod';
 import { ProxyApiError } from '#shared/errors';
-import { callerFrom, jsonResponse } from '#shared/http';
+import { callerFrom, jsonResponse, type RequestErrors, validBody } from '#shared/http';
 import { flushMetrics } from '#shared/metrics';
 
 /** The body of a channel proxy API success (SPEC 3.5) around the call's `data`. */
@@ -34,6 +34,17 @@ export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayPr
   logger.error('Unexpected error in the channel proxy API', { error: summarizeError(error) });
   const body: ProxyErrorBody = { success: false, message: 'Internal error' };
   return jsonResponse(500, body);
+}
+
+/** How the channel proxy API says a request is wrong: every problem of the body, in one message. */
+export const PROXY_REQUEST_ERRORS: RequestErrors = {
+  malformed: (problem) => new ProxyApiError(400, problem),
+  invalid: (error) => new ProxyApiError(400, error.issues.map((i) => i.message).join('; ')),
+};
+
+/** The request's JSON body validated with the function's schema, or the API's 400 saying what is wrong. */
+export function proxyBody<S extends z.ZodType>(event: Parameters<typeof validBody>[0], schema: S): z.output<S> {
+  return validBody(event, schema, PROXY_REQUEST_ERRORS);
 }
 
 /** A loggable description of an error and its causes: name, code, errno and message only (no stack, no request data). */

@@ -68,6 +68,7 @@ export const idField = (field: string) => {
 
 /** The query of the calls that name one record (detail, delete): `?id=<id>`. */
 export const idQuerySchema = z.object({ id: idField('id') });
+export type IdQuery = z.output<typeof idQuerySchema>;
 
 // null is accepted as "not given" for the optional strings: JSON clients often send it for absent values.
 /** An optional free text of at most `max` characters. */

@@ -1,27 +1,21 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { startTestServer, useTestServer } from '#test/support/local-server';
 import { addAccessToken, createRequest, expectCreated, expectError, teamRecords } from './create-dataset.helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let server: TestServer;
 let dynamo: DynamoDBDocumentClient;
 // Every test gets a team of its own, so no test sees another's records.
 let team: LocalAccessToken;
 let bearer: string;
 
-beforeAll(async () => {
-  // The handlers read it at load; the secret-leak test (create-dataset-failures) runs with logging on.
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  server = await startTestServer();
-  dynamo = server.documents;
-});
+// The handlers read it at load; the secret-leak test (create-dataset-failures) runs with logging on.
+const server = useTestServer();
 
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
+beforeAll(async () => {
+  dynamo = server.documents;
 });
 
 beforeEach(async () => {

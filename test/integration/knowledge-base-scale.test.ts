@@ -1,25 +1,17 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { LIST_LIMITS, listDatasets } from '#functions/list-datasets/list-datasets';
+import { listDatasetsBodySchema } from '#functions/list-datasets/schema';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import type { LocalAccessToken } from '#shared/local-credentials';
 import { type DatasetRecord, DynamoDatasetRepository } from '#shared/repositories/datasets';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { useTestServer } from '#test/support/local-server';
 import { addAccessToken, teamRecords } from './create-dataset.helpers.ts';
 import { kbClient, seedRecord, seedRecords } from './knowledge-base.helpers.ts';
 
-let server: TestServer;
 let team: LocalAccessToken;
 
-beforeAll(async () => {
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
-});
+const server = useTestServer();
 
 beforeEach(async () => {
   team = await addAccessToken(server);
@@ -57,7 +49,10 @@ describe('list reads only the asked folder', () => {
     const repo = new DynamoDatasetRepository(DynamoDBDocumentClient.from(client), server.tables.datasets);
     const caller = { scope: 'dataset' as const, teamId: team.teamId, tmbId: team.tmbId, tokenId: team.id };
 
-    const items = await listDatasets({ body: { parentId: folder.id }, caller }, { repo, limits: LIST_LIMITS });
+    const items = await listDatasets(
+      { body: listDatasetsBodySchema.parse({ parentId: folder.id }), caller },
+      { repo, limits: LIST_LIMITS },
+    );
     const overHttp = await kbClient(server, `Bearer ${team.token}`).list({ parentId: folder.id });
     client.destroy();
 
@@ -71,9 +66,12 @@ describe('list reads only the asked folder', () => {
     const repo = new DynamoDatasetRepository(server.documents, server.tables.datasets);
     const caller = { scope: 'dataset' as const, teamId: team.teamId, tmbId: team.tmbId, tokenId: team.id };
 
-    const listed = await listDatasets({ body: {}, caller }, { repo, limits: { maxItems: 7, maxSearched: 100 } });
+    const listed = await listDatasets(
+      { body: listDatasetsBodySchema.parse({}), caller },
+      { repo, limits: { maxItems: 7, maxSearched: 100 } },
+    );
     const searched = await listDatasets(
-      { body: { searchKey: 'DATASET' }, caller },
+      { body: listDatasetsBodySchema.parse({ searchKey: 'DATASET' }), caller },
       { repo, limits: { maxItems: 100, maxSearched: 12 } },
     );
 

@@ -1,14 +1,13 @@
 import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { useTestServer } from '#test/support/local-server';
 import { type ApiReply, addAccessToken, expectError, teamRecords } from './create-dataset.helpers.ts';
 import { KB_PATHS, kbClient, kbRequest, seedRecord, seedRecords } from './knowledge-base.helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = '65a0c0ffee0000000000beef';
 
-let server: TestServer;
 let dynamo: DynamoDBDocumentClient;
 // Every test gets a team of its own (and a second team to try to reach across).
 let team: LocalAccessToken;
@@ -16,15 +15,10 @@ let api: ReturnType<typeof kbClient>;
 let other: ReturnType<typeof kbClient>;
 let otherTeam: LocalAccessToken;
 
-beforeAll(async () => {
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  server = await startTestServer();
-  dynamo = server.documents;
-});
+const server = useTestServer();
 
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
+beforeAll(async () => {
+  dynamo = server.documents;
 });
 
 beforeEach(async () => {

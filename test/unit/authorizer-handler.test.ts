@@ -1,21 +1,12 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { sha256Hex } from '#shared/access-tokens';
-import { loadHandler } from '#test/support/handler';
+import { tokenEvent as event, METHOD_ARNS, useDeployedAuthorizer } from '#test/support/authorizer';
 
-const { clearSecretsCache, handler } = await loadHandler<typeof import('#functions/authorizer/handler')>(
-  '#functions/authorizer/handler',
-  {
-    ACCESS_TOKENS_SECRET_ID: 'test/access-tokens',
-    ADMIN_KEY_SECRET_ID: 'test/admin-key',
-    SECRETS_MAX_AGE_S: '60',
-    LOG_LEVEL: 'SILENT',
-    LOCAL_CREDENTIALS_FILE: undefined,
-  },
-);
+const authorizer = await useDeployedAuthorizer('SILENT');
+const { handler, secretsManager } = authorizer;
 
 const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
 const TOKEN = 'kb-test-token-0123456789abcdef0123456789abcdef';
@@ -23,8 +14,7 @@ const EXPIRED_TOKEN = 'kb-expired-token-0123456789abcdef0123456789';
 const TEAM = '65a0c0ffee0000000000beef';
 const MEMBER = '65a0c0ffee0000000000f00d';
 
-const DATASET_ARN = 'arn:aws:execute-api:us-east-1:123456789012:dsapi1/prod/POST/api/core/dataset/create';
-const PROXY_ARN = 'arn:aws:execute-api:us-east-1:123456789012:pxapi1/prod/POST/api/channels/import/legacygw';
+const { dataset: DATASET_ARN, proxy: PROXY_ARN } = METHOD_ARNS;
 
 const tokensSecret = JSON.stringify({
   tokens: [
@@ -40,25 +30,10 @@ const tokensSecret = JSON.stringify({
   ],
 });
 
-const secretsManager = mockClient(SecretsManagerClient);
-
-function givenSecrets(values: { tokens?: string; adminKey?: string } = {}) {
-  secretsManager
-    .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
-    .resolves({ SecretString: values.tokens ?? tokensSecret })
-    .on(GetSecretValueCommand, { SecretId: 'test/admin-key' })
-    .resolves({ SecretString: values.adminKey ?? ADMIN_KEY });
-}
-
-const event = (authorizationToken: string | undefined, methodArn = DATASET_ARN) =>
-  ({ type: 'TOKEN', authorizationToken, methodArn }) as APIGatewayTokenAuthorizerEvent;
+const givenSecrets = (values: { tokens?: string; adminKey?: string } = {}) =>
+  authorizer.givenSecrets({ tokens: values.tokens ?? tokensSecret, adminKey: values.adminKey ?? ADMIN_KEY });
 
 const effects = (result: APIGatewayAuthorizerResult) => result.policyDocument.Statement.map((s) => s.Effect);
-
-beforeEach(() => {
-  secretsManager.reset();
-  clearSecretsCache();
-});
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,70 +1,21 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { describe, expect, it } from 'vitest';
 
 import { sha256Hex } from '#shared/access-tokens';
-import { loadHandler } from '#test/support/handler';
+import { tokenEvent as event, outcomeAndOutput, useDeployedAuthorizer } from '#test/support/authorizer';
 
-const { clearSecretsCache, handler } = await loadHandler<typeof import('#functions/authorizer/handler')>(
-  '#functions/authorizer/handler',
-  {
-    ACCESS_TOKENS_SECRET_ID: 'test/access-tokens',
-    ADMIN_KEY_SECRET_ID: 'test/admin-key',
-    LOG_LEVEL: 'DEBUG',
-    LOCAL_CREDENTIALS_FILE: undefined,
-  },
-);
+const { handler, secretsManager, ...authorizer } = await useDeployedAuthorizer('DEBUG');
 
 const ADMIN_KEY = 'admin-key-SECRET-0123456789-0123456789-xyz';
 const TOKEN = 'kb-SECRET-token-0123456789abcdef0123456789abcdef';
-const DATASET_ARN = 'arn:aws:execute-api:us-east-1:123456789012:dsapi1/prod/POST/api/core/dataset/create';
 const tokensSecret = JSON.stringify({
   tokens: [{ id: 'tok-live', sha256: sha256Hex(TOKEN), teamId: 'team', tmbId: 'member', expiresAt: null }],
 });
 
-const secretsManager = mockClient(SecretsManagerClient);
-let output: string[];
-let spies: MockInstance[];
-
-function capture(stream: NodeJS.WriteStream): MockInstance {
-  return vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
-    output.push(String(chunk));
-    return true;
-  });
-}
-
-function givenSecrets(tokens: string, adminKey: string) {
-  secretsManager
-    .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
-    .resolves({ SecretString: tokens })
-    .on(GetSecretValueCommand, { SecretId: 'test/admin-key' })
-    .resolves({ SecretString: adminKey });
-}
-
-const event = (authorizationToken: string, methodArn = DATASET_ARN) =>
-  ({ type: 'TOKEN', authorizationToken, methodArn }) as APIGatewayTokenAuthorizerEvent;
+const givenSecrets = (tokens: string, adminKey: string) => authorizer.givenSecrets({ tokens, adminKey });
 
 /** Runs the handler while capturing stdout and stderr; returns what was written. */
-async function logsOf(run: () => Promise<unknown>): Promise<string> {
-  output = [];
-  spies = [capture(process.stdout), capture(process.stderr)];
-  try {
-    await run().catch(() => undefined);
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  return output.join('');
-}
-
-beforeEach(() => {
-  secretsManager.reset();
-  clearSecretsCache();
-});
-
-afterEach(() => {
-  for (const spy of spies ?? []) spy.mockRestore();
-});
+const logsOf = async (run: () => Promise<unknown>): Promise<string> => (await outcomeAndOutput(run)).output;
 
 describe('authorizer logs never carry a token or the admin key', () => {
   it.each([

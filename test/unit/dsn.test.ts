@@ -26,21 +26,22 @@ function expectRejected(dsn: string, message: RegExp): void {
 
 const defaults = { port: 3306, connectTimeoutMs: 10_000, tls: 'false' } as const;
 
+/** `app:s3cret` on db.internal:3307, database `legacy`, in either DSN form. */
+const APP_AT_DB_INTERNAL: ParsedDsn = {
+  user: 'app',
+  password: 's3cret',
+  host: 'db.internal',
+  port: 3307,
+  database: 'legacy',
+  connectTimeoutMs: 10_000,
+  tls: 'false',
+};
+
 describe('parseDsn, Go driver form', () => {
   it('takes apart user, password, host, port and database', () => {
-    const dsn = 'app:s3cret@tcp(db.internal:3307)/legacy';
+    const parsed = parseDsn('app:s3cret@tcp(db.internal:3307)/legacy');
 
-    const parsed = parseDsn(dsn);
-
-    expect(parsed).toEqual<ParsedDsn>({
-      user: 'app',
-      password: 's3cret',
-      host: 'db.internal',
-      port: 3307,
-      database: 'legacy',
-      connectTimeoutMs: 10_000,
-      tls: 'false',
-    });
+    expect(parsed).toEqual(APP_AT_DB_INTERNAL);
   });
 
   it('defaults the port to 3306, the timeout to 10 s and tls to false', () => {
@@ -98,15 +99,7 @@ describe('parseDsn, URL form', () => {
   it('takes apart a mysql:// URL', () => {
     const parsed = parseDsn('mysql://app:s3cret@db.internal:3307/legacy');
 
-    expect(parsed).toEqual<ParsedDsn>({
-      user: 'app',
-      password: 's3cret',
-      host: 'db.internal',
-      port: 3307,
-      database: 'legacy',
-      connectTimeoutMs: 10_000,
-      tls: 'false',
-    });
+    expect(parsed).toEqual(APP_AT_DB_INTERNAL);
   });
 
   it('percent-decodes user, password and database', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { datasetPaths } from '#functions/dataset-paths/dataset-paths';
+import { pathsQuerySchema } from '#functions/dataset-paths/schema';
 import { deleteDataset } from '#functions/delete-dataset/delete-dataset';
+import { updateDatasetBodySchema } from '#functions/update-dataset/schema';
 import { updateDataset } from '#functions/update-dataset/update-dataset';
 import { ancestry } from '#shared/dataset-tree';
 import { DatasetApiError } from '#shared/errors';
@@ -67,7 +69,9 @@ describe('datasetPaths', () => {
   it('answers a generic (unexposed) error, never a hang, for damaged records whose parents loop', async () => {
     const repo = fakeRepo([folder(1, 2), folder(2, 1)]);
 
-    const error = await datasetPaths({ query: { sourceId: id(1) }, caller }, { repo }).catch((e: unknown) => e);
+    const error = await datasetPaths({ query: pathsQuerySchema.parse({ sourceId: id(1) }), caller }, { repo }).catch(
+      (e: unknown) => e,
+    );
 
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(DatasetApiError);
@@ -79,7 +83,7 @@ describe('updateDataset', () => {
     const repo = { ...fakeRepo([folder(1, null)]), update: async () => false };
 
     const error = await updateDataset(
-      { body: { id: id(1), name: 'renamed' }, caller },
+      { body: updateDatasetBodySchema.parse({ id: id(1), name: 'renamed' }), caller },
       { repo, catalog: BUILT_IN_MODEL_CATALOG, now: () => new Date(0) },
     ).catch((e: unknown) => e);
 
@@ -94,7 +98,7 @@ describe('updateDataset', () => {
     };
 
     await updateDataset(
-      { body: { id: id(2), intro: 'x', parentId: id(1).toUpperCase() }, caller },
+      { body: updateDatasetBodySchema.parse({ id: id(2), intro: 'x', parentId: id(1).toUpperCase() }), caller },
       { repo, catalog: BUILT_IN_MODEL_CATALOG, now: () => new Date(0) },
     );
 
