@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { captureOutput } from '#test/support/capture-output';
 import { type EmfRecord, emfRecords } from '#test/support/emf';
-import type { TestServer } from '#test/support/local-server';
-import { freePort, type TestMariaDb } from '#test/support/mariadb';
+import { freePort } from '#test/support/mariadb';
 import { channelPath } from './channel-review.helpers.ts';
 import { createRequest, expectCreated } from './create-dataset.helpers.ts';
 import { FIXTURE_SQL } from './import.helpers.ts';
 import {
-  type ChannelsTable,
   callImport,
   callProxy,
   expectError,
   expectNoSecrets,
   expectReport,
-  startImportHarness,
-  stopImportHarness,
+  useImportHarness,
 } from './import-http.helpers.ts';
 import { kbClient } from './knowledge-base.helpers.ts';
 
@@ -22,20 +19,13 @@ import { kbClient } from './knowledge-base.helpers.ts';
 // The local server runs the handlers in this process, so their stdout is captured around each call.
 
 const NAMESPACE = 'Test/BusinessMetrics';
-let db: TestMariaDb;
-let server: TestServer;
-let channels: ChannelsTable;
-
-beforeAll(async () => {
-  // Read by the handlers at module load (their cold start), which the harness triggers.
-  ({ db, server, channels } = await startImportHarness({
-    POWERTOOLS_METRICS_DISABLED: 'false',
-    POWERTOOLS_METRICS_NAMESPACE: NAMESPACE,
-  }));
+// Read by the handlers at module load (their cold start), which the harness triggers.
+const { db, server, channels } = useImportHarness({
+  POWERTOOLS_METRICS_DISABLED: 'false',
+  POWERTOOLS_METRICS_NAMESPACE: NAMESPACE,
 });
 
-afterAll(async () => {
-  await stopImportHarness({ db, server, channels });
+afterAll(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   delete process.env.POWERTOOLS_METRICS_NAMESPACE;
 });

@@ -2,7 +2,14 @@ import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
 import { startTestServer, useTestServer } from '#test/support/local-server';
-import { addAccessToken, createRequest, expectCreated, expectError, teamRecords } from './create-dataset.helpers.ts';
+import {
+  addAccessToken,
+  createRequest,
+  expectCreated,
+  expectError,
+  NEW_DATASET_DEFAULTS,
+  teamRecords,
+} from './create-dataset.helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -170,15 +177,8 @@ describe('POST /api/core/dataset/create: stored record', () => {
       id,
       teamId: team.teamId,
       tmbId: team.tmbId,
-      parentId: null,
-      type: 'dataset',
+      ...NEW_DATASET_DEFAULTS,
       name: 'Product docs',
-      intro: '',
-      avatar: '/icon/logo.svg',
-      vectorModel: 'text-embedding-3-small',
-      agentModel: 'gpt-4o-mini',
-      vlmModel: 'gpt-4o-mini',
-      inheritPermission: true,
       createTime: expect.stringMatching(ISO),
       updateTime: expect.stringMatching(ISO),
       // The by-parent index key (docs/knowledge-base-api.md): the team's root.

@@ -1,10 +1,10 @@
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { ImportReport } from '#functions/import-legacygw/report';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { captureOutput } from '#test/support/capture-output';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { startedInBeforeAll, startTestServer, type TestServer } from '#test/support/local-server';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_KEYS } from './import.helpers.ts';
 
@@ -184,4 +184,21 @@ export async function startImportHarness(env: Readonly<Record<string, string>> =
 export async function stopImportHarness(harness: Partial<ImportHarness>): Promise<void> {
   harness.channels?.close();
   await Promise.all([harness.db?.stop(), harness.server?.close()]);
+}
+
+/**
+ * A test file's harness, started before its tests (see `startImportHarness` for `env`) and stopped after
+ * them; the engines it returns stand for the started ones inside tests and hooks.
+ */
+export function useImportHarness(env: Readonly<Record<string, string>> = {}): ImportHarness {
+  let harness: ImportHarness | undefined;
+  beforeAll(async () => {
+    harness = await startImportHarness(env);
+  });
+  afterAll(() => stopImportHarness(harness ?? {}));
+  return {
+    db: startedInBeforeAll(() => harness?.db, 'the MariaDB'),
+    server: startedInBeforeAll(() => harness?.server, 'the local server'),
+    channels: startedInBeforeAll(() => harness?.channels, 'the channels table'),
+  };
 }

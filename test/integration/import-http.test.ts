@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
-import type { TestServer } from '#test/support/local-server';
-import { freePort, type TestMariaDb } from '#test/support/mariadb';
+import { freePort } from '#test/support/mariadb';
 import { channelPath } from './channel-review.helpers.ts';
 import { FIXTURE_SQL } from './import.helpers.ts';
 import {
-  type ChannelsTable,
   callImport,
   callProxy,
   type Exchange,
@@ -13,21 +11,12 @@ import {
   expectError,
   expectNoSecrets,
   expectReport,
-  startImportHarness,
-  stopImportHarness,
+  useImportHarness,
 } from './import-http.helpers.ts';
 
 // SPEC 3 through HTTP: the local server runs the real authorizer and import handler.
 
-let db: TestMariaDb;
-let server: TestServer;
-let channels: ChannelsTable;
-
-beforeAll(async () => {
-  ({ db, server, channels } = await startImportHarness());
-});
-
-afterAll(() => stopImportHarness({ db, server, channels }));
+const { db, server, channels } = useImportHarness();
 
 const secretsOf = (extra: readonly string[] = []) => ({ server, mysqlPassword: db.password, extra });
 

@@ -118,10 +118,20 @@ export function useTestServer(env: Readonly<Record<string, string>> = {}): TestS
     await server?.close();
     vi.unstubAllEnvs();
   });
-  return new Proxy({} as TestServer, {
+  return startedInBeforeAll(() => server, 'the test server');
+}
+
+/**
+ * A stand-in for a value a test file starts in `beforeAll`, usable as a module-level constant: every field
+ * read goes to the value `current()` gives once it is started (methods stay bound to it).
+ */
+export function startedInBeforeAll<T extends object>(current: () => T | undefined, what: string): T {
+  return new Proxy({} as T, {
     get(_target, field) {
-      if (!server) throw new Error('the test server starts in beforeAll: read it inside a test or a hook');
-      return Reflect.get(server, field, server);
+      const value = current();
+      if (!value) throw new Error(`${what} starts in beforeAll: read it inside a test or a hook`);
+      const member = Reflect.get(value, field, value);
+      return typeof member === 'function' ? member.bind(value) : member;
     },
   });
 }
