@@ -81,6 +81,9 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       if (before === undefined) {
         report.channels.created += 1;
         changes.push(toStored(channel, origin, timestamp, timestamp));
+      } else if (before.editedAt !== undefined) {
+        // An operator corrected it through the review API: their edit wins over the legacy row.
+        report.channels.edited += 1;
       } else if (differs(before, channel)) {
         report.channels.updated += 1;
         changes.push(toStored(channel, origin, before.createdAt ?? timestamp, timestamp));

@@ -10,7 +10,7 @@ export const MAX_REPORT_ITEMS = 1_000;
 /** Counts outcomes as rows stream past, keeping at most MAX_REPORT_ITEMS items. */
 export class ReportBuilder {
   readonly rows = { read: 0, imported: 0, skipped: 0 };
-  readonly channels = { created: 0, updated: 0, unchanged: 0 };
+  readonly channels = { created: 0, updated: 0, unchanged: 0, edited: 0 };
   private readonly items: ReportItem[] = [];
   private itemsTruncated = false;
 

@@ -38,7 +38,8 @@ export const importReportSchema = z.strictObject({
     kind: sourceKindSchema,
   }),
   rows: z.strictObject({ imported: count, skipped: count }),
-  channels: z.strictObject({ created: count, updated: count, unchanged: count }),
+  /** `edited`: existing channels changed through the review API since; the import left them untouched. */
+  channels: z.strictObject({ created: count, updated: count, unchanged: count, edited: count }),
   items: z.array(reportItemSchema).max(1_000),
   itemsTruncated: z.boolean(),
 });

@@ -2,9 +2,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { captureOutput } from '#test/support/capture-output';
 import { type EmfRecord, emfRecords } from '#test/support/emf';
 import { freePort } from '#test/support/mariadb';
+import { channelPath } from './channel-review.helpers.ts';
 import { createRequest, expectCreated } from './create-dataset.helpers.ts';
 import { FIXTURE_SQL } from './import.helpers.ts';
-import { callImport, expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
+import {
+  callImport,
+  callProxy,
+  expectError,
+  expectNoSecrets,
+  expectReport,
+  useImportHarness,
+} from './import-http.helpers.ts';
 import { kbClient } from './knowledge-base.helpers.ts';
 
 // The EMF lines the real create and import handlers print, read back as CloudWatch would parse them.
@@ -146,5 +154,25 @@ describe('business metrics of the import handler', () => {
 
     expectError(reply, 400, /tcp/);
     expect(emfRecords(reply.output)).toEqual([]);
+  });
+});
+
+describe('business metrics of the channel review API', () => {
+  it('prints ChannelsEdited = 1 (Count) for a successful update, and nothing for a refused one', async () => {
+    const database = await db.createDatabase(undefined, FIXTURE_SQL);
+    await channels.clear();
+    expectReport(await callImport(server, { json: { dsn: db.dsn(database), dryRun: false } }));
+    const [channel] = await channels.scan();
+    const path = channelPath(channel?.id ?? '');
+
+    const edited = await callProxy(server, { method: 'PUT', path, json: { status: 'disabled' } });
+    const refused = await callProxy(server, { method: 'PUT', path, json: { status: 'off' } });
+    const read = await callProxy(server, { method: 'GET', path });
+
+    expect([edited.status, refused.status, read.status]).toEqual([200, 400, 200]);
+    expect(onlyRecord(edited.output).metrics).toEqual({ ChannelsEdited: { unit: 'Count', value: 1 } });
+    expect(emfRecords(refused.output)).toEqual([]);
+    expect(emfRecords(read.output)).toEqual([]);
+    expectNoSecrets([edited, refused, read], { server });
   });
 });

@@ -40,6 +40,7 @@ describe('an import that runs past LEGACYGW_DEADLINE_MS', () => {
         created: rows - written,
         updated: 0,
         unchanged: written,
+        edited: 0,
       });
       expect(await channels.scan()).toHaveLength(rows);
       expectNoSecrets([measure, stalled, rerun], { server, mysqlPassword: db.password, extra: keys });

@@ -45,7 +45,7 @@ describe('importing the New API fixture through the local server', () => {
       dryRun: false,
       source: { host: db.host, port: db.port, database, rows: 20, kind: 'newapi' },
       rows: { imported: 18, skipped: 2 },
-      channels: { created: 22, updated: 0, unchanged: 0 },
+      channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
       items: NEWAPI_EXPECTED_ITEMS,
       itemsTruncated: false,
     });
@@ -81,7 +81,7 @@ describe('importing the New API fixture through the local server', () => {
     const data = expectReport(second);
     expect(data.source.kind).toBe('newapi');
     expect(data.rows).toEqual({ imported: 18, skipped: 2 });
-    expect(data.channels).toEqual({ created: 0, updated: 0, unchanged: 22 });
+    expect(data.channels).toEqual({ created: 0, updated: 0, unchanged: 22, edited: 0 });
     expect(await channels.scan()).toEqual(afterFirst);
     expectNoSecrets([first, second], secretsOf());
   });
@@ -96,7 +96,7 @@ describe('importing the New API fixture through the local server', () => {
       dryRun: true,
       source: { database, rows: 20, kind: 'newapi' },
       rows: { imported: 18, skipped: 2 },
-      channels: { created: 22, updated: 0, unchanged: 0 },
+      channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
       items: NEWAPI_EXPECTED_ITEMS,
     });
     expect(await channels.scan()).toEqual([]);

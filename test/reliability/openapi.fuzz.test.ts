@@ -33,14 +33,21 @@ describe('the public OpenAPI routes under malformed requests (fuzz through the l
           }).map((request) => ({ target, request: get ? { ...request, method: 'GET' } : request })),
         ),
       PROPERTY_RUNS,
-    );
+    ).filter(({ target, request }) => {
+      // A near miss that resolves (dot segments, one trailing slash) to another route, such as
+      // `/api/channels/openapi.json/..` to the channel list, gets that route's answer: not this test's subject.
+      const resolved = findRoute(request.method, new URL(`http://local${request.path}`).pathname)?.route;
+      return resolved === undefined || resolved.path === target.route.path;
+    });
 
     const { failures, statuses } = await fuzzThrough(
       server.url,
       requests.map(({ request }) => request),
       (reply, i) => {
         const { target, request } = requests[i]!;
-        const onRoute = request.method === 'GET' && request.path.split('?')[0] === target.route.path;
+        // One trailing slash reaches the same route, as in API Gateway (shared/routes.ts, findRoute).
+        const path = request.path.split('?')[0] ?? '';
+        const onRoute = request.method === 'GET' && [target.route.path, `${target.route.path}/`].includes(path);
         const title = reply.status === 200 ? (JSON.parse(reply.body) as { info?: { title?: string } }).info?.title : '';
         const ok = onRoute ? reply.status === 200 && title === TITLES[target.api] : reply.status === 404;
         return ok ? [] : [`${reply.status} ${reply.body.slice(0, 120)}`];
