@@ -3,22 +3,42 @@ import { SecurityGroup, Subnet, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
+import { LOCAL_CREDENTIALS_FILE_ENV } from '#shared/local-credentials';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
-import { TABLES, type TableName } from '#shared/tables';
+import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
-import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
+import { AppFunction, type FunctionVpcPlacement, type TableAction } from './constructs/function.ts';
+import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
+import {
+  copyCredentialsBesideBundle,
+  loadSamMode,
+  SAM_AUTHORIZER_ENTRY,
+  SAM_CREDENTIALS_PATH,
+  SAM_DYNAMODB_ENDPOINT,
+} from './sam.ts';
+import { STACK_OUTPUTS } from './stack-outputs.ts';
 import type { StageConfig } from './stage-config.ts';
+
+type ChannelReviewFunction =
+  | 'list-channels'
+  | 'get-channel'
+  | 'update-channel'
+  | 'delete-channel'
+  | 'batch-delete-channels';
 
 export interface ServiceStackProps extends StackProps {
   readonly config: StageConfig;
 }
 
+/** Quotes one word for a POSIX shell (bundling hooks run through bash). */
+const shellQuote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
+
 /** Import function timeout: below API Gateway's 29 s integration limit, above LEGACYGW_DEADLINE_MS. */
 export const IMPORT_TIMEOUT = Duration.seconds(28);
 
 /**
- * The whole product in one stack: two tables, two secrets, three functions and two REST APIs,
+ * The whole product in one stack: two tables, two secrets, the functions and two REST APIs,
  * each function allowed exactly what it needs and nothing on the other's data.
  */
 export class ServiceStack extends Stack {
@@ -26,21 +46,29 @@ export class ServiceStack extends Stack {
   readonly secrets: { readonly adminKey: Secret; readonly accessTokens: Secret };
   readonly functions: Readonly<Record<FunctionName, AppFunction>>;
   readonly apis: Readonly<Record<ApiName, AppApi>>;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
     const { config } = props;
-    const common = { logRetention: config.logRetention, removalPolicy: config.removalPolicy };
+    const sam = loadSamMode(this.node);
+    const common = {
+      logRetention: config.logRetention,
+      removalPolicy: config.removalPolicy,
+      ...(sam ? { architecture: sam.architecture } : {}),
+    };
 
     const datasets = new AppTable(this, 'DatasetsTable', {
       definition: TABLES.datasets,
       removalPolicy: config.removalPolicy,
-      deletionProtection: config.isProduction,
+      deletionProtection: config.retainData,
     });
+    // Upstream providers' API keys: under a key the operator controls, usable only by the functions granted the table.
     const channels = new AppTable(this, 'ChannelsTable', {
       definition: TABLES.channels,
       removalPolicy: config.removalPolicy,
-      deletionProtection: config.isProduction,
+      deletionProtection: config.retainData,
+      customerManagedKey: true,
     });
 
     const adminKey = new Secret(this, 'AdminKeySecret', {
@@ -74,6 +102,7 @@ export class ServiceStack extends Stack {
         [ENV.secretsMaxAgeS]: String(config.secretsMaxAgeSeconds),
         [ENV.logLevel]: config.logLevel,
       },
+      ...(sam ? { entry: SAM_AUTHORIZER_ENTRY, afterBundling: copyCredentialsBesideBundle(sam.credentialsFile) } : {}),
       ...common,
     });
     authorizer.readSecret(accessTokens, ENV.accessTokensSecretId);
@@ -84,14 +113,68 @@ export class ServiceStack extends Stack {
       description: 'POST /api/core/dataset/create: creates a knowledge base or folder',
       memorySize: 512,
       timeout: Duration.seconds(10),
-      environment: {
-        [ENV.modelCatalog]: JSON.stringify(config.modelCatalog),
-        [ENV.logLevel]: config.logLevel,
-      },
+      environment: { [ENV.logLevel]: config.logLevel },
+      // A catalogue of hundreds of models would not fit Lambda's 4 KB environment: it ships in the bundle.
+      bundledEnvironment: { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) },
       ...common,
     });
     // Conditional PutItem for the new record; GetItem to check the parent folder.
     createDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'PutItem']);
+
+    const datasetFunction = (
+      id: string,
+      name: FunctionName,
+      description: string,
+      bundledEnvironment: Readonly<Record<string, string>> = {},
+    ) =>
+      new AppFunction(this, id, {
+        name,
+        description,
+        memorySize: 512,
+        timeout: Duration.seconds(10),
+        environment: { [ENV.logLevel]: config.logLevel },
+        bundledEnvironment,
+        ...common,
+      });
+    const byParent = DATASETS_BY_PARENT.name;
+    const listDatasets = datasetFunction(
+      'ListDatasets',
+      'list-datasets',
+      'POST /api/core/dataset/list: lists a folder, or searches the team',
+    );
+    // GetItem checks the parent folder, Query on the index lists it, Query on the table searches the team.
+    listDatasets.useTable(datasets, ENV.datasetsTable, ['GetItem', 'Query']);
+    listDatasets.useIndex(datasets, byParent, ['Query']);
+    const datasetDetail = datasetFunction('DatasetDetail', 'dataset-detail', 'GET /api/core/dataset/detail');
+    datasetDetail.useTable(datasets, ENV.datasetsTable, ['GetItem']);
+    const datasetPaths = datasetFunction(
+      'DatasetPaths',
+      'dataset-paths',
+      'GET /api/core/dataset/paths: the folders above a record',
+    );
+    datasetPaths.useTable(datasets, ENV.datasetsTable, ['GetItem']);
+    const updateDataset = datasetFunction(
+      'UpdateDataset',
+      'update-dataset',
+      'PUT /api/core/dataset/update: renames, edits or moves a record',
+      // The same catalogue as create, compiled into the bundle the same way.
+      { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) },
+    );
+    // GetItem reads the record and walks the new parent's ancestors; a conditional UpdateItem writes.
+    updateDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'UpdateItem']);
+    const deleteDataset = new AppFunction(this, 'DeleteDataset', {
+      name: 'delete-dataset',
+      description: 'DELETE /api/core/dataset/delete: deletes a record, a folder with its whole subtree',
+      // A 10,000-record subtree is ~400 BatchWriteItem calls: more memory is more CPU and network.
+      memorySize: 1024,
+      // Below API Gateway's 29 s; a delete cut short is finished by calling it again.
+      timeout: Duration.seconds(28),
+      environment: { [ENV.logLevel]: config.logLevel },
+      ...common,
+    });
+    // GetItem reads the record, Query on the index walks the subtree, BatchWriteItem deletes it.
+    deleteDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'BatchWriteItem']);
+    deleteDataset.useIndex(datasets, byParent, ['Query']);
 
     const importLegacygw = new AppFunction(this, 'ImportLegacygw', {
       name: 'import-legacygw',
@@ -106,10 +189,76 @@ export class ServiceStack extends Stack {
         [ENV.logLevel]: config.logLevel,
       },
       ...(config.vpc ? { vpc: this.vpcPlacement(config.vpc) } : {}),
+      // A private CA's PEM bundle can be several KB: it ships in the bundle, not the environment.
+      ...(config.legacygw.caBundle ? { bundledEnvironment: { [ENV.legacygwCaBundle]: config.legacygw.caBundle } } : {}),
       ...common,
     });
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
     importLegacygw.useTable(channels, ENV.channelsTable, ['BatchGetItem', 'BatchWriteItem']);
+
+    // The channel review API: one small function per call, each granted exactly the calls its code makes.
+    const reviewFunction = (id: string, name: ChannelReviewFunction, description: string, actions: TableAction[]) => {
+      const fn = new AppFunction(this, id, {
+        name,
+        description,
+        memorySize: name === 'list-channels' ? 1024 : 256,
+        timeout: Duration.seconds(name === 'list-channels' ? 28 : 10),
+        environment: { [ENV.logLevel]: config.logLevel },
+        ...common,
+      });
+      fn.useTable(channels, ENV.channelsTable, actions);
+      return fn;
+    };
+    const review = {
+      // Scan (only id, provider and name travel), then BatchGetItem for the page's channels only.
+      'list-channels': reviewFunction('ListChannels', 'list-channels', 'GET /api/channels/: lists channels', [
+        'Scan',
+        'BatchGetItem',
+      ]),
+      'get-channel': reviewFunction('GetChannel', 'get-channel', 'GET /api/channel/{id}: one channel', ['GetItem']),
+      // GetItem to compare the masked key and read updatedAt; a conditional UpdateItem writes the change.
+      'update-channel': reviewFunction('UpdateChannel', 'update-channel', 'PUT /api/channel/{id}: corrects a channel', [
+        'GetItem',
+        'UpdateItem',
+      ]),
+      'delete-channel': reviewFunction(
+        'DeleteChannel',
+        'delete-channel',
+        'DELETE /api/channel/{id}: deletes a channel',
+        ['DeleteItem'],
+      ),
+      // BatchGetItem finds which ids exist (the count answered), BatchWriteItem deletes them.
+      'batch-delete-channels': reviewFunction(
+        'BatchDeleteChannels',
+        'batch-delete-channels',
+        'POST /api/channels/batch_delete: deletes channels',
+        ['BatchGetItem', 'BatchWriteItem'],
+      ),
+    } as const;
+    const reviewHandlers = Object.fromEntries(
+      Object.entries(review).map(([name, fn]) => [name, fn.function]),
+    ) as Record<ChannelReviewFunction, AppFunction['function']>;
+
+    const consolePage = new AppFunction(this, 'Console', {
+      name: 'console',
+      description: 'GET /console: the import review web page (no data; every call it makes carries the admin key)',
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      // The page is built from functions/console/page/ at bundle time and shipped beside the handler.
+      afterBundling: (outputDir) => [`npx tsx scripts/build-console.ts ${shellQuote(outputDir)}`],
+      ...common,
+    });
+
+    // Reads nothing: the documents are bundled; the stage variable says which API asks.
+    const openApi = new AppFunction(this, 'OpenApi', {
+      name: 'openapi',
+      description: "GET /openapi.json of both APIs (no authorizer): the API's OpenAPI 3.1 document",
+      memorySize: 256,
+      timeout: Duration.seconds(5),
+      environment: {},
+      ...common,
+    });
 
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
@@ -118,18 +267,65 @@ export class ServiceStack extends Stack {
       stageName: config.stage,
       authorizer: authorizer.function,
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
-      handlers: { 'create-dataset': createDataset.function, 'import-legacygw': importLegacygw.function },
+      handlers: {
+        'create-dataset': createDataset.function,
+        'list-datasets': listDatasets.function,
+        'dataset-detail': datasetDetail.function,
+        'update-dataset': updateDataset.function,
+        'delete-dataset': deleteDataset.function,
+        'dataset-paths': datasetPaths.function,
+        'import-legacygw': importLegacygw.function,
+        ...reviewHandlers,
+        console: consolePage.function,
+        openapi: openApi.function,
+      },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
       ...common,
     };
     const datasetApi = new AppApi(this, 'DatasetApi', { definition: APIS.dataset, ...apiCommon });
-    const proxyApi = new AppApi(this, 'ProxyApi', { definition: APIS.proxy, ...apiCommon });
+    const proxyApi = new AppApi(this, 'ProxyApi', {
+      definition: APIS.proxy,
+      // Each import holds a database connection and the function for seconds: a tighter bucket of its own.
+      routeThrottling: { 'import-legacygw': config.legacygw.throttling },
+      ...apiCommon,
+    });
 
     this.tables = { datasets, channels };
     this.secrets = { adminKey, accessTokens };
-    this.functions = { authorizer, 'create-dataset': createDataset, 'import-legacygw': importLegacygw };
+    this.functions = {
+      authorizer,
+      'create-dataset': createDataset,
+      'list-datasets': listDatasets,
+      'dataset-detail': datasetDetail,
+      'update-dataset': updateDataset,
+      'delete-dataset': deleteDataset,
+      'dataset-paths': datasetPaths,
+      'import-legacygw': importLegacygw,
+      console: consolePage,
+      openapi: openApi,
+      ...review,
+    };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
+
+    // Last, once every function has its table grants: alarms follow the maps, so a new function,
+    // API or table is watched by being in them.
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      config: config.monitoring,
+      functions: this.functions,
+      authorizer,
+      apis: this.apis,
+      tables: this.tables,
+    });
+
+    if (sam) {
+      // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);
+      // the values already point at `npm start`'s engine and the copied credentials file.
+      authorizer.setEnvironment(LOCAL_CREDENTIALS_FILE_ENV, SAM_CREDENTIALS_PATH);
+      for (const fn of Object.values(this.functions)) {
+        if (fn.usesTables) fn.setEnvironment(ENV.dynamodbEndpoint, SAM_DYNAMODB_ENDPOINT);
+      }
+    }
 
     new CfnOutput(this, 'DatasetApiUrl', {
       description: 'Knowledge-base API base URL ({base_url})',
@@ -143,9 +339,34 @@ export class ServiceStack extends Stack {
       description: 'Secret holding the admin key',
       value: adminKey.secretArn,
     });
-    new CfnOutput(this, 'AccessTokensSecretArn', {
+    new CfnOutput(this, STACK_OUTPUTS.accessTokensSecretArn, {
       description: 'Secret holding the access token hashes (npm run tokens -- --secret-id <this>)',
       value: accessTokens.secretArn,
+    });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      description: 'SNS topic every alarm notifies (subscribe on-call here)',
+      value: this.monitoring.topic.topicArn,
+    });
+    new CfnOutput(this, 'DashboardName', {
+      description: 'CloudWatch dashboard of the APIs, functions, tables and business metrics',
+      value: this.monitoring.dashboard.dashboardName,
+    });
+    // Read by `npm run tokens -- revoke` to flush both APIs' authorizer caches (see STACK_OUTPUTS).
+    new CfnOutput(this, STACK_OUTPUTS.datasetApiId, {
+      description: 'REST API id of the knowledge-base API',
+      value: datasetApi.api.restApiId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.proxyApiId, {
+      description: 'REST API id of the channel proxy API',
+      value: proxyApi.api.restApiId,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.stageName, {
+      description: 'API Gateway stage name of both APIs',
+      value: datasetApi.api.deploymentStage.stageName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.secretsMaxAgeSeconds, {
+      description: 'How long the authorizer caches the secrets (SECRETS_MAX_AGE_S)',
+      value: String(config.secretsMaxAgeSeconds),
     });
     new CfnOutput(this, 'DatasetsTableName', { value: datasets.table.tableName });
     new CfnOutput(this, 'ChannelsTableName', { value: channels.table.tableName });

@@ -1,18 +1,24 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import * as z from 'zod';
 import { DEFAULTS, LOG_LEVELS } from '#shared/config';
 import { ConfigError } from '#shared/errors';
+import { metricsNamespace } from '#shared/metrics';
 import { BUILT_IN_MODEL_CATALOG, type ModelCatalog, parseModelCatalog } from '#shared/model-catalog';
+import { parsePemBundle } from '#shared/pem';
+import type { ApiName } from '#shared/routes';
 
 /** Context keys the app reads (`-c stage=prod -c config=deploy/prod.json`). */
 export const CONTEXT_KEYS = { stage: 'stage', config: 'config' } as const;
 
-/** The stage whose data and logs outlive the stack (RETAIN, deletion protection). */
-export const PRODUCTION_STAGE = 'prod';
+/**
+ * API Gateway's cache of authorizer decisions. With the secrets cache (60 s) it bounds how long a
+ * revoked token keeps working: 60 + 60 = 120 s, or 60 s after `npm run tokens -- revoke` (which flushes it).
+ */
+export const DEFAULT_AUTHORIZER_CACHE_TTL_SECONDS = 60;
 
 /**
  * Upper bound of LEGACYGW_DEADLINE_MS: the import function's timeout is 28 s (below API Gateway's
@@ -30,29 +36,136 @@ const retentionDays = z
 const awsId = (prefix: string) =>
   z.string().regex(new RegExp(`^${prefix}-[0-9a-f]{8,17}$`), `must look like ${prefix}-0123abcd`);
 
+/** When one alarm goes to ALARM: `datapointsToAlarm` of the last `evaluationPeriods` periods reach `threshold`. */
+export interface AlarmSpec {
+  /** Count, or milliseconds for latency; the alarm fires at or above it. */
+  readonly threshold: number;
+  readonly periodMinutes: number;
+  readonly evaluationPeriods: number;
+  readonly datapointsToAlarm: number;
+}
+
+/** The alarms of the stack (infra/constructs/monitoring.ts); docs/operations.md says what each means. */
+export const COUNT_ALARMS = [
+  'apiServerErrors',
+  'functionErrors',
+  'functionThrottles',
+  'authorizerErrors',
+  'tableThrottles',
+  'tableSystemErrors',
+] as const;
+export type CountAlarm = (typeof COUNT_ALARMS)[number];
+
+export type AlarmSettings = Readonly<Record<CountAlarm, AlarmSpec>> & {
+  /** p99 latency per API, in ms: the APIs do very different work (a put vs. an import of thousands of rows). */
+  readonly apiLatencyP99: Readonly<Record<ApiName, AlarmSpec>>;
+};
+
+/**
+ * Defaults by stage kind. A stage that keeps its data (`retainData`, the default) is one people rely on:
+ * it pages on the first sign of trouble, since the handlers answer every error they expect (a Lambda
+ * error is a crash, timeout or bad configuration) and a throttle or a DynamoDB system error is never
+ * normal. A disposable stage tolerates a few before it notifies. The proxy API's p99 alarm fires when
+ * imports reach their deadline (LEGACYGW_DEADLINE_MS).
+ */
+export function defaultAlarms(keepsData: boolean, importDeadlineMs: number): AlarmSettings {
+  const count = (kept: number, disposable: number): AlarmSpec => ({
+    threshold: keepsData ? kept : disposable,
+    periodMinutes: 5,
+    evaluationPeriods: 1,
+    datapointsToAlarm: 1,
+  });
+  return {
+    apiServerErrors: count(5, 10),
+    apiLatencyP99: {
+      // A create is one or two DynamoDB calls; 3 s for 15 minutes is far beyond cold starts.
+      dataset: {
+        threshold: keepsData ? 3_000 : 5_000,
+        periodMinutes: 5,
+        evaluationPeriods: 3,
+        datapointsToAlarm: 3,
+      },
+      proxy: { threshold: importDeadlineMs, periodMinutes: 5, evaluationPeriods: 3, datapointsToAlarm: 2 },
+    },
+    functionErrors: count(1, 5),
+    functionThrottles: count(1, 5),
+    // The authorizer failing closed locks every caller out, in any stage.
+    authorizerErrors: count(1, 1),
+    tableThrottles: count(1, 5),
+    tableSystemErrors: count(1, 5),
+  };
+}
+
+const alarmOverride = z
+  .object({
+    threshold: z.number().positive(),
+    periodMinutes: z.number().int().min(1).max(1440),
+    evaluationPeriods: z.number().int().min(1).max(100),
+    datapointsToAlarm: z.number().int().min(1).max(100),
+  })
+  .partial()
+  .strict()
+  .optional();
+
+const monitoringSchema = z
+  .object({
+    /** CloudWatch namespace of the business metrics; default KbChannelGateway/<stage>. */
+    metricsNamespace: metricsNamespace.optional(),
+    /** Subscribed to the alarm topic (the address must confirm the subscription once). */
+    alarmEmail: z.email().optional(),
+    alarms: z
+      .object({
+        apiServerErrors: alarmOverride,
+        apiLatencyP99: z.object({ dataset: alarmOverride, proxy: alarmOverride }).strict().optional(),
+        functionErrors: alarmOverride,
+        functionThrottles: alarmOverride,
+        authorizerErrors: alarmOverride,
+        tableThrottles: alarmOverride,
+        tableSystemErrors: alarmOverride,
+      } satisfies Record<CountAlarm | 'apiLatencyP99', z.ZodType>)
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .default({});
+
+/** Method throttle of the import route, apart from the stage's: an import holds a database connection for seconds. */
+export const DEFAULT_IMPORT_THROTTLING = { rateLimit: 2, burstLimit: 5 } as const;
+
+const throttlingSchema = z
+  .object({
+    rateLimit: z.number().positive().max(10_000),
+    burstLimit: z.number().int().positive().max(5_000),
+  })
+  .strict();
+
 const fileSchema = z
   .object({
+    // Data outlives the stack unless the stage says it is disposable; never decided by the stage's name.
+    retainData: z.boolean().default(true),
     logRetentionDays: retentionDays.optional(),
     logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
-    throttling: z
-      .object({
-        rateLimit: z.number().positive().max(10_000),
-        burstLimit: z.number().int().positive().max(5_000),
-      })
-      .strict()
-      .default({ rateLimit: 50, burstLimit: 100 }),
+    throttling: throttlingSchema.default({ rateLimit: 50, burstLimit: 100 }),
     // Validated with the same parser the function runs at cold start, so a bad catalogue fails `cdk synth`.
     modelCatalog: z.unknown().optional(),
-    authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(300),
+    authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(DEFAULT_AUTHORIZER_CACHE_TTL_SECONDS),
     secretsMaxAgeSeconds: z.number().int().positive().max(3600).default(DEFAULTS.secretsMaxAgeSeconds),
     legacygw: z
       .object({
         maxRows: z.number().int().positive().default(DEFAULTS.legacygwMaxRows),
         deadlineMs: z.number().int().positive().max(MAX_IMPORT_DEADLINE_MS).default(DEFAULTS.legacygwDeadlineMs),
         allowedHosts: z.array(z.string().trim().min(1)).default([]),
+        throttling: throttlingSchema.default(DEFAULT_IMPORT_THROTTLING),
+        // PEM file of a private CA that tls=true trusts besides Node's and Amazon RDS's (relative to the config file).
+        caBundleFile: z.string().trim().min(1).optional(),
       })
       .strict()
-      .default({ maxRows: DEFAULTS.legacygwMaxRows, deadlineMs: DEFAULTS.legacygwDeadlineMs, allowedHosts: [] }),
+      .default({
+        maxRows: DEFAULTS.legacygwMaxRows,
+        deadlineMs: DEFAULTS.legacygwDeadlineMs,
+        allowedHosts: [],
+        throttling: DEFAULT_IMPORT_THROTTLING,
+      }),
     vpc: z
       .object({
         vpcId: awsId('vpc'),
@@ -63,8 +176,20 @@ const fileSchema = z
       .optional(),
     // Set false when the account's API Gateway CloudWatch role is managed elsewhere.
     manageApiGatewayAccount: z.boolean().default(true),
+    monitoring: monitoringSchema,
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    // Inside a VPC an empty allow-list would let the admin key probe every host and port of the VPC.
+    if (c.vpc && c.legacygw.allowedHosts.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['legacygw', 'allowedHosts'],
+        message:
+          'must list the hosts or CIDRs the import may reach when vpc is set (closed by default inside a VPC), e.g. ["10.20.0.0/16"]',
+      });
+    }
+  });
 
 /** The content of a `-c config=<file.json>` file, as written (every key optional). */
 export type StageConfigFile = z.input<typeof fileSchema>;
@@ -72,8 +197,9 @@ export type StageConfigFile = z.input<typeof fileSchema>;
 /** Everything the stack needs from the stage, validated and with defaults applied. */
 export interface StageConfig {
   readonly stage: string;
-  readonly isProduction: boolean;
-  /** RETAIN for the production stage (tables, secrets, log groups), DESTROY elsewhere. */
+  /** Tables, secrets, keys and log groups survive `cdk destroy` (and tables refuse DeleteTable). */
+  readonly retainData: boolean;
+  /** RETAIN when retainData (the default), DESTROY only for a stage configured as disposable. */
   readonly removalPolicy: RemovalPolicy;
   readonly logRetention: RetentionDays;
   readonly logLevel: string;
@@ -85,9 +211,18 @@ export interface StageConfig {
     readonly maxRows: number;
     readonly deadlineMs: number;
     readonly allowedHosts: readonly string[];
+    /** Method throttle of the import route. */
+    readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+    /** PEM certificates of a private CA (read from caBundleFile at synth), compiled into the import's bundle. */
+    readonly caBundle?: string;
   };
   readonly vpc?: { readonly vpcId: string; readonly subnetIds: readonly string[]; readonly securityGroupId: string };
   readonly manageApiGatewayAccount: boolean;
+  readonly monitoring: {
+    readonly metricsNamespace: string;
+    readonly alarmEmail?: string;
+    readonly alarms: AlarmSettings;
+  };
 }
 
 const stageName = z
@@ -95,7 +230,7 @@ const stageName = z
   .regex(/^[a-z][a-z0-9-]{0,19}$/, 'must be 1-20 lowercase letters, digits or dashes, starting with a letter');
 
 /** Builds the typed stage config from a stage name and the parsed config file; throws ConfigError. */
-export function parseStageConfig(stage: unknown, file: unknown = {}): StageConfig {
+export function parseStageConfig(stage: unknown, file: unknown = {}, baseDir = process.cwd()): StageConfig {
   const name = stageName.safeParse(stage);
   if (!name.success) throw new ConfigError(`Context "stage" ${name.error.issues[0]?.message ?? 'is invalid'}`);
   const parsed = fileSchema.safeParse(file);
@@ -104,21 +239,74 @@ export function parseStageConfig(stage: unknown, file: unknown = {}): StageConfi
     throw new ConfigError(`Stage config ${issue?.path.join('.') || '(root)'} ${issue?.message ?? 'is invalid'}`);
   }
   const c = parsed.data;
-  const isProduction = name.data === PRODUCTION_STAGE;
   return {
     stage: name.data,
-    isProduction,
-    removalPolicy: isProduction ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    logRetention: (c.logRetentionDays ?? (isProduction ? 365 : 30)) as RetentionDays,
+    retainData: c.retainData,
+    removalPolicy: c.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    // Logs kept with the data they explain: a year when retained, a month for a disposable stage.
+    logRetention: (c.logRetentionDays ?? (c.retainData ? 365 : 30)) as RetentionDays,
     logLevel: c.logLevel,
     throttling: c.throttling,
     modelCatalog: c.modelCatalog === undefined ? BUILT_IN_MODEL_CATALOG : parseModelCatalog(c.modelCatalog),
     authorizerCacheTtlSeconds: c.authorizerCacheTtlSeconds,
     secretsMaxAgeSeconds: c.secretsMaxAgeSeconds,
-    legacygw: c.legacygw,
+    legacygw: {
+      maxRows: c.legacygw.maxRows,
+      deadlineMs: c.legacygw.deadlineMs,
+      allowedHosts: c.legacygw.allowedHosts,
+      throttling: c.legacygw.throttling,
+      ...(c.legacygw.caBundleFile ? { caBundle: readCaBundle(resolve(baseDir, c.legacygw.caBundleFile)) } : {}),
+    },
     ...(c.vpc ? { vpc: c.vpc } : {}),
     manageApiGatewayAccount: c.manageApiGatewayAccount,
+    monitoring: {
+      metricsNamespace: c.monitoring.metricsNamespace ?? `KbChannelGateway/${name.data}`,
+      ...(c.monitoring.alarmEmail ? { alarmEmail: c.monitoring.alarmEmail } : {}),
+      alarms: mergeAlarms(defaultAlarms(c.retainData, c.legacygw.deadlineMs), c.monitoring.alarms ?? {}),
+    },
   };
+}
+
+type AlarmOverrides = Partial<Record<CountAlarm, Partial<AlarmSpec>>> & {
+  apiLatencyP99?: Partial<Record<ApiName, Partial<AlarmSpec>>>;
+};
+
+/** The stage's defaults with the config file's overrides, each alarm checked as a whole. */
+function mergeAlarms(defaults: AlarmSettings, overrides: AlarmOverrides): AlarmSettings {
+  const merge = (path: string, base: AlarmSpec, override: Partial<AlarmSpec> | undefined): AlarmSpec => {
+    const spec = { ...base, ...override };
+    if (spec.datapointsToAlarm > spec.evaluationPeriods) {
+      throw new ConfigError(`Stage config ${path}.datapointsToAlarm must be at most its evaluationPeriods`);
+    }
+    // CloudWatch evaluates at most one day of periods.
+    if (spec.periodMinutes * spec.evaluationPeriods > 1440) {
+      throw new ConfigError(`Stage config ${path}: periodMinutes x evaluationPeriods must be at most 1440 (one day)`);
+    }
+    return spec;
+  };
+  const latency = defaults.apiLatencyP99;
+  return {
+    ...(Object.fromEntries(
+      COUNT_ALARMS.map((kind) => [kind, merge(`monitoring.alarms.${kind}`, defaults[kind], overrides[kind])]),
+    ) as Record<CountAlarm, AlarmSpec>),
+    apiLatencyP99: Object.fromEntries(
+      (Object.keys(latency) as ApiName[]).map((api) => [
+        api,
+        merge(`monitoring.alarms.apiLatencyP99.${api}`, latency[api], overrides.apiLatencyP99?.[api]),
+      ]),
+    ) as Record<ApiName, AlarmSpec>,
+  };
+}
+
+/** The certificates of a PEM file, checked now so a bad file fails `cdk synth`, not the first import. */
+function readCaBundle(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (cause) {
+    throw new ConfigError(`Stage config legacygw.caBundleFile ${file} is not readable`, { cause });
+  }
+  return parsePemBundle(text, `Stage config legacygw.caBundleFile ${file}`).join('\n');
 }
 
 /** Reads `-c stage=<name>` (default `dev`) and the optional `-c config=<file.json>` from the CDK context. */
@@ -135,5 +323,5 @@ export function loadStageConfig(node: Node): StageConfig {
   } catch (cause) {
     throw new ConfigError(`Stage config file ${configPath} is not readable JSON`, { cause });
   }
-  return parseStageConfig(stage, file);
+  return parseStageConfig(stage, file, dirname(resolve(configPath)));
 }

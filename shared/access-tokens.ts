@@ -58,6 +58,18 @@ export const accessTokensSecretSchema = z
   });
 export type AccessTokensSecret = z.infer<typeof accessTokensSecretSchema>;
 
+/** How a credential is read. */
+export interface ReadOptions {
+  /** Bypass any cache and read the current value (a token created a moment ago must be seen). */
+  readonly fresh?: boolean;
+}
+
+/** Where the authorizer finds the admin key and the access tokens (as SHA-256 digests, never plaintext). */
+export interface CredentialSource {
+  adminKey(options?: ReadOptions): Promise<string>;
+  accessTokens(options?: ReadOptions): Promise<AccessTokenRecord[]>;
+}
+
 /** A credential secret or file could not be read as its schema says; the message holds no secret. */
 export class CredentialFormatError extends Error {
   constructor(message: string) {
@@ -97,6 +109,9 @@ export function parseAdminKey(value: unknown): string {
   if (!parsed.success) throw credentialFormatError('admin key secret', parsed.error);
   return parsed.data;
 }
+
+/** Secrets Manager's ceiling for a secret value: 64 KiB. */
+export const SECRET_VALUE_MAX_BYTES = 65_536;
 
 /** Lowercase hex SHA-256 of a token, the only form a token is stored in outside the local file. */
 export function sha256Hex(value: string): string {

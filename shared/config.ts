@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { parseAllowList } from './allow-list.ts';
+import { configEnvironment } from './bundled-env.ts';
 import { ConfigError } from './errors.ts';
 import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
+import { parsePemBundle } from './pem.ts';
 
 /** Environment variable names, shared by the functions, the CDK stack and the local server. */
 export const ENV = {
@@ -14,9 +16,15 @@ export const ENV = {
   legacygwMaxRows: 'LEGACYGW_MAX_ROWS',
   legacygwDeadlineMs: 'LEGACYGW_DEADLINE_MS',
   legacygwAllowedHosts: 'LEGACYGW_ALLOWED_HOSTS',
+  /** PEM certificates of a private CA that `tls=true` trusts too (compiled into the bundle by the stack). */
+  legacygwCaBundle: 'LEGACYGW_CA_BUNDLE',
   logLevel: 'LOG_LEVEL',
-  /** Local run only: the authorizer reads this credentials file instead of Secrets Manager. */
-  localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
+  /** The AWS SDK's DynamoDB endpoint override: the local engine (npm start, tests, sam local). */
+  dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
+  /** CloudWatch namespace of the business metrics (shared/metrics.ts); Powertools' own variable name. */
+  metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  /** Local run only: the built console page; in Lambda it sits beside the bundle. */
+  consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
 
 /** Log levels the functions accept (Powertools' names). */
@@ -38,8 +46,14 @@ const logLevel = z
 const requiredName = z.string().trim().min(1, 'is required');
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-/** Parses process.env once (at cold start) and freezes it; the message names the bad variable. */
-export function loadConfig<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv = process.env): Readonly<z.infer<S>> {
+/**
+ * Parses the environment once (at cold start) and freezes it; the message names the bad variable.
+ * By default that is process.env over the values the stack compiled into the bundle (bundled-env.ts).
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv = configEnvironment(),
+): Readonly<z.infer<S>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const messages = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'} ${i.message}`);
@@ -66,6 +80,12 @@ export const createDatasetEnvSchema = z.object({
 });
 export type CreateDatasetConfig = z.infer<typeof createDatasetEnvSchema>;
 
+/** Environment of the knowledge-base functions that need no model catalogue (list, detail, delete, paths). */
+export const datasetsEnvSchema = z.object({
+  [ENV.datasetsTable]: requiredName,
+  [ENV.logLevel]: logLevel,
+});
+
 export const importEnvSchema = z.object({
   [ENV.channelsTable]: requiredName,
   [ENV.legacygwMaxRows]: positiveInt(DEFAULTS.legacygwMaxRows),
@@ -83,22 +103,38 @@ export const importEnvSchema = z.object({
         return z.NEVER;
       }
     }),
+  [ENV.legacygwCaBundle]: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return [];
+      try {
+        return parsePemBundle(v, ENV.legacygwCaBundle);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    }),
   [ENV.logLevel]: logLevel,
 });
 export type ImportConfig = z.infer<typeof importEnvSchema>;
 
-export const authorizerEnvSchema = z
-  .object({
-    [ENV.accessTokensSecretId]: z.string().trim().optional(),
-    [ENV.adminKeySecretId]: z.string().trim().optional(),
-    [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
-    [ENV.localCredentialsFile]: z.string().trim().optional(),
-    [ENV.logLevel]: logLevel,
-  })
-  .superRefine((env, ctx) => {
-    if (env[ENV.localCredentialsFile]) return;
-    for (const name of [ENV.accessTokensSecretId, ENV.adminKeySecretId] as const) {
-      if (!env[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required' });
-    }
-  });
+/** The log level alone: every function's setting, and all the local server's authorizer needs. */
+export const logLevelEnvSchema = z.object({ [ENV.logLevel]: logLevel });
+
+/** The deployed authorizer: Secrets Manager only (the local run wires its own source, shared/local-credentials.ts). */
+export const authorizerEnvSchema = logLevelEnvSchema.extend({
+  [ENV.accessTokensSecretId]: requiredName,
+  [ENV.adminKeySecretId]: requiredName,
+  [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
+});
+
+/** The channel review functions (list, detail, update, delete, batch delete): the table and the log level. */
+export const channelsEnvSchema = logLevelEnvSchema.extend({ [ENV.channelsTable]: requiredName });
+export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
+
+export const consoleEnvSchema = z.object({
+  [ENV.consolePageFile]: z.string().trim().min(1).optional(),
+});
+export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;

@@ -31,15 +31,54 @@ export class DatasetApiError extends AppError {
   }
 }
 
+/**
+ * Every error row of the knowledge-base API (SPEC 2.2) that a function answers itself, as data:
+ * the errors below are made from it, and the OpenAPI documents describe the error bodies from it.
+ */
+export const DATASET_ERROR_KINDS = {
+  invalidParams: { httpStatus: 400, code: 507000, statusText: 'invalidParams', when: 'a body or parameter is invalid' },
+  missingParams: { httpStatus: 400, code: 507004, statusText: 'missingParams', when: 'a required field is missing' },
+  unExistDataset: {
+    httpStatus: 404,
+    code: 501002,
+    statusText: 'unExistDataset',
+    when: "the knowledge base or folder does not exist in the caller's team",
+  },
+  invalidModel: {
+    httpStatus: 400,
+    code: 501010,
+    statusText: 'invalidVectorModelOrQAModel',
+    when: 'a model name is not in the model catalogue',
+  },
+  unauthorized: {
+    httpStatus: 401,
+    code: 403,
+    statusText: 'unAuthorization',
+    when: 'the Authorization header is missing or malformed',
+  },
+  unAuthApiKey: {
+    httpStatus: 401,
+    code: 514,
+    statusText: 'unAuthApiKey',
+    when: 'the token is unknown, expired or not valid for this API',
+  },
+} as const satisfies Record<string, { httpStatus: number; code: number; statusText: string; when: string }>;
+export type DatasetErrorKind = keyof typeof DATASET_ERROR_KINDS;
+
+const datasetError = (kind: DatasetErrorKind) => (message: string) => {
+  const { httpStatus, code, statusText } = DATASET_ERROR_KINDS[kind];
+  return new DatasetApiError(httpStatus, code, statusText, message);
+};
+
 /** Factories for every error row of SPEC 2.2. */
 export const datasetErrors = {
-  invalidParams: (message: string) => new DatasetApiError(400, 507000, 'invalidParams', message),
-  missingParams: (message: string) => new DatasetApiError(400, 507004, 'missingParams', message),
-  unExistDataset: (message: string) => new DatasetApiError(404, 501002, 'unExistDataset', message),
-  invalidModel: (message: string) => new DatasetApiError(400, 501010, 'invalidVectorModelOrQAModel', message),
-  unauthorized: (message: string) => new DatasetApiError(401, 403, 'unAuthorization', message),
-  unAuthApiKey: (message: string) => new DatasetApiError(401, 514, 'unAuthApiKey', message),
-} as const;
+  invalidParams: datasetError('invalidParams'),
+  missingParams: datasetError('missingParams'),
+  unExistDataset: datasetError('unExistDataset'),
+  invalidModel: datasetError('invalidModel'),
+  unauthorized: datasetError('unauthorized'),
+  unAuthApiKey: datasetError('unAuthApiKey'),
+} as const satisfies Record<DatasetErrorKind, (message: string) => DatasetApiError>;
 
 /**
  * An error of the channel proxy API (SPEC 3.5): only the HTTP status and a message. SPEC 3.5 gives

@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type * as z from 'zod';
 
 /** Largest request body either API accepts (SPEC 2.1); larger bodies are rejected unparsed. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -10,32 +11,52 @@ export function jsonResponse(statusCode: number, body: unknown): APIGatewayProxy
   return { statusCode, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
 }
 
-export type BodyResult =
-  | { ok: true; value: Record<string, unknown> }
-  | { ok: false; reason: 'too-large' | 'not-json' | 'not-object' };
+export type BodyResult<T = Record<string, unknown>> =
+  | { ok: true; value: T }
+  | { ok: false; reason: 'too-large' | 'not-json' | 'not-object' | 'not-array' };
 
-/** Decodes a proxy event's body into a plain JSON object, without trusting its size or shape. */
-export function parseJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): BodyResult {
+/** Decodes a proxy event's body as JSON of any shape, without trusting its size (`maxBytes`, default MAX_BODY_BYTES). */
+export function parseJsonBody(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  maxBytes = MAX_BODY_BYTES,
+): BodyResult<unknown> {
   const raw = event.body ?? '';
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) return { ok: false, reason: 'too-large' };
-  let value: unknown;
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) return { ok: false, reason: 'too-large' };
   try {
-    value = JSON.parse(text);
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
     return { ok: false, reason: 'not-json' };
   }
+}
+
+/** Decodes a proxy event's body into a plain JSON object, without trusting its size or shape. */
+export function parseJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): BodyResult {
+  const parsed = parseJsonBody(event);
+  if (!parsed.ok) return parsed;
+  const { value } = parsed;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, reason: 'not-object' };
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** A readable message for each way a body can fail `parseJsonObjectBody`. */
+/** Decodes a proxy event's body into a JSON array, without trusting its size (`maxBytes`) or shape. */
+export function parseJsonArrayBody(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  maxBytes = MAX_BODY_BYTES,
+): BodyResult<unknown[]> {
+  const parsed = parseJsonBody(event, maxBytes);
+  if (!parsed.ok) return parsed;
+  return Array.isArray(parsed.value) ? { ok: true, value: parsed.value } : { ok: false, reason: 'not-array' };
+}
+
+/** A readable message for each way a body can fail `parseJsonObjectBody` or `parseJsonArrayBody`. */
 export const BODY_PROBLEMS: Readonly<Record<Extract<BodyResult, { ok: false }>['reason'], string>> = {
   'too-large': `The body must be at most ${MAX_BODY_BYTES} bytes`,
   'not-json': 'The body must be valid JSON',
   'not-object': 'The body must be a JSON object',
+  'not-array': 'The body must be a JSON array',
 };
 
 /** Authorizer context as API Gateway hands it to a proxy integration. */
@@ -54,4 +75,33 @@ export function callerFrom(event: Pick<APIGatewayProxyEvent, 'requestContext'>):
   if (scope !== 'dataset' && scope !== 'admin') return null;
   if (typeof teamId !== 'string' || typeof tmbId !== 'string' || typeof tokenId !== 'string') return null;
   return { scope, teamId, tmbId, tokenId };
+}
+
+/** How one API says that a request is wrong: each returns that API's own 400 error. */
+export interface RequestErrors {
+  /** The body is not a JSON object at all (too large, not JSON, not an object). */
+  malformed(problem: string): Error;
+  /** The decoded body or query fails the function's schema. */
+  invalid(error: z.ZodError): Error;
+}
+
+/**
+ * The one way a function validates its request: runs the function's zod schema over an already decoded
+ * part of it (a body, the query parameters) and returns the typed value, or throws the API's 400.
+ */
+export function validRequest<S extends z.ZodType>(value: unknown, schema: S, errors: RequestErrors): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw errors.invalid(parsed.error);
+  return parsed.data;
+}
+
+/** Decodes the event's JSON object body (size and shape checked) and validates it with `schema`. */
+export function validBody<S extends z.ZodType>(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  schema: S,
+  errors: RequestErrors,
+): z.output<S> {
+  const body = parseJsonObjectBody(event);
+  if (!body.ok) throw errors.malformed(BODY_PROBLEMS[body.reason]);
+  return validRequest(body.value, schema, errors);
 }

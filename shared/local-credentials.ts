@@ -1,7 +1,34 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import * as z from 'zod';
+import {
+  type AccessTokenRecord,
+  CredentialFormatError,
+  type CredentialSource,
+  credentialFormatError,
+  parseAdminKey,
+  sha256Hex,
+  validateAccessTokens,
+} from './access-tokens.ts';
+import { logLevelEnvSchema } from './config.ts';
+
+/**
+ * The local run's credentials file: read by the local server's authorizer and the tokens tool, and by the
+ * SAM-only authorizer entry (functions/authorizer/local-handler.ts). Nothing here is imported by a
+ * deployed bundle: the deployed authorizer reads Secrets Manager only (test/infra/bundles.test.ts).
+ */
+
+/** Environment variable of the SAM-only authorizer entry: where the copied credentials file is. */
+export const LOCAL_CREDENTIALS_FILE_ENV = 'LOCAL_CREDENTIALS_FILE';
+
+/** The SAM-only authorizer entry's environment. */
+export const localAuthorizerEnvSchema = logLevelEnvSchema.extend({
+  [LOCAL_CREDENTIALS_FILE_ENV]: z.string().trim().min(1, 'is required'),
+});
+
+/** How errors name the file (never its content: it holds plaintext tokens). */
+const WHAT = 'local credentials file';
 
 /** Local-run credentials file (SPEC 6): the admin key and plaintext access tokens. */
 export const localCredentialsSchema = z.object({
@@ -35,10 +62,23 @@ function newHexId(): string {
   return randomBytes(12).toString('hex');
 }
 
-/** Reads and validates the credentials file; throws if it is missing or malformed. */
+/**
+ * Reads and validates the credentials file. A missing file rejects with the file system's error
+ * (ENOENT); a malformed one with a CredentialFormatError that names the file and the failed rules,
+ * never a value.
+ */
 export async function readLocalCredentials(file: string): Promise<LocalCredentials> {
   const text = await readFile(file, 'utf8');
-  return localCredentialsSchema.parse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // JSON.parse's own message quotes part of the input, which here is a plaintext token.
+    throw new CredentialFormatError(`${WHAT} ${file} is not valid JSON`);
+  }
+  const parsed = localCredentialsSchema.safeParse(json);
+  if (!parsed.success) throw credentialFormatError(`${WHAT} ${file}`, parsed.error);
+  return parsed.data;
 }
 
 /** Writes the credentials file atomically with mode 0600. */
@@ -67,4 +107,30 @@ export async function loadOrCreateLocalCredentials(
   };
   await writeLocalCredentials(file, credentials);
   return { credentials, created: true };
+}
+
+/**
+ * The local credentials file as the authorizer's credential source. It is checked on every call, so
+ * tokens added by `npm run tokens` work at once; it is parsed and hashed again only when its identity,
+ * size or modification time changed (the tool renames a new file into place). Plaintext tokens are
+ * hashed here and go no further.
+ */
+export function localFileCredentialSource(file: string): CredentialSource {
+  let cached: { stamp: string; adminKey: string; tokens: AccessTokenRecord[] } | undefined;
+  const current = async () => {
+    const { ino, size, mtimeMs } = await stat(file);
+    const stamp = `${ino}:${size}:${mtimeMs}`;
+    if (cached?.stamp !== stamp) {
+      const { adminKey, accessTokens } = await readLocalCredentials(file);
+      const tokens = accessTokens.map(({ token, ...record }) => ({ ...record, sha256: sha256Hex(token) }));
+      // The secret's schema, so the local run applies the same rules (expiry format, unique ids).
+      cached = { stamp, adminKey, tokens: validateAccessTokens({ tokens }, `${WHAT} ${file}`).tokens };
+    }
+    return cached;
+  };
+  // Always current (the file is checked on every call), so a fresh read needs nothing more.
+  return {
+    adminKey: async () => parseAdminKey((await current()).adminKey),
+    accessTokens: async () => (await current()).tokens,
+  };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ConfigError } from './errors.ts';
+import { ConfigError, datasetErrors } from './errors.ts';
 
 /** Model kinds a knowledge base refers to (SPEC 2.4). */
 export const MODEL_KINDS = ['vector', 'agent', 'vlm'] as const;
@@ -42,4 +42,13 @@ export function parseModelCatalog(value: unknown): ModelCatalog {
     throw new ConfigError(`MODEL_CATALOG is invalid at ${where || '(root)'}: ${issue?.message ?? 'invalid'}`);
   }
   return parsed.data;
+}
+
+/** Returns `name` if it is one of the catalogue's `kind` models; otherwise the API's 400/501010 naming `field`. */
+export function requireModel(catalog: ModelCatalog, kind: ModelKind, field: string, name: string): string {
+  const { models } = catalog[kind];
+  if (!models.includes(name)) {
+    throw datasetErrors.invalidModel(`${field} must be one of the available ${kind} models: ${models.join(', ')}`);
+  }
+  return name;
 }

@@ -4,13 +4,36 @@
  */
 export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
-export type FunctionName = 'create-dataset' | 'import-legacygw' | 'authorizer';
+export type FunctionName =
+  | 'create-dataset'
+  | 'list-datasets'
+  | 'dataset-detail'
+  | 'update-dataset'
+  | 'delete-dataset'
+  | 'dataset-paths'
+  | 'import-legacygw'
+  | 'list-channels'
+  | 'get-channel'
+  | 'update-channel'
+  | 'delete-channel'
+  | 'batch-delete-channels'
+  | 'console'
+  | 'openapi'
+  | 'authorizer';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
-  /** Resource path, as API Gateway writes it in a method ARN (leading slash). */
+  /**
+   * Resource path, as API Gateway writes it (leading slash, no trailing slash). A `{name}` segment is a path
+   * parameter matching one non-empty segment, as in API Gateway (`/api/channel/{id}`).
+   */
   readonly path: string;
   readonly function: Exclude<FunctionName, 'authorizer'>;
+  /**
+   * `'none'`: the method has no authorizer (a public page such as the console, which carries no data
+   * and sends the admin key itself on every call it makes). Omitted: the API's TOKEN authorizer.
+   */
+  readonly auth?: 'none';
 }
 
 export interface ApiDef {
@@ -26,28 +49,125 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'dataset',
     description: 'Knowledge-base API (FastGPT-compatible)',
     scope: 'dataset',
-    routes: [{ method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' }],
+    routes: [
+      { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      { method: 'POST', path: '/api/core/dataset/list', function: 'list-datasets' },
+      { method: 'GET', path: '/api/core/dataset/detail', function: 'dataset-detail' },
+      { method: 'PUT', path: '/api/core/dataset/update', function: 'update-dataset' },
+      { method: 'DELETE', path: '/api/core/dataset/delete', function: 'delete-dataset' },
+      { method: 'GET', path: '/api/core/dataset/paths', function: 'dataset-paths' },
+      { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
+    ],
   },
   proxy: {
     name: 'proxy',
     description: 'Channel proxy API',
     scope: 'admin',
-    routes: [{ method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' }],
+    routes: [
+      { method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' },
+      // AI Proxy spells the list `/api/channels/`. API Gateway cannot hold a resource with a trailing slash
+      // distinct from `/api/channels`, so the route is `/api/channels` and findRoute ignores one trailing slash
+      // (docs/channel-review-api.md, "Paths").
+      { method: 'GET', path: '/api/channels', function: 'list-channels' },
+      { method: 'POST', path: '/api/channels/batch_delete', function: 'batch-delete-channels' },
+      { method: 'GET', path: '/api/channel/{id}', function: 'get-channel' },
+      { method: 'PUT', path: '/api/channel/{id}', function: 'update-channel' },
+      { method: 'DELETE', path: '/api/channel/{id}', function: 'delete-channel' },
+      { method: 'GET', path: '/console', function: 'console', auth: 'none' },
+      { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
+      // Locally both APIs share one host and `/openapi.json` is the knowledge-base API's: this
+      // path tells the channel proxy API's document apart (docs/openapi.md).
+      { method: 'GET', path: '/api/channels/openapi.json', function: 'openapi', auth: 'none' },
+    ],
   },
 };
 
 /** Handler entry of each function, relative to the repository root. */
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
+  'list-datasets': 'functions/list-datasets/handler.ts',
+  'dataset-detail': 'functions/dataset-detail/handler.ts',
+  'update-dataset': 'functions/update-dataset/handler.ts',
+  'delete-dataset': 'functions/delete-dataset/handler.ts',
+  'dataset-paths': 'functions/dataset-paths/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
+  'list-channels': 'functions/list-channels/handler.ts',
+  'get-channel': 'functions/get-channel/handler.ts',
+  'update-channel': 'functions/update-channel/handler.ts',
+  'delete-channel': 'functions/delete-channel/handler.ts',
+  'batch-delete-channels': 'functions/batch-delete-channels/handler.ts',
+  console: 'functions/console/handler.ts',
+  openapi: 'functions/openapi/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
 
-/** Finds the API and route a method and resource path belong to. */
-export function findRoute(method: string, path: string): { api: ApiDef; route: RouteDef } | undefined {
-  for (const api of Object.values(APIS)) {
-    const route = api.routes.find((r) => r.method === method && r.path === path);
-    if (route) return { api, route };
+/** True when API Gateway runs the TOKEN authorizer before this route (every route but `auth: 'none'`). */
+export const requiresAuthorizer = (route: RouteDef): boolean => route.auth !== 'none';
+
+/**
+ * Stage variable naming the API (`dataset` | `proxy`) a request came through, so one function
+ * behind routes of both APIs (the OpenAPI document) knows which API it answers for.
+ */
+export const API_NAME_STAGE_VARIABLE = 'apiName';
+
+/** A route matched against a concrete request path. */
+export interface RouteMatch {
+  api: ApiDef;
+  route: RouteDef;
+  /** Values of the route's `{name}` segments, as they appear in the path (not percent-decoded); `{}` when none. */
+  pathParameters: Record<string, string>;
+}
+
+const PARAMETER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/** Matches one route template against a path's segments; the parameters, or undefined. */
+function matchTemplate(template: string, segments: readonly string[]): Record<string, string> | undefined {
+  const parts = template.split('/');
+  if (parts.length !== segments.length) return undefined;
+  const parameters: Record<string, string> = {};
+  for (const [i, part] of parts.entries()) {
+    const segment = segments[i] as string;
+    const name = PARAMETER.exec(part)?.[1];
+    if (name === undefined) {
+      if (part !== segment) return undefined;
+    } else {
+      if (segment === '') return undefined;
+      parameters[name] = segment;
+    }
   }
-  return undefined;
+  return parameters;
+}
+
+/**
+ * Finds the API and route a method and concrete path belong to, with the path parameters. Like API Gateway,
+ * a literal route wins over a template, a `{name}` matches exactly one non-empty segment, and one trailing
+ * slash is ignored (`/api/channels/` is `/api/channels`).
+ */
+export function findRoute(method: string, path: string): RouteMatch | undefined {
+  const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const segments = normalized.split('/');
+  let templated: RouteMatch | undefined;
+  for (const api of Object.values(APIS)) {
+    for (const route of api.routes) {
+      if (route.method !== method) continue;
+      const pathParameters = matchTemplate(route.path, segments);
+      if (pathParameters === undefined) continue;
+      if (Object.keys(pathParameters).length === 0) return { api, route, pathParameters };
+      templated ??= { api, route, pathParameters };
+    }
+  }
+  return templated;
+}
+
+/**
+ * The IAM resource patterns (after `<stage>/<METHOD>`) that cover every concrete path of a route: each
+ * `{name}` becomes `*`, and the trailing-slash spelling is covered too, whichever of the two the gateway
+ * puts into the method ARN.
+ */
+export function routeResourcePatterns(route: RouteDef): string[] {
+  const pattern = route.path
+    .split('/')
+    .map((part) => (PARAMETER.test(part) ? '*' : part))
+    .join('/');
+  return [pattern, `${pattern}/`];
 }

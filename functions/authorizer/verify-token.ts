@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type AccessTokenRecord, isExpired } from '#shared/access-tokens';
-import type { CredentialSource } from './credential-source.ts';
+import { type AccessTokenRecord, type CredentialSource, isExpired } from '#shared/access-tokens';
 
 /** What a presented `Authorization` header turned out to be. */
 export type Verification =
@@ -25,19 +24,36 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
 
 /**
  * Identifies the token in `header`: the admin key, a live access token, an expired one, or unknown.
- * Digests are compared in constant time, and every stored digest is compared, so neither the
- * position of a match nor the admin key's length shows in the timing. Throws if the source fails.
+ * An unknown token gets a second look at freshly read credentials when `mayReadFresh()` allows it
+ * (the caller rate-limits it): the cached secret may predate a token created a moment ago, and a
+ * Deny would then be cached by API Gateway. Throws if the source fails.
  */
 export async function verifyToken(
   header: string | undefined,
   source: CredentialSource,
   now: Date,
+  mayReadFresh: () => boolean = () => false,
 ): Promise<Verification> {
   const token = bearerToken(header);
   if (token === undefined) return { kind: 'malformed' };
-
-  const [adminKey, records] = await Promise.all([source.adminKey(), source.accessTokens()]);
   const presented = digest(token);
+
+  const verification = await identify(presented, source, now, false);
+  if (verification.kind !== 'unknown' || !mayReadFresh()) return verification;
+  return identify(presented, source, now, true);
+}
+
+/**
+ * Digests are compared in constant time, and every stored digest is compared, so neither the
+ * position of a match nor the admin key's length shows in the timing.
+ */
+async function identify(
+  presented: Buffer,
+  source: CredentialSource,
+  now: Date,
+  fresh: boolean,
+): Promise<Exclude<Verification, { kind: 'malformed' }>> {
+  const [adminKey, records] = await Promise.all([source.adminKey({ fresh }), source.accessTokens({ fresh })]);
   // Both sides are 32-byte digests, so timingSafeEqual never throws on a length mismatch.
   const isAdmin = timingSafeEqual(presented, digest(adminKey));
   let match: AccessTokenRecord | undefined;

@@ -1,8 +1,8 @@
-import { datasetErrors } from '#shared/errors';
+import { requireParentFolder } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
-import type { ModelCatalog, ModelKind } from '#shared/model-catalog';
+import { type ModelCatalog, type ModelKind, requireModel } from '#shared/model-catalog';
 import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
-import { bodyError, type CreateDatasetBody, createDatasetBodySchema, DEFAULT_AVATARS } from './schema.ts';
+import { type CreateDatasetBody, DEFAULT_AVATARS } from './schema.ts';
 
 export interface CreateDatasetDeps {
   repo: DatasetRepository;
@@ -19,23 +19,17 @@ const MODEL_FIELDS = [
 
 /** Creates a knowledge base or folder for the caller's team (SPEC 2) and returns its id. */
 export async function createDataset(
-  input: { body: unknown; caller: CallerContext },
+  input: { body: CreateDatasetBody; caller: CallerContext },
   deps: CreateDatasetDeps,
 ): Promise<{ id: string }> {
-  const parsed = createDatasetBodySchema.safeParse(input.body);
-  if (!parsed.success) throw bodyError(parsed.error);
-  const body = parsed.data;
+  const { body } = input;
   const { teamId, tmbId } = input.caller;
 
   // Folders store no models, so their model fields are not even checked.
   const models = body.type === 'dataset' ? resolveModels(body, deps.catalog) : {};
 
-  if (body.parentId !== null) {
-    // The key includes the caller's team: another team's folder is simply not found.
-    const parent = await deps.repo.get(teamId, body.parentId);
-    if (!parent) throw datasetErrors.unExistDataset('parentId does not refer to an existing folder');
-    if (parent.type !== 'folder') throw datasetErrors.invalidParams('parentId must refer to a folder');
-  }
+  // The key includes the caller's team: another team's folder is simply not found.
+  if (body.parentId !== null) await requireParentFolder(deps.repo, teamId, body.parentId);
 
   const time = deps.now().toISOString();
   const record: Omit<DatasetRecord, 'id'> = {
@@ -90,11 +84,7 @@ function resolveModels(
   const models: Pick<DatasetRecord, 'vectorModel' | 'agentModel' | 'vlmModel'> = {};
   for (const [field, kind] of MODEL_FIELDS) {
     const requested = body[field];
-    const { models: allowed, default: fallback } = catalog[kind];
-    if (requested !== undefined && !allowed.includes(requested)) {
-      throw datasetErrors.invalidModel(`${field} must be one of the available ${kind} models: ${allowed.join(', ')}`);
-    }
-    models[field] = requested ?? fallback;
+    models[field] = requested === undefined ? catalog[kind].default : requireModel(catalog, kind, field, requested);
   }
   return models;
 }

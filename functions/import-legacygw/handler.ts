@@ -1,19 +1,22 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
 import { documentClient } from '#shared/clients/dynamodb';
-import { importEnvSchema, loadConfig } from '#shared/config';
-import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
+import { ENV, importEnvSchema, loadConfig } from '#shared/config';
+import { proxyBody, proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
-import { BODY_PROBLEMS, callerFrom, parseJsonObjectBody } from '#shared/http';
-import { createLogger } from '#shared/logger';
+import { callerFrom } from '#shared/http';
+import { createLogger, withLambdaContext } from '#shared/logger';
+import { createMetrics, flushMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
-import { openLegacySource } from './legacy-source.ts';
+import { legacySourceOpener } from './legacy-source.ts';
+import { measureImport } from './metrics.ts';
+import { importBodySchema } from './schema.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
+const metrics = createMetrics();
 const deps: ImportDeps = {
-  openSource: openLegacySource,
+  openSource: legacySourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
   repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
   config: {
     maxRows: config.LEGACYGW_MAX_ROWS,
@@ -24,24 +27,21 @@ const deps: ImportDeps = {
   logger,
 };
 
-// Unknown fields are ignored (zod strips them); a wrong type is a 400, never a 500.
-const bodySchema = z.object({
-  dsn: z.string({ error: 'dsn is required and must be a string' }),
-  dryRun: z.boolean({ error: 'dryRun must be true or false' }).optional(),
-});
-
 /** POST /api/channels/import/legacygw behind the authorizer. */
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-  try {
-    // The authorizer's policy already keeps access tokens out; checked again in case a policy is ever wrong.
-    if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
-    const body = parseJsonObjectBody(event);
-    if (!body.ok) throw new ProxyApiError(400, BODY_PROBLEMS[body.reason]);
-    const parsed = bodySchema.safeParse(body.value);
-    if (!parsed.success) throw new ProxyApiError(400, parsed.error.issues.map((i) => i.message).join('; '));
-    const report = await importLegacyGw({ dsn: parsed.data.dsn, dryRun: parsed.data.dryRun ?? false }, deps);
-    return proxySuccess(report);
-  } catch (error) {
-    return proxyErrorResponse(error, logger);
-  }
-};
+export const handler = withLambdaContext(
+  logger,
+  async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+    try {
+      // The authorizer's policy already keeps access tokens out; checked again in case a policy is ever wrong.
+      if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
+      const body = proxyBody(event, importBodySchema);
+      const input = { dsn: body.dsn, dryRun: body.dryRun ?? false };
+      const report = await measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
+      return proxySuccess(report);
+    } catch (error) {
+      return proxyErrorResponse(error, logger);
+    } finally {
+      flushMetrics(metrics);
+    }
+  },
+);

@@ -81,6 +81,9 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       if (before === undefined) {
         report.channels.created += 1;
         changes.push(toStored(channel, origin, timestamp, timestamp));
+      } else if (before.editedAt !== undefined) {
+        // An operator corrected it through the review API: their edit wins over the legacy row.
+        report.channels.edited += 1;
       } else if (differs(before, channel)) {
         report.channels.updated += 1;
         changes.push(toStored(channel, origin, before.createdAt ?? timestamp, timestamp));
@@ -101,7 +104,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       deadlineAt,
       now: () => deps.now().getTime(),
     });
-    const mapper = createRowMapper();
+    const mapper = createRowMapper(source.kind);
     let pending: MappedChannel[] = [];
     for await (const row of source.rows()) {
       const outcome = mapper.map(row);
@@ -126,9 +129,11 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     clearTimeout(timer);
     await source?.close();
   }
-  const result = report.build(input.dryRun, origin);
+  const kind = source?.kind ?? 'legacygw';
+  const result = report.build(input.dryRun, { ...origin, kind });
   deps.logger.info('Legacy import finished', {
     ...origin,
+    kind,
     dryRun: input.dryRun,
     rows: result.source.rows,
     imported: result.rows.imported,

@@ -1,20 +1,13 @@
 import { once } from 'node:events';
-import { type Socket, connect as tcpConnect } from 'node:net';
 import type { Readable } from 'node:stream';
-import mysql, { type Connection, type ConnectionOptions, type SslOptions } from 'mysql2';
 import { ProxyApiError } from '#shared/errors';
-import type { ParsedDsn, TlsMode } from './dsn.ts';
+import { rewriteDriverError } from './driver-errors.ts';
+import type { ParsedDsn } from './dsn.ts';
+import { checkColumns, type SourceColumn, toLegacyRow } from './legacy-columns.ts';
+import { connect, type Link, type TrustOptions, trustedCas } from './legacy-connection.ts';
 import type { LegacyRow } from './mapping.ts';
+import type { SourceKind } from './providers.ts';
 import type { ResolvedTarget } from './target.ts';
-
-/** Columns the import cannot do without (SPEC 3.2). */
-export const REQUIRED_COLUMNS = ['id', 'type', 'key', 'status', 'base_url', 'models'] as const;
-/** Columns read when present; the v0.5 schema lacks `config`. */
-export const OPTIONAL_COLUMNS = ['name', 'model_mapping', 'config', 'other'] as const;
-/** Columns only a fork of the legacy gateway has; its type numbers mean other providers. */
-export const FORK_COLUMNS = ['tag', 'setting', 'auto_ban', 'status_code_mapping'] as const;
-
-type SourceColumn = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
 
 /** Bounds of one read. */
 export interface SourceLimits {
@@ -30,6 +23,8 @@ export interface SourceLimits {
 
 /** An open, checked legacy `channels` table. */
 export interface LegacySource {
+  /** Whose table it is, found from its columns: the legacy gateway's or New API's. */
+  readonly kind: SourceKind;
   /** Streams the rows in id order; the driver stops reading the socket while the consumer is busy. */
   rows(): AsyncIterable<LegacyRow>;
   /** Ends the connection: politely after a complete read, by destroying it otherwise. Never throws. */
@@ -47,30 +42,35 @@ const QUIT_WAIT_MS = 1_000;
 // Rows buffered between the driver and the consumer before the driver pauses the socket.
 const ROW_BUFFER = 64;
 
+/** Opens legacy sources whose `tls=true` connections trust `trustedCas(options)`. */
+export function legacySourceOpener(options: TrustOptions = {}): OpenSource {
+  // Built once per execution environment: about 270 certificates.
+  const ca = trustedCas(options);
+  return (dsn, target, limits) => open(dsn, target, limits, ca);
+}
+
+/** Opens a legacy source trusting Node's and Amazon RDS's CAs. */
+export const openLegacySource: OpenSource = legacySourceOpener();
+
 /**
  * Connects to the legacy database (at the checked address), checks the `channels` table and its
  * row count, and returns a source that streams it. All driver errors are rewritten (see
  * `rewriteDriverError`); the deadline surfaces as `limits.signal.reason`.
  */
-export const openLegacySource: OpenSource = async (dsn, target, limits) => {
+async function open(dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits, ca: string[]): Promise<LegacySource> {
   let source: MySqlLegacySource | undefined;
   try {
-    source = new MySqlLegacySource(await connect(dsn, target, limits.signal), dsn, limits);
+    source = new MySqlLegacySource(await connect(dsn, target, limits.signal, ca), dsn, limits);
     await source.prepare();
     return source;
   } catch (e) {
     await source?.close();
     throw rewriteDriverError(e, dsn, limits.signal);
   }
-};
-
-interface Link {
-  readonly connection: Connection;
-  readonly socket: Socket;
-  destroy(): void;
 }
 
 class MySqlLegacySource implements LegacySource {
+  kind: SourceKind = 'legacygw';
   private columns: SourceColumn[] = [];
   private failure: unknown;
   private readonly pending = new Set<(e: unknown) => void>();
@@ -99,7 +99,10 @@ class MySqlLegacySource implements LegacySource {
       'SELECT LOWER(COLUMN_NAME) AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
       [this.dsn.database, 'channels'],
     );
-    this.columns = checkColumns(new Set(found.map((c) => String(c.name))), this.dsn.database);
+    ({ kind: this.kind, columns: this.columns } = checkColumns(
+      new Set(found.map((c) => String(c.name))),
+      this.dsn.database,
+    ));
     const [count] = await this.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM `channels`');
     const rows = Number(count?.n ?? 0);
     if (rows > this.limits.maxRows) throw tooManyRows(this.limits.maxRows, rows);
@@ -192,218 +195,12 @@ class MySqlLegacySource implements LegacySource {
   }
 }
 
-function checkColumns(present: ReadonlySet<string>, database: string): SourceColumn[] {
-  if (present.size === 0) {
-    throw new ProxyApiError(
-      400,
-      `The database ${JSON.stringify(database)} has no channels table (or the MySQL user may not read it)`,
-    );
-  }
-  const fork = FORK_COLUMNS.filter((c) => present.has(c));
-  if (fork.length > 0) {
-    throw new ProxyApiError(
-      400,
-      `The channels table has columns of a fork of the legacy gateway (${fork.join(', ')}); ` +
-        'its channel types mean other providers, so it cannot be imported',
-    );
-  }
-  const missing = REQUIRED_COLUMNS.filter((c) => !present.has(c));
-  if (missing.length > 0) {
-    throw new ProxyApiError(400, `The channels table lacks required column(s): ${missing.join(', ')}`);
-  }
-  return [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS.filter((c) => present.has(c))];
-}
-
 function tooManyRows(maxRows: number, rows?: number): ProxyApiError {
   const found = rows === undefined ? 'more than' : `${rows} rows;`;
   return new ProxyApiError(
     400,
     `The channels table has too many rows (${found} at most ${maxRows} can be imported, see LEGACYGW_MAX_ROWS)`,
   );
-}
-
-/** Converts a driver row into the mapper's shape: integers as numbers, text as strings, absent columns left out. */
-function toLegacyRow(raw: Record<string, unknown>, columns: readonly SourceColumn[]): LegacyRow {
-  const row: LegacyRow = {
-    id: Number(raw.id),
-    type: toInteger(raw.type),
-    key: toText(raw.key),
-    status: toInteger(raw.status),
-    base_url: toText(raw.base_url),
-    models: toText(raw.models),
-  };
-  for (const column of columns) {
-    if (column === 'name' || column === 'model_mapping' || column === 'config' || column === 'other') {
-      row[column] = toText(raw[column]);
-    }
-  }
-  return row;
-}
-
-function toInteger(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isInteger(value) ? value : null;
-  if (typeof value === 'string' && /^-?\d+$/.test(value.trim())) return Number(value.trim());
-  return null;
-}
-
-// Binary collations and BLOB columns come back as Buffers; everything the import reads is text.
-function toText(value: unknown): string | null {
-  if (value === null || value === undefined) return null;
-  if (typeof value === 'string') return value;
-  if (Buffer.isBuffer(value)) return value.toString('utf8');
-  return String(value);
-}
-
-async function connect(dsn: ParsedDsn, target: ResolvedTarget, signal: AbortSignal): Promise<Link> {
-  if (dsn.tls !== 'preferred') return connectOnce(dsn, target, sslOptions(dsn.tls), signal);
-  // mysql2 has no opportunistic TLS: it either demands TLS or never asks. `preferred` therefore
-  // tries TLS without certificate checks (what the Go driver's `preferred` does) and falls back
-  // to plaintext only when the server says it offers no TLS at all.
-  try {
-    return await connectOnce(dsn, target, sslOptions('skip-verify'), signal);
-  } catch (e) {
-    if (driverCode(e) !== 'HANDSHAKE_NO_SSL_SUPPORT') throw e;
-  }
-  return connectOnce(dsn, target, undefined, signal);
-}
-
-function sslOptions(tls: Exclude<TlsMode, 'preferred'>): SslOptions | undefined {
-  switch (tls) {
-    case 'true':
-      // verifyIdentity: mysql2 checks the certificate's name only when asked to.
-      return { rejectUnauthorized: true, verifyIdentity: true, minVersion: 'TLSv1.2' };
-    case 'skip-verify':
-      return { rejectUnauthorized: false, minVersion: 'TLSv1.2' };
-    case 'false':
-      return undefined;
-  }
-}
-
-function connectOnce(
-  dsn: ParsedDsn,
-  target: ResolvedTarget,
-  ssl: SslOptions | undefined,
-  signal: AbortSignal,
-): Promise<Link> {
-  signal.throwIfAborted();
-  // We open the TCP connection ourselves so it goes to the address that passed the target
-  // checks (no second DNS lookup), while `host` keeps the DSN's name for TLS (SNI and identity).
-  const socket = tcpConnect({ host: target.address, port: dsn.port, family: target.family });
-  socket.setNoDelay(true);
-  const options: ConnectionOptions = {
-    stream: socket,
-    host: dsn.host,
-    port: dsn.port,
-    user: dsn.user,
-    password: dsn.password,
-    database: dsn.database,
-    connectTimeout: dsn.connectTimeoutMs,
-    // Do not advertise LOCAL INFILE, and (no infileStreamFactory) answer a server's file request with nothing.
-    flags: ['-LOCAL_FILES'],
-    multipleStatements: false,
-    charset: 'utf8mb4_unicode_ci',
-    ...(ssl ? { ssl } : {}),
-  };
-  const connection = mysql.createConnection(options);
-  const link: Link = {
-    connection,
-    socket,
-    destroy() {
-      connection.destroy();
-      // The driver's destroy only half-closes; a frozen server would keep the socket open.
-      (connection as unknown as { stream?: Socket }).stream?.destroy();
-      socket.destroy();
-    },
-  };
-  return new Promise<Link>((resolve, reject) => {
-    const cleanup = () => {
-      connection.removeListener('connect', onConnect);
-      connection.removeListener('error', onError);
-      signal.removeEventListener('abort', onAbort);
-    };
-    const onConnect = () => {
-      cleanup();
-      resolve(link);
-    };
-    const onError = (e: unknown) => {
-      cleanup();
-      link.destroy();
-      reject(e);
-    };
-    const onAbort = () => onError(signal.reason);
-    connection.once('connect', onConnect);
-    connection.once('error', onError);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** The driver's facts about an error, without its message (which can echo user@host or server text). */
-export class LegacyDriverError extends Error {
-  constructor(
-    readonly code: string | undefined,
-    readonly errno: number | undefined,
-    readonly sqlState: string | undefined,
-  ) {
-    super(`MySQL driver error code=${code ?? '-'} errno=${errno ?? '-'} sqlState=${sqlState ?? '-'}`);
-    this.name = 'LegacyDriverError';
-  }
-}
-
-const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
-  ECONNREFUSED: 'the connection was refused',
-  ETIMEDOUT: 'the connection timed out',
-  ENOTFOUND: 'the host name was not found',
-  EAI_AGAIN: 'the host name could not be resolved',
-  EHOSTUNREACH: 'the host is unreachable',
-  ENETUNREACH: 'the network is unreachable',
-  ECONNRESET: 'the server reset the connection',
-  EPIPE: 'the server closed the connection',
-  PROTOCOL_CONNECTION_LOST: 'the server closed the connection',
-  PROTOCOL_SEQUENCE_TIMEOUT: 'the server did not answer in time',
-  HANDSHAKE_SSL_ERROR: 'the TLS handshake failed (is the certificate valid for this host name?)',
-};
-
-const CLIENT_PROBLEMS: Readonly<Record<number, string>> = {
-  1045: 'The MySQL server denied access: check the user and password in the DSN',
-  1142: 'The MySQL user may not read the channels table',
-  1143: 'The MySQL user may not read the channels table',
-  1698: 'The MySQL server denied access: check the user and password in the DSN',
-  1130: 'The MySQL server does not accept this user from this network address',
-};
-
-/**
- * Rewrites anything a read can throw into a ProxyApiError with our own message (SPEC 3.1): the
- * driver's text never leaves, and the cause keeps only codes. The deadline passes through as the
- * signal's reason, so the caller can report how much it wrote.
- */
-export function rewriteDriverError(e: unknown, dsn: ParsedDsn, signal: AbortSignal): unknown {
-  if (signal.aborted) return signal.reason;
-  if (e instanceof ProxyApiError) return e;
-  const code = driverCode(e);
-  const errno = typeof (e as { errno?: unknown })?.errno === 'number' ? (e as { errno: number }).errno : undefined;
-  const sqlState = (e as { sqlState?: unknown })?.sqlState;
-  const cause = new LegacyDriverError(code, errno, typeof sqlState === 'string' ? sqlState : undefined);
-  // An unprivileged user is told "access denied" (1044) for a database that does not exist.
-  if (errno === 1049 || errno === 1044) {
-    const message = `The database ${JSON.stringify(dsn.database)} does not exist on the MySQL server${errno === 1044 ? ', or the MySQL user may not use it' : ''}`;
-    return new ProxyApiError(400, message, { cause });
-  }
-  const clientProblem = errno === undefined ? undefined : CLIENT_PROBLEMS[errno];
-  if (clientProblem) return new ProxyApiError(400, clientProblem, { cause });
-  if (code === 'HANDSHAKE_NO_SSL_SUPPORT') {
-    return new ProxyApiError(400, 'The MySQL server offers no TLS, but the DSN requires it (tls parameter)', { cause });
-  }
-  if (errno === 1040) {
-    return new ProxyApiError(502, 'Could not use the MySQL server: it has too many connections', { cause });
-  }
-  const network = code === undefined ? undefined : NETWORK_PROBLEMS[code];
-  if (network) return new ProxyApiError(502, `Could not read from the MySQL server: ${network}`, { cause });
-  return new ProxyApiError(500, 'Unexpected error while reading the legacy database', { cause });
-}
-
-function driverCode(e: unknown): string | undefined {
-  const code = (e as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
 }
 
 function delay(ms: number): Promise<void> {

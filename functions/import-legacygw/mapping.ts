@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { StoredChannel } from '#shared/repositories/channels';
-import { legacyProvider } from './providers.ts';
+import { legacyProvider, type SourceKind } from './providers.ts';
 
 /** One row of the legacy `channels` table; the optional columns are absent when the schema lacks them. */
-export interface LegacyRow {
+export interface LegacyRow extends Partial<Record<NewApiColumn, string | null>> {
   id: number;
   type: number | null;
   key: string | null;
@@ -15,6 +15,33 @@ export interface LegacyRow {
   config?: string | null;
   other?: string | null;
 }
+
+/**
+ * New API's own columns that the import reads (docs/channel-import.md): `channel_info` decides the key rule, the
+ * others are its settings, named in a warning when they hold more than New API's default.
+ */
+export const NEWAPI_COLUMNS = [
+  'channel_info',
+  'setting',
+  'settings',
+  'param_override',
+  'header_override',
+  'status_code_mapping',
+  'tag',
+  'openai_organization',
+  'remark',
+] as const;
+export type NewApiColumn = (typeof NEWAPI_COLUMNS)[number];
+
+// New API's settings in the order a warning names them. JSON ones count as empty when '', '{}' or 'null'.
+const NEWAPI_JSON_SETTINGS = [
+  'setting',
+  'settings',
+  'param_override',
+  'header_override',
+  'status_code_mapping',
+] as const;
+const NEWAPI_TEXT_SETTINGS = ['tag', 'openai_organization', 'remark'] as const;
 
 /** A channel as the import stores it (SPEC 3.4), before `source` and timestamps are added. */
 export type MappedChannel = Omit<StoredChannel, 'source' | 'createdAt' | 'updatedAt'> & { legacyId: number };
@@ -54,17 +81,17 @@ export function channelId(provider: string, baseUrl: string, key: string): strin
  * only some keys repeat imports the new ones and warns with the count and the earlier legacy ids; its channels
  * keep the ` #n` suffix of the key's position in the row, so names do not depend on other rows.
  */
-export function createRowMapper(): { map(row: LegacyRow): RowOutcome } {
+export function createRowMapper(kind: SourceKind = 'legacygw'): { map(row: LegacyRow): RowOutcome } {
   const seen = new Map<string, number>();
 
   function map(row: LegacyRow): RowOutcome {
     const legacyId = row.id;
     const legacyType = row.type;
-    const type = legacyProvider(legacyType);
+    const type = legacyProvider(legacyType, kind);
     if (legacyType === null || type === undefined) {
       return skipped(legacyId, `unknown legacy channel type ${legacyType === null ? 'NULL' : String(legacyType)}`);
     }
-    const keys = splitKeys(row.key);
+    const keys = kind === 'newapi' ? newApiKeys(row) : splitKeys(row.key);
     if (keys.length === 0) return skipped(legacyId, 'no API key');
 
     const baseUrl = mapBaseUrl(row.base_url, type.defaultBaseUrl);
@@ -111,7 +138,11 @@ export function createRowMapper(): { map(row: LegacyRow): RowOutcome } {
       );
     }
     if (hasModelMapping(row.model_mapping)) warnings.push('model mapping not imported');
-    const configFields = [...(trimOrEmpty(row.other) ? ['other'] : []), ...configFieldsWithValues(row.config)];
+    const configFields = [
+      ...(trimOrEmpty(row.other) ? ['other'] : []),
+      ...configFieldsWithValues(row.config),
+      ...(kind === 'newapi' ? newApiSettingsWithValues(row) : []),
+    ];
     if (configFields.length > 0) warnings.push(`legacy config not imported: ${configFields.join(', ')}`);
 
     return { legacyId, outcome: 'imported', channels, warnings };
@@ -130,6 +161,49 @@ function trimOrEmpty(value: string | null | undefined): string {
 
 function splitKeys(raw: string | null): string[] {
   return unique(trimOrEmpty(raw).split(/\r?\n/));
+}
+
+/**
+ * New API's reading of `key`: a row is multi-key only when `channel_info` says `"is_multi_key": true`; then a JSON
+ * array gives one key per element and anything else one key per line. Otherwise the whole key is one key, line
+ * breaks included (a Vertex AI service-account JSON, an AWS `ak|sk|region`).
+ */
+function newApiKeys(row: LegacyRow): string[] {
+  const key = trimOrEmpty(row.key);
+  if (!isMultiKey(row.channel_info)) return key === '' ? [] : [key];
+  if (key.startsWith('[')) {
+    const elements = parseJson(key);
+    if (Array.isArray(elements)) return unique(elements.map(keyFromElement));
+  }
+  return splitKeys(key);
+}
+
+// A string element is the key itself; anything else (a service-account object) is kept as its JSON text.
+function keyFromElement(element: unknown): string {
+  if (typeof element === 'string') return element;
+  if (element === null || element === undefined) return '';
+  return JSON.stringify(element);
+}
+
+function isMultiKey(channelInfo: string | null | undefined): boolean {
+  const info = parseJson(trimOrEmpty(channelInfo));
+  return typeof info === 'object' && info !== null && (info as { is_multi_key?: unknown }).is_multi_key === true;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// `auto_ban` and `channel_info` are in every New API row and are never named.
+function newApiSettingsWithValues(row: LegacyRow): string[] {
+  return [
+    ...NEWAPI_JSON_SETTINGS.filter((field) => !['', '{}', 'null'].includes(compact(row[field]))),
+    ...NEWAPI_TEXT_SETTINGS.filter((field) => trimOrEmpty(row[field]) !== ''),
+  ];
 }
 
 function splitModels(raw: string | null): string[] {
@@ -158,8 +232,13 @@ function channelName(baseName: string, index: number): { value: string; truncate
 }
 
 function hasModelMapping(raw: string | null | undefined): boolean {
-  const compact = typeof raw === 'string' ? raw.replace(/\s/g, '') : '';
-  return compact !== '' && compact !== '{}';
+  const text = compact(raw);
+  return text !== '' && text !== '{}';
+}
+
+// Whitespace removed, so `{ }` reads as `{}`.
+function compact(raw: string | null | undefined): string {
+  return typeof raw === 'string' ? raw.replace(/\s/g, '') : '';
 }
 
 // Names the known `config` fields that hold a value; unknown fields with a value, and a config that is not a

@@ -1,27 +1,16 @@
+import type { ImportReport, ReportItem } from '#shared/schemas/import-report';
 import type { RowOutcome } from './mapping.ts';
+import type { SourceKind } from './providers.ts';
+
+export type { ImportReport, ReportItem };
 
 /** Most entries `items` lists before it is cut off (SPEC 3.5). */
 export const MAX_REPORT_ITEMS = 1_000;
 
-/** One noteworthy row: every skipped row and every imported row with warnings. Never carries a value of the row. */
-export type ReportItem =
-  | { legacyId: number; outcome: 'skipped'; reason: string; warnings?: string[] }
-  | { legacyId: number; outcome: 'imported'; channels: number; warnings: string[] };
-
-/** The `data` of a successful import response (SPEC 3.5). */
-export interface ImportReport {
-  dryRun: boolean;
-  source: { host: string; port: number; database: string; rows: number };
-  rows: { imported: number; skipped: number };
-  channels: { created: number; updated: number; unchanged: number };
-  items: ReportItem[];
-  itemsTruncated: boolean;
-}
-
 /** Counts outcomes as rows stream past, keeping at most MAX_REPORT_ITEMS items. */
 export class ReportBuilder {
   readonly rows = { read: 0, imported: 0, skipped: 0 };
-  readonly channels = { created: 0, updated: 0, unchanged: 0 };
+  readonly channels = { created: 0, updated: 0, unchanged: 0, edited: 0 };
   private readonly items: ReportItem[] = [];
   private itemsTruncated = false;
 
@@ -44,10 +33,11 @@ export class ReportBuilder {
     }
   }
 
-  build(dryRun: boolean, source: { host: string; port: number; database: string }): ImportReport {
+  build(dryRun: boolean, source: { host: string; port: number; database: string; kind: SourceKind }): ImportReport {
+    const { kind, ...origin } = source;
     return {
       dryRun,
-      source: { ...source, rows: this.rows.read },
+      source: { ...origin, rows: this.rows.read, kind },
       rows: { imported: this.rows.imported, skipped: this.rows.skipped },
       channels: { ...this.channels },
       items: this.items,

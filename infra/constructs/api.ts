@@ -1,4 +1,4 @@
-import { type Duration, Fn, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { type Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -8,6 +8,7 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  type MethodDeploymentOptions,
   MethodLoggingLevel,
   ResponseType,
   RestApi,
@@ -18,18 +19,26 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import type { ApiDef, RouteDef } from '#shared/routes';
+import { API_NAME_STAGE_VARIABLE, type ApiDef, type RouteDef, requiresAuthorizer } from '#shared/routes';
+
+/** API Gateway's token bucket: steady requests per second and burst size. */
+export interface Throttling {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
 
 export interface AppApiProps {
   /** The API as data (APIS entry): name, description and routes. */
   readonly definition: ApiDef;
   readonly stageName: string;
-  /** The TOKEN authorizer function; every method of the API goes through it. */
+  /** The TOKEN authorizer function; every method of the API goes through it, except `auth: 'none'` routes. */
   readonly authorizer: IFunction;
   readonly authorizerCacheTtl: Duration;
   /** The function behind each route. */
   readonly handlers: Readonly<Record<RouteDef['function'], IFunction>>;
-  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly throttling: Throttling;
+  /** A method throttle of its own, apart from the stage's, for the routes of these functions. */
+  readonly routeThrottling?: Partial<Readonly<Record<RouteDef['function'], Throttling>>>;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   /** Resources the stage must wait for (the account's CloudWatch role, when this stack sets it). */
@@ -65,7 +74,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 
 /**
  * One REST API from its definition: a regional endpoint, a TOKEN authorizer (Authorization header,
- * cached) on every method, Lambda proxy integrations, JSON access logs and ERROR-level execution
+ * cached) on every method but the routes marked `auth: 'none'`, Lambda proxy integrations, JSON access logs and ERROR-level execution
  * logs into log groups with retention, stage throttling, X-Ray tracing, and gateway responses in the
  * API's own envelope from GATEWAY_RESPONSES.
  */
@@ -84,6 +93,9 @@ export class AppApi extends Construct {
     });
 
     this.api = new RestApi(this, 'RestApi', {
+      // API Gateway's CloudWatch metrics are keyed by this name: without it both APIs (and every stage's
+      // stack in the account) would be "RestApi" and their 5XX and latency alarms would read each other's.
+      restApiName: `${Stack.of(this).stackName}-${definition.name}`,
       description: definition.description,
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
       // The account-wide CloudWatch role is set once for both APIs (ApiGatewayCloudWatchRole).
@@ -99,6 +111,9 @@ export class AppApi extends Construct {
         // Full request/response logging would write bearer tokens and DSN passwords to the logs.
         dataTraceEnabled: false,
         metricsEnabled: false,
+        methodOptions: routeMethodOptions(definition, props.routeThrottling ?? {}),
+        // Tells a function behind routes of both APIs (the OpenAPI document) which API it serves.
+        variables: { [API_NAME_STAGE_VARIABLE]: definition.name },
       },
       defaultMethodOptions: {
         authorizationType: AuthorizationType.CUSTOM,
@@ -121,9 +136,25 @@ export class AppApi extends Construct {
     this.api.deploymentStage.node.addDependency(this.executionLogs, ...(props.stageDependsOn ?? []));
 
     for (const route of definition.routes) {
-      this.api.root
+      const integration = new LambdaIntegration(props.handlers[route.function], { allowTestInvoke: false });
+      if (requiresAuthorizer(route)) {
+        this.api.root.resourceForPath(route.path).addMethod(route.method, integration);
+        continue;
+      }
+      // `auth: 'none'`: this one method goes without the authorizer (the API's default for all others).
+      const method = this.api.root
         .resourceForPath(route.path)
-        .addMethod(route.method, new LambdaIntegration(props.handlers[route.function], { allowTestInvoke: false }));
+        .addMethod(route.method, integration, { authorizationType: AuthorizationType.NONE });
+      Validations.of(method).acknowledge(
+        {
+          id: 'AwsSolutions::AwsSolutions-APIG4',
+          reason: `${route.method} ${route.path} is public by design: it returns a static document with no data and no secret (the console page, or the API's OpenAPI document); every data call goes to an authorized method with a bearer token, and the stage throttling still applies.`,
+        },
+        {
+          id: 'AwsSolutions::AwsSolutions-COG4',
+          reason: `${route.method} ${route.path} serves a static document with no data, so it needs no Cognito user pool or any other authorizer; the data methods it calls keep the TOKEN authorizer.`,
+        },
+      );
     }
 
     for (const type of Object.keys(GATEWAY_RESPONSES[definition.name]) as GatewayResponseType[]) {
@@ -156,6 +187,27 @@ export class AppApi extends Construct {
   get url(): string {
     return this.api.url;
   }
+}
+
+/** Stage method settings (`/<resource path>/<METHOD>`) throttling the given routes on their own. */
+function routeMethodOptions(
+  definition: ApiDef,
+  throttling: NonNullable<AppApiProps['routeThrottling']>,
+): Record<string, MethodDeploymentOptions> {
+  const options: Record<string, MethodDeploymentOptions> = {};
+  for (const route of definition.routes) {
+    const limits = throttling[route.function];
+    if (!limits) continue;
+    options[`${route.path}/${route.method}`] = {
+      throttlingRateLimit: limits.rateLimit,
+      throttlingBurstLimit: limits.burstLimit,
+      // The stage's settings for the other options, restated: a method setting replaces them all.
+      loggingLevel: MethodLoggingLevel.ERROR,
+      dataTraceEnabled: false,
+      metricsEnabled: false,
+    };
+  }
+  return options;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { type Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { type Duration, type RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -7,6 +7,8 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { BUNDLED_ENV_GLOBAL, encodeBundledEnv } from '#shared/bundled-env';
+import { ConfigError } from '#shared/errors';
 import { FUNCTION_ENTRIES, type FunctionName } from '#shared/routes';
 import type { AppTable } from './table.ts';
 
@@ -17,7 +19,17 @@ import type { AppTable } from './table.ts';
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
 /** The only DynamoDB actions a function may be granted: what the data layer calls, nothing broader. */
-export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Query' | 'BatchGetItem' | 'BatchWriteItem';
+export type TableAction =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'Scan'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
+/** The only action a function may be granted on an index. */
+export type IndexAction = 'Query';
 
 /** Where a function runs inside a VPC (imported resources; no lookups, so synth stays offline). */
 export interface FunctionVpcPlacement {
@@ -27,8 +39,10 @@ export interface FunctionVpcPlacement {
 }
 
 export interface AppFunctionProps {
-  /** Which entry of FUNCTION_ENTRIES to bundle. */
+  /** Which function this is: FUNCTION_ENTRIES names the entry bundled for it. */
   readonly name: FunctionName;
+  /** Another entry file (relative to the repository root) for this function: the SAM-only authorizer. */
+  readonly entry?: string;
   readonly description: string;
   readonly memorySize: number;
   readonly timeout: Duration;
@@ -36,7 +50,39 @@ export interface AppFunctionProps {
   readonly removalPolicy: RemovalPolicy;
   /** Plain configuration values; table and secret names are added by `useTable` / `readSecret`. */
   readonly environment: Readonly<Record<string, string>>;
+  /**
+   * Configuration too large for Lambda's environment, compiled into the bundle as defaults of the
+   * same variables (shared/bundled-env.ts): no cold start has to fetch it from another service.
+   */
+  readonly bundledEnvironment?: Readonly<Record<string, string>>;
   readonly vpc?: FunctionVpcPlacement;
+  /** Instruction set; arm64 unless the SAM template is made for an x86 host. */
+  readonly architecture?: Architecture;
+  /** Shell commands run after esbuild, from the repository root, to add files beside the bundle in `outputDir`. */
+  readonly afterBundling?: (outputDir: string) => string[];
+}
+
+/** Lambda's limit on a function's environment variables, names and values together. */
+export const LAMBDA_ENVIRONMENT_MAX_BYTES = 4096;
+/**
+ * What an unresolved value (a table name, a secret ARN) is counted as: DynamoDB table names and
+ * the ARNs of the secrets CloudFormation names stay below this.
+ */
+export const UNRESOLVED_VALUE_BYTES = 256;
+/** Cap on configuration compiled into a bundle: far below Lambda's 250 MB, and a hint of a mistake. */
+export const BUNDLED_ENVIRONMENT_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Bytes of a function's environment as Lambda counts them (the variables' JSON), with each
+ * unresolved token counted as UNRESOLVED_VALUE_BYTES.
+ */
+export function environmentBytes(variables: Readonly<Record<string, string>>): number {
+  let bytes = 2;
+  for (const [name, value] of Object.entries(variables)) {
+    const valueBytes = Token.isUnresolved(value) ? UNRESOLVED_VALUE_BYTES : Buffer.byteLength(JSON.stringify(value));
+    bytes += Buffer.byteLength(JSON.stringify(name)) + 1 + valueBytes + 1;
+  }
+  return bytes;
 }
 
 /** Repository root: entries in FUNCTION_ENTRIES and the lockfile are relative to it. */
@@ -51,9 +97,20 @@ export class AppFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: Role;
   readonly logGroup: LogGroup;
+  /** Every variable set on the function, for the size check at synth. */
+  private readonly environment: Record<string, string>;
+  private tables = 0;
 
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
+    this.environment = { ...props.environment };
+    const bundled = props.bundledEnvironment ?? {};
+    const encodedBundle = encodeBundledEnv(bundled);
+    if (encodedBundle.length > BUNDLED_ENVIRONMENT_MAX_BYTES) {
+      throw new ConfigError(
+        `The configuration compiled into the ${props.name} function (${Object.keys(bundled).join(', ')}) is ${encodedBundle.length.toLocaleString('en-US')} bytes encoded, over the ${BUNDLED_ENVIRONMENT_MAX_BYTES.toLocaleString('en-US')} bytes this stack allows`,
+      );
+    }
 
     this.logGroup = new LogGroup(this, 'Logs', {
       retention: props.logRetention,
@@ -69,13 +126,13 @@ export class AppFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, FUNCTION_ENTRIES[props.name]),
+      entry: join(PROJECT_ROOT, props.entry ?? FUNCTION_ENTRIES[props.name]),
       handler: 'handler',
       projectRoot: PROJECT_ROOT,
       depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
       description: props.description,
       runtime: FUNCTION_RUNTIME,
-      architecture: Architecture.ARM_64,
+      architecture: props.architecture ?? Architecture.ARM_64,
       memorySize: props.memorySize,
       timeout: props.timeout,
       tracing: Tracing.ACTIVE,
@@ -93,6 +150,8 @@ export class AppFunction extends Construct {
         sourceMap: true,
         // The map only has to resolve positions; embedding the sources would double the asset.
         sourcesContent: false,
+        // Single-quoted for the shell that runs esbuild; base64 holds no quote. Unbundled code sees none.
+        ...(Object.keys(bundled).length > 0 ? { define: { [BUNDLED_ENV_GLOBAL]: `'"${encodedBundle}"'` } } : {}),
         // Bundle the AWS SDK too (no externals): the function then runs the SDK version our lockfile
         // pins and our tests exercised, not whatever the runtime ships that month, and esbuild keeps
         // only the commands we import, which loads faster than the runtime's full clients.
@@ -101,6 +160,15 @@ export class AppFunction extends Construct {
         // bundle lacks; createRequire gives them one.
         banner:
           "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+        ...(props.afterBundling
+          ? {
+              commandHooks: {
+                beforeBundling: () => [],
+                beforeInstall: () => [],
+                afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling?.(outputDir) ?? [],
+              },
+            }
+          : {}),
       },
       ...(props.vpc
         ? {
@@ -119,12 +187,44 @@ export class AppFunction extends Construct {
     });
 
     if (props.vpc) this.allowVpcNetworkInterfaces();
+
+    // Checked when the app synthesizes, after every grant has added its variable: CloudFormation
+    // would only fail the deploy, halfway through the stack.
+    this.node.addValidation({
+      validate: () => {
+        const bytes = environmentBytes(this.environment);
+        if (bytes <= LAMBDA_ENVIRONMENT_MAX_BYTES) return [];
+        return [
+          `The environment of the ${props.name} function would be about ${bytes.toLocaleString('en-US')} bytes, over Lambda's limit of ${LAMBDA_ENVIRONMENT_MAX_BYTES.toLocaleString('en-US')} bytes (${Object.keys(this.environment).join(', ')}): move large values into bundledEnvironment`,
+        ];
+      },
+    });
   }
 
-  /** Grants exactly `actions` on `table` (no index, no other table) and sets `envName` to its name. */
+  /** Sets one environment variable (counted in the size check). */
+  setEnvironment(name: string, value: string): void {
+    this.environment[name] = value;
+    this.function.addEnvironment(name, value);
+  }
+
+  /**
+   * Grants exactly `actions` on `table` (no index, no other table; its KMS key when it has one) and
+   * sets `envName` to its name.
+   */
   useTable(table: AppTable, envName: string, actions: readonly TableAction[]): void {
-    table.table.grant(this.role, ...actions.map((action) => `dynamodb:${action}`));
-    this.function.addEnvironment(envName, table.table.tableName);
+    table.grantData(this.role, actions);
+    this.setEnvironment(envName, table.table.tableName);
+    this.tables += 1;
+  }
+
+  /** True once the function was granted a table (and so talks to DynamoDB). */
+  get usesTables(): boolean {
+    return this.tables > 0;
+  }
+
+  /** Grants `actions` on one index of `table` only (call `useTable` for the table's name and item actions). */
+  useIndex(table: AppTable, indexName: string, actions: readonly IndexAction[]): void {
+    table.grantIndex(this.role, indexName, actions);
   }
 
   /** Grants secretsmanager:GetSecretValue on `secret` only and sets `envName` to its ARN. */
@@ -132,7 +232,7 @@ export class AppFunction extends Construct {
     this.role.addToPrincipalPolicy(
       new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secret.secretArn] }),
     );
-    this.function.addEnvironment(envName, secret.secretArn);
+    this.setEnvironment(envName, secret.secretArn);
   }
 
   /**

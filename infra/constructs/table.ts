@@ -1,37 +1,138 @@
-import type { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import type { TableDef } from '#shared/tables';
+import { indexProjection, type TableDef } from '#shared/tables';
+import type { IndexAction, TableAction } from './function.ts';
+
+// Every other table action writes, and needs the key's encrypt actions too.
+const READ_ONLY_ACTIONS: ReadonlySet<string> = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
+
+// What DynamoDB needs of the caller's principal to read or write a table under a customer-managed key
+// (the same key actions as CDK's grantReadData / grantWriteData, spelled out instead of wildcards).
+const KEY_READ_ACTIONS = ['kms:Decrypt', 'kms:DescribeKey'];
+const KEY_WRITE_ACTIONS = [
+  ...KEY_READ_ACTIONS,
+  'kms:Encrypt',
+  'kms:GenerateDataKey',
+  'kms:GenerateDataKeyWithoutPlaintext',
+  'kms:ReEncryptFrom',
+  'kms:ReEncryptTo',
+];
 
 export interface AppTableProps {
-  /** Key schema from TABLES (the same definition the local engine creates). */
+  /** Key schema and indexes from TABLES (the same definition the local engine creates). */
   readonly definition: TableDef;
+  /** RETAIN keeps the table (and its key) when the stack is deleted. */
   readonly removalPolicy: RemovalPolicy;
-  /** Refuse DeleteTable while set; on for the production stage. */
+  /** Refuse DeleteTable while set; on whenever the stage retains its data. */
   readonly deletionProtection: boolean;
+  /**
+   * Encrypt with a customer-managed KMS key (rotation on) that only the functions granted this
+   * table may use, instead of the AWS-managed key every principal with table access can decrypt with.
+   */
+  readonly customerManagedKey?: boolean;
 }
 
 /**
  * A DynamoDB table with the project's defaults: on-demand capacity, point-in-time recovery, and
- * encryption at rest with the AWS-managed key (aws/dynamodb). A customer-managed key would add a
- * monthly key charge and a key policy to run, and buys nothing here: access is already limited per
- * function by IAM, and nothing outside this account reads the tables. The physical name is left
- * to CloudFormation; functions receive it through their environment.
+ * encryption at rest, with the AWS-managed key (aws/dynamodb) or, for a table holding third-party
+ * secrets, a customer-managed key of its own. The physical name is left to CloudFormation;
+ * functions receive it through their environment. Access is granted with `grantData` only.
  */
 export class AppTable extends Construct {
   readonly table: Table;
+  private readonly granted = new Set<TableAction>();
+  /** The customer-managed key, when the table has one. */
+  readonly key?: Key;
 
-  constructor(scope: Construct, id: string, props: AppTableProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: AppTableProps,
+  ) {
     super(scope, id);
     const { partitionKey, sortKey } = props.definition;
+    if (props.customerManagedKey) {
+      this.key = new Key(this, 'Key', {
+        description: `Encrypts the ${props.definition.logicalName} table (upstream API keys)`,
+        enableKeyRotation: true,
+        // The key must outlive a retained table, or its data could never be read again.
+        removalPolicy: props.removalPolicy,
+      });
+    }
     this.table = new Table(this, 'Table', {
       partitionKey: { name: partitionKey, type: AttributeType.STRING },
       ...(sortKey ? { sortKey: { name: sortKey, type: AttributeType.STRING } } : {}),
       billingMode: BillingMode.PAY_PER_REQUEST,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: TableEncryption.AWS_MANAGED,
+      ...(this.key
+        ? { encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: this.key }
+        : { encryption: TableEncryption.AWS_MANAGED }),
       removalPolicy: props.removalPolicy,
       deletionProtection: props.deletionProtection,
     });
+    for (const index of props.definition.indexes ?? []) {
+      const projection = indexProjection(index);
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        ...(index.sortKey ? { sortKey: { name: index.sortKey, type: AttributeType.STRING } } : {}),
+        projectionType: ProjectionType[projection.type],
+        nonKeyAttributes: projection.nonKeyAttributes,
+      });
+    }
+  }
+
+  /** The ARN of one of the table's indexes, for grants scoped to that index alone. */
+  indexArn(indexName: string): string {
+    if (!this.props.definition.indexes?.some((i) => i.name === indexName)) {
+      throw new Error(`table ${this.props.definition.logicalName} has no index ${indexName}`);
+    }
+    return `${this.table.tableArn}/index/${indexName}`;
+  }
+
+  /**
+   * Grants exactly `actions` on the table (no index, no other table) and, under a customer-managed
+   * key, the key actions those need, usable only through DynamoDB in this region. Every function
+   * given table access therefore gets the key too, and no other principal of the stack does.
+   */
+  grantData(grantee: IGrantable, actions: readonly TableAction[]): void {
+    // Not Table.grant: on a table with indexes it adds `<table>/index/*` to every grant.
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [this.table.tableArn] }),
+    );
+    for (const action of actions) this.granted.add(action);
+    this.grantKey(grantee, actions);
+  }
+
+  /** Grants `actions` on one index only (and, under a customer-managed key, the key's read actions). */
+  grantIndex(grantee: IGrantable, indexName: string, actions: readonly IndexAction[]): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [this.indexArn(indexName)],
+      }),
+    );
+    for (const action of actions) this.granted.add(action);
+    this.grantKey(grantee, actions);
+  }
+
+  private grantKey(grantee: IGrantable, actions: readonly string[]): void {
+    if (!this.key) return;
+    const writes = actions.some((action) => !READ_ONLY_ACTIONS.has(action));
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: writes ? KEY_WRITE_ACTIONS : KEY_READ_ACTIONS,
+        resources: [this.key.keyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `dynamodb.${Stack.of(this).region}.amazonaws.com` } },
+      }),
+    );
+  }
+
+  /** The DynamoDB operations some function may call on this table (grantData): its alarms watch exactly these. */
+  get operations(): readonly TableAction[] {
+    return [...this.granted];
   }
 }

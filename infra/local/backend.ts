@@ -1,38 +1,56 @@
 import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayTokenAuthorizerEvent,
-} from 'aws-lambda';
-import { ENV } from '#shared/config';
-import { type LocalCredentials, loadOrCreateLocalCredentials } from '#shared/local-credentials';
-import { FUNCTION_ENTRIES, type RouteDef } from '#shared/routes';
-import { ensureTables, localDynamoClient, startDynamoEngine } from './dynamo-engine.ts';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { type Authorizer, createAuthorizer } from '#functions/authorizer/authorizer';
+import { writeConsolePage } from '#functions/console/build';
+import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
+import {
+  type LocalCredentials,
+  loadOrCreateLocalCredentials,
+  localFileCredentialSource,
+} from '#shared/local-credentials';
+import { createLogger } from '#shared/logger';
+import { backfillParentKeys } from '#shared/repositories/datasets-backfill';
+import { FUNCTION_ENTRIES, type FunctionName, type RouteDef } from '#shared/routes';
+import type { TableName } from '#shared/tables';
+import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from './dynamo-engine.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
-export type AuthorizerHandler = (event: APIGatewayTokenAuthorizerEvent) => Promise<APIGatewayAuthorizerResult>;
+
+/** Physical table names per logical table. */
+export type LocalTableNames = Readonly<Record<TableName, string>>;
 
 export interface LocalBackendOptions {
   dataDir: string;
+  /**
+   * A DynamoDB-compatible engine that is already running (DynamoDB Local, a container, ...): used as
+   * is, and the embedded engine is not started. The dynamo* options below then do not apply.
+   */
+  dynamoEndpoint?: string;
   /** Host the embedded DynamoDB engine listens on (default 127.0.0.1). */
   dynamoHost?: string;
   /** Port of the embedded DynamoDB engine; 0 = random. */
   dynamoPort?: number;
   /** Persist the engine's data under `dataDir/dynamodb` (default true); false keeps it in memory. */
   persist?: boolean;
+  /** Table names (default: the logical names); tests sharing one engine give each backend its own. */
+  tableNames?: LocalTableNames;
 }
 
 /** The "AWS side" of the local run: DynamoDB engine, tables, credentials, and the real handlers. */
 export interface LocalBackend {
   readonly dynamoEndpoint: string;
+  /** True when the backend started the embedded engine (dynalite); false for DYNAMODB_ENDPOINT's. */
+  readonly embeddedEngine: boolean;
+  readonly tableNames: LocalTableNames;
   readonly credentialsFile: string;
   readonly credentials: LocalCredentials;
   /** True when this start created the credentials file (so they are printed once). */
   readonly createdCredentials: boolean;
-  readonly authorizer: AuthorizerHandler;
+  /** The authorizer core over the local credentials file (the deployed handler reads Secrets Manager). */
+  readonly authorizer: Authorizer;
   /** The function behind a route. */
   handlerFor(route: RouteDef): ProxyHandler;
   close(): Promise<void>;
@@ -41,7 +59,7 @@ export interface LocalBackend {
 const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 /** Local table names: the logical names themselves. */
-const LOCAL_TABLE_NAMES = { datasets: 'datasets', channels: 'channels' } as const;
+const LOCAL_TABLE_NAMES: LocalTableNames = { datasets: 'datasets', channels: 'channels' };
 
 async function loadHandler<T>(entry: string): Promise<T> {
   const file = join(REPO_ROOT, entry);
@@ -57,23 +75,37 @@ async function loadHandler<T>(entry: string): Promise<T> {
  */
 export async function startLocalBackend(options: LocalBackendOptions): Promise<LocalBackend> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  const engine = await startDynamoEngine({
-    host: options.dynamoHost,
-    port: options.dynamoPort ?? 8000,
-    path: options.persist === false ? undefined : join(options.dataDir, 'dynamodb'),
-  });
+  const tableNames = options.tableNames ?? LOCAL_TABLE_NAMES;
+  const engine: Pick<DynamoEngine, 'endpoint' | 'close'> = options.dynamoEndpoint
+    ? { endpoint: options.dynamoEndpoint, close: async () => {} }
+    : await startDynamoEngine({
+        host: options.dynamoHost,
+        port: options.dynamoPort ?? 8000,
+        path: options.persist === false ? undefined : join(options.dataDir, 'dynamodb'),
+      });
   try {
     const client = localDynamoClient(engine.endpoint);
-    await ensureTables(client, LOCAL_TABLE_NAMES);
-    client.destroy();
+    try {
+      // The embedded engine cannot add an index to a table an older version made: it rebuilds that table.
+      await ensureTables(client, tableNames, { rebuildForIndexes: !options.dynamoEndpoint });
+      // Records written before the by-parent index get its key, so `npm start` never needs a manual step.
+      await backfillParentKeys(DynamoDBDocumentClient.from(client), tableNames.datasets);
+    } catch (error) {
+      throw options.dynamoEndpoint ? unreachable(options.dynamoEndpoint, error) : error;
+    } finally {
+      client.destroy();
+    }
+
+    // The console page is built at every start (into DATA_DIR), as the function's bundling builds it for Lambda.
+    const consolePageFile = writeConsolePage(options.dataDir);
 
     const credentialsFile = join(options.dataDir, 'credentials.json');
     const { credentials, created } = await loadOrCreateLocalCredentials(credentialsFile);
 
     Object.assign(process.env, {
-      [ENV.datasetsTable]: LOCAL_TABLE_NAMES.datasets,
-      [ENV.channelsTable]: LOCAL_TABLE_NAMES.channels,
-      [ENV.localCredentialsFile]: credentialsFile,
+      [ENV.datasetsTable]: tableNames.datasets,
+      [ENV.channelsTable]: tableNames.channels,
+      [ENV.consolePageFile]: consolePageFile,
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
       // Never sign local calls with a developer's real AWS credentials.
       AWS_ACCESS_KEY_ID: 'local',
@@ -85,14 +117,19 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
 
-    const authorizer = await loadHandler<AuthorizerHandler>(FUNCTION_ENTRIES.authorizer);
-    const functions: Readonly<Record<RouteDef['function'], ProxyHandler>> = {
-      'create-dataset': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['create-dataset']),
-      'import-legacygw': await loadHandler<ProxyHandler>(FUNCTION_ENTRIES['import-legacygw']),
-    };
+    const authorizer = createAuthorizer({
+      source: localFileCredentialSource(credentialsFile),
+      logger: createLogger('authorizer', loadConfig(logLevelEnvSchema)[ENV.logLevel]),
+    });
+    const functions = {} as Record<RouteDef['function'], ProxyHandler>;
+    for (const name of Object.keys(FUNCTION_ENTRIES) as FunctionName[]) {
+      if (name !== 'authorizer') functions[name] = await loadHandler<ProxyHandler>(FUNCTION_ENTRIES[name]);
+    }
 
     return {
       dynamoEndpoint: engine.endpoint,
+      embeddedEngine: !options.dynamoEndpoint,
+      tableNames,
       credentialsFile,
       credentials,
       createdCredentials: created,
@@ -104,4 +141,14 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     await engine.close();
     throw error;
   }
+}
+
+/** A failure to prepare the tables on an engine we did not start, said in terms of DYNAMODB_ENDPOINT. */
+function unreachable(endpoint: string, error: unknown): Error {
+  // A refused connection can surface as an AggregateError with an empty message: fall back to its code.
+  const e = error as { message?: string; code?: string; name?: string };
+  const reason = e?.message || e?.code || e?.name || String(error);
+  return new Error(`cannot prepare the tables on the DynamoDB engine at ${endpoint} (DYNAMODB_ENDPOINT): ${reason}`, {
+    cause: error,
+  });
 }

@@ -1,12 +1,24 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
+  type AttributeValue,
+  BatchWriteItemCommand,
+  BillingMode,
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  KeyType,
+  ProjectionType,
   ResourceInUseException,
+  ResourceNotFoundException,
+  ScalarAttributeType,
+  ScanCommand,
+  type TableDescription,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
-import { TABLES, type TableDef } from '#shared/tables';
+import * as z from 'zod';
+import { type IndexDef, indexProjection, keyAttributes, TABLES, type TableDef } from '#shared/tables';
 
 const ENGINE_SCRIPT = fileURLToPath(new URL('./dynalite-process.ts', import.meta.url));
 // `--import tsx` resolves from the child's working directory: the repository root.
@@ -52,6 +64,24 @@ export async function startDynamoEngine(options: {
   };
 }
 
+/**
+ * DYNAMODB_ENDPOINT: the base URL of a DynamoDB-compatible engine that is already running; empty
+ * or unset = start the embedded engine. Only scheme, host and port: credentials in it would be printed.
+ */
+export const dynamoEndpointSchema = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL such as http://127.0.0.1:8000' })
+    .refine((v) => {
+      // zod runs this check after a failed URL check too; that one has said what is wrong.
+      if (!URL.canParse(v)) return true;
+      const url = new URL(v);
+      return !url.username && !url.password && url.pathname === '/' && !url.search && !url.hash;
+    }, 'must be scheme://host:port only, with no credentials, path or query')
+    .transform((v) => new URL(v).origin)
+    .optional(),
+);
+
 /** A low-level client for the local engine (fixed dummy credentials: dynalite does not check them). */
 export function localDynamoClient(endpoint: string): DynamoDBClient {
   return new DynamoDBClient({
@@ -61,37 +91,150 @@ export function localDynamoClient(endpoint: string): DynamoDBClient {
   });
 }
 
-/** Creates each table of `TABLES` under `names[logicalName]` unless it exists; waits until ACTIVE. */
+/** Creates each table of `TABLES` under `names[logicalName]` unless it exists, with its indexes; waits until ACTIVE. */
 export async function ensureTables(
   client: DynamoDBClient,
   names: Readonly<Record<keyof typeof TABLES, string>>,
+  options: EnsureTableOptions = {},
 ): Promise<void> {
   for (const def of Object.values(TABLES)) {
-    await ensureTable(client, names[def.logicalName], def);
+    await ensureTable(client, names[def.logicalName], def, options);
   }
 }
 
-async function ensureTable(client: DynamoDBClient, tableName: string, def: TableDef): Promise<void> {
-  const keys = [
-    { AttributeName: def.partitionKey, KeyType: 'HASH' as const },
-    ...(def.sortKey ? [{ AttributeName: def.sortKey, KeyType: 'RANGE' as const }] : []),
-  ];
+const keySchema = (partitionKey: string, sortKey: string | undefined) => [
+  { AttributeName: partitionKey, KeyType: KeyType.HASH },
+  ...(sortKey ? [{ AttributeName: sortKey, KeyType: KeyType.RANGE }] : []),
+];
+
+const attributeDefinitions = (def: TableDef) =>
+  keyAttributes(def).map((name) => ({ AttributeName: name, AttributeType: ScalarAttributeType.S }));
+
+/** The CreateTable / UpdateTable shape of one index. */
+function indexSpec(index: IndexDef) {
+  const projection = indexProjection(index);
+  return {
+    IndexName: index.name,
+    KeySchema: keySchema(index.partitionKey, index.sortKey),
+    Projection: {
+      ProjectionType: ProjectionType[projection.type],
+      ...(projection.nonKeyAttributes ? { NonKeyAttributes: projection.nonKeyAttributes } : {}),
+    },
+  };
+}
+
+/**
+ * Creates `tableName` from `def` (key schema and every index) unless it exists, adds the indexes an
+ * existing table lacks (a table made by an older version), and waits until table and indexes are ACTIVE.
+ */
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  def: TableDef,
+  options: EnsureTableOptions = {},
+): Promise<void> {
+  const indexes = def.indexes ?? [];
   try {
     await client.send(
       new CreateTableCommand({
         TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        KeySchema: keys,
-        AttributeDefinitions: keys.map((k) => ({ AttributeName: k.AttributeName, AttributeType: 'S' as const })),
+        BillingMode: BillingMode.PAY_PER_REQUEST,
+        KeySchema: keySchema(def.partitionKey, def.sortKey),
+        AttributeDefinitions: attributeDefinitions(def),
+        ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes.map(indexSpec) } : {}),
       }),
     );
   } catch (error) {
     if (!(error instanceof ResourceInUseException)) throw error;
   }
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') return;
+  let table = await waitUntilActive(client, tableName);
+  for (const index of indexes) {
+    if (table.GlobalSecondaryIndexes?.some((i) => i.IndexName === index.name)) continue;
+    // dynalite cannot add an index to an existing table: the embedded engine's table is rebuilt instead.
+    if (options.rebuildForIndexes) return rebuildTable(client, tableName, def);
+    try {
+      // DynamoDB creates one index per UpdateTable call.
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: attributeDefinitions(def),
+          GlobalSecondaryIndexUpdates: [{ Create: indexSpec(index) }],
+        }),
+      );
+      table = await waitUntilActive(client, tableName);
+    } catch (error) {
+      throw cannotAddIndex(tableName, index, error);
+    }
+    if (!table.GlobalSecondaryIndexes?.some((i) => i.IndexName === index.name)) {
+      throw cannotAddIndex(tableName, index);
+    }
+  }
+}
+
+export interface EnsureTableOptions {
+  /**
+   * When an existing table lacks an index, re-create it with every index and write its items back,
+   * instead of UpdateTable. Only for the embedded engine (dynalite, which cannot add an index), whose
+   * data is local: never for an engine someone else runs.
+   */
+  readonly rebuildForIndexes?: boolean;
+}
+
+/**
+ * Re-creates `tableName` from `def` with the items it holds: read all (consistent scan), delete the
+ * table, create it with every index, write the items back 25 at a time. The items are held in memory:
+ * a local data directory, not a production table.
+ */
+async function rebuildTable(client: DynamoDBClient, tableName: string, def: TableDef): Promise<void> {
+  const items: Record<string, AttributeValue>[] = [];
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  await client.send(new DeleteTableCommand({ TableName: tableName }));
+  for (;;) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: tableName }));
+    } catch (error) {
+      if (error instanceof ResourceNotFoundException) break;
+      throw error;
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
-  throw new Error(`table ${tableName} did not become ACTIVE`);
+  await ensureTable(client, tableName, def);
+  for (let i = 0; i < items.length; i += 25) {
+    let requests = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    while (requests.length > 0) {
+      const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: requests } }));
+      requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    }
+  }
+}
+
+/** An engine that refuses (dynalite does) or skips adding an index to an existing table. */
+function cannotAddIndex(tableName: string, index: IndexDef, cause?: unknown): Error {
+  return new Error(
+    `table ${tableName} exists without its index ${index.name}, and this DynamoDB engine could not add it: ` +
+      'delete the table (for the embedded engine, its data directory) and start again',
+    { cause },
+  );
+}
+
+/** Polls DescribeTable until the table and all its indexes are ACTIVE (at most `timeoutMs`). */
+async function waitUntilActive(
+  client: DynamoDBClient,
+  tableName: string,
+  timeoutMs = 60_000,
+): Promise<TableDescription> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const active =
+      Table?.TableStatus === 'ACTIVE' && (Table.GlobalSecondaryIndexes ?? []).every((i) => i.IndexStatus === 'ACTIVE');
+    if (Table && active) return Table;
+    if (Date.now() > deadline) throw new Error(`table ${tableName} did not become ACTIVE`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

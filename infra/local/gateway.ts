@@ -3,7 +3,16 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import { APIS, type ApiDef, type ApiName, findRoute, type RouteDef } from '#shared/routes';
+import {
+  API_NAME_STAGE_VARIABLE,
+  APIS,
+  type ApiDef,
+  type ApiName,
+  findRoute,
+  type RouteDef,
+  type RouteMatch,
+  requiresAuthorizer,
+} from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
 
@@ -24,6 +33,21 @@ export interface GatewayOptions {
   accessLog?: (line: string) => void;
   /** API Gateway's integration timeout (29 s). */
   integrationTimeoutMs?: number;
+  /** Sees every response as it is sent (the tests check each against the API's OpenAPI document). */
+  onResponse?: (exchange: GatewayExchange) => void;
+}
+
+/** One request and the response the gateway sent for it. */
+export interface GatewayExchange {
+  /** The API that answered (for an unknown path: the one whose envelope the 404 uses). */
+  readonly api: ApiName;
+  /** The matched route; undefined when none matched. */
+  readonly route?: RouteDef;
+  readonly method: string;
+  readonly path: string;
+  readonly statusCode: number;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly body: Buffer;
 }
 
 export interface LocalGateway {
@@ -80,29 +104,43 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+// Built through Maps and Object.fromEntries, so a header or parameter named `__proto__`, `toString` or `constructor`
+// becomes an own property, as it does in the event JSON.parse makes in Lambda, and never touches a prototype.
 function headerMaps(req: IncomingMessage) {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers = new Map<string, string>();
+  const multiValueHeaders = new Map<string, string[]>();
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
     const value = req.rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    headers.set(name, value);
+    multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
   }
-  return { headers, multiValueHeaders };
+  // API Gateway sets this header itself (overwriting the client's); locally the scheme is plain HTTP.
+  for (const name of [...headers.keys()]) {
+    if (name.toLowerCase() === 'x-forwarded-proto') {
+      headers.delete(name);
+      multiValueHeaders.delete(name);
+    }
+  }
+  headers.set('X-Forwarded-Proto', 'http');
+  multiValueHeaders.set('X-Forwarded-Proto', ['http']);
+  return { headers: Object.fromEntries(headers), multiValueHeaders: Object.fromEntries(multiValueHeaders) };
 }
 
 function queryMaps(url: URL) {
   if ([...url.searchParams.keys()].length === 0) {
     return { queryStringParameters: null, multiValueQueryStringParameters: null };
   }
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
+  const single = new Map<string, string>();
+  const multi = new Map<string, string[]>();
   for (const [k, v] of url.searchParams) {
-    single[k] = v;
-    multi[k] = [...(multi[k] ?? []), v];
+    single.set(k, v);
+    multi.set(k, [...(multi.get(k) ?? []), v]);
   }
-  return { queryStringParameters: single, multiValueQueryStringParameters: multi };
+  return {
+    queryStringParameters: Object.fromEntries(single),
+    multiValueQueryStringParameters: Object.fromEntries(multi),
+  };
 }
 
 /** Serves both APIs the way API Gateway does: throttling, TOKEN authorizer, policy, proxy events, gateway responses. */
@@ -117,11 +155,24 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const match = findRoute(method, url.pathname);
     const api = match?.api ?? apiForPath(url.pathname);
 
+    const send = (statusCode: number, headers: Record<string, string | string[]>, body: Buffer): number => {
+      res.writeHead(statusCode, headers);
+      res.end(body);
+      options.onResponse?.({
+        api: api.name,
+        route: match?.route,
+        method,
+        path: url.pathname,
+        statusCode,
+        headers,
+        body,
+      });
+      return statusCode;
+    };
     const gatewayResponse = (type: GatewayResponseType): number => {
       const { statusCode } = GATEWAY_RESPONSES[api.name][type];
-      res.writeHead(statusCode, { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId });
-      res.end(gatewayResponseBody(api.name, type));
-      return statusCode;
+      const headers = { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId };
+      return send(statusCode, headers, Buffer.from(gatewayResponseBody(api.name, type)));
     };
 
     if (!allow()) return gatewayResponse('THROTTLED');
@@ -134,23 +185,15 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     }
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
 
-    // Identity source: an absent or empty Authorization header never reaches the authorizer.
-    const token = req.headers.authorization;
-    if (!token) return gatewayResponse('UNAUTHORIZED');
-    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
-    let authorization: APIGatewayAuthorizerResult;
-    try {
-      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
-    } catch (error) {
-      return gatewayResponse(
-        error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE',
-      );
+    // A public route (`auth: 'none'`) has no authorizer, exactly as its API Gateway method.
+    let authorization: APIGatewayAuthorizerResult | undefined;
+    if (requiresAuthorizer(match.route)) {
+      const outcome = await authorize(req, api, method, url);
+      if (typeof outcome === 'string') return gatewayResponse(outcome);
+      authorization = outcome;
     }
-    const decision = evaluatePolicy(authorization, methodArn);
-    if (decision === 'invalid') return gatewayResponse('AUTHORIZER_CONFIGURATION_ERROR');
-    if (decision === 'deny') return gatewayResponse('ACCESS_DENIED');
 
-    const event = proxyEvent(req, url, method, match.route, match.api.name, body, authorization, requestId);
+    const event = proxyEvent(req, url, method, match, body, authorization, requestId);
     let result: APIGatewayProxyResult;
     try {
       result = await withTimeout(backend.handlerFor(match.route)(event), integrationTimeoutMs);
@@ -163,19 +206,42 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const responseHeaders: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
     for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);
     for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[k] = v.map(String);
-    res.writeHead(result.statusCode, responseHeaders);
-    res.end(result.isBase64Encoded ? Buffer.from(result.body ?? '', 'base64') : (result.body ?? ''));
-    return result.statusCode;
+    const responseBody = result.isBase64Encoded
+      ? Buffer.from(result.body ?? '', 'base64')
+      : Buffer.from(result.body ?? '', 'utf8');
+    return send(result.statusCode, responseHeaders, responseBody);
+  }
+
+  /** Runs the TOKEN authorizer and applies its policy: the result, or the gateway response that ends the request. */
+  async function authorize(
+    req: IncomingMessage,
+    api: ApiDef,
+    method: string,
+    url: URL,
+  ): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {
+    // Identity source: an absent or empty Authorization header never reaches the authorizer.
+    const token = req.headers.authorization;
+    if (!token) return 'UNAUTHORIZED';
+    const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
+    let authorization: APIGatewayAuthorizerResult;
+    try {
+      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
+    } catch (error) {
+      return error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
+    }
+    const decision = evaluatePolicy(authorization, methodArn);
+    if (decision === 'invalid') return 'AUTHORIZER_CONFIGURATION_ERROR';
+    if (decision === 'deny') return 'ACCESS_DENIED';
+    return authorization;
   }
 
   function proxyEvent(
     req: IncomingMessage,
     url: URL,
     method: string,
-    route: RouteDef,
-    apiName: ApiName,
+    { api, route, pathParameters }: RouteMatch,
     body: Buffer,
-    authorization: APIGatewayAuthorizerResult,
+    authorization: APIGatewayAuthorizerResult | undefined,
     requestId: string,
   ): APIGatewayProxyEvent {
     const now = Date.now();
@@ -185,14 +251,18 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       httpMethod: method,
       ...headerMaps(req),
       ...queryMaps(url),
-      pathParameters: null,
-      stageVariables: null,
+      // As API Gateway: the template's values, percent-decoded; null for a route without parameters.
+      pathParameters: Object.keys(pathParameters).length > 0 ? decodeParameters(pathParameters) : null,
+      stageVariables: { [API_NAME_STAGE_VARIABLE]: api.name },
       body: body.length > 0 ? body.toString('utf8') : null,
       isBase64Encoded: false,
       requestContext: {
         accountId: LOCAL_ACCOUNT,
-        apiId: API_IDS[apiName],
-        authorizer: { ...(authorization.context ?? {}), principalId: authorization.principalId },
+        apiId: API_IDS[api.name],
+        // API Gateway sends no authorizer context to a method without an authorizer.
+        authorizer: authorization
+          ? { ...(authorization.context ?? {}), principalId: authorization.principalId }
+          : undefined,
         protocol: `HTTP/${req.httpVersion}`,
         httpMethod: method,
         identity: {
@@ -212,7 +282,8 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
           userAgent: req.headers['user-agent'] ?? null,
           userArn: null,
         },
-        path: `/${STAGE}${url.pathname}`,
+        // The full request path, as on a custom domain: local URLs carry no stage segment.
+        path: url.pathname,
         stage: STAGE,
         requestId,
         requestTimeEpoch: now,
@@ -227,8 +298,13 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const requestId = randomUUID();
     handle(req, res, requestId)
       .catch(() => {
-        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
-        res.end(gatewayResponseBody(apiForPath(req.url ?? '/').name, 'DEFAULT_5XX'));
+        const api = apiForPath(req.url ?? '/').name;
+        const headers = { 'Content-Type': 'application/json' };
+        if (!res.headersSent) res.writeHead(500, headers);
+        const body = Buffer.from(gatewayResponseBody(api, 'DEFAULT_5XX'));
+        res.end(body);
+        const path = (req.url ?? '').split('?')[0] ?? '';
+        options.onResponse?.({ api, method: req.method ?? 'GET', path, statusCode: 500, headers, body });
         return 500;
       })
       .then((status) => {
@@ -262,6 +338,19 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
         server.closeAllConnections();
       }),
   };
+}
+
+/** Percent-decodes path parameter values; a value that is not valid percent-encoding is passed as sent. */
+function decodeParameters(parameters: Record<string, string>): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parameters)) {
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      decoded[name] = value;
+    }
+  }
+  return decoded;
 }
 
 class IntegrationTimeout extends Error {}

@@ -1,11 +1,13 @@
 /**
  * `npm start`: the whole product on one machine (SPEC 6). Environment: HOST, PORT, DYNAMODB_PORT,
- * DATA_DIR, optional THROTTLE_RATE_LIMIT / THROTTLE_BURST_LIMIT, MODEL_CATALOG, LOG_LEVEL.
+ * DATA_DIR, optional DYNAMODB_ENDPOINT (another engine instead of the embedded one, see
+ * docs/dynamodb-engines.md), THROTTLE_RATE_LIMIT / THROTTLE_BURST_LIMIT, MODEL_CATALOG, LOG_LEVEL.
  */
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { loadConfig } from '#shared/config';
 import { startLocalBackend } from './backend.ts';
+import { dynamoEndpointSchema } from './dynamo-engine.ts';
 import { startGateway } from './gateway.ts';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
@@ -14,6 +16,7 @@ const envSchema = z
     HOST: z.string().trim().min(1).default('127.0.0.1'),
     PORT: port(3000),
     DYNAMODB_PORT: port(8000),
+    DYNAMODB_ENDPOINT: dynamoEndpointSchema,
     DATA_DIR: z.string().trim().min(1).default('.data'),
     THROTTLE_RATE_LIMIT: z.coerce.number().positive().optional(),
     THROTTLE_BURST_LIMIT: z.coerce.number().int().positive().optional(),
@@ -26,7 +29,12 @@ const envSchema = z
 async function main(): Promise<void> {
   const env = loadConfig(envSchema);
   const dataDir = resolve(env.DATA_DIR);
-  const backend = await startLocalBackend({ dataDir, dynamoHost: env.HOST, dynamoPort: env.DYNAMODB_PORT });
+  const backend = await startLocalBackend({
+    dataDir,
+    dynamoEndpoint: env.DYNAMODB_ENDPOINT,
+    dynamoHost: env.HOST,
+    dynamoPort: env.DYNAMODB_PORT,
+  });
   const gateway = await startGateway(backend, {
     host: env.HOST,
     port: env.PORT,
@@ -51,7 +59,11 @@ async function main(): Promise<void> {
   } else {
     process.stdout.write(`Using local credentials in ${backend.credentialsFile}\n`);
   }
-  process.stdout.write(`DynamoDB engine on ${backend.dynamoEndpoint} (data in ${dataDir})\n`);
+  process.stdout.write(
+    backend.embeddedEngine
+      ? `DynamoDB engine: embedded dynalite on ${backend.dynamoEndpoint} (data in ${dataDir})\n`
+      : `DynamoDB engine: external, DYNAMODB_ENDPOINT=${backend.dynamoEndpoint} (embedded dynalite not started)\n`,
+  );
   process.stdout.write(`listening on ${gateway.url}\n`);
 
   let stopping = false;

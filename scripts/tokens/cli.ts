@@ -1,19 +1,25 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import { credentialFormatError, expiresAtSchema, identifierSchema } from '#shared/access-tokens';
+import { expiresAtSchema, identifierSchema } from '#shared/access-tokens';
 import { newAccessTokenValue } from '#shared/local-credentials';
+import { type DeployedApis, findDeployedApis, flushAuthorizerCaches } from './authorizer-cache.ts';
 import { localTokenStore, type NewAccessToken, secretTokenStore, type TokenStore } from './stores.ts';
 
 export const USAGE = `Usage:
   npm run tokens -- create --team <teamId> [--member <tmbId>] [--label <text>] [--expires <ISO 8601>] [--secret-id <id or ARN>]
-  npm run tokens -- revoke --id <id> [--secret-id <id or ARN>]
+  npm run tokens -- revoke --id <id> [--secret-id <id or ARN> [--stack <stack name>] [--no-wait]]
   npm run tokens -- list [--secret-id <id or ARN>]
 
 Without --secret-id the tool works on the local run's \${DATA_DIR:-.data}/credentials.json (used at once).
 With --secret-id it works on the access tokens secret in AWS Secrets Manager (hashes only).
-create prints the new token once; its last output line is JSON {"token","id","teamId","tmbId"}.`;
+create prints the new token once; its last output line is JSON {"token","id","teamId","tmbId"}.
+revoke with --secret-id then flushes both APIs' authorizer caches (API ids from the outputs of the
+stack that made the secret, or --stack), waits out the authorizers' secrets cache and flushes again,
+so no request is allowed with the token once it returns; --no-wait skips the wait.`;
 
 export interface CliDeps {
   stdout(line: string): void;
@@ -21,19 +27,26 @@ export interface CliDeps {
   env: NodeJS.ProcessEnv;
   /** Makes the Secrets Manager client for --secret-id (region taken from an ARN when given). */
   secretsClient?: (region: string | undefined) => SecretsManagerClient;
+  /** Makes the clients `revoke` uses to find and flush the APIs' authorizer caches. */
+  cloudFormationClient?: (region: string | undefined) => CloudFormationClient;
+  apiGatewayClient?: (region: string | undefined) => APIGatewayClient;
+  sleep?: (ms: number) => Promise<void>;
   now?: () => Date;
 }
 
 type Command =
   | { name: 'help' }
   | { name: 'create'; secretId?: string; teamId: string; tmbId?: string; label: string; expiresAt: string | null }
-  | { name: 'revoke'; secretId?: string; id: string }
+  | { name: 'revoke'; secretId?: string; id: string; stack?: string; wait: boolean }
   | { name: 'list'; secretId?: string };
 
 class UsageError extends Error {}
 
 // A secret name is at most 512 characters; its ARN adds a prefix and a random suffix.
 const secretIdSchema = z.string().trim().min(1, 'is required').max(2048, 'is too long');
+
+// CloudFormation stack names: letters, digits and dashes, starting with a letter, at most 128 characters.
+const stackNameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9-]{0,127}$/, 'must be a CloudFormation stack name');
 
 const OPTIONS = {
   team: { type: 'string' },
@@ -42,12 +55,14 @@ const OPTIONS = {
   expires: { type: 'string' },
   id: { type: 'string' },
   'secret-id': { type: 'string' },
+  stack: { type: 'string' },
+  'no-wait': { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
 const ALLOWED: Record<Exclude<Command['name'], 'help'>, readonly (keyof typeof OPTIONS)[]> = {
   create: ['team', 'member', 'label', 'expires', 'secret-id'],
-  revoke: ['id', 'secret-id'],
+  revoke: ['id', 'secret-id', 'stack', 'no-wait'],
   list: ['secret-id'],
 };
 
@@ -97,7 +112,16 @@ function parseCommand(argv: string[], now: Date): Command {
     }
     case 'revoke':
       if (values.id === undefined) throw new UsageError('--id is required');
-      return { name, secretId, id: valid(identifierSchema, 'id', values.id) };
+      if (secretId === undefined && (values.stack !== undefined || values['no-wait'] !== undefined)) {
+        throw new UsageError('--stack and --no-wait apply only with --secret-id (the local run has no caches)');
+      }
+      return {
+        name,
+        secretId,
+        id: valid(identifierSchema, 'id', values.id),
+        ...(values.stack === undefined ? {} : { stack: valid(stackNameSchema, 'stack', values.stack) }),
+        wait: values['no-wait'] !== true,
+      };
     case 'list':
       return { name, secretId };
   }
@@ -122,19 +146,76 @@ export async function createToken(
 }
 
 const defaultSecretsClient = (region: string | undefined) => new SecretsManagerClient(region ? { region } : {});
+const defaultCloudFormationClient = (region: string | undefined) => new CloudFormationClient(region ? { region } : {});
+const defaultApiGatewayClient = (region: string | undefined) => new APIGatewayClient(region ? { region } : {});
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const regionOfArn = (secretId: string) => /^arn:[^:]+:secretsmanager:([^:]+):/.exec(secretId)?.[1];
 
-// Errors may come from a file of plaintext tokens: never let a parser quote its input.
-function describeError(error: unknown, store: TokenStore): string {
-  if (error instanceof SyntaxError) return `${store.location} is not valid JSON`;
-  if (error instanceof z.ZodError) return credentialFormatError(store.location, error).message;
+// Both stores' readers throw CredentialFormatError for a malformed file or secret: it names the
+// location and the broken rules, never the plaintext tokens a parser's own message would quote.
+function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** What `revoke` needs in Secrets Manager mode to make the revocation take effect everywhere. */
+interface AwsContext {
+  readonly secrets: SecretsManagerClient;
+  readonly region: string | undefined;
+}
+
+/**
+ * After the secret no longer holds the token: drop API Gateway's cached decisions at once, wait
+ * until every authorizer instance's cached copy of the secret has expired (an instance may still
+ * allow the token until then, and API Gateway would cache that Allow), then drop them again.
+ */
+async function takeRevocationEverywhere(
+  command: Extract<Command, { name: 'revoke' }>,
+  secretId: string,
+  aws: AwsContext,
+  deps: CliDeps,
+): Promise<number> {
+  const cloudFormation = (deps.cloudFormationClient ?? defaultCloudFormationClient)(aws.region);
+  const apiGateway = (deps.apiGatewayClient ?? defaultApiGatewayClient)(aws.region);
+  let apis: DeployedApis | undefined;
+  try {
+    apis = await findDeployedApis({ secrets: aws.secrets, cloudFormation }, secretId, command.stack);
+    deps.stdout(`Flushing the authorizer caches of APIs ${apis.restApiIds.join(', ')} (stage ${apis.stageName}).`);
+    await flushAuthorizerCaches(apiGateway, apis);
+    if (command.wait) {
+      const seconds = apis.secretsMaxAgeSeconds + 1;
+      deps.stdout(
+        `Waiting ${seconds} s for the authorizers' cached copies of the secret to expire (--no-wait skips this)...`,
+      );
+      await (deps.sleep ?? defaultSleep)(seconds * 1000);
+      await flushAuthorizerCaches(apiGateway, apis);
+      deps.stdout('Revoked: no request is allowed with this token any more.');
+    } else {
+      deps.stdout(
+        `Revoked. An authorizer instance may still allow it for up to ${apis.secretsMaxAgeSeconds} s (its secrets cache) plus the authorizer TTL.`,
+      );
+    }
+  } catch (error) {
+    deps.stderr(
+      `tokens: the token is revoked in ${secretId}, but the authorizer caches were not flushed: ${describeAwsError(error)}`,
+    );
+    deps.stderr(
+      'It stops working once cached copies expire (SECRETS_MAX_AGE_S + the authorizer TTL; 120 s by default).',
+    );
+    return 1;
+  } finally {
+    cloudFormation.destroy();
+    apiGateway.destroy();
+  }
+  deps.stdout(JSON.stringify({ id: command.id, revoked: true, flushed: apis.restApiIds }));
+  return 0;
+}
+
+const describeAwsError = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 async function execute(
   command: Exclude<Command, { name: 'help' }>,
   store: TokenStore,
-  inAws: boolean,
+  aws: AwsContext | undefined,
   deps: CliDeps,
 ): Promise<number> {
   switch (command.name) {
@@ -152,9 +233,7 @@ async function execute(
         deps.stderr(`tokens: no access token with id ${command.id} in ${store.location}`);
         return 1;
       }
-      if (inAws) {
-        deps.stdout('Revoked. Until cached copies expire (SECRETS_MAX_AGE_S + the authorizer TTL) it may still work.');
-      }
+      if (aws && command.secretId) return takeRevocationEverywhere(command, command.secretId, aws, deps);
       deps.stdout(JSON.stringify({ id: command.id, revoked: true }));
       return 0;
     }
@@ -182,8 +261,9 @@ export async function runTokensCli(argv: string[], deps: CliDeps): Promise<numbe
 
   let client: SecretsManagerClient | undefined;
   let store: TokenStore;
+  const region = command.secretId ? regionOfArn(command.secretId) : undefined;
   if (command.secretId) {
-    client = (deps.secretsClient ?? defaultSecretsClient)(regionOfArn(command.secretId));
+    client = (deps.secretsClient ?? defaultSecretsClient)(region);
     store = secretTokenStore(client, command.secretId);
   } else {
     store = localTokenStore(deps.env.DATA_DIR || '.data', (file) =>
@@ -191,9 +271,9 @@ export async function runTokensCli(argv: string[], deps: CliDeps): Promise<numbe
     );
   }
   try {
-    return await execute(command, store, client !== undefined, deps);
+    return await execute(command, store, client ? { secrets: client, region } : undefined, deps);
   } catch (error) {
-    deps.stderr(`tokens: ${describeError(error, store)}`);
+    deps.stderr(`tokens: ${describeError(error)}`);
     return 1;
   } finally {
     client?.destroy();

@@ -4,7 +4,7 @@ import {
   PutSecretValueCommand,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { parseAccessTokensSecret, sha256Hex } from '#shared/access-tokens';
+import { parseAccessTokensSecret, SECRET_VALUE_MAX_BYTES, sha256Hex } from '#shared/access-tokens';
 import { loadOrCreateLocalCredentials, writeLocalCredentials } from '#shared/local-credentials';
 
 /** A new access token as the tool makes it; `token` is plaintext and shown to the user once. */
@@ -90,7 +90,15 @@ export function secretTokenStore(client: SecretsManagerClient, secretId: string)
     return parseAccessTokensSecret(SecretString);
   };
   const write = async (secret: ReturnType<typeof parseAccessTokensSecret>) => {
-    await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(secret) }));
+    const text = JSON.stringify(secret);
+    const bytes = Buffer.byteLength(text, 'utf8');
+    // Checked here, before the write, so the operator gets a clear message instead of an SDK error.
+    if (bytes > SECRET_VALUE_MAX_BYTES) {
+      throw new Error(
+        `the access tokens secret would be ${bytes.toLocaleString('en-US')} bytes with ${secret.tokens.length} tokens, over Secrets Manager's limit of ${SECRET_VALUE_MAX_BYTES.toLocaleString('en-US')} bytes: nothing was written. Revoke tokens that are no longer used (npm run tokens -- list / revoke) and try again`,
+      );
+    }
+    await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: text }));
   };
   return {
     location: `secret ${secretId}`,

@@ -1,7 +1,18 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import * as z from 'zod';
 import { ProxyApiError } from '#shared/errors';
-import { jsonResponse } from '#shared/http';
+import { callerFrom, jsonResponse, type RequestErrors, validBody } from '#shared/http';
+import { flushMetrics } from '#shared/metrics';
+
+/** The body of a channel proxy API success (SPEC 3.5) around the call's `data`. */
+export const proxySuccessBodySchema = <T extends z.ZodType>(data: T) =>
+  z.strictObject({ success: z.literal(true), data });
+
+/** The body of every channel proxy API error. */
+export const proxyErrorBodySchema = z.strictObject({ success: z.literal(false), message: z.string() });
+export type ProxyErrorBody = z.infer<typeof proxyErrorBodySchema>;
 
 /** The channel proxy API's success envelope (SPEC 3.5). */
 export function proxySuccess(data: unknown): APIGatewayProxyResult {
@@ -16,11 +27,24 @@ export function proxySuccess(data: unknown): APIGatewayProxyResult {
 export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
   if (error instanceof ProxyApiError && error.exposed) {
     if (error.httpStatus >= 500)
-      logger.warn('Import failed', { status: error.httpStatus, error: summarizeError(error) });
-    return jsonResponse(error.httpStatus, { success: false, message: error.message });
+      logger.warn('Request failed', { status: error.httpStatus, error: summarizeError(error) });
+    const body: ProxyErrorBody = { success: false, message: error.message };
+    return jsonResponse(error.httpStatus, body);
   }
   logger.error('Unexpected error in the channel proxy API', { error: summarizeError(error) });
-  return jsonResponse(500, { success: false, message: 'Internal error' });
+  const body: ProxyErrorBody = { success: false, message: 'Internal error' };
+  return jsonResponse(500, body);
+}
+
+/** How the channel proxy API says a request is wrong: every problem of the body, in one message. */
+export const PROXY_REQUEST_ERRORS: RequestErrors = {
+  malformed: (problem) => new ProxyApiError(400, problem),
+  invalid: (error) => new ProxyApiError(400, error.issues.map((i) => i.message).join('; ')),
+};
+
+/** The request's JSON body validated with the function's schema, or the API's 400 saying what is wrong. */
+export function proxyBody<S extends z.ZodType>(event: Parameters<typeof validBody>[0], schema: S): z.output<S> {
+  return validBody(event, schema, PROXY_REQUEST_ERRORS);
 }
 
 /** A loggable description of an error and its causes: name, code, errno and message only (no stack, no request data). */
@@ -33,4 +57,27 @@ export function summarizeError(error: unknown, depth = 0): Record<string, unknow
   if (typeof e.written === 'number') summary.written = e.written;
   if (e.cause !== undefined && depth < 4) summary.cause = summarizeError(e.cause, depth + 1);
   return summary;
+}
+
+/**
+ * A channel proxy API handler: checks the admin scope again (the authorizer's policy already keeps access tokens
+ * out; this holds should a policy ever be wrong), runs `handle`, and answers its result or error in the envelope.
+ * With `metrics`, flushes what the call recorded.
+ */
+export function adminHandler(
+  logger: Logger,
+  handle: (event: APIGatewayProxyEvent) => Promise<unknown>,
+  options: { metrics?: Metrics } = {},
+): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
+  return async (event) => {
+    try {
+      if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
+      return proxySuccess(await handle(event));
+    } catch (error) {
+      return proxyErrorResponse(error, logger);
+    } finally {
+      // What the call recorded is written on every path, error paths too.
+      if (options.metrics) flushMetrics(options.metrics);
+    }
+  };
 }

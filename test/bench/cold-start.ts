@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { writeConsolePage } from '#functions/console/build';
 import { FUNCTION_ENTRIES, type FunctionName } from '#shared/routes';
 import { type Bundle, bundleFunction } from './bundle.ts';
 import { type Figure, figure, median } from './figures.ts';
@@ -12,8 +13,21 @@ const run = promisify(execFile);
 /** Module-load targets: overhead over an empty module, in ms. */
 const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'create-dataset': 25,
+  'list-datasets': 25,
+  'dataset-detail': 25,
+  'update-dataset': 25,
+  'delete-dataset': 25,
+  'dataset-paths': 25,
   authorizer: 25,
   'import-legacygw': 40,
+  'list-channels': 25,
+  'get-channel': 25,
+  'update-channel': 25,
+  'delete-channel': 25,
+  'batch-delete-channels': 25,
+  console: 10,
+  // Parses the two bundled documents (tens of KiB of JSON), nothing else.
+  openapi: 10,
 };
 
 // What each handler reads at cold start; the values only have to pass its config schema.
@@ -53,8 +67,20 @@ export interface ColdStartOptions {
  */
 const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'test/bench/sdk-floor/create-dataset.ts',
+  'list-datasets': 'test/bench/sdk-floor/datasets.ts',
+  'dataset-detail': 'test/bench/sdk-floor/datasets.ts',
+  'update-dataset': 'test/bench/sdk-floor/datasets.ts',
+  'delete-dataset': 'test/bench/sdk-floor/datasets.ts',
+  'dataset-paths': 'test/bench/sdk-floor/datasets.ts',
   authorizer: 'test/bench/sdk-floor/authorizer.ts',
   'import-legacygw': 'test/bench/sdk-floor/import-legacygw.ts',
+  'list-channels': 'test/bench/sdk-floor/channel-review.ts',
+  'get-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'update-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'delete-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'batch-delete-channels': 'test/bench/sdk-floor/channel-review.ts',
+  console: 'test/bench/sdk-floor/console.ts',
+  openapi: 'test/bench/sdk-floor/openapi.ts',
 };
 
 /** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */
@@ -80,6 +106,8 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
     bundles.set(name, await bundleFunction(FUNCTION_ENTRIES[name], join(options.workDir, 'bundles', name)));
     floors.set(name, await bundleFunction(SDK_FLOOR_ENTRIES[name], join(options.workDir, 'sdk-floor', name)));
   }
+  // The console handler reads its built page beside the bundle at load, as in Lambda.
+  for (const dir of ['bundles', 'sdk-floor']) writeConsolePage(join(options.workDir, dir, 'console'));
   const loader = join(options.workDir, 'load.mjs');
   const empty = join(options.workDir, 'empty.mjs');
   await writeFile(loader, LOADER);

@@ -176,7 +176,8 @@ function rawPutCall(ready: LocalServerReady, documents: DynamoDBDocumentClient):
   };
 }
 
-async function startServerChild(): Promise<{ ready: LocalServerReady; stop(): Promise<void> }> {
+/** Starts the local server in a child process (see local-server-child.ts). */
+export async function startServerChild(): Promise<{ ready: LocalServerReady; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', join(import.meta.dirname, 'local-server-child.ts')],

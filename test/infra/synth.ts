@@ -4,11 +4,15 @@ import { join } from 'node:path';
 import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
+import { cdkJsonContext } from '#infra/app';
 import { ServiceStack } from '#infra/stack';
 import { parseStageConfig, type StageConfigFile } from '#infra/stage-config';
 
 /** Context that skips esbuild: for tests that inspect the template, not the assets. */
 export const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
+/** cdk.json's context (the feature flags the CLI applies) without bundling. */
+export const TEST_CONTEXT = { ...cdkJsonContext(), ...NO_BUNDLING };
 
 // Everything a test file writes (cloud assemblies, config files) lives under one root it removes.
 let root: string | undefined;
@@ -26,8 +30,12 @@ export function removeTempDirs(): void {
 }
 
 /** Synthesizes the stack for `stage` with a stage config file's content, without bundling. */
-export function synthStack(file: StageConfigFile = {}, stage = 'dev'): { stack: ServiceStack; template: Template } {
-  const app = new App({ context: NO_BUNDLING, outdir: tempDir() });
+export function synthStack(
+  file: StageConfigFile = {},
+  stage = 'dev',
+  context: Record<string, unknown> = {},
+): { stack: ServiceStack; template: Template } {
+  const app = new App({ context: { ...TEST_CONTEXT, ...context }, outdir: tempDir() });
   const stack = new ServiceStack(app, 'Test', { config: parseStageConfig(stage, file) });
   return { stack, template: Template.fromStack(stack) };
 }

@@ -1,29 +1,19 @@
 import { DeleteTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureTables } from '#infra/local/dynamo-engine';
 import { captureOutput } from '#test/support/capture-output';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { startTestServer, useTestServer } from '#test/support/local-server';
 import { addAccessToken, createRequest, expectCreated, expectError } from './create-dataset.helpers.ts';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  // Log everything, so the leak test sees every line the functions would write.
-  vi.stubEnv('LOG_LEVEL', 'DEBUG');
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
-});
+// Log everything, so the leak test sees every line the functions would write.
+const server = useTestServer({ LOG_LEVEL: 'DEBUG' });
 
 /** Runs `during` with the datasets table gone, then puts an empty one back. */
 async function withoutDatasetsTable<T>(during: () => Promise<T>): Promise<T> {
-  await server.dynamo.send(new DeleteTableCommand({ TableName: 'datasets' }));
+  await server.dynamo.send(new DeleteTableCommand({ TableName: server.tables.datasets }));
   for (;;) {
     try {
-      await server.dynamo.send(new DescribeTableCommand({ TableName: 'datasets' }));
+      await server.dynamo.send(new DescribeTableCommand({ TableName: server.tables.datasets }));
       await new Promise((r) => setTimeout(r, 10));
     } catch (error) {
       if (error instanceof ResourceNotFoundException) break;
@@ -33,7 +23,7 @@ async function withoutDatasetsTable<T>(during: () => Promise<T>): Promise<T> {
   try {
     return await during();
   } finally {
-    await ensureTables(server.dynamo, { datasets: 'datasets', channels: 'channels' });
+    await ensureTables(server.dynamo, server.tables);
   }
 }
 

@@ -18,7 +18,11 @@ export interface ApiReply {
 }
 
 /** POSTs to the create route; a string body is sent as is, anything else as JSON. */
-export async function createRequest(server: TestServer, body: unknown, authorization?: string): Promise<ApiReply> {
+export async function createRequest(
+  server: Pick<TestServer, 'url'>,
+  body: unknown,
+  authorization?: string,
+): Promise<ApiReply> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (authorization !== undefined) headers.Authorization = authorization;
   const response = await fetch(`${server.url}${CREATE_PATH}`, {
@@ -69,14 +73,18 @@ export function expectCreated(reply: ApiReply): string {
   return reply.body.data as string;
 }
 
-/** Every record stored in a team's partition. */
-export async function teamRecords(client: DynamoDBDocumentClient, teamId: string): Promise<DatasetRecord[]> {
+/** Every record stored in a team's partition of `table` (default: the table the functions use). */
+export async function teamRecords(
+  client: DynamoDBDocumentClient,
+  teamId: string,
+  table = process.env.DATASETS_TABLE ?? 'datasets',
+): Promise<DatasetRecord[]> {
   const records: DatasetRecord[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await client.send(
       new QueryCommand({
-        TableName: 'datasets',
+        TableName: table,
         KeyConditionExpression: 'teamId = :teamId',
         ExpressionAttributeValues: { ':teamId': teamId },
         ExclusiveStartKey,
@@ -87,3 +95,15 @@ export async function teamRecords(client: DynamoDBDocumentClient, teamId: string
   } while (ExclusiveStartKey);
   return records;
 }
+
+/** What a new dataset stores when the body names only `name`: the built-in catalogue's defaults. */
+export const NEW_DATASET_DEFAULTS = {
+  parentId: null,
+  type: 'dataset',
+  intro: '',
+  avatar: '/icon/logo.svg',
+  vectorModel: 'text-embedding-3-small',
+  agentModel: 'gpt-4o-mini',
+  vlmModel: 'gpt-4o-mini',
+  inheritPermission: true,
+} as const;

@@ -7,14 +7,18 @@ import { DeadlineExceededError } from '#shared/errors';
 import { captureOutput } from '#test/support/capture-output';
 import { CLIENT_LOCAL_FILES, startFakeMySql, startStallingProxy } from '#test/support/fake-mysql';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
-import { FIXTURE_SQL, importDeps, runImport, startDynalite, type TestDynamo, testLogger } from './import.helpers.ts';
+import { FIXTURE_SQL, importDeps, runImport, startTestDynamo, type TestDynamo, testLogger } from './import.helpers.ts';
 
 let db: TestMariaDb;
 let dynamo: TestDynamo;
 let dir: string;
 
 beforeAll(async () => {
-  [db, dynamo, dir] = await Promise.all([startMariaDb(), startDynalite(), mkdtemp(join(tmpdir(), 'import-hostile-'))]);
+  [db, dynamo, dir] = await Promise.all([
+    startMariaDb(),
+    startTestDynamo(),
+    mkdtemp(join(tmpdir(), 'import-hostile-')),
+  ]);
 });
 
 afterAll(async () => {
@@ -106,7 +110,12 @@ describe('a hostile MySQL server', () => {
 
       const rerun = await runImport(db.dsn(database), importDeps(dynamo, table));
 
-      expect(rerun.ok && rerun.report.channels).toEqual({ created: rows - written, updated: 0, unchanged: written });
+      expect(rerun.ok && rerun.report.channels).toEqual({
+        created: rows - written,
+        updated: 0,
+        unchanged: written,
+        edited: 0,
+      });
       expect(await dynamo.scan(table)).toHaveLength(rows);
     } finally {
       await proxy.close();

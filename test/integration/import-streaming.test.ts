@@ -44,6 +44,7 @@ function countingSource(): { openSource: OpenSource; pulled: () => number } {
   const openSource: OpenSource = async (...args) => {
     const source: LegacySource = await openLegacySource(...args);
     return {
+      kind: source.kind,
       close: () => source.close(),
       async *rows() {
         for await (const row of source.rows()) {

@@ -1,16 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Logger } from '@aws-lambda-powertools/logger';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import dynalite from 'dynalite';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
+import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
+import { startTestEngine, uniqueTableName } from '#test/support/dynamo-engine';
 
 export const FIXTURE_SQL = readFileSync(new URL('../fixtures/legacygw-channels.sql', import.meta.url), 'utf8');
 export const FIXTURE_V05_SQL = readFileSync(new URL('../fixtures/legacygw-channels-v05.sql', import.meta.url), 'utf8');
@@ -26,7 +23,7 @@ export const FIXTURE_KEYS: readonly string[] = [
   'sk-fixture-crlf-b',
 ];
 
-/** An in-process dynalite engine on a random loopback port. */
+/** The tests' DynamoDB engine (test/support/dynamo-engine.ts) with channels tables of this file's own. */
 export interface TestDynamo {
   readonly endpoint: string;
   readonly documentClient: DynamoDBDocumentClient;
@@ -37,26 +34,16 @@ export interface TestDynamo {
   stop(): Promise<void>;
 }
 
-export async function startDynalite(): Promise<TestDynamo> {
-  const server: Server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const client = new DynamoDBClient({ endpoint });
+export async function startTestDynamo(): Promise<TestDynamo> {
+  const engine = await startTestEngine();
+  const client = localDynamoClient(engine.endpoint);
   const documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return {
-    endpoint,
+    endpoint: engine.endpoint,
     documentClient,
     async createChannelsTable() {
-      const name = `channels-${randomBytes(6).toString('hex')}`;
-      const key = TABLES.channels.partitionKey;
-      await client.send(
-        new CreateTableCommand({
-          TableName: name,
-          KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
-          AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
-          BillingMode: 'PAY_PER_REQUEST',
-        }),
-      );
+      const name = uniqueTableName('channels');
+      await ensureTable(client, name, TABLES.channels);
       return name;
     },
     async scan(table) {
@@ -71,7 +58,7 @@ export async function startDynalite(): Promise<TestDynamo> {
     },
     async stop() {
       client.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await engine.close();
     },
   };
 }

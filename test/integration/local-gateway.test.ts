@@ -58,6 +58,14 @@ describe('the local gateway', () => {
     expect(JSON.parse(res.body)).toEqual({ success: false, message: 'No such route' });
   });
 
+  it('keeps query parameters and headers named __proto__ or toString as plain entries instead of failing', async () => {
+    const res = await fetch(`${server.url}/console?__proto__=1&toString=2&hasOwnProperty=3`, {
+      headers: { toString: 'x', __proto__: 'y' } as unknown as Record<string, string>,
+    });
+
+    expect(res.status).toBe(200);
+  });
+
   it('rejects a body over API Gateway payload limit with 413 in the envelope', async () => {
     const res = await raw('POST', '/api/core/dataset/create', 'x'.repeat(10 * 1024 * 1024 + 1));
 
@@ -70,5 +78,54 @@ describe('the local gateway', () => {
 
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ code: 200 });
+  });
+
+  it('hands GET query parameters to the function, the last of a repeated name winning, as API Gateway does', async () => {
+    const id = JSON.parse((await raw('POST', '/api/core/dataset/create', '{"name":"queried"}')).body).data as string;
+
+    const res = await raw('GET', `/api/core/dataset/detail?id=ffffffffffffffffffffffff&id=${id}`);
+
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body).data).toMatchObject({ _id: id, name: 'queried' });
+  });
+
+  it('passes a query parameter named __proto__ as a plain name instead of failing with a 500', async () => {
+    const res = await raw('GET', '/api/core/dataset/detail?__proto__=1&__proto__=2');
+
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body)).toMatchObject({ code: 507004, statusText: 'missingParams' });
+  });
+});
+
+describe('the public console route (auth none)', () => {
+  it('serves GET /console without any Authorization header, with the page headers', async () => {
+    const res = await fetch(`${server.url}/console`);
+
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(await res.text()).toMatch(/^<!doctype html>/);
+  });
+
+  it('never runs the authorizer for it: a wrong bearer token still gets the page', async () => {
+    const res = await fetch(`${server.url}/console`, { headers: { Authorization: 'Bearer not-a-key' } });
+
+    expect(res.status).toBe(200);
+  });
+
+  it('keeps the authorizer on every other proxy route: the import without a token is a 401 in the proxy envelope', async () => {
+    const res = await fetch(`${server.url}/api/channels/import/legacygw`, { method: 'POST', body: '{}' });
+
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ success: false, message: expect.stringMatching(/Authorization/) });
+  });
+
+  it("answers a method the console route does not have with the proxy API's 404", async () => {
+    const res = await raw('POST', '/console', '{}');
+
+    expect(res.status).toBe(404);
+    expect(JSON.parse(res.body)).toEqual({ success: false, message: 'No such route' });
   });
 });

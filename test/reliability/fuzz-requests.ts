@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { RawRequest } from './harness.ts';
+import type { RawRequest, RawResponse } from './harness.ts';
 
 /** Keys a prototype-pollution attempt or a sloppy `in` check would trip over. */
 export const TRICKY_KEYS = [
@@ -196,11 +196,14 @@ export const extraHeaders: fc.Arbitrary<Array<[string, string]>> = fc.array(
   { maxLength: 3 },
 );
 
-/** Where the request goes: the route itself most of the time, else a near miss or another method. */
-export function target(path: string): fc.Arbitrary<{ method: string; path: string }> {
+/** Where the request goes: the route itself (`method`, default POST) most of the time, else a near miss or another method. */
+export function target(path: string, method = 'POST'): fc.Arbitrary<{ method: string; path: string }> {
   return fc.oneof(
-    { weight: 20, arbitrary: fc.constant({ method: 'POST', path }) },
-    fc.constantFrom('GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS').map((method) => ({ method, path })),
+    { weight: 20, arbitrary: fc.constant({ method, path }) },
+    fc
+      .constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS')
+      .filter((m) => m !== method)
+      .map((m) => ({ method: m, path })),
     fc
       .constantFrom(
         `${path}/`,
@@ -211,19 +214,26 @@ export function target(path: string): fc.Arbitrary<{ method: string; path: strin
         `/${path}`,
         `${path}/..`,
       )
-      .map((p) => ({ method: 'POST', path: p })),
+      .map((p) => ({ method, path: p })),
   );
 }
 
-/** A whole malformed request. */
+/** A whole malformed request; `query` (already encoded, without `?`) is appended to the path when given. */
 export function malformedRequest(options: {
   path: string;
+  method?: string;
+  query?: fc.Arbitrary<string>;
   body: fc.Arbitrary<Buffer>;
   authorization: fc.Arbitrary<Array<[string, string]>>;
 }): fc.Arbitrary<RawRequest> {
+  const withQuery = options.query
+    ? fc
+        .tuple(target(options.path, options.method), options.query)
+        .map(([t, q]) => ({ method: t.method, path: q ? `${t.path}${t.path.includes('?') ? '&' : '?'}${q}` : t.path }))
+    : target(options.path, options.method);
   return fc
     .record({
-      target: target(options.path),
+      target: withQuery,
       authorization: options.authorization,
       contentType: contentTypeHeaders,
       extra: extraHeaders,
@@ -248,4 +258,50 @@ export function describeRequest(request: RawRequest): string {
     bodyLength: body.length,
     body: body.length > 300 ? `${body.slice(0, 300)}...` : body,
   });
+}
+
+/**
+ * The problems with a knowledge-base API reply: a 5xx, a body that is not exactly the four-key envelope,
+ * or `data` on an error. Also returns the parsed body for checks of a particular call.
+ */
+export function datasetEnvelopeProblems(reply: RawResponse): { problems: string[]; body?: Record<string, unknown> } {
+  const problems: string[] = [];
+  if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.body) as Record<string, unknown>;
+  } catch {
+    return { problems: [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`] };
+  }
+  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
+  if (keys !== 'code,data,message,statusText') problems.push(`envelope keys ${keys}`);
+  if (typeof body.code !== 'number' || typeof body.statusText !== 'string' || typeof body.message !== 'string') {
+    problems.push('envelope field types');
+  }
+  if (reply.status !== 200 && body.data !== null) problems.push('data is not null');
+  return { problems, body };
+}
+
+/**
+ * The problems with one channel proxy API reply: a 5xx, a body that is not JSON, or one outside the envelope:
+ * exactly `{success: true, data}` for a 200 (a problem in itself unless `successAllowed`), else exactly
+ * `{success: false, message: <string>}`.
+ */
+export function proxyEnvelopeProblems(reply: RawResponse, options: { successAllowed: boolean }): string[] {
+  const problems: string[] = [];
+  if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  if (reply.status === 200 && !options.successAllowed) problems.push('a call succeeded');
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.body) as Record<string, unknown>;
+  } catch {
+    return [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`];
+  }
+  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
+  const ok =
+    reply.status === 200
+      ? keys === 'data,success' && body.success === true
+      : keys === 'message,success' && body.success === false && typeof body.message === 'string';
+  if (!ok) problems.push(`not the proxy envelope: ${reply.status} ${reply.body.slice(0, 200)}`);
+  return problems;
 }

@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
 import type { ImportReport } from '#functions/import-legacygw/report';
-import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
 import { ProxyApiError } from '#shared/errors';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
+import { TABLES } from '#shared/tables';
+import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
 import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
 import { type KillableMariaDb, startKillableMariaDb } from './mariadb-process.ts';
 
@@ -22,15 +24,14 @@ const PASSWORD = 'k1ll@me:/(now)';
 const NOW = new Date('2026-05-01T00:00:00.000Z');
 
 let mariadb: KillableMariaDb;
-let engine: DynamoEngine;
+let engine: TestEngine;
 let faults: FaultProxy;
 let direct: DynamoDBDocumentClient;
 let throughFaults: DynamoDBDocumentClient;
-let tableCounter = 0;
 const reference = {} as Record<'legacy' | 'small', { channels: StoredChannel[]; report: ImportReport }>;
 
 beforeAll(async () => {
-  [mariadb, engine] = await Promise.all([startKillableMariaDb(), startDynamoEngine({ port: 0 })]);
+  [mariadb, engine] = await Promise.all([startKillableMariaDb(), startTestEngine()]);
   const admin = await mariadb.admin();
   try {
     await admin.query('CREATE USER ?@? IDENTIFIED BY ?', [USER, '%', PASSWORD]);
@@ -76,10 +77,10 @@ const dsn = (port: number, database: 'legacy' | 'small') =>
 
 /** A fresh channels table of its own. */
 async function newTable(): Promise<string> {
-  const name = `channels_${++tableCounter}`;
+  const name = uniqueTableName('channels');
   const client = localDynamoClient(engine.endpoint);
   try {
-    await ensureTables(client, { datasets: `datasets_${tableCounter}`, channels: name });
+    await ensureTable(client, name, TABLES.channels);
   } finally {
     client.destroy();
   }
@@ -197,6 +198,7 @@ describe('an import whose MariaDB server is killed part-way (SIGKILL)', () => {
       created: total - afterKill.length,
       updated: 0,
       unchanged: afterKill.length,
+      edited: 0,
     });
     expect(rerun.report?.rows).toEqual(reference.legacy.report.rows);
     expect(await scan(table)).toEqual(reference.legacy.channels);

@@ -8,6 +8,7 @@ import {
   readLocalCredentials,
   writeLocalCredentials,
 } from '#shared/local-credentials';
+import { APIS, findRoute, requiresAuthorizer } from '#shared/routes';
 import { type RawResponse, rawRequest } from '#test/reliability/harness';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
@@ -19,8 +20,7 @@ const BODIES: Readonly<Record<Api, string>> = { dataset: '{"name":"matrix"}', pr
 
 /** What a request gets back: enough to tell the gateway's answers from the functions'. */
 type Outcome =
-  | 'created' // dataset API: 200, a new id
-  | 'import-400' // proxy API: the import function itself answered (its body validation)
+  | 'reached' // the function answered: 200, its own 404 for an id that does not exist, or the import's DSN 400
   | 'unauthorized' // gateway 401: missing or malformed header (dataset code 403)
   | 'denied' // gateway 401: well-formed but unknown, expired, revoked or wrong-kind (dataset code 514)
   | 'no-route' // gateway 404: no such method on the resource, whatever the credential
@@ -94,8 +94,8 @@ function credentialKinds(): ReadonlyArray<readonly [string, ReadonlyArray<string
 }
 
 /**
- * The expected outcome of each credential kind on each API's route (POST). Every other method gets
- * `no-route` before any authorizer runs, whatever the credential.
+ * The expected outcome of each credential kind on each route of each API (with the route's method).
+ * Every other method gets `no-route` before any authorizer runs, whatever the credential.
  */
 const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
   'no Authorization header': { dataset: 'unauthorized', proxy: 'unauthorized' },
@@ -104,23 +104,66 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
   'an access token without a scheme': { dataset: 'unauthorized', proxy: 'unauthorized' },
   'an access token in a Basic header': { dataset: 'unauthorized', proxy: 'unauthorized' },
   'an access token followed by another word': { dataset: 'unauthorized', proxy: 'unauthorized' },
-  'an access token': { dataset: 'created', proxy: 'denied' },
-  'an access token, scheme in lower case': { dataset: 'created', proxy: 'denied' },
-  'an access token, Bearer with two spaces': { dataset: 'created', proxy: 'denied' },
-  'an access token expiring in the future': { dataset: 'created', proxy: 'denied' },
-  'an access token of another team': { dataset: 'created', proxy: 'denied' },
+  'an access token': { dataset: 'reached', proxy: 'denied' },
+  'an access token, scheme in lower case': { dataset: 'reached', proxy: 'denied' },
+  'an access token, Bearer with two spaces': { dataset: 'reached', proxy: 'denied' },
+  'an access token expiring in the future': { dataset: 'reached', proxy: 'denied' },
+  'an access token of another team': { dataset: 'reached', proxy: 'denied' },
   'an expired access token': { dataset: 'denied', proxy: 'denied' },
   'a revoked access token': { dataset: 'denied', proxy: 'denied' },
   'an unknown token': { dataset: 'denied', proxy: 'denied' },
   'an access token with one character more': { dataset: 'denied', proxy: 'denied' },
   'an access token in upper case': { dataset: 'denied', proxy: 'denied' },
   'the SHA-256 of an access token': { dataset: 'denied', proxy: 'denied' },
-  'the admin key': { dataset: 'denied', proxy: 'import-400' },
-  'the admin key with surrounding spaces': { dataset: 'denied', proxy: 'import-400' },
-  'the admin key, Bearer with two spaces': { dataset: 'denied', proxy: 'import-400' },
+  'the admin key': { dataset: 'denied', proxy: 'reached' },
+  'the admin key with surrounding spaces': { dataset: 'denied', proxy: 'reached' },
+  'the admin key, Bearer with two spaces': { dataset: 'denied', proxy: 'reached' },
   'the admin key without its last character': { dataset: 'denied', proxy: 'denied' },
   'the admin key with a space inside': { dataset: 'unauthorized', proxy: 'unauthorized' },
 };
+
+// A request each route's function answers without an error of its own making (200, or 404 for an unknown id).
+const UNKNOWN_ID = 'ffffffffffffffffffffffff';
+const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>> = {
+  [PATHS.dataset]: { body: BODIES.dataset },
+  '/api/core/dataset/list': { body: '{}' },
+  '/api/core/dataset/detail': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/update': { body: JSON.stringify({ id: UNKNOWN_ID, name: 'matrix' }) },
+  '/api/core/dataset/delete': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/paths': {},
+  [PATHS.proxy]: { body: BODIES.proxy },
+  '/api/channels': {},
+  '/api/channels/batch_delete': { body: '[]' },
+  // One path, three methods: GET and DELETE answer 404 for the unknown id, PUT too (its body is valid).
+  '/api/channel/{id}': { body: '{"name":"matrix"}' },
+};
+const UNKNOWN_CHANNEL_ID = 'f'.repeat(64);
+/** Every route of both APIs behind the authorizer, from the shared route table (the public ones: below). */
+const ROUTES = Object.values(APIS).flatMap((api) =>
+  api.routes
+    .filter(requiresAuthorizer)
+    .map((route) => ({ api: (api.name === 'dataset' ? 'dataset' : 'proxy') as Api, route })),
+);
+/** Each path once (a path may have several methods), with the methods the route table gives it. */
+const PATH_TARGETS = [...new Map(ROUTES.map((target) => [target.route.path, target])).values()].map((target) => ({
+  ...target,
+  methods: ROUTES.filter((r) => r.route.path === target.route.path).map((r) => r.route.method as string),
+}));
+
+function sendRoute(
+  target: (typeof ROUTES)[number],
+  method: string,
+  authorization: ReadonlyArray<string>,
+): Promise<RawResponse> {
+  const request = ROUTE_REQUESTS[target.route.path] ?? {};
+  const path = target.route.path.replace('{id}', UNKNOWN_CHANNEL_ID);
+  return rawRequest(server.url, {
+    method,
+    path: request.query ? `${path}?${request.query}` : path,
+    headers: [['Content-Type', 'application/json'], ...authorization.map((a) => ['Authorization', a] as const)],
+    body: method === 'GET' ? '' : (request.body ?? ''),
+  });
+}
 
 function send(api: Api, method: string, authorization: ReadonlyArray<string>): Promise<RawResponse> {
   return rawRequest(server.url, {
@@ -137,11 +180,15 @@ function classify(api: Api, reply: RawResponse): Outcome | string {
   const envelope =
     api === 'dataset'
       ? Object.keys(body).sort().join() === 'code,data,message,statusText'
-      : body.success === (reply.status === 200) && typeof body.message === 'string';
+      : body.success === (reply.status === 200) &&
+        (reply.status === 200 ? 'data' in body : typeof body.message === 'string');
   if (!envelope) return `not in the ${api} envelope: ${reply.status} ${reply.body}`;
   const code = api === 'dataset' ? body.code : undefined;
-  if (reply.status === 200 && api === 'dataset' && code === 200) return 'created';
-  if (reply.status === 400 && api === 'proxy' && /dsn/i.test(String(body.message))) return 'import-400';
+  if (reply.status === 200 && api === 'dataset' && code === 200) return 'reached';
+  if (reply.status === 404 && api === 'dataset' && code === 501002) return 'reached';
+  if (reply.status === 200 && api === 'proxy' && body.success === true) return 'reached';
+  if (reply.status === 404 && api === 'proxy' && body.message === 'No channel has this id') return 'reached';
+  if (reply.status === 400 && api === 'proxy' && /dsn/i.test(String(body.message))) return 'reached';
   if (reply.status === 401 && (api === 'proxy' || code === 403) && /malformed/i.test(String(body.message)))
     return 'unauthorized';
   if (reply.status === 401 && (api === 'proxy' || code === 514)) return 'denied';
@@ -155,14 +202,104 @@ describe('security matrix: credential kind x API x method through the local serv
     const kinds = credentialKinds();
     expect(kinds.map(([kind]) => kind).sort()).toEqual(Object.keys(EXPECTED).sort());
 
+    expect(PATH_TARGETS.map(({ route }) => route.path).sort()).toEqual(Object.keys(ROUTE_REQUESTS).sort());
+
     const actual: string[] = [];
     const expected: string[] = [];
     for (const [kind, headers] of kinds) {
-      for (const api of ['dataset', 'proxy'] as const) {
+      const pairs = PATH_TARGETS.flatMap((target) => METHODS.map((method) => ({ target, method })));
+      const replies = await Promise.all(pairs.map(({ target, method }) => sendRoute(target, method, headers)));
+      pairs.forEach(({ target: { api, route, methods }, method }, i) => {
+        const where = `${kind} | ${api} | ${method} ${route.path}`;
+        actual.push(`${where} -> ${classify(api, replies[i] as RawResponse)}`);
+        expected.push(`${where} -> ${methods.includes(method) ? EXPECTED[kind]?.[api] : 'no-route'}`);
+      });
+    }
+
+    expect(actual).toEqual(expected);
+  });
+
+  it('answers the gateway 404 for a method a channel proxy path does not have, whatever the credential', async () => {
+    const id = 'f'.repeat(64);
+    const misses = [
+      ['POST', `/api/channel/${id}`],
+      ['PATCH', `/api/channel/${id}`],
+      ['GET', '/api/channels/batch_delete'],
+      ['DELETE', '/api/channels/'],
+      ['PUT', '/api/channels'],
+      ['GET', '/api/channel/'],
+      ['GET', `/api/channel/${id}/extra`],
+    ];
+
+    const outcomes = [];
+    for (const [method, path] of misses) {
+      const reply = await rawRequest(server.url, {
+        method: method as string,
+        path: path as string,
+        headers: [['Authorization', `Bearer ${server.credentials.adminKey}`]],
+      });
+      outcomes.push(classify('proxy', reply));
+    }
+
+    expect(outcomes).toEqual(misses.map(() => 'no-route'));
+  });
+
+  it('serves the public console page, the same document, to every credential kind on GET only', async () => {
+    const actual: string[] = [];
+    const expected: string[] = [];
+    const pages = new Set<string>();
+    for (const [kind, headers] of credentialKinds()) {
+      for (const method of METHODS) {
+        const reply = await rawRequest(server.url, {
+          method,
+          path: '/console',
+          headers: headers.map((a) => ['Authorization', a] as const),
+          body: '',
+        });
+        if (method === 'GET' && reply.status === 200) pages.add(reply.body);
+        const outcome =
+          reply.status === 200 && /^<!doctype html>/.test(reply.body)
+            ? 'page'
+            : reply.status === 404 && reply.body === '{"success":false,"message":"No such route"}'
+              ? 'no-route'
+              : `unexpected: ${reply.status} ${reply.body}`;
+        actual.push(`${kind} | ${method} /console -> ${outcome}`);
+        expected.push(`${kind} | ${method} /console -> ${method === 'GET' ? 'page' : 'no-route'}`);
+      }
+    }
+
+    expect(actual).toEqual(expected);
+    // The page carries nothing of the caller: one document whatever the credential.
+    expect(pages.size).toBe(1);
+  });
+
+  it('serves the public OpenAPI documents alike to every credential kind, and only to GET', async () => {
+    // Locally both APIs share one host: a path both have is answered by the one findRoute picks.
+    const publicRoutes = Object.values(APIS).flatMap((api) =>
+      api.routes
+        .filter((route) => route.function === 'openapi')
+        .map((route) => ({ api: findRoute(route.method, route.path)?.api.name, route })),
+    );
+    expect(publicRoutes.length).toBeGreaterThan(0);
+
+    const actual: string[] = [];
+    const expected: string[] = [];
+    for (const [kind, headers] of credentialKinds()) {
+      for (const { api, route } of publicRoutes) {
         for (const method of METHODS) {
-          const reply = await send(api, method, headers);
-          actual.push(`${kind} | ${api} | ${method} -> ${classify(api, reply)}`);
-          expected.push(`${kind} | ${api} | ${method} -> ${method === 'POST' ? EXPECTED[kind]?.[api] : 'no-route'}`);
+          const reply = await rawRequest(server.url, {
+            method,
+            path: route.path,
+            headers: headers.map((a) => ['Authorization', a] as const),
+            body: '',
+          });
+          const title =
+            reply.status === 200 ? (JSON.parse(reply.body) as { info?: { title?: string } }).info?.title : '';
+          actual.push(`${kind} | ${method} ${route.path} -> ${reply.status} ${title}`);
+          const documentTitle = api === 'dataset' ? 'Knowledge-base API' : 'Channel proxy API';
+          expected.push(
+            `${kind} | ${method} ${route.path} -> ${method === route.method ? `200 ${documentTitle}` : '404 '}`,
+          );
         }
       }
     }
@@ -182,10 +319,10 @@ describe('security matrix: credential kind x API x method through the local serv
 
     const id = JSON.parse(reply.body).data as string;
     const own = await server.documents.send(
-      new GetCommand({ TableName: 'datasets', Key: { teamId: otherTeam.teamId, id } }),
+      new GetCommand({ TableName: server.tables.datasets, Key: { teamId: otherTeam.teamId, id } }),
     );
     const theirs = await server.documents.send(
-      new GetCommand({ TableName: 'datasets', Key: { teamId: live.teamId, id } }),
+      new GetCommand({ TableName: server.tables.datasets, Key: { teamId: live.teamId, id } }),
     );
     expect(own.Item).toMatchObject({ teamId: otherTeam.teamId, tmbId: otherTeam.tmbId, name: 'mine' });
     expect(theirs.Item).toBeUndefined();
@@ -236,7 +373,7 @@ describe('security matrix: credential kind x API x method through the local serv
     });
     const after = classify('dataset', await send('dataset', 'POST', [`Bearer ${token.token}`]));
 
-    expect([before, after]).toEqual(['created', 'denied']);
+    expect([before, after]).toEqual(['reached', 'denied']);
   });
 
   it('never lets a duplicated Authorization header open more than one of its credentials would', async () => {

@@ -4,42 +4,21 @@ import {
   InternalServiceError,
   InvalidRequestException,
   ResourceNotFoundException,
-  SecretsManagerClient,
   SecretsManagerServiceException,
 } from '@aws-sdk/client-secrets-manager';
-import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
-import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 import { sha256Hex } from '#shared/access-tokens';
-import { loadHandler } from '#test/support/handler';
+import { METHOD_ARNS as ARNS, outcomeAndOutput, tokenEvent, useDeployedAuthorizer } from '#test/support/authorizer';
 
-const { clearSecretsCache, handler } = await loadHandler<typeof import('#functions/authorizer/handler')>(
-  '#functions/authorizer/handler',
-  {
-    ACCESS_TOKENS_SECRET_ID: 'test/access-tokens',
-    ADMIN_KEY_SECRET_ID: 'test/admin-key',
-    SECRETS_MAX_AGE_S: '60',
-    LOG_LEVEL: 'DEBUG',
-    LOCAL_CREDENTIALS_FILE: undefined,
-  },
-);
+const { handler, secretsManager } = await useDeployedAuthorizer('DEBUG');
 
 const ADMIN_KEY = 'admin-SECRET-key-0123456789-0123456789-0123';
 const TOKEN = 'kb-SECRET-token-0123456789abcdef0123456789abcdef';
-const ARNS = {
-  dataset: 'arn:aws:execute-api:us-east-1:123456789012:dsapi1/prod/POST/api/core/dataset/create',
-  proxy: 'arn:aws:execute-api:us-east-1:123456789012:pxapi1/prod/POST/api/channels/import/legacygw',
-};
 const TOKENS_SECRET = JSON.stringify({
   tokens: [{ id: 'tok-live', sha256: sha256Hex(TOKEN), teamId: 'team', tmbId: 'member', expiresAt: null }],
 });
 const meta = { $metadata: { httpStatusCode: 400 } };
-
-const secretsManager = mockClient(SecretsManagerClient);
-
-const event = (token: string, methodArn: string) =>
-  ({ type: 'TOKEN', authorizationToken: `Bearer ${token}`, methodArn }) as APIGatewayTokenAuthorizerEvent;
 
 // Every way Secrets Manager can be unavailable to the authorizer, as the SDK reports it after its retries.
 const UNAVAILABLE: ReadonlyArray<[string, () => Error]> = [
@@ -75,29 +54,8 @@ const UNAVAILABLE: ReadonlyArray<[string, () => Error]> = [
 ];
 
 /** Runs the authorizer with stdout and stderr captured; returns the outcome and everything written. */
-async function run(token: string, methodArn: string) {
-  const output: string[] = [];
-  const spies = [process.stdout, process.stderr].map((stream) =>
-    vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
-      output.push(String(chunk));
-      return true;
-    }),
-  );
-  try {
-    const outcome = await handler(event(token, methodArn)).then(
-      (result) => ({ result, error: undefined }),
-      (error: unknown) => ({ result: undefined, error }),
-    );
-    return { ...outcome, output: output.join('') };
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-}
-
-beforeEach(() => {
-  secretsManager.reset();
-  clearSecretsCache();
-});
+const run = (token: string, methodArn: string) =>
+  outcomeAndOutput(() => handler(tokenEvent(`Bearer ${token}`, methodArn)));
 
 describe('authorizer fails closed when Secrets Manager is unavailable', () => {
   const cases = UNAVAILABLE.flatMap(([why, failure]) =>

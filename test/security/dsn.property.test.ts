@@ -68,10 +68,14 @@ function queryOf(p: Record<string, string | number>): string {
   return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
 }
 
-function expectedOptions(p: { timeout?: number; tls?: string }) {
+/** What parseDsn must give back for these parts and query parameters (port 3306 when none is given). */
+function expectedDsn(
+  parts: Pick<ParsedDsn, 'user' | 'password' | 'host' | 'database'> & { port: number | undefined },
+  p: { timeout?: number; tls?: string },
+): ParsedDsn {
   const ms =
     p.timeout === undefined || p.timeout === 0 ? MAX_CONNECT_TIMEOUT_MS : Math.min(p.timeout, MAX_CONNECT_TIMEOUT_MS);
-  return { connectTimeoutMs: ms, tls: p.tls ?? 'false' };
+  return { ...parts, port: parts.port ?? 3306, connectTimeoutMs: ms, tls: (p.tls ?? 'false') as ParsedDsn['tls'] };
 }
 
 describe('parseDsn (property)', () => {
@@ -92,14 +96,9 @@ describe('parseDsn (property)', () => {
 
           const parsed = parseDsn(dsn);
 
-          expect(parsed).toEqual<ParsedDsn>({
-            user,
-            password: password ?? '',
-            host: target.host,
-            port: portNumber ?? 3306,
-            database,
-            ...expectedOptions(query),
-          } as ParsedDsn);
+          expect(parsed).toEqual(
+            expectedDsn({ user, password: password ?? '', host: target.host, port: portNumber, database }, query),
+          );
         },
       ),
       { numRuns: PROPERTY_RUNS },
@@ -121,14 +120,7 @@ describe('parseDsn (property)', () => {
 
           const parsed = parseDsn(dsn);
 
-          expect(parsed).toEqual<ParsedDsn>({
-            user,
-            password,
-            host: target.host,
-            port: portNumber ?? 3306,
-            database,
-            ...expectedOptions(query),
-          } as ParsedDsn);
+          expect(parsed).toEqual(expectedDsn({ user, password, host: target.host, port: portNumber, database }, query));
         },
       ),
       { numRuns: PROPERTY_RUNS },

@@ -3,49 +3,83 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type LocalBackend, startLocalBackend } from '#infra/local/backend';
+import { afterAll, beforeAll, vi } from 'vitest';
+import { type LocalBackend, type LocalTableNames, startLocalBackend } from '#infra/local/backend';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import { type GatewayOptions, startGateway } from '#infra/local/gateway';
 import type { LocalCredentials } from '#shared/local-credentials';
+import type { TableName } from '#shared/tables';
+import { contractChecker, type OpenApiDocuments } from './contract.ts';
+import { recordContractViolations } from './contract-violations.ts';
+import { startTestEngine, uniqueTableNames } from './dynamo-engine.ts';
 
 export interface TestServer {
   readonly url: string;
   readonly dataDir: string;
   readonly dynamoEndpoint: string;
+  /** This server's table names (its own on a shared engine), as the functions get them. */
+  readonly tables: LocalTableNames;
   readonly credentialsFile: string;
   readonly credentials: LocalCredentials;
   /** A client on the server's DynamoDB engine, closed with the server. */
   readonly dynamo: DynamoDBClient;
   /** A Document client over `dynamo`. */
   readonly documents: DynamoDBDocumentClient;
-  /** How many items `table` holds (a full scan, page by page). */
-  countItems(table: string): Promise<number>;
+  /** How many items this server's `table` holds (a full scan, page by page). */
+  countItems(table: TableName): Promise<number>;
   close(): Promise<void>;
 }
 
 // Handlers read their environment once per module load (a cold start), so a test file has one
-// backend (engine, tables, credentials) and may put several gateways in front of it.
+// backend (engine, tables, credentials) and may put several gateways in front of it. The engine
+// comes from test/support/dynamo-engine.ts; the backend's own table names keep parallel test files
+// apart on a shared engine.
 let backend: Promise<{ backend: LocalBackend; dataDir: string }> | undefined;
 
 function sharedBackend() {
   backend ??= (async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'kb-local-'));
     process.on('exit', () => rmSync(dataDir, { recursive: true, force: true }));
-    const started = await startLocalBackend({ dataDir, dynamoPort: 0, persist: false });
+    const engine = await startTestEngine();
+    const started = await startLocalBackend({
+      dataDir,
+      dynamoEndpoint: engine.endpoint,
+      tableNames: uniqueTableNames(),
+    });
     return { backend: started, dataDir };
   })();
   return backend;
 }
 
-/** Starts the local server (the real authorizer and handlers over an in-memory dynalite) on a random port. */
-export async function startTestServer(options: Omit<GatewayOptions, 'host' | 'port'> = {}): Promise<TestServer> {
+let checker: ReturnType<typeof contractChecker> | undefined;
+
+/**
+ * Starts the local server (the real authorizer and handlers over the tests' engine) on a random
+ * port. Every response it sends is checked against the API's OpenAPI document; a mismatch fails the
+ * test that caused it (test/support/setup.ts).
+ */
+export async function startTestServer(
+  options: Omit<GatewayOptions, 'host' | 'port' | 'onResponse'> & {
+    /** Documents to check responses against instead of the committed ones (to prove the check can fail). */
+    contractDocuments?: OpenApiDocuments;
+  } = {},
+): Promise<TestServer> {
   const { backend: b, dataDir } = await sharedBackend();
-  const gateway = await startGateway(b, { ...options, host: '127.0.0.1', port: 0 });
+  const { contractDocuments, ...gatewayOptions } = options;
+  checker ??= contractChecker();
+  const check = contractDocuments ? contractChecker(contractDocuments) : checker;
+  const gateway = await startGateway(b, {
+    ...gatewayOptions,
+    host: '127.0.0.1',
+    port: 0,
+    onResponse: (exchange) => recordContractViolations(check(exchange)),
+  });
   const dynamo = localDynamoClient(b.dynamoEndpoint);
   return {
     url: gateway.url,
     dataDir,
     dynamoEndpoint: b.dynamoEndpoint,
+    tables: b.tableNames,
     credentialsFile: b.credentialsFile,
     credentials: b.credentials,
     dynamo,
@@ -54,7 +88,9 @@ export async function startTestServer(options: Omit<GatewayOptions, 'host' | 'po
       let count = 0;
       let ExclusiveStartKey: ScanCommand['input']['ExclusiveStartKey'];
       do {
-        const page = await dynamo.send(new ScanCommand({ TableName: table, Select: 'COUNT', ExclusiveStartKey }));
+        const page = await dynamo.send(
+          new ScanCommand({ TableName: b.tableNames[table], Select: 'COUNT', ExclusiveStartKey }),
+        );
         count += page.Count ?? 0;
         ExclusiveStartKey = page.LastEvaluatedKey;
       } while (ExclusiveStartKey);
@@ -65,4 +101,37 @@ export async function startTestServer(options: Omit<GatewayOptions, 'host' | 'po
       await gateway.close();
     },
   };
+}
+
+/**
+ * A test file's local server: started before the file's tests with `env` set (the handlers read it at their
+ * cold start; logs are silenced unless `env` sets LOG_LEVEL), closed after them. The value returned stands
+ * for the server: read its fields inside a test or a hook.
+ */
+export function useTestServer(env: Readonly<Record<string, string>> = {}): TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    for (const [name, value] of Object.entries({ LOG_LEVEL: 'SILENT', ...env })) vi.stubEnv(name, value);
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+    vi.unstubAllEnvs();
+  });
+  return startedInBeforeAll(() => server, 'the test server');
+}
+
+/**
+ * A stand-in for a value a test file starts in `beforeAll`, usable as a module-level constant: every field
+ * read goes to the value `current()` gives once it is started (methods stay bound to it).
+ */
+export function startedInBeforeAll<T extends object>(current: () => T | undefined, what: string): T {
+  return new Proxy({} as T, {
+    get(_target, field) {
+      const value = current();
+      if (!value) throw new Error(`${what} starts in beforeAll: read it inside a test or a hook`);
+      const member = Reflect.get(value, field, value);
+      return typeof member === 'function' ? member.bind(value) : member;
+    },
+  });
 }

@@ -1,16 +1,21 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   clearSecretsCache,
-  localFileCredentialSource,
+  freshReadLimiter,
   secretsManagerCredentialSource,
 } from '#functions/authorizer/credential-source';
 import { CredentialFormatError, isExpired, parseAccessTokensSecret, sha256Hex } from '#shared/access-tokens';
-import { type LocalCredentials, writeLocalCredentials } from '#shared/local-credentials';
+import {
+  type LocalCredentials,
+  localFileCredentialSource,
+  readLocalCredentials,
+  writeLocalCredentials,
+} from '#shared/local-credentials';
+import { useTempDir } from '#test/support/temp-dir';
 
 const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
 const TOKEN = 'kb-local-SECRET-token-0123456789abcdef0123456789';
@@ -73,19 +78,11 @@ describe('isExpired', () => {
 });
 
 describe('localFileCredentialSource', () => {
-  let dir: string;
+  const dir = useTempDir('kb-authorizer-');
   let file: string;
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kb-authorizer-'));
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
   beforeEach(async ({ task }) => {
-    file = join(dir, `${task.id}.json`);
+    file = join(dir(), `${task.id}.json`);
   });
 
   it('hashes the plaintext tokens it reads', async () => {
@@ -146,6 +143,55 @@ describe('localFileCredentialSource', () => {
   });
 });
 
+describe('readLocalCredentials', () => {
+  const dir = useTempDir('kb-local-credentials-');
+
+  it.each([
+    ['is not JSON', TOKEN, /local credentials file .* is not valid JSON/],
+    ['lacks the admin key', JSON.stringify({ accessTokens: [entry('a', TOKEN)] }), /adminKey/],
+  ])(
+    'rejects a file that %s with the same error the authorizer gets, naming the file, not its content',
+    async (_case, text, message) => {
+      const file = join(dir(), `${_case.replaceAll(' ', '-')}.json`);
+      await writeFile(file, text);
+
+      const read = await readLocalCredentials(file).catch((e: unknown) => e);
+      const authorizerRead = await localFileCredentialSource(file)
+        .adminKey()
+        .catch((e: unknown) => e);
+
+      expect(read).toBeInstanceOf(CredentialFormatError);
+      expect((read as Error).message).toMatch(message);
+      expect((read as Error).message).toContain(file);
+      expect((read as Error).message).not.toContain('SECRET');
+      expect((authorizerRead as Error).message).toBe((read as Error).message);
+    },
+  );
+
+  it('rejects a missing file with the file system error, so the tools can create it', async () => {
+    const error = await readLocalCredentials(join(dir(), 'missing.json')).catch((e: unknown) => e);
+
+    expect((error as NodeJS.ErrnoException).code).toBe('ENOENT');
+  });
+});
+
+describe('freshReadLimiter', () => {
+  it('allows one fresh read per interval, and again once the interval has passed', () => {
+    let now = 10_000;
+    const mayRead = freshReadLimiter(1_000, () => now);
+
+    const first = [mayRead(), mayRead()];
+    now += 999;
+    const within = mayRead();
+    now += 1;
+    const after = [mayRead(), mayRead()];
+
+    expect(first).toEqual([true, false]);
+    expect(within).toBe(false);
+    expect(after).toEqual([true, false]);
+  });
+});
+
 describe('secretsManagerCredentialSource', () => {
   const secretsManager = mockClient(SecretsManagerClient);
 
@@ -170,6 +216,30 @@ describe('secretsManagerCredentialSource', () => {
 
     expect(adminKey).toBe(ADMIN_KEY);
     expect(tokens).toEqual([]);
+  });
+
+  it('reads Secrets Manager again for a fresh read, bypassing the cache, and caches what it read', async () => {
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: 'tokens-id' })
+      .resolvesOnce({ SecretString: JSON.stringify({ tokens: [] }) })
+      .resolves({
+        SecretString: JSON.stringify({ tokens: [{ id: 'new', sha256: sha256Hex(TOKEN), teamId: 't', tmbId: 'm' }] }),
+      });
+    const source = secretsManagerCredentialSource({
+      accessTokensSecretId: 'tokens-id',
+      adminKeySecretId: 'admin-id',
+      maxAgeS: 60,
+    });
+
+    const cached = await source.accessTokens();
+    const stillCached = await source.accessTokens();
+    const fresh = await source.accessTokens({ fresh: true });
+    const afterFresh = await source.accessTokens();
+
+    expect([cached, stillCached].map((t) => t.length)).toEqual([0, 0]);
+    expect(fresh.map((t) => t.id)).toEqual(['new']);
+    expect(afterFresh.map((t) => t.id)).toEqual(['new']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
   });
 
   it('refuses a secret stored as binary', async () => {

@@ -1,21 +1,12 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 import { sha256Hex } from '#shared/access-tokens';
-import { loadHandler } from '#test/support/handler';
+import { tokenEvent as event, METHOD_ARNS, useDeployedAuthorizer } from '#test/support/authorizer';
 
-const { clearSecretsCache, handler } = await loadHandler<typeof import('#functions/authorizer/handler')>(
-  '#functions/authorizer/handler',
-  {
-    ACCESS_TOKENS_SECRET_ID: 'test/access-tokens',
-    ADMIN_KEY_SECRET_ID: 'test/admin-key',
-    SECRETS_MAX_AGE_S: '60',
-    LOG_LEVEL: 'SILENT',
-    LOCAL_CREDENTIALS_FILE: undefined,
-  },
-);
+const authorizer = await useDeployedAuthorizer('SILENT');
+const { handler, secretsManager } = authorizer;
 
 const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
 const TOKEN = 'kb-test-token-0123456789abcdef0123456789abcdef';
@@ -23,8 +14,7 @@ const EXPIRED_TOKEN = 'kb-expired-token-0123456789abcdef0123456789';
 const TEAM = '65a0c0ffee0000000000beef';
 const MEMBER = '65a0c0ffee0000000000f00d';
 
-const DATASET_ARN = 'arn:aws:execute-api:us-east-1:123456789012:dsapi1/prod/POST/api/core/dataset/create';
-const PROXY_ARN = 'arn:aws:execute-api:us-east-1:123456789012:pxapi1/prod/POST/api/channels/import/legacygw';
+const { dataset: DATASET_ARN, proxy: PROXY_ARN } = METHOD_ARNS;
 
 const tokensSecret = JSON.stringify({
   tokens: [
@@ -40,25 +30,10 @@ const tokensSecret = JSON.stringify({
   ],
 });
 
-const secretsManager = mockClient(SecretsManagerClient);
-
-function givenSecrets(values: { tokens?: string; adminKey?: string } = {}) {
-  secretsManager
-    .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
-    .resolves({ SecretString: values.tokens ?? tokensSecret })
-    .on(GetSecretValueCommand, { SecretId: 'test/admin-key' })
-    .resolves({ SecretString: values.adminKey ?? ADMIN_KEY });
-}
-
-const event = (authorizationToken: string | undefined, methodArn = DATASET_ARN) =>
-  ({ type: 'TOKEN', authorizationToken, methodArn }) as APIGatewayTokenAuthorizerEvent;
+const givenSecrets = (values: { tokens?: string; adminKey?: string } = {}) =>
+  authorizer.givenSecrets({ tokens: values.tokens ?? tokensSecret, adminKey: values.adminKey ?? ADMIN_KEY });
 
 const effects = (result: APIGatewayAuthorizerResult) => result.policyDocument.Statement.map((s) => s.Effect);
-
-beforeEach(() => {
-  secretsManager.reset();
-  clearSecretsCache();
-});
 
 afterEach(() => {
   vi.useRealTimers();
@@ -167,13 +142,13 @@ describe('authorizer handler (Secrets Manager)', () => {
     expect(effects(result)).toEqual(['Allow']);
   });
 
-  it('reuses the cached secrets within their max age', async () => {
+  it('reuses the cached secrets within their max age for known tokens', async () => {
     givenSecrets();
     await handler(event(`Bearer ${TOKEN}`));
     const callsAfterFirst = secretsManager.commandCalls(GetSecretValueCommand).length;
 
     await handler(event(`Bearer ${ADMIN_KEY}`, PROXY_ARN));
-    await handler(event('Bearer kb-unknown-token'));
+    await handler(event(`Bearer ${EXPIRED_TOKEN}`));
 
     expect(callsAfterFirst).toBe(2);
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
@@ -189,11 +164,104 @@ describe('authorizer handler (Secrets Manager)', () => {
 
     vi.setSystemTime(new Date('2030-01-01T00:00:59Z'));
     const withinMaxAge = await handler(event(`Bearer ${TOKEN}`));
+    const readsWithinMaxAge = secretsManager.commandCalls(GetSecretValueCommand).length;
     vi.setSystemTime(new Date('2030-01-01T00:01:01Z'));
     const afterMaxAge = await handler(event(`Bearer ${TOKEN}`));
 
     expect(effects(withinMaxAge)).toEqual(['Allow']);
+    expect(readsWithinMaxAge).toBe(0);
     expect(effects(afterMaxAge)).toEqual(['Deny']);
+  });
+});
+
+describe('authorizer handler: a token created after the secrets were cached', () => {
+  const NEW_TOKEN = 'kb-new-token-created-a-moment-ago-0123456789abcdef';
+  const withNewToken = JSON.stringify({
+    tokens: [
+      ...(JSON.parse(tokensSecret) as { tokens: unknown[] }).tokens,
+      { id: 'tok-new', sha256: sha256Hex(NEW_TOKEN), teamId: TEAM, tmbId: MEMBER, label: '', expiresAt: null },
+    ],
+  });
+  const tokenReads = () =>
+    secretsManager.commandCalls(GetSecretValueCommand).filter((c) => c.args[0].input.SecretId === 'test/access-tokens')
+      .length;
+
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2030-01-01T00:00:00Z'));
+  });
+
+  it('is allowed on its first request: the unknown token makes the authorizer read the secret again, bypassing its cache', async () => {
+    givenSecrets();
+    expect(effects(await handler(event(`Bearer ${TOKEN}`)))).toEqual(['Allow']);
+    givenSecrets({ tokens: withNewToken });
+
+    vi.setSystemTime(new Date('2030-01-01T00:00:05Z'));
+    const result = await handler(event(`Bearer ${NEW_TOKEN}`));
+
+    expect(effects(result)).toEqual(['Allow']);
+    expect(result.principalId).toBe('tok-new');
+    expect(tokenReads()).toBe(2);
+  });
+
+  it('keeps the freshly read secret in the cache, so the next requests read nothing', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
+    givenSecrets({ tokens: withNewToken });
+    await handler(event(`Bearer ${NEW_TOKEN}`));
+    const readsAfterRefresh = secretsManager.commandCalls(GetSecretValueCommand).length;
+
+    vi.setSystemTime(new Date('2030-01-01T00:00:30Z'));
+    const again = await handler(event(`Bearer ${NEW_TOKEN}`));
+
+    expect(effects(again)).toEqual(['Allow']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(readsAfterRefresh);
+  });
+
+  it('reads the secrets again at most once a second per instance under a flood of unknown tokens', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+
+    const flood = async (count: number) => {
+      const results = [];
+      for (let i = 0; i < count; i += 1) results.push(await handler(event(`Bearer kb-unknown-${i}`)));
+      return results;
+    };
+    const first = await flood(100);
+    const readsAfterFirstSecond = secretsManager.commandCalls(GetSecretValueCommand).length;
+    vi.setSystemTime(new Date('2030-01-01T00:00:00.999Z'));
+    await flood(100);
+    const readsBeforeNextSecond = secretsManager.commandCalls(GetSecretValueCommand).length;
+    vi.setSystemTime(new Date('2030-01-01T00:00:01Z'));
+    await flood(100);
+
+    expect(first.every((r) => effects(r)[0] === 'Deny')).toBe(true);
+    expect(readsAfterFirstSecond).toBe(4);
+    expect(readsBeforeNextSecond).toBe(4);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(6);
+  });
+
+  it('does not read again for a token it knows to be expired', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
+
+    const result = await handler(event(`Bearer ${EXPIRED_TOKEN}`));
+
+    expect(effects(result)).toEqual(['Deny']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  it('fails closed when the fresh read fails, without a policy API Gateway would cache', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
+    secretsManager
+      .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
+      .rejects(new Error('ThrottlingException'));
+
+    const outcome = handler(event(`Bearer ${NEW_TOKEN}`));
+
+    await expect(outcome).rejects.toThrow(Error);
+    await expect(outcome).rejects.not.toThrow(/^Unauthorized$/);
   });
 });

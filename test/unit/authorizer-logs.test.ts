@@ -1,70 +1,21 @@
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import type { APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { describe, expect, it } from 'vitest';
 
 import { sha256Hex } from '#shared/access-tokens';
-import { loadHandler } from '#test/support/handler';
+import { tokenEvent as event, outcomeAndOutput, useDeployedAuthorizer } from '#test/support/authorizer';
 
-const { clearSecretsCache, handler } = await loadHandler<typeof import('#functions/authorizer/handler')>(
-  '#functions/authorizer/handler',
-  {
-    ACCESS_TOKENS_SECRET_ID: 'test/access-tokens',
-    ADMIN_KEY_SECRET_ID: 'test/admin-key',
-    LOG_LEVEL: 'DEBUG',
-    LOCAL_CREDENTIALS_FILE: undefined,
-  },
-);
+const { handler, secretsManager, ...authorizer } = await useDeployedAuthorizer('DEBUG');
 
 const ADMIN_KEY = 'admin-key-SECRET-0123456789-0123456789-xyz';
 const TOKEN = 'kb-SECRET-token-0123456789abcdef0123456789abcdef';
-const DATASET_ARN = 'arn:aws:execute-api:us-east-1:123456789012:dsapi1/prod/POST/api/core/dataset/create';
 const tokensSecret = JSON.stringify({
   tokens: [{ id: 'tok-live', sha256: sha256Hex(TOKEN), teamId: 'team', tmbId: 'member', expiresAt: null }],
 });
 
-const secretsManager = mockClient(SecretsManagerClient);
-let output: string[];
-let spies: MockInstance[];
-
-function capture(stream: NodeJS.WriteStream): MockInstance {
-  return vi.spyOn(stream, 'write').mockImplementation((chunk: unknown) => {
-    output.push(String(chunk));
-    return true;
-  });
-}
-
-function givenSecrets(tokens: string, adminKey: string) {
-  secretsManager
-    .on(GetSecretValueCommand, { SecretId: 'test/access-tokens' })
-    .resolves({ SecretString: tokens })
-    .on(GetSecretValueCommand, { SecretId: 'test/admin-key' })
-    .resolves({ SecretString: adminKey });
-}
-
-const event = (authorizationToken: string, methodArn = DATASET_ARN) =>
-  ({ type: 'TOKEN', authorizationToken, methodArn }) as APIGatewayTokenAuthorizerEvent;
+const givenSecrets = (tokens: string, adminKey: string) => authorizer.givenSecrets({ tokens, adminKey });
 
 /** Runs the handler while capturing stdout and stderr; returns what was written. */
-async function logsOf(run: () => Promise<unknown>): Promise<string> {
-  output = [];
-  spies = [capture(process.stdout), capture(process.stderr)];
-  try {
-    await run().catch(() => undefined);
-  } finally {
-    for (const spy of spies) spy.mockRestore();
-  }
-  return output.join('');
-}
-
-beforeEach(() => {
-  secretsManager.reset();
-  clearSecretsCache();
-});
-
-afterEach(() => {
-  for (const spy of spies ?? []) spy.mockRestore();
-});
+const logsOf = async (run: () => Promise<unknown>): Promise<string> => (await outcomeAndOutput(run)).output;
 
 describe('authorizer logs never carry a token or the admin key', () => {
   it.each([
@@ -102,5 +53,37 @@ describe('authorizer logs never carry a token or the admin key', () => {
 
     expect(logs).toContain('ETIMEDOUT');
     expect(logs).not.toContain('SECRET');
+  });
+});
+
+// The authorizer errors alarm (infra/constructs/monitoring.ts) counts log lines whose JSON `level` is
+// ERROR or CRITICAL: failing closed must print exactly one, and no allow, deny or malformed header any.
+describe('authorizer log levels, as the authorizer errors alarm reads them', () => {
+  const levels = (logs: string) =>
+    logs
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => (JSON.parse(line) as { level?: string }).level);
+
+  it('prints one ERROR line when it fails closed', async () => {
+    secretsManager.on(GetSecretValueCommand).rejects(new Error('AccessDeniedException'));
+
+    const logs = await logsOf(() => handler(event(`Bearer ${TOKEN}`)));
+
+    expect(levels(logs).filter((level) => level === 'ERROR' || level === 'CRITICAL')).toEqual(['ERROR']);
+  });
+
+  it.each([
+    ['allows a live token', `Bearer ${TOKEN}`],
+    ['denies an unknown token', 'Bearer kb-unknown-token-00000000000000000000000000'],
+    ['rejects a malformed header', 'Basic abc'],
+  ])('prints no ERROR line when it %s', async (_case, header) => {
+    givenSecrets(tokensSecret, ADMIN_KEY);
+
+    const logs = await logsOf(() => handler(event(header)));
+
+    expect(levels(logs).length).toBeGreaterThan(0);
+    expect(levels(logs)).not.toContain('ERROR');
+    expect(levels(logs)).not.toContain('CRITICAL');
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CredentialSource } from '#functions/authorizer/credential-source';
 import { bearerToken, verifyToken } from '#functions/authorizer/verify-token';
-import { type AccessTokenRecord, sha256Hex } from '#shared/access-tokens';
+import { type AccessTokenRecord, type CredentialSource, sha256Hex } from '#shared/access-tokens';
 
 const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
 const TOKEN = 'kb-live-token-aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';

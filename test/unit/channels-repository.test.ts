@@ -29,6 +29,20 @@ const repository = (maxAttempts = 4) => new ChannelRepository(documentClient, TA
 const putRequests = (items: StoredChannel[]) => items.map((Item) => ({ PutRequest: { Item } }));
 const throttling = () => new ThrottlingException({ message: 'Rate exceeded', $metadata: {} });
 
+/** Answers every BatchWrite after a turn of the event loop and records the most that were in flight at once. */
+function countBatchWritesInFlight(): { readonly peak: number } {
+  let now = 0;
+  const counter = { peak: 0 };
+  dynamo.on(BatchWriteCommand).callsFake(async () => {
+    now += 1;
+    counter.peak = Math.max(counter.peak, now);
+    await new Promise((r) => setImmediate(r));
+    now -= 1;
+    return {};
+  });
+  return counter;
+}
+
 describe('ChannelRepository.putMany', () => {
   beforeEach(() => {
     dynamo.reset();
@@ -49,40 +63,24 @@ describe('ChannelRepository.putMany', () => {
   });
 
   it('keeps at most the configured number of batch writes in flight', async () => {
-    let inFlight = 0;
-    let peak = 0;
-    dynamo.on(BatchWriteCommand).callsFake(async () => {
-      inFlight += 1;
-      peak = Math.max(peak, inFlight);
-      await new Promise((r) => setImmediate(r));
-      inFlight -= 1;
-      return {};
-    });
+    const inFlight = countBatchWritesInFlight();
     const repo = new ChannelRepository(documentClient, TABLE, { writeConcurrency: 2 });
 
     await repo.putMany(channels(200));
 
     expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(8);
-    expect(peak).toBe(2);
+    expect(inFlight.peak).toBe(2);
   });
 
   it('shares its write slots among overlapping putMany calls', async () => {
-    let inFlight = 0;
-    let peak = 0;
-    dynamo.on(BatchWriteCommand).callsFake(async () => {
-      inFlight += 1;
-      peak = Math.max(peak, inFlight);
-      await new Promise((r) => setImmediate(r));
-      inFlight -= 1;
-      return {};
-    });
+    const inFlight = countBatchWritesInFlight();
     const repo = new ChannelRepository(documentClient, TABLE, { writeConcurrency: 2 });
 
     const written = await Promise.all([repo.putMany(channels(50)), repo.putMany(channels(50, 51))]);
 
     expect(written).toEqual([50, 50]);
     expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(4);
-    expect(peak).toBe(2);
+    expect(inFlight.peak).toBe(2);
   });
 
   it('stops waiting for a write slot when its signal aborts, and sends nothing for that call', async () => {

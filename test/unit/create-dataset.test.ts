@@ -1,9 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { DATASET_REQUEST_ERRORS } from '#shared/envelopes/dataset';
 import { DatasetApiError } from '#shared/errors';
-import type { CallerContext } from '#shared/http';
+import { type CallerContext, validRequest } from '#shared/http';
 import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
 import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
 import { type CreateDatasetDeps, createDataset } from '../../functions/create-dataset/create-dataset.ts';
+import { createDatasetBodySchema } from '../../functions/create-dataset/schema.ts';
+import { NEW_DATASET_DEFAULTS } from '../integration/create-dataset.helpers.ts';
 
 /** In-memory repository keyed like the table (teamId + id), rejecting an existing key like the conditional put. */
 class InMemoryDatasetRepository implements DatasetRepository {
@@ -56,19 +59,24 @@ beforeEach(() => {
   };
 });
 
-/** Runs the core and returns the error it throws (fails the test if it succeeds). */
+/** A request body as the handler hands it to the core: validated with the function's schema (shared/http.ts). */
+const valid = (body: unknown) => validRequest(body, createDatasetBodySchema, DATASET_REQUEST_ERRORS);
+
+/** Validates the body and runs the core, as the handler does; returns the error it throws (fails the test if it succeeds). */
 async function rejectionOf(body: unknown): Promise<DatasetApiError> {
-  const error = await createDataset({ body, caller }, deps).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const error = await Promise.resolve()
+    .then(() => createDataset({ body: valid(body), caller }, deps))
+    .then(
+      () => undefined,
+      (e: unknown) => e,
+    );
   expect(error).toBeInstanceOf(DatasetApiError);
   return error as DatasetApiError;
 }
 
 describe('createDataset', () => {
   it('stores a dataset with the SPEC 2.3 attributes and the default models', async () => {
-    const result = await createDataset({ body: { name: '  Docs  ', extra: 'dropped' }, caller }, deps);
+    const result = await createDataset({ body: valid({ name: '  Docs  ', extra: 'dropped' }), caller }, deps);
 
     expect(result).toEqual({ id: '000000000000000000000001' });
     expect([...repo.records.values()]).toEqual([
@@ -76,15 +84,8 @@ describe('createDataset', () => {
         id: '000000000000000000000001',
         teamId: 'team-a',
         tmbId: 'member-a',
-        parentId: null,
-        type: 'dataset',
+        ...NEW_DATASET_DEFAULTS,
         name: 'Docs',
-        intro: '',
-        avatar: '/icon/logo.svg',
-        vectorModel: 'text-embedding-3-small',
-        agentModel: 'gpt-4o-mini',
-        vlmModel: 'gpt-4o-mini',
-        inheritPermission: true,
         createTime: '2026-03-04T05:06:07.089Z',
         updateTime: '2026-03-04T05:06:07.089Z',
       },
@@ -101,19 +102,19 @@ describe('createDataset', () => {
       vlmModel: 'gpt-4o',
     };
 
-    await createDataset({ body, caller }, deps);
+    await createDataset({ body: valid(body), caller }, deps);
 
     expect([...repo.records.values()][0]).toMatchObject(body);
   });
 
   it('takes teamId and tmbId from the caller, never from the body', async () => {
-    await createDataset({ body: { name: 'Docs', teamId: 'team-b', tmbId: 'member-b' }, caller }, deps);
+    await createDataset({ body: valid({ name: 'Docs', teamId: 'team-b', tmbId: 'member-b' }), caller }, deps);
 
     expect([...repo.records.values()][0]).toMatchObject({ teamId: 'team-a', tmbId: 'member-a' });
   });
 
   it('stores a folder with the folder avatar and no model fields, ignoring unknown model names', async () => {
-    await createDataset({ body: { name: 'Dir', type: 'folder', vectorModel: 'no-such-model' }, caller }, deps);
+    await createDataset({ body: valid({ name: 'Dir', type: 'folder', vectorModel: 'no-such-model' }), caller }, deps);
 
     const stored = [...repo.records.values()][0];
     expect(stored).toMatchObject({ type: 'folder', avatar: '/imgs/files/folder.svg' });
@@ -129,7 +130,7 @@ describe('createDataset', () => {
       vlm: { models: ['m1'], default: 'm1' },
     };
 
-    await createDataset({ body: { name: 'Docs', vectorModel: 'v1' }, caller }, deps);
+    await createDataset({ body: valid({ name: 'Docs', vectorModel: 'v1' }), caller }, deps);
     const error = await rejectionOf({ name: 'Docs', agentModel: 'gpt-4o-mini' });
 
     expect([...repo.records.values()][0]).toMatchObject({ vectorModel: 'v1', agentModel: 'a1', vlmModel: 'm1' });
@@ -152,7 +153,7 @@ describe('createDataset', () => {
   it('creates a child of a folder of the same team', async () => {
     repo.seed({ id: FOLDER_ID, teamId: 'team-a', type: 'folder' });
 
-    const { id } = await createDataset({ body: { name: 'Child', parentId: FOLDER_ID }, caller }, deps);
+    const { id } = await createDataset({ body: valid({ name: 'Child', parentId: FOLDER_ID }), caller }, deps);
 
     expect(repo.records.get(`team-a/${id}`)?.parentId).toBe(FOLDER_ID);
   });
@@ -191,8 +192,8 @@ describe('createDataset', () => {
   });
 
   it('allows two datasets with the same name', async () => {
-    const first = await createDataset({ body: { name: 'Same' }, caller }, deps);
-    const second = await createDataset({ body: { name: 'Same' }, caller }, deps);
+    const first = await createDataset({ body: valid({ name: 'Same' }), caller }, deps);
+    const second = await createDataset({ body: valid({ name: 'Same' }), caller }, deps);
 
     expect(first.id).not.toBe(second.id);
     expect(repo.records.size).toBe(2);
@@ -201,7 +202,7 @@ describe('createDataset', () => {
   it('retries an id collision once with a fresh id', async () => {
     repo.seed({ id: '000000000000000000000001', teamId: 'team-a', type: 'folder' });
 
-    const { id } = await createDataset({ body: { name: 'Docs' }, caller }, deps);
+    const { id } = await createDataset({ body: valid({ name: 'Docs' }), caller }, deps);
 
     expect(id).toBe('000000000000000000000002');
     expect(repo.records.get('team-a/000000000000000000000001')?.name).toBe('seeded');
@@ -211,7 +212,7 @@ describe('createDataset', () => {
     repo.seed({ id: '000000000000000000000001', teamId: 'team-a', type: 'folder' });
     repo.seed({ id: '000000000000000000000002', teamId: 'team-a', type: 'folder' });
 
-    const outcome = createDataset({ body: { name: 'Docs' }, caller }, deps);
+    const outcome = createDataset({ body: valid({ name: 'Docs' }), caller }, deps);
 
     await expect(outcome).rejects.toBeInstanceOf(DatasetIdConflictError);
     expect(repo.putAttempts).toBe(2);

@@ -26,23 +26,29 @@ function expectRejected(dsn: string, message: RegExp): void {
 
 const defaults = { port: 3306, connectTimeoutMs: 10_000, tls: 'false' } as const;
 
-describe('parseDsn, Go driver form', () => {
-  it('takes apart user, password, host, port and database', () => {
-    const dsn = 'app:s3cret@tcp(db.internal:3307)/legacy';
+/** `app:s3cret` on db.internal:3307, database `legacy`, in either DSN form. */
+const APP_AT_DB_INTERNAL: ParsedDsn = {
+  user: 'app',
+  password: 's3cret',
+  host: 'db.internal',
+  port: 3307,
+  database: 'legacy',
+  connectTimeoutMs: 10_000,
+  tls: 'false',
+};
 
+describe('parseDsn, either form', () => {
+  it.each([
+    ['the Go driver form', 'app:s3cret@tcp(db.internal:3307)/legacy'],
+    ['a mysql:// URL', 'mysql://app:s3cret@db.internal:3307/legacy'],
+  ])('takes apart user, password, host, port and database of %s', (_form, dsn) => {
     const parsed = parseDsn(dsn);
 
-    expect(parsed).toEqual<ParsedDsn>({
-      user: 'app',
-      password: 's3cret',
-      host: 'db.internal',
-      port: 3307,
-      database: 'legacy',
-      connectTimeoutMs: 10_000,
-      tls: 'false',
-    });
+    expect(parsed).toEqual(APP_AT_DB_INTERNAL);
   });
+});
 
+describe('parseDsn, Go driver form', () => {
   it('defaults the port to 3306, the timeout to 10 s and tls to false', () => {
     const parsed = parseDsn('app:pw@tcp(10.0.0.5)/legacy');
 
@@ -95,20 +101,6 @@ describe('parseDsn, Go driver form', () => {
 });
 
 describe('parseDsn, URL form', () => {
-  it('takes apart a mysql:// URL', () => {
-    const parsed = parseDsn('mysql://app:s3cret@db.internal:3307/legacy');
-
-    expect(parsed).toEqual<ParsedDsn>({
-      user: 'app',
-      password: 's3cret',
-      host: 'db.internal',
-      port: 3307,
-      database: 'legacy',
-      connectTimeoutMs: 10_000,
-      tls: 'false',
-    });
-  });
-
   it('percent-decodes user, password and database', () => {
     const parsed = parseDsn('mysql://app%2Bro:p%40ss%3Aw%2F%28%29@db/legacy%20gw');
 

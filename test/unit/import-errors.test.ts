@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { describe, expect, it } from 'vitest';
+import { LegacyDriverError, rewriteDriverError } from '#functions/import-legacygw/driver-errors';
 import type { ParsedDsn } from '#functions/import-legacygw/dsn';
-import { LegacyDriverError, rewriteDriverError } from '#functions/import-legacygw/legacy-source';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { captureOutput } from '#test/support/capture-output';

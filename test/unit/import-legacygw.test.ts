@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import type { LegacySource, OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
 import { channelId, type LegacyRow } from '#functions/import-legacygw/mapping';
+import type { SourceKind } from '#functions/import-legacygw/providers';
 import { ANY_HOST, parseAllowList } from '#shared/allow-list';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
@@ -20,12 +21,13 @@ const rows = (count: number, extra: Partial<LegacyRow> = {}) =>
  * A source over fixed rows. With `hangAfter`, it stops there like a silent server: the next read
  * fails only when the import's deadline aborts it (as the real source does).
  */
-function fakeSource(data: LegacyRow[], options: { hangAfter?: number } = {}) {
+function fakeSource(data: LegacyRow[], options: { hangAfter?: number; kind?: SourceKind } = {}) {
   const calls = { opened: 0, closed: 0, limits: undefined as SourceLimits | undefined };
   const openSource: OpenSource = async (_dsn, _target, limits) => {
     calls.opened += 1;
     calls.limits = limits;
     const source: LegacySource = {
+      kind: options.kind ?? 'legacygw',
       async *rows() {
         for (const [index, r] of data.entries()) {
           if (index === options.hangAfter) {
@@ -81,7 +83,7 @@ describe('importLegacyGw', () => {
 
     const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, memory.store));
 
-    expect(report.channels).toEqual({ created: 250, updated: 0, unchanged: 0 });
+    expect(report.channels).toEqual({ created: 250, updated: 0, unchanged: 0, edited: 0 });
     expect(memory.calls.getMany).toEqual([100, 100, 50]);
     expect(memory.calls.putMany).toEqual([100, 100, 50]);
     expect(memory.items.size).toBe(250);
@@ -140,7 +142,7 @@ describe('importLegacyGw', () => {
       deps(fakeSource(rows(4)).openSource, memory.store),
     );
 
-    expect(report.channels).toEqual({ created: 0, updated: 3, unchanged: 1 });
+    expect(report.channels).toEqual({ created: 0, updated: 3, unchanged: 1, edited: 0 });
     expect(memory.calls.putMany).toEqual([3]);
     const updated = memory.items.get(stored(r2!).id);
     expect(updated).toMatchObject({ models: ['gpt-4o'], createdAt: created, updatedAt: T1.toISOString() });
@@ -267,7 +269,7 @@ describe('importLegacyGw', () => {
 
     const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(fakeSource(rows(450)).openSource, store));
 
-    expect(report.channels).toEqual({ created: 450, updated: 0, unchanged: 0 });
+    expect(report.channels).toEqual({ created: 450, updated: 0, unchanged: 0, edited: 0 });
     expect(stored).toHaveLength(450);
     expect(peak).toBe(2);
     expect(events.slice(0, 4)).toEqual(['read 100', 'write 100', 'read 100', 'write 100']);
@@ -384,4 +386,28 @@ describe('importLegacyGw', () => {
     expect(source.calls.limits).toMatchObject({ maxRows: 123, deadlineAt: expect.any(Number) });
     expect(source.calls.limits?.signal.aborted).toBe(false);
   });
+});
+
+describe('importLegacyGw: the source kind', () => {
+  it.each([
+    ['legacygw', 'proxy', 'sk-unit-1\nsk-unit-2', 2],
+    ['newapi', 'deepseek', 'sk-unit-1\nsk-unit-2', 1],
+  ] as const)(
+    'reads a %s source through its own type table and key rule and says which in the report',
+    async (kind, provider, key, channels) => {
+      const source = fakeSource([row(1, { type: 43, key, base_url: 'https://gw.example.com' })], { kind });
+      const memory = memoryStore();
+      const logged: unknown[] = [];
+
+      const report = await importLegacyGw(
+        { dsn: DSN, dryRun: false },
+        { ...deps(source.openSource, memory.store), logger: { info: (...args: unknown[]) => logged.push(args) } },
+      );
+
+      expect(report.source).toEqual({ host: '10.0.0.5', port: 3306, database: 'legacy', rows: 1, kind });
+      expect(report.channels.created).toBe(channels);
+      expect([...memory.items.values()].map((c) => c.provider)).toEqual(Array(channels).fill(provider));
+      expect(logged.at(-1)).toEqual(['Legacy import finished', expect.objectContaining({ kind })]);
+    },
+  );
 });

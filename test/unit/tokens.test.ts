@@ -1,11 +1,18 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GetSecretValueCommand, PutSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  DescribeSecretCommand,
+  GetSecretValueCommand,
+  PutSecretValueCommand,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sha256Hex } from '#shared/access-tokens';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { SECRET_VALUE_MAX_BYTES, sha256Hex } from '#shared/access-tokens';
 import { readLocalCredentials } from '#shared/local-credentials';
+import { useTempDir } from '#test/support/temp-dir';
 import { runTokensCli } from '../../scripts/tokens/cli.ts';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
@@ -18,6 +25,9 @@ interface Run {
   stderr: string[];
 }
 
+/** What happened, in order: AWS calls are recorded by the mocks, sleeps here. */
+const timeline: string[] = [];
+
 async function run(argv: string[], env: NodeJS.ProcessEnv = {}, regions: (string | undefined)[] = []): Promise<Run> {
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -29,6 +39,11 @@ async function run(argv: string[], env: NodeJS.ProcessEnv = {}, regions: (string
     secretsClient: (region) => {
       regions.push(region);
       return new SecretsManagerClient({ region: region ?? 'us-east-1' });
+    },
+    cloudFormationClient: (region) => new CloudFormationClient({ region: region ?? 'us-east-1' }),
+    apiGatewayClient: (region) => new APIGatewayClient({ region: region ?? 'us-east-1' }),
+    sleep: async (ms) => {
+      timeline.push(`sleep ${ms}`);
     },
   });
   return { code, stdout, stderr };
@@ -49,9 +64,41 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
   };
   const other = { ...existing, id: 'tok-other', sha256: sha256Hex('kb-other'), owner: undefined };
 
+  const cloudFormation = mockClient(CloudFormationClient);
+  const apiGateway = mockClient(APIGatewayClient);
+
   beforeEach(() => {
     secretsManager.reset();
+    cloudFormation.reset();
+    apiGateway.reset();
+    timeline.length = 0;
   });
+
+  const STACK = 'KbChannelGateway-prod';
+  const OUTPUTS = [
+    { OutputKey: 'DatasetApiId', OutputValue: 'dsapi12345' },
+    { OutputKey: 'ProxyApiId', OutputValue: 'pxapi67890' },
+    { OutputKey: 'ApiStageName', OutputValue: 'prod' },
+    { OutputKey: 'SecretsMaxAgeSeconds', OutputValue: '60' },
+    { OutputKey: 'AccessTokensSecretArn', OutputValue: 'arn:aws:secretsmanager:eu-west-1:1:secret:x' },
+  ];
+  /** A deployed stack: the secret tagged by CloudFormation, the stack's outputs, flushes that succeed. */
+  const givenDeployedStack = (outputs = OUTPUTS) => {
+    secretsManager
+      .on(DescribeSecretCommand, { SecretId: SECRET_ID })
+      .resolves({ Tags: [{ Key: 'aws:cloudformation:stack-name', Value: STACK }] });
+    cloudFormation.on(DescribeStacksCommand, { StackName: STACK }).resolves({
+      Stacks: [{ StackName: STACK, StackStatus: 'UPDATE_COMPLETE', CreationTime: NOW, Outputs: outputs }],
+    });
+    apiGateway.on(FlushStageAuthorizersCacheCommand).callsFake((input: { restApiId: string; stageName: string }) => {
+      timeline.push(`flush ${input.restApiId}/${input.stageName}`);
+      return {};
+    });
+    secretsManager.on(PutSecretValueCommand).callsFake(() => {
+      timeline.push('put secret');
+      return {};
+    });
+  };
 
   const givenSecret = (value: unknown) =>
     secretsManager.on(GetSecretValueCommand, { SecretId: SECRET_ID }).resolves({
@@ -140,23 +187,172 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
 
   it('revokes exactly the entry with the given id', async () => {
     givenSecret({ tokens: [existing, other] });
-    secretsManager.on(PutSecretValueCommand).resolves({});
+    givenDeployedStack();
 
     const result = await run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID]);
 
     expect(result.code).toBe(0);
-    expect(lastJson(result)).toEqual({ id: 'tok-other', revoked: true });
+    expect(lastJson(result)).toEqual({ id: 'tok-other', revoked: true, flushed: ['dsapi12345', 'pxapi67890'] });
     expect(JSON.parse(putSecret().SecretString ?? '')).toEqual({ tokens: [existing] });
+  });
+
+  it("revoke flushes both APIs' authorizer caches, waits out the secrets cache, then flushes them again", async () => {
+    givenSecret({ tokens: [existing, other] });
+    givenDeployedStack();
+
+    const result = await run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(0);
+    expect(timeline).toEqual([
+      'put secret',
+      'flush dsapi12345/prod',
+      'flush pxapi67890/prod',
+      'sleep 61000',
+      'flush dsapi12345/prod',
+      'flush pxapi67890/prod',
+    ]);
+    expect(apiGateway.commandCalls(FlushStageAuthorizersCacheCommand).map((c) => c.args[0].input)).toEqual([
+      { restApiId: 'dsapi12345', stageName: 'prod' },
+      { restApiId: 'pxapi67890', stageName: 'prod' },
+      { restApiId: 'dsapi12345', stageName: 'prod' },
+      { restApiId: 'pxapi67890', stageName: 'prod' },
+    ]);
+    expect(result.stdout.join('\n')).toContain('no request is allowed with this token any more');
+  });
+
+  it('revoke --no-wait flushes each API once and states the bound that remains', async () => {
+    givenSecret({ tokens: [existing, other] });
+    givenDeployedStack();
+
+    const result = await run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID, '--no-wait']);
+
+    expect(result.code).toBe(0);
+    expect(timeline).toEqual(['put secret', 'flush dsapi12345/prod', 'flush pxapi67890/prod']);
+    expect(result.stdout.join('\n')).toContain('up to 60 s');
+  });
+
+  it('revoke --stack reads that stack and does not look the secret up', async () => {
+    givenSecret({ tokens: [existing, other] });
+    givenDeployedStack();
+
+    const result = await run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID, '--stack', STACK]);
+
+    expect(result.code).toBe(0);
+    expect(secretsManager.commandCalls(DescribeSecretCommand)).toHaveLength(0);
+    expect(cloudFormation.commandCalls(DescribeStacksCommand)[0]?.args[0].input).toEqual({ StackName: STACK });
+    expect(apiGateway.commandCalls(FlushStageAuthorizersCacheCommand)).toHaveLength(4);
+  });
+
+  it('revoke reports, with exit code 1, a stack without the API id outputs: the token is revoked but not flushed', async () => {
+    givenSecret({ tokens: [existing, other] });
+    givenDeployedStack(OUTPUTS.filter((o) => o.OutputKey !== 'ProxyApiId'));
+
+    const result = await run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(1);
+    expect(JSON.parse(putSecret().SecretString ?? '')).toEqual({ tokens: [existing] });
+    expect(result.stderr.join('\n')).toMatch(
+      /revoked in kb\/access-tokens, but the authorizer caches were not flushed/,
+    );
+    expect(result.stderr.join('\n')).toContain(`stack ${STACK} has no ProxyApiId output`);
+    expect(apiGateway.commandCalls(FlushStageAuthorizersCacheCommand)).toHaveLength(0);
+  });
+
+  it('revoke asks for --stack when the secret carries no stack tag', async () => {
+    givenSecret({ tokens: [existing, other] });
+    givenDeployedStack();
+    secretsManager.on(DescribeSecretCommand).resolves({ Tags: [] });
+
+    const result = await run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toContain('name the stack with --stack');
+  });
+
+  it('revoke reports a failed flush with exit code 1', async () => {
+    givenSecret({ tokens: [existing, other] });
+    givenDeployedStack();
+    apiGateway.on(FlushStageAuthorizersCacheCommand).rejects(new Error('AccessDeniedException: not allowed'));
+
+    const result = await run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toContain('AccessDeniedException');
+    expect(timeline).not.toContain('sleep 61000');
+  });
+
+  it.each([
+    ['--stack', ['--stack', 'KbChannelGateway-dev']],
+    ['--no-wait', ['--no-wait']],
+  ])('refuses %s without --secret-id', async (_, extra) => {
+    const result = await run(['revoke', '--id', 'x', ...extra]);
+
+    expect(result.code).toBe(2);
+    expect(result.stderr[0]).toContain('apply only with --secret-id');
+  });
+
+  /** A secret of `count` tokens as the tool writes them: 24-hex team and member ids, `label`. */
+  const tokensOf = (count: number, label = '') => ({
+    tokens: Array.from({ length: count }, (_, i) => ({
+      id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      sha256: sha256Hex(`kb-${i}`),
+      teamId: '65a0c0ffee0000000000beef',
+      tmbId: '65a0c0ffee0000000000f00d',
+      label,
+      expiresAt: null,
+    })),
+  });
+  const fits = (label: string) => {
+    let count = 0;
+    while (Buffer.byteLength(JSON.stringify(tokensOf(count + 1, label))) <= SECRET_VALUE_MAX_BYTES) count += 1;
+    return count;
+  };
+
+  it('fits 296 tokens without labels, and 271 with 20-character labels, in the 64 KiB secret (docs/deploy.md says so)', async () => {
+    const docs = (await readFile(join(import.meta.dirname, '..', '..', 'docs', 'deploy.md'), 'utf8')).replace(
+      /\s+/g,
+      ' ',
+    );
+
+    expect([fits(''), fits('x'.repeat(20))]).toEqual([296, 271]);
+    expect(docs).toContain(
+      'That is **296 tokens** with 24-character team and member ids and no label, **271** with 20-character labels',
+    );
+  });
+
+  it('refuses, with a clear message and exit code 1, to write the secret past 64 KiB', async () => {
+    givenSecret(tokensOf(fits('')));
+    secretsManager.on(PutSecretValueCommand).resolves({});
+
+    const result = await run(['create', '--team', '65a0c0ffee0000000000beef', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toMatch(
+      /the access tokens secret would be [\d,]+ bytes with 297 tokens, over Secrets Manager's limit of 65,536 bytes: nothing was written/,
+    );
+    expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+  });
+
+  it('still writes the secret when the new token just fits', async () => {
+    givenSecret(tokensOf(fits('') - 1));
+    secretsManager.on(PutSecretValueCommand).resolves({});
+
+    const result = await run(['create', '--team', '65a0c0ffee0000000000beef', '--secret-id', SECRET_ID]);
+
+    expect(result.code).toBe(0);
+    expect(Buffer.byteLength(putSecret().SecretString ?? '')).toBeLessThanOrEqual(SECRET_VALUE_MAX_BYTES);
   });
 
   it('fails with exit code 1 and writes nothing when the id to revoke is not there', async () => {
     givenSecret({ tokens: [existing] });
+    givenDeployedStack();
 
     const result = await run(['revoke', '--id', 'tok-missing', '--secret-id', SECRET_ID]);
 
     expect(result.code).toBe(1);
     expect(result.stderr.join('\n')).toContain('no access token with id tok-missing');
     expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
+    expect(apiGateway.commandCalls(FlushStageAuthorizersCacheCommand)).toHaveLength(0);
   });
 
   it('refuses to overwrite a malformed secret, without quoting it', async () => {
@@ -192,18 +388,10 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
 });
 
 describe('tokens tool without --secret-id (local credentials file)', () => {
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'kb-tokens-'));
-  });
-
-  afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const dataDir = useTempDir('kb-tokens-');
 
   it('creates the credentials file with mode 0600 and stores the token in it', async ({ task }) => {
-    const dir = join(dataDir, task.id);
+    const dir = join(dataDir(), task.id);
 
     const result = await run(['create', '--team', 'team-1', '--label', 'dev'], { DATA_DIR: dir });
 
@@ -224,7 +412,7 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
   });
 
   it('adds to an existing file and revokes exactly one entry', async ({ task }) => {
-    const env = { DATA_DIR: join(dataDir, task.id) };
+    const env = { DATA_DIR: join(dataDir(), task.id) };
     const first = lastJson(await run(['create', '--team', 'team-1'], env));
     const second = lastJson(await run(['create', '--team', 'team-1'], env));
     const file = join(env.DATA_DIR, 'credentials.json');
@@ -241,7 +429,7 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
   });
 
   it('fails with exit code 1 when the id to revoke is not in the file', async ({ task }) => {
-    const env = { DATA_DIR: join(dataDir, task.id) };
+    const env = { DATA_DIR: join(dataDir(), task.id) };
     await run(['create', '--team', 'team-1'], env);
     const before = await readFile(join(env.DATA_DIR, 'credentials.json'), 'utf8');
 
@@ -252,7 +440,7 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
   });
 
   it('reports a corrupt file without quoting it and leaves it alone', async ({ task }) => {
-    const dir = join(dataDir, task.id);
+    const dir = join(dataDir(), task.id);
     await run(['list'], { DATA_DIR: dir });
     const file = join(dir, 'credentials.json');
     await writeFile(file, EXISTING_TOKEN);
@@ -260,8 +448,24 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
     const result = await run(['create', '--team', 'team-1'], { DATA_DIR: dir });
 
     expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toContain(`local credentials file ${file} is not valid JSON`);
     expect(result.stderr.join('\n')).not.toContain('SECRET');
     expect(await readFile(file, 'utf8')).toBe(EXISTING_TOKEN);
+  });
+
+  it('reports a file that breaks the schema by the rule it breaks, without quoting it', async ({ task }) => {
+    const dir = join(dataDir(), task.id);
+    await run(['list'], { DATA_DIR: dir });
+    const file = join(dir, 'credentials.json');
+    const corrupt = JSON.stringify({ adminKey: EXISTING_TOKEN, accessTokens: [{ id: 'a', token: EXISTING_TOKEN }] });
+    await writeFile(file, corrupt);
+
+    const result = await run(['create', '--team', 'team-1'], { DATA_DIR: dir });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.join('\n')).toMatch(/local credentials file .* is malformed: accessTokens\.0\.teamId/);
+    expect(result.stderr.join('\n')).not.toContain('SECRET');
+    expect(await readFile(file, 'utf8')).toBe(corrupt);
   });
 });
 

@@ -1,0 +1,65 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type { CredentialSource } from '#shared/access-tokens';
+import { type LambdaHandler, withLambdaContext } from '#shared/logger';
+import { denyPolicy, type PolicyDecision, type Principal, policyFor } from './policy.ts';
+import { type Verification, verifyToken } from './verify-token.ts';
+
+/** A TOKEN authorizer as API Gateway calls it (and as the local server calls it). */
+export type Authorizer = LambdaHandler<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>;
+
+export interface AuthorizerOptions {
+  /** Where the admin key and the access tokens come from (Secrets Manager deployed, a file locally). */
+  readonly source: CredentialSource;
+  readonly logger: Logger;
+  /** Whether an unknown token may get a second look at freshly read credentials now (rate limit). */
+  readonly mayReadFresh?: () => boolean;
+  readonly now?: () => Date;
+}
+
+const ADMIN: Principal = { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' };
+
+function decide(methodArn: string, verification: Exclude<Verification, { kind: 'malformed' }>): PolicyDecision {
+  switch (verification.kind) {
+    case 'unknown':
+      return denyPolicy(methodArn, 'unknown', 'unknown-token');
+    case 'expired':
+      return denyPolicy(methodArn, verification.record.id, 'expired-token');
+    case 'admin':
+      return policyFor(methodArn, ADMIN);
+    case 'access': {
+      const { id, teamId, tmbId } = verification.record;
+      return policyFor(methodArn, { scope: 'dataset', tokenId: id, teamId, tmbId });
+    }
+  }
+}
+
+/**
+ * The TOKEN authorizer of both APIs over a credential source. Throwing exactly `Unauthorized` makes
+ * API Gateway answer 401 (UNAUTHORIZED); a Deny policy gives ACCESS_DENIED; any other error gives 500
+ * and is not cached. Logs name the token id at most: never the token, the header or the event; they
+ * carry the Lambda context.
+ */
+export function createAuthorizer(options: AuthorizerOptions): Authorizer {
+  const { source, logger, mayReadFresh = () => false, now = () => new Date() } = options;
+  return withLambdaContext(logger, async (event) => {
+    let verification: Verification;
+    try {
+      verification = await verifyToken(event.authorizationToken, source, now(), mayReadFresh);
+    } catch (error) {
+      // Fail closed: no policy at all, and nothing API Gateway would cache.
+      logger.error('Could not verify the token; failing closed', error as Error);
+      throw new Error('Authorizer failure');
+    }
+    if (verification.kind === 'malformed') {
+      logger.info('Rejected a missing or malformed Authorization header');
+      throw new Error('Unauthorized');
+    }
+
+    const decision = decide(event.methodArn, verification);
+    const { principalId } = decision.result;
+    if (decision.denied) logger.info('Denied', { principalId, reason: decision.denied, methodArn: event.methodArn });
+    else logger.info('Allowed', { principalId, methodArn: event.methodArn });
+    return decision.result;
+  });
+}

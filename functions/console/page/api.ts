@@ -1,0 +1,93 @@
+/**
+ * The channel proxy API as the page sees it: its wire shapes (the subset the page reads) and one
+ * call function that sends the admin key and turns any failure into the API's own `message`.
+ */
+
+/** A channel as the list and detail calls return it (`key` is already masked by the API). */
+export interface Channel {
+  id: string;
+  provider: string;
+  name: string;
+  baseUrl: string;
+  models: string[];
+  key: string;
+  status: 'enabled' | 'disabled';
+  editedAt?: string;
+  source?: { legacyId?: number };
+}
+
+export interface ChannelPage {
+  channels: Channel[];
+  total: number;
+}
+
+export type ReportItem =
+  | { legacyId: number; outcome: 'skipped'; reason: string; warnings?: string[] }
+  | { legacyId: number; outcome: 'imported'; channels: number; warnings: string[] };
+
+/** The `data` of an import (dry run or real). */
+export interface ImportReport {
+  dryRun: boolean;
+  source: { host: string; port: number; database: string; rows: number; kind?: string };
+  rows: { imported: number; skipped: number };
+  channels: { created: number; updated: number; unchanged: number; edited?: number };
+  items: ReportItem[];
+  itemsTruncated: boolean;
+}
+
+/** What a channel update may change; `key` is write-only. */
+export interface ChannelChanges {
+  name?: string;
+  baseUrl?: string;
+  models?: string[];
+  status?: 'enabled' | 'disabled';
+  key?: string;
+}
+
+/** A failed call: the HTTP status (0 = no answer) and a message fit to show as it is. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
+
+/**
+ * Makes the call function for one admin key. Paths are relative ("api/channels/"), so they resolve
+ * under the stage prefix the page was served from (`/prod/console` → `/prod/api/channels/`).
+ */
+export function apiClient(adminKey: string, fetchFn: typeof fetch = fetch): Call {
+  return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    let response: Response;
+    try {
+      response = await fetchFn(new URL(path, document.baseURI), {
+        method,
+        headers: {
+          Authorization: `Bearer ${adminKey}`,
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        cache: 'no-store',
+        credentials: 'omit',
+      });
+    } catch {
+      throw new ApiError(0, 'The API could not be reached. Check the connection and try again.');
+    }
+    let payload: { success?: unknown; data?: unknown; message?: unknown } | undefined;
+    try {
+      payload = await response.json();
+    } catch {
+      payload = undefined;
+    }
+    if (response.ok && payload?.success === true) return payload.data as T;
+    const message =
+      typeof payload?.message === 'string' && payload.message !== ''
+        ? payload.message
+        : `The API answered with HTTP status ${response.status}.`;
+    throw new ApiError(response.status, message);
+  };
+}

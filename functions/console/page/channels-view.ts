@@ -1,0 +1,244 @@
+import type { Call, Channel, ChannelChanges, ChannelPage } from './api.ts';
+import { confirmDialog, editDialog } from './dialogs.ts';
+import { byId, h, say } from './dom.ts';
+
+export interface ChannelsViewDeps {
+  call: () => Call;
+  fail: (error: unknown, target: HTMLElement) => void;
+}
+
+interface Query {
+  page: number;
+  perPage: number;
+  provider: string;
+  status: string;
+  keyword: string;
+}
+
+const MODELS_SHOWN = 6;
+
+/** The list call's query: empty filters are left out (the API reads an empty value as "no filter"). */
+export function listPath(query: Query): string {
+  const params = new URLSearchParams({ page: String(query.page), per_page: String(query.perPage) });
+  for (const [name, value] of [
+    ['provider', query.provider],
+    ['status', query.status],
+    ['keyword', query.keyword],
+  ] as const) {
+    if (value !== '') params.set(name, value);
+  }
+  return `api/channels/?${params}`;
+}
+
+const channelPath = (id: string) => `api/channel/${encodeURIComponent(id)}`;
+
+/** Models as a short text: the first few, then how many more. */
+function modelsText(models: readonly string[]): string {
+  if (models.length === 0) return 'none';
+  const shown = models.slice(0, MODELS_SHOWN).join(', ');
+  return models.length > MODELS_SHOWN ? `${shown} and ${models.length - MODELS_SHOWN} more` : shown;
+}
+
+/**
+ * The channel table: filters, pages, masked keys, an "edited" mark, edit, delete one, select and
+ * delete many. Selection covers the current page only, so a delete never reaches a row not in view.
+ */
+export function channelsView(deps: ChannelsViewDeps) {
+  const filterForm = byId<HTMLFormElement>('filter-form');
+  const provider = byId<HTMLInputElement>('filter-provider');
+  const statusFilter = byId<HTMLSelectElement>('filter-status');
+  const keyword = byId<HTMLInputElement>('filter-keyword');
+  const perPage = byId<HTMLSelectElement>('filter-per-page');
+  const body = byId('channels-body');
+  const selectAll = byId<HTMLInputElement>('select-all');
+  const deleteSelected = byId<HTMLButtonElement>('delete-selected');
+  const prev = byId<HTMLButtonElement>('page-prev');
+  const next = byId<HTMLButtonElement>('page-next');
+  const message = byId('channels-status');
+  const error = byId('channels-error');
+  const providers = new Set<string>();
+  const selected = new Set<string>();
+  let rows: Channel[] = [];
+  let total = 0;
+  const query: Query = { page: 1, perPage: 10, provider: '', status: '', keyword: '' };
+
+  function lastPage(): number {
+    return Math.max(1, Math.ceil(total / query.perPage));
+  }
+
+  function updateSelection(): void {
+    deleteSelected.disabled = selected.size === 0;
+    deleteSelected.textContent = selected.size === 0 ? 'Delete selected' : `Delete selected (${selected.size})`;
+    selectAll.checked = rows.length > 0 && selected.size === rows.length;
+    selectAll.indeterminate = selected.size > 0 && selected.size < rows.length;
+  }
+
+  function row(channel: Channel): HTMLTableRowElement {
+    const checkbox = h('input', { type: 'checkbox', 'aria-label': `Select ${channel.name}` });
+    checkbox.checked = selected.has(channel.id);
+    checkbox.addEventListener('change', () => {
+      if (checkbox.checked) selected.add(channel.id);
+      else selected.delete(channel.id);
+      updateSelection();
+    });
+    const edit = h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit ${channel.name}` }, 'Edit');
+    edit.addEventListener('click', () => openEditor(channel, edit));
+    const remove = h(
+      'button',
+      { type: 'button', class: 'danger', 'data-action': 'delete', 'aria-label': `Delete ${channel.name}` },
+      'Delete',
+    );
+    remove.addEventListener('click', () => deleteOne(channel, remove));
+    const tr = h(
+      'tr',
+      { 'data-id': channel.id },
+      h('td', {}, checkbox),
+      h(
+        'td',
+        { 'data-label': 'Name' },
+        channel.name,
+        ...(channel.editedAt
+          ? [' ', h('span', { class: 'badge', title: `Edited ${channel.editedAt}` }, 'edited')]
+          : []),
+      ),
+      h('td', { 'data-label': 'Provider' }, channel.provider),
+      h('td', { 'data-label': 'Base URL' }, channel.baseUrl || '(none)'),
+      h('td', { 'data-label': 'Models' }, modelsText(channel.models)),
+      h('td', { 'data-label': 'Key' }, h('code', {}, channel.key)),
+      h('td', { 'data-label': 'Status', class: `status-${channel.status}` }, channel.status),
+      h('td', { 'data-label': 'Actions' }, h('div', { class: 'row' }, edit, remove)),
+    );
+    return tr;
+  }
+
+  function render(): void {
+    body.replaceChildren(
+      ...(rows.length === 0
+        ? [h('tr', {}, h('td', { colspan: '8' }, 'No channel matches these filters.'))]
+        : rows.map(row)),
+    );
+    for (const channel of rows) providers.add(channel.provider);
+    byId('provider-list').replaceChildren(...[...providers].sort().map((p) => h('option', { value: p })));
+    say(
+      byId('page-info'),
+      `Page ${query.page} of ${lastPage()} · ${total.toLocaleString('en')} channel${total === 1 ? '' : 's'}`,
+    );
+    prev.disabled = query.page <= 1;
+    next.disabled = query.page >= lastPage();
+    updateSelection();
+  }
+
+  /** Loads the current page; a page emptied by deletes falls back to the last page that has rows. */
+  async function load(): Promise<boolean> {
+    say(error, '');
+    try {
+      let page = await deps.call()<ChannelPage>('GET', listPath(query));
+      if (page.channels.length === 0 && page.total > 0 && query.page > 1) {
+        query.page = Math.max(1, Math.ceil(page.total / query.perPage));
+        page = await deps.call()<ChannelPage>('GET', listPath(query));
+      }
+      rows = page.channels;
+      total = page.total;
+      selected.clear();
+      render();
+      return true;
+    } catch (failure) {
+      deps.fail(failure, error);
+      return false;
+    }
+  }
+
+  /** After a reload, puts focus back on the same control of the same channel (its row was rebuilt). */
+  function refocus(id: string, action: 'edit' | 'delete'): void {
+    const target = body.querySelector<HTMLElement>(`tr[data-id="${CSS.escape(id)}"] [data-action="${action}"]`);
+    (target ?? byId('channels-heading')).focus();
+  }
+
+  async function openEditor(channel: Channel, opener: HTMLElement): Promise<void> {
+    say(message, '');
+    const saved = await editDialog(channel, opener, async (changes: ChannelChanges) => {
+      await deps.call()<Channel>('PUT', channelPath(channel.id), changes);
+    });
+    if (!saved) return;
+    say(message, `Saved ${channel.name}.`);
+    await load();
+    refocus(channel.id, 'edit');
+  }
+
+  async function deleteOne(channel: Channel, opener: HTMLElement): Promise<void> {
+    say(message, '');
+    const done = await confirmDialog(
+      `Delete ${channel.name}?`,
+      `The channel ${channel.name} (${channel.provider}) is removed. A later import that maps to it creates it again.`,
+      opener,
+      () => deps.call()('DELETE', channelPath(channel.id)),
+    );
+    if (!done) return;
+    say(message, `Deleted ${channel.name}.`);
+    await load();
+    byId('channels-heading').focus();
+  }
+
+  deleteSelected.addEventListener('click', async () => {
+    const ids = [...selected];
+    if (ids.length === 0) return;
+    say(message, '');
+    let deleted = 0;
+    const done = await confirmDialog(
+      `Delete ${ids.length} channel${ids.length === 1 ? '' : 's'}?`,
+      `The ${ids.length} selected channel${ids.length === 1 ? ' is' : 's are'} removed. A later import that maps to them creates them again.`,
+      deleteSelected,
+      async () => {
+        deleted = (await deps.call()<{ deleted: number }>('POST', 'api/channels/batch_delete', ids)).deleted;
+      },
+    );
+    if (!done) return;
+    say(message, `Deleted ${deleted} channel${deleted === 1 ? '' : 's'}.`);
+    await load();
+    byId('channels-heading').focus();
+  });
+
+  selectAll.addEventListener('change', () => {
+    for (const channel of rows) {
+      if (selectAll.checked) selected.add(channel.id);
+      else selected.delete(channel.id);
+    }
+    render();
+  });
+
+  filterForm.addEventListener('submit', (event) => {
+    event.preventDefault();
+    Object.assign(query, {
+      page: 1,
+      perPage: Number(perPage.value),
+      provider: provider.value.trim(),
+      status: statusFilter.value,
+      keyword: keyword.value.trim(),
+    });
+    void load();
+  });
+
+  for (const [button, step] of [
+    [prev, -1],
+    [next, 1],
+  ] as const) {
+    button.addEventListener('click', async () => {
+      query.page = Math.min(lastPage(), Math.max(1, query.page + step));
+      await load();
+      if (button.disabled) byId('channels-heading').focus();
+    });
+  }
+
+  return {
+    load,
+    /** Empties the table (on sign-out): nothing of the last key's answers stays on screen. */
+    reset(): void {
+      rows = [];
+      total = 0;
+      selected.clear();
+      body.replaceChildren();
+      say(message, '');
+      say(error, '');
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { requireRecord } from '#shared/dataset-tree';
+import type { CallerContext } from '#shared/http';
+import type { DatasetTreeRepository } from '#shared/repositories/datasets';
+import type { IdQuery } from '#shared/schemas/dataset-fields';
+
+export interface DeleteDatasetDeps {
+  repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany'>;
+  /** Folders whose children are read at once while walking the subtree. */
+  walkConcurrency: number;
+}
+
+/**
+ * Deletes one of the caller's records; for a folder, its whole subtree; answers how many records it deleted. Safe to repeat after any
+ * failure: datasets (which never have children) go as soon as they are found, folders only after
+ * everything below them, deepest level first. Whatever a failure leaves is therefore still a subtree
+ * hanging from the folder, and the next call finds and finishes it.
+ */
+export async function deleteDataset(
+  input: { query: IdQuery; caller: CallerContext },
+  deps: DeleteDatasetDeps,
+): Promise<{ deleted: number }> {
+  const { teamId } = input.caller;
+  const record = await requireRecord(deps.repo, teamId, input.query.id);
+
+  // What this call deleted (after a failed call, a repeat counts only what was left).
+  let deleted = 0;
+  // Folder ids by depth: levels[0] is the record itself.
+  const levels: string[][] = [[record.id]];
+  if (record.type === 'folder') {
+    // Folders already met: two moves racing each other can leave folders in a loop, which must end the walk.
+    const seen = new Set([record.id]);
+    for (let frontier = [record.id]; frontier.length > 0; ) {
+      const { folders, datasets } = await childrenOf(deps, teamId, frontier);
+      await deps.repo.deleteMany(teamId, datasets);
+      deleted += datasets.length;
+      const fresh = folders.filter((id) => !seen.has(id));
+      for (const id of fresh) seen.add(id);
+      if (fresh.length > 0) levels.push(fresh);
+      frontier = fresh;
+    }
+  }
+  for (const level of levels.reverse()) {
+    await deps.repo.deleteMany(teamId, level);
+    deleted += level.length;
+  }
+  return { deleted };
+}
+
+/** The children of every folder in `parents`, split into folders and datasets; a few folders at a time. */
+async function childrenOf(
+  deps: DeleteDatasetDeps,
+  teamId: string,
+  parents: readonly string[],
+): Promise<{ folders: string[]; datasets: string[] }> {
+  const folders: string[] = [];
+  const datasets: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < parents.length) {
+      const parent = parents[next++] as string;
+      for await (const page of deps.repo.children(teamId, parent)) {
+        for (const child of page) (child.type === 'folder' ? folders : datasets).push(child.id);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(deps.walkConcurrency, parents.length) }, worker));
+  return { folders, datasets };
+}

@@ -1,0 +1,326 @@
+import { Aws, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  Metric,
+  TextWidget,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Construct } from 'constructs';
+import { ENV } from '#shared/config';
+import { BUSINESS_METRICS, METRICS_SERVICE } from '#shared/metrics';
+import type { ApiName } from '#shared/routes';
+import type { AlarmSpec, StageConfig } from '../stage-config.ts';
+import type { AppApi } from './api.ts';
+import type { AppFunction } from './function.ts';
+import type { AppTable } from './table.ts';
+
+/** The metric counting the authorizer's ERROR log lines (a metric filter on its log group, not EMF). */
+export const AUTHORIZER_ERRORS_METRIC = 'AuthorizerErrors';
+
+/** Where each alarm kind is explained, relative to the repository root; put in every alarm's description. */
+export const RUNBOOK = 'docs/operations.md';
+
+// CloudWatch alarms accept at most 10 metrics in one math expression.
+const MAX_ALARM_METRICS = 10;
+
+type BusinessMetricKey = keyof typeof BUSINESS_METRICS;
+
+/** The dashboard's business widgets: every entry of BUSINESS_METRICS appears in exactly one. */
+const BUSINESS_WIDGETS: readonly { title: string; metrics: readonly BusinessMetricKey[]; statistics: string[] }[] = [
+  { title: 'Datasets created and deleted', metrics: ['datasetsCreated', 'datasetsDeleted'], statistics: ['Sum'] },
+  { title: 'Import rows', metrics: ['importRowsImported', 'importRowsSkipped'], statistics: ['Sum'] },
+  {
+    title: 'Channels',
+    metrics: ['channelsCreated', 'channelsUpdated', 'channelsUnchanged', 'channelsEdited'],
+    statistics: ['Sum'],
+  },
+  { title: 'Import duration (ms)', metrics: ['importDuration'], statistics: ['p50', 'p99', 'Maximum'] },
+  { title: 'Failed imports (5xx)', metrics: ['importsFailed'], statistics: ['Sum'] },
+];
+
+export interface MonitoringProps {
+  readonly config: StageConfig['monitoring'];
+  /**
+   * Every function of the stack. Each gets a throttles alarm and the metrics namespace; each but the
+   * authorizer an errors alarm. A function added to the stack's map is covered without further code.
+   */
+  readonly functions: Readonly<Record<string, AppFunction>>;
+  /** The TOKEN authorizer, one of `functions`. */
+  readonly authorizer: AppFunction;
+  readonly apis: Readonly<Partial<Record<ApiName, AppApi>>>;
+  /** Each table's alarms watch the operations its functions were granted (AppTable.operations). */
+  readonly tables: Readonly<Record<string, AppTable>>;
+}
+
+/**
+ * What a team on call needs: an alarm per API (5XX count, p99 latency), per function (errors, throttles),
+ * on the authorizer failing closed, and per table (throttled requests, system errors), all notifying one
+ * encrypted SNS topic (optionally e-mailed), and one dashboard with those figures and the business metrics.
+ *
+ * The authorizer has no Lambda-errors alarm: it must throw `Unauthorized` to make API Gateway answer 401
+ * to a malformed header, and Lambda counts every such throw as an error. Its own alarm counts the ERROR
+ * lines it logs when it fails closed (secret unreadable or malformed); a crash or timeout of it reaches
+ * callers as a 5XX of the API, which the API's alarm sees.
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  /** Encrypts the topic; CloudWatch may use it to publish. */
+  readonly topicKey: Key;
+  readonly dashboard: Dashboard;
+  /** Every alarm, by construct id. */
+  readonly alarms = new Map<string, Alarm>();
+  private readonly action: SnsAction;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+    const { config } = props;
+    const alarms = config.alarms;
+
+    // SNS encryption with the AWS-managed key would drop every alarm: that key's policy cannot let
+    // CloudWatch use it. A key of our own can.
+    const key = new Key(this, 'AlarmTopicKey', {
+      description: 'Encrypts the alarm notifications topic',
+      enableKeyRotation: true,
+      // It encrypts notifications in flight only: nothing stored needs it once the stack is gone.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
+    key.grant(cloudWatch, 'kms:Decrypt', 'kms:GenerateDataKey*');
+    this.topicKey = key;
+    this.topic = new Topic(this, 'AlarmTopic', {
+      displayName: 'kb-channel-gateway alarms',
+      masterKey: key,
+      enforceSSL: true,
+    });
+    // The topic has a policy (enforceSSL), so CloudWatch's right to publish is written out, for this account's alarms only.
+    this.topic.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [cloudWatch],
+        actions: ['sns:Publish'],
+        resources: [this.topic.topicArn],
+        conditions: {
+          StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID },
+          ArnLike: { 'aws:SourceArn': `arn:${Aws.PARTITION}:cloudwatch:${Aws.REGION}:${Aws.ACCOUNT_ID}:alarm:*` },
+        },
+      }),
+    );
+    if (config.alarmEmail) this.topic.addSubscription(new EmailSubscription(config.alarmEmail));
+    this.action = new SnsAction(this.topic);
+
+    for (const fn of Object.values(props.functions)) {
+      fn.setEnvironment(ENV.metricsNamespace, config.metricsNamespace);
+    }
+
+    const apiRows: GraphWidget[][] = [];
+    for (const [name, api] of Object.entries(props.apis) as [ApiName, AppApi][]) {
+      const stage = api.api.deploymentStage;
+      const serverErrors = stage.metricServerError({ statistic: 'Sum' });
+      this.alarm(`${name}Api5xx`, {
+        metric: serverErrors,
+        spec: alarms.apiServerErrors,
+        what: `${name} API 5XX answers`,
+        runbook: 'api-5xx',
+      });
+      this.alarm(`${name}ApiLatencyP99`, {
+        metric: stage.metricLatency({ statistic: 'p99' }),
+        spec: alarms.apiLatencyP99[name],
+        what: `${name} API p99 latency (ms)`,
+        runbook: 'api-latency',
+      });
+      apiRows.push([
+        graph(`${name} API: requests and errors`, [
+          stage.metricCount({ statistic: 'Sum', label: 'requests' }),
+          stage.metricClientError({ statistic: 'Sum', label: '4XX' }),
+          serverErrors.with({ label: '5XX' }),
+        ]),
+        graph(`${name} API: latency (ms)`, [
+          stage.metricLatency({ statistic: 'p50', label: 'p50' }),
+          stage.metricLatency({ statistic: 'p99', label: 'p99' }),
+        ]),
+      ]);
+    }
+
+    const functions = Object.entries(props.functions);
+    for (const [name, fn] of functions) {
+      if (fn !== props.authorizer) {
+        this.alarm(`${name}Errors`, {
+          metric: fn.function.metricErrors({ statistic: 'Sum' }),
+          spec: alarms.functionErrors,
+          what: `${name} function errors`,
+          runbook: 'function-errors',
+        });
+      }
+      this.alarm(`${name}Throttles`, {
+        metric: fn.function.metricThrottles({ statistic: 'Sum' }),
+        spec: alarms.functionThrottles,
+        what: `${name} function throttles`,
+        runbook: 'function-throttles',
+      });
+    }
+
+    const authorizerErrors = new MetricFilter(this, 'AuthorizerErrorLines', {
+      logGroup: props.authorizer.logGroup,
+      // Powertools logger JSON: the authorizer logs at ERROR only when it fails closed.
+      filterPattern: FilterPattern.any(
+        FilterPattern.stringValue('$.level', '=', 'ERROR'),
+        FilterPattern.stringValue('$.level', '=', 'CRITICAL'),
+      ),
+      metricNamespace: config.metricsNamespace,
+      metricName: AUTHORIZER_ERRORS_METRIC,
+      metricValue: '1',
+      defaultValue: 0,
+    }).metric({ statistic: 'Sum' });
+    this.alarm('AuthorizerErrors', {
+      metric: authorizerErrors,
+      spec: alarms.authorizerErrors,
+      what: 'authorizer ERROR lines (failed closed)',
+      runbook: 'authorizer-errors',
+    });
+
+    const tables = Object.entries(props.tables);
+    const throttled = new Map<string, IMetric>();
+    const systemErrors = new Map<string, IMetric>();
+    for (const [name, table] of tables) {
+      const t = sumOverOperations(table, 'ThrottledRequests', `${name} throttled requests`);
+      const e = sumOverOperations(table, 'SystemErrors', `${name} system errors`);
+      if (!t || !e) continue; // No function uses the table: nothing calls it, nothing to watch.
+      throttled.set(name, t);
+      systemErrors.set(name, e);
+      this.alarm(`${name}TableThrottles`, {
+        metric: t,
+        spec: alarms.tableThrottles,
+        what: `${name} table throttled requests`,
+        runbook: 'table-throttles',
+      });
+      this.alarm(`${name}TableSystemErrors`, {
+        metric: e,
+        spec: alarms.tableSystemErrors,
+        what: `${name} table system errors`,
+        runbook: 'table-system-errors',
+      });
+    }
+
+    const business = (key: BusinessMetricKey, statistic: string) =>
+      new Metric({
+        namespace: config.metricsNamespace,
+        metricName: BUSINESS_METRICS[key].name,
+        dimensionsMap: { service: METRICS_SERVICE },
+        statistic,
+        label: statistic === 'Sum' ? BUSINESS_METRICS[key].name : `${BUSINESS_METRICS[key].name} ${statistic}`,
+      });
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      defaultInterval: Duration.hours(3),
+      widgets: [
+        [
+          new TextWidget({
+            markdown: `# kb-channel-gateway operations\nAlarms notify the SNS topic of this stack. What each alarm means and what to do first: \`${RUNBOOK}\` in the repository. Business metrics: namespace \`${config.metricsNamespace}\`, dimension \`service=${METRICS_SERVICE}\`.`,
+            width: 24,
+            height: 2,
+          }),
+        ],
+        [new AlarmStatusWidget({ title: 'Alarms', alarms: [...this.alarms.values()], width: 24, height: 4 })],
+        ...apiRows,
+        [
+          graph(
+            'Function errors',
+            functions.map(([name, fn]) => fn.function.metricErrors({ statistic: 'Sum', label: name })),
+          ),
+          graph(
+            'Function throttles',
+            functions.map(([name, fn]) => fn.function.metricThrottles({ statistic: 'Sum', label: name })),
+          ),
+        ],
+        [
+          graph(
+            'Function duration p99 (ms)',
+            functions.map(([name, fn]) => fn.function.metricDuration({ statistic: 'p99', label: name })),
+          ),
+          graph('Authorizer errors (failed closed)', [authorizerErrors.with({ label: 'authorizer errors' })]),
+        ],
+        [
+          graph('Table throttled requests', [...throttled.values()]),
+          graph('Table system errors', [...systemErrors.values()]),
+        ],
+        BUSINESS_WIDGETS.map((w) =>
+          graph(
+            w.title,
+            w.metrics.flatMap((m) => w.statistics.map((s) => business(m, s))),
+            8,
+          ),
+        ),
+      ],
+    });
+  }
+
+  /** One alarm at or above `spec.threshold`, notifying the topic when it fires and when it recovers. */
+  private alarm(
+    id: string,
+    watch: { metric: Metric | MathExpression; spec: AlarmSpec; what: string; runbook: string },
+  ): Alarm {
+    const { metric, spec, what, runbook } = watch;
+    const period = Duration.minutes(spec.periodMinutes);
+    const alarm = new Alarm(this, id, {
+      metric: metric.with({ period }),
+      threshold: spec.threshold,
+      comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: spec.evaluationPeriods,
+      datapointsToAlarm: spec.datapointsToAlarm,
+      // No traffic is not a failure: an idle API or table keeps its alarm OK.
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+      alarmDescription: `${what} >= ${spec.threshold} in ${spec.datapointsToAlarm} of ${spec.evaluationPeriods} periods of ${spec.periodMinutes} min. Runbook: ${RUNBOOK}#${runbook}`,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    this.alarms.set(id, alarm);
+    return alarm;
+  }
+}
+
+/** A 12-wide graph of `metrics` (half the dashboard), or `width` wide. */
+function graph(title: string, metrics: IMetric[], width = 12): GraphWidget {
+  return new GraphWidget({ title, left: metrics, width, height: 6 });
+}
+
+/**
+ * DynamoDB publishes ThrottledRequests and SystemErrors per operation only: their sum over the operations
+ * the table's functions may call. FILL makes an operation without data count 0 instead of blanking the sum.
+ */
+function sumOverOperations(table: AppTable, metricName: string, label: string): MathExpression | undefined {
+  const operations = table.operations;
+  if (operations.length === 0) return undefined;
+  if (operations.length > MAX_ALARM_METRICS) {
+    throw new Error(
+      `Table ${table.node.id}: ${operations.length} operations exceed the ${MAX_ALARM_METRICS} metrics one CloudWatch alarm can sum`,
+    );
+  }
+  const usingMetrics = Object.fromEntries(
+    // Ids unique across tables: one dashboard graph holds every table's expression.
+    operations.map((operation) => [
+      `${table.node.id.toLowerCase().replace(/[^a-z0-9]/g, '')}_${operation.toLowerCase()}`,
+      table.table.metric(metricName, {
+        statistic: 'Sum',
+        dimensionsMap: { TableName: table.table.tableName, Operation: operation },
+      }),
+    ]),
+  );
+  return new MathExpression({
+    expression: Object.keys(usingMetrics)
+      .map((m) => `FILL(${m}, 0)`)
+      .join(' + '),
+    usingMetrics,
+    label,
+  });
+}

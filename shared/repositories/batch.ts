@@ -1,0 +1,163 @@
+import {
+  InternalServerError,
+  ProvisionedThroughputExceededException,
+  RequestLimitExceeded,
+  ThrottlingException,
+} from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+// DynamoDB's per-call limits.
+export const GET_BATCH = 100;
+export const WRITE_BATCH = 25;
+
+/** One request of a BatchWriteItem call. */
+export type WriteRequest =
+  | { PutRequest: { Item: Record<string, unknown> } }
+  | { DeleteRequest: { Key: Record<string, unknown> } };
+
+export interface BatchRetryOptions {
+  /** Attempts per batch, counting the first (default 8). */
+  maxAttempts?: number;
+  /** First backoff step; doubles per attempt, with full jitter (default 50 ms). */
+  baseDelayMs?: number;
+  /** Upper bound of one backoff wait (default 2 s). */
+  maxDelayMs?: number;
+}
+
+/** Retries of batch calls: throttling and transient errors, and items a batch hands back unprocessed. */
+export class BatchRetry {
+  readonly maxAttempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(options: BatchRetryOptions = {}) {
+    this.maxAttempts = options.maxAttempts ?? 8;
+    this.baseDelayMs = options.baseDelayMs ?? 50;
+    this.maxDelayMs = options.maxDelayMs ?? 2_000;
+  }
+
+  /** Sends one BatchWriteItem (at most 25 requests) until every request is processed; reports each processed count. */
+  async writeBatch(
+    client: DynamoDBDocumentClient,
+    tableName: string,
+    batch: readonly WriteRequest[],
+    signal: AbortSignal | undefined,
+    onWritten: (count: number) => void,
+  ): Promise<void> {
+    let requests = [...batch];
+    for (let attempt = 1; ; attempt++) {
+      const request = new BatchWriteCommand({ RequestItems: { [tableName]: requests } });
+      const out = await this.tryOnce(() => client.send(request, { abortSignal: signal }), attempt, signal);
+      if (!out) continue;
+      const unprocessed = (out.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
+      onWritten(requests.length - unprocessed.length);
+      if (unprocessed.length === 0) return;
+      if (attempt >= this.maxAttempts) {
+        throw new Error(`BatchWriteItem left ${unprocessed.length} item(s) unprocessed after every retry`);
+      }
+      requests = unprocessed;
+      await this.backoff(attempt, signal);
+    }
+  }
+
+  /** One call; after a throttling or transient error it waits and resolves undefined, so the caller tries again. */
+  async tryOnce<T>(call: () => Promise<T>, attempt: number, signal: AbortSignal | undefined): Promise<T | undefined> {
+    signal?.throwIfAborted();
+    try {
+      return await call();
+    } catch (e) {
+      if (!isRetryable(e) || attempt >= this.maxAttempts) throw e;
+      await this.backoff(attempt, signal);
+      return undefined;
+    }
+  }
+
+  /** Waits a jittered, doubling delay before attempt `attempt + 1`. */
+  backoff(attempt: number, signal: AbortSignal | undefined): Promise<void> {
+    const cap = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (attempt - 1));
+    return sleep(Math.random() * cap, signal);
+  }
+}
+
+/** At most `limit` tasks run at once; the others wait in arrival order, or until their signal aborts. */
+export class Slots {
+  private free: number;
+  // Insertion-ordered, so the first entry is the longest waiter; an aborted waiter leaves from anywhere.
+  private readonly waiting = new Set<() => void>();
+
+  constructor(limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('writeConcurrency must be a positive integer');
+    this.free = limit;
+  }
+
+  async run<T>(task: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    await this.acquire(signal);
+    try {
+      return await task();
+    } finally {
+      this.release();
+    }
+  }
+
+  private async acquire(signal: AbortSignal | undefined): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.free > 0) {
+      this.free -= 1;
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.waiting.delete(grant);
+        reject(signal?.reason);
+      };
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      this.waiting.add(grant);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private release(): void {
+    // The slot passes straight to the longest waiter, so a newcomer cannot overtake the queue.
+    const [next] = this.waiting;
+    if (next === undefined) {
+      this.free += 1;
+      return;
+    }
+    this.waiting.delete(next);
+    next();
+  }
+}
+
+function isRetryable(e: unknown): boolean {
+  return (
+    e instanceof ProvisionedThroughputExceededException ||
+    e instanceof ThrottlingException ||
+    e instanceof RequestLimitExceeded ||
+    e instanceof InternalServerError
+  );
+}
+
+/** `items` cut into runs of `size`. */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,46 @@
+import * as z from 'zod';
+
+/**
+ * The `data` of a successful import response (SPEC 3.5), written once: the import builds a value of
+ * this type and the OpenAPI document describes it from this schema.
+ */
+const count = z.int().min(0);
+
+/** Which gateway's `channels` table an import read; each has its own type table. */
+export const sourceKindSchema = z.enum(['legacygw', 'newapi']);
+export type SourceKind = z.infer<typeof sourceKindSchema>;
+
+/** One noteworthy row: every skipped row and every imported row with warnings. Never carries a value of the row. */
+export const reportItemSchema = z.discriminatedUnion('outcome', [
+  z.strictObject({
+    legacyId: z.int(),
+    outcome: z.literal('skipped'),
+    reason: z.string(),
+    warnings: z.array(z.string()).optional(),
+  }),
+  z.strictObject({
+    legacyId: z.int(),
+    outcome: z.literal('imported'),
+    channels: count,
+    warnings: z.array(z.string()),
+  }),
+]);
+export type ReportItem = z.infer<typeof reportItemSchema>;
+
+export const importReportSchema = z.strictObject({
+  dryRun: z.boolean(),
+  /** `kind`: whose `channels` table was detected, the legacy gateway's or New API's. */
+  source: z.strictObject({
+    host: z.string(),
+    port: z.int(),
+    database: z.string(),
+    rows: count,
+    kind: sourceKindSchema,
+  }),
+  rows: z.strictObject({ imported: count, skipped: count }),
+  /** `edited`: existing channels changed through the review API since; the import left them untouched. */
+  channels: z.strictObject({ created: count, updated: count, unchanged: count, edited: count }),
+  items: z.array(reportItemSchema).max(1_000),
+  itemsTruncated: z.boolean(),
+});
+export type ImportReport = z.infer<typeof importReportSchema>;

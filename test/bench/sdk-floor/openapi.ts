@@ -1,0 +1,2 @@
+/** SDK floor of the OpenAPI document function: it uses no AWS SDK, so its floor is an empty module. */
+export {};

@@ -1,0 +1,71 @@
+/**
+ * GET /console in a real browser (Debian's Chromium, headless, driven by playwright-core) against the
+ * local server: the response headers, the policy holding in the browser, and accessibility.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordPage } from '#test/support/browser';
+import {
+  type ConsoleWorld,
+  expectCleanRun,
+  expectNoSecretsKept,
+  openConsole,
+  seriousA11yViolations,
+  startConsoleWorld,
+  stopConsoleWorld,
+} from './console.helpers.ts';
+
+let world: ConsoleWorld;
+const pages: Page[] = [];
+
+beforeAll(async () => {
+  world = await startConsoleWorld();
+}, 120_000);
+
+afterAll(async () => {
+  for (const page of pages) await page.close().catch(() => {});
+  await stopConsoleWorld(world ?? {});
+});
+
+describe('GET /console in Chromium', () => {
+  it('is served with the policy, nosniff, no referrer and an HTML type, and runs with no CSP violation and no other request', async () => {
+    const page = await world.browser.context.newPage();
+    pages.push(page);
+    const recorder = await recordPage(page);
+
+    const response = await page.goto(`${world.server.url}/console`);
+
+    const headers = response?.headers() ?? {};
+    expect(response?.status()).toBe(200);
+    expect(headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(headers['content-security-policy']).toMatch(
+      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]{43}='; style-src 'sha256-[A-Za-z0-9+/]{43}='; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+    );
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['referrer-policy']).toBe('no-referrer');
+    await expect(page.getByRole('heading', { name: 'Channel import console' }).isVisible()).resolves.toBe(true);
+    expectCleanRun(world, recorder);
+    expect(recorder.requests).toEqual([`${world.server.url}/console`]);
+  });
+
+  it('reports a CSP violation when something outside the policy runs (the detector works)', async () => {
+    const { page, recorder } = await openConsole(world);
+    pages.push(page);
+
+    await page.evaluate("document.head.append(Object.assign(document.createElement('style'), { textContent: 'p{}' }))");
+    await page.waitForFunction('true');
+
+    await expect.poll(() => recorder.cspViolations.some((v) => v.startsWith('style-src'))).toBe(true);
+  });
+
+  it('has no serious or critical accessibility violation on the first screen, runs clean and keeps nothing', async () => {
+    const { page, recorder } = await openConsole(world);
+    pages.push(page);
+
+    const violations = await seriousA11yViolations(page);
+
+    expect(violations).toEqual([]);
+    expectCleanRun(world, recorder);
+    await expectNoSecretsKept(world, page, recorder);
+  });
+});

@@ -1,0 +1,452 @@
+import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { AppFunction } from '#infra/constructs/function';
+import { AUTHORIZER_ERRORS_METRIC, Monitoring } from '#infra/constructs/monitoring';
+import { AppTable } from '#infra/constructs/table';
+import type { ServiceStack } from '#infra/stack';
+import { parseStageConfig } from '#infra/stage-config';
+import { ENV } from '#shared/config';
+import { BUSINESS_METRICS, METRICS_SERVICE } from '#shared/metrics';
+import { APIS, type ApiName, type FunctionName } from '#shared/routes';
+import { TABLES, type TableName } from '#shared/tables';
+import { logicalId, NO_BUNDLING, removeTempDirs, synthStack, tempDir } from './synth.ts';
+
+afterAll(removeTempDirs);
+
+type Json = Record<string, unknown>;
+
+// One synthesis of the default (dev) stage, shared by the read-only assertions below.
+const dev = synthStack();
+const resources = (template: Template) => template.toJSON().Resources as Record<string, { Properties: Json }>;
+const alarmOf = (s: { stack: ServiceStack; template: Template }, id: string): Json => {
+  const alarm = s.stack.monitoring.alarms.get(id);
+  if (!alarm) throw new Error(`no alarm ${id}`);
+  return resources(s.template)[logicalId(s.stack, alarm)]?.Properties as Json;
+};
+const ref = (s: { stack: ServiceStack }, construct: Parameters<typeof logicalId>[1]) => ({
+  Ref: logicalId(s.stack, construct),
+});
+const topicRef = (s: { stack: ServiceStack }) => ref(s, s.stack.monitoring.topic);
+const envOf = (s: { stack: ServiceStack; template: Template }, fn: AppFunction): Json => {
+  const props = resources(s.template)[logicalId(s.stack, fn.function)]?.Properties;
+  return ((props?.Environment as Json | undefined)?.Variables ?? {}) as Json;
+};
+
+/** What every alarm of the stack shares: fires at or above its threshold, idle is fine, tells the topic both ways. */
+const notifying = (s: { stack: ServiceStack }) => ({
+  ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+  TreatMissingData: 'notBreaching',
+  AlarmActions: [topicRef(s)],
+  OKActions: [topicRef(s)],
+});
+
+/** The dashboard body with each CloudFormation token replaced by a readable marker, parsed. */
+function dashboardOf(s: { stack: ServiceStack; template: Template }): { widgets: Json[] } {
+  const body = resources(s.template)[logicalId(s.stack, s.stack.monitoring.dashboard)]?.Properties.DashboardBody as {
+    'Fn::Join': [string, unknown[]];
+  };
+  const text = body['Fn::Join'][1]
+    .map((part) => (typeof part === 'string' ? part : `<${JSON.stringify(part).replaceAll('"', "'")}>`))
+    .join('');
+  return JSON.parse(text);
+}
+const widgetTitled = (dashboard: { widgets: Json[] }, title: string): Json => {
+  const widget = dashboard.widgets.find((w) => (w.properties as Json).title === title);
+  if (!widget) throw new Error(`no widget ${title}`);
+  return widget.properties as Json;
+};
+const tokenOf = (s: { stack: ServiceStack }, construct: Parameters<typeof logicalId>[1]) =>
+  `<{'Ref':'${logicalId(s.stack, construct)}'}>`;
+
+describe('alarms', () => {
+  it.each(Object.keys(APIS) as ApiName[])('alarms on the %s API 5XX count of its stage, Sum over 5 minutes', (api) => {
+    const stage = dev.stack.apis[api].api.deploymentStage;
+
+    expect(alarmOf(dev, `${api}Api5xx`)).toMatchObject({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: '5XXError',
+      Dimensions: [
+        { Name: 'ApiName', Value: `Test-${api}` },
+        { Name: 'Stage', Value: ref(dev, stage) },
+      ],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 5,
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      ...notifying(dev),
+    });
+  });
+
+  it('alarms on each API p99 latency for 15 minutes: 3 s on the knowledge-base API, the import deadline on the proxy API', () => {
+    const latency = (api: ApiName) => ({
+      Namespace: 'AWS/ApiGateway',
+      MetricName: 'Latency',
+      Dimensions: [
+        { Name: 'ApiName', Value: `Test-${api}` },
+        { Name: 'Stage', Value: ref(dev, dev.stack.apis[api].api.deploymentStage) },
+      ],
+      ExtendedStatistic: 'p99',
+      Period: 300,
+      EvaluationPeriods: 3,
+      ...notifying(dev),
+    });
+
+    expect(alarmOf(dev, 'datasetApiLatencyP99')).toMatchObject({
+      ...latency('dataset'),
+      Threshold: 3000,
+      DatapointsToAlarm: 3,
+    });
+    expect(alarmOf(dev, 'proxyApiLatencyP99')).toMatchObject({
+      ...latency('proxy'),
+      Threshold: 25_000,
+      DatapointsToAlarm: 2,
+    });
+  });
+
+  it('names each REST API after the stack and its definition, so API Gateway metrics of two APIs never mix', () => {
+    const names = Object.values(dev.template.findResources('AWS::ApiGateway::RestApi')).map(
+      (r) => (r.Properties as Json).Name,
+    );
+
+    expect(names.sort()).toEqual(['Test-dataset', 'Test-proxy']);
+  });
+
+  // Throttles for every function; errors for every function but the authorizer (see the next test).
+  const functionAlarms = (Object.keys(dev.stack.functions) as FunctionName[]).flatMap((name) => [
+    [name, 'Throttles'] as const,
+    ...(name === 'authorizer' ? [] : [[name, 'Errors'] as const]),
+  ]);
+  it.each(functionAlarms)('alarms on the %s function %s, Sum over 5 minutes', (name, metricName) => {
+    expect(alarmOf(dev, `${name}${metricName}`)).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: metricName,
+      Dimensions: [{ Name: 'FunctionName', Value: ref(dev, dev.stack.functions[name].function) }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      ...notifying(dev),
+    });
+  });
+
+  it('has no Lambda-errors alarm on the authorizer (every 401 to a malformed header is a thrown error) but one on its ERROR log lines', () => {
+    const lambdaErrorAlarms = Object.values(dev.template.findResources('AWS::CloudWatch::Alarm'))
+      .map((a) => a.Properties as Json)
+      .filter((p) => p.MetricName === 'Errors');
+    const filter = Object.values(dev.template.findResources('AWS::Logs::MetricFilter'));
+
+    expect(lambdaErrorAlarms.map((p) => p.Dimensions)).not.toContainEqual([
+      { Name: 'FunctionName', Value: ref(dev, dev.stack.functions.authorizer.function) },
+    ]);
+    expect(filter).toHaveLength(1);
+    expect(filter[0]?.Properties).toEqual({
+      LogGroupName: ref(dev, dev.stack.functions.authorizer.logGroup),
+      FilterPattern: '{ ($.level = "ERROR") || ($.level = "CRITICAL") }',
+      MetricTransformations: [
+        {
+          MetricNamespace: 'KbChannelGateway/dev',
+          MetricName: AUTHORIZER_ERRORS_METRIC,
+          MetricValue: '1',
+          DefaultValue: 0,
+        },
+      ],
+    });
+    expect(alarmOf(dev, 'AuthorizerErrors')).toMatchObject({
+      Namespace: 'KbChannelGateway/dev',
+      MetricName: AUTHORIZER_ERRORS_METRIC,
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      EvaluationPeriods: 1,
+      DatapointsToAlarm: 1,
+      ...notifying(dev),
+    });
+  });
+
+  const GRANTED: Record<TableName, string[]> = {
+    datasets: ['GetItem', 'PutItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
+    channels: ['BatchGetItem', 'BatchWriteItem', 'Scan', 'GetItem', 'UpdateItem', 'DeleteItem'],
+  };
+  it.each(Object.keys(TABLES) as TableName[])(
+    'alarms on the %s table throttled requests and system errors, summed over the operations its functions may call',
+    (name) => {
+      const table = ref(dev, dev.stack.tables[name].table);
+      const sumOf = (metricName: string) => {
+        const ids = GRANTED[name].map((op) => `${name}table_${op.toLowerCase()}`);
+        return [
+          { Id: 'expr_1', Expression: ids.map((i) => `FILL(${i}, 0)`).join(' + '), ReturnData: true },
+          ...GRANTED[name].map((operation, i) => ({
+            Id: ids[i],
+            MetricStat: {
+              Metric: {
+                Namespace: 'AWS/DynamoDB',
+                MetricName: metricName,
+                Dimensions: [
+                  { Name: 'Operation', Value: operation },
+                  { Name: 'TableName', Value: table },
+                ],
+              },
+              Period: 300,
+              Stat: 'Sum',
+            },
+            ReturnData: false,
+          })),
+        ];
+      };
+
+      const throttles = alarmOf(dev, `${name}TableThrottles`);
+      const systemErrors = alarmOf(dev, `${name}TableSystemErrors`);
+
+      for (const [alarm, metricName] of [
+        [throttles, 'ThrottledRequests'],
+        [systemErrors, 'SystemErrors'],
+      ] as const) {
+        expect(alarm).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, DatapointsToAlarm: 1, ...notifying(dev) });
+        const metrics = (alarm.Metrics as Json[]).map(({ Label: _label, ...rest }) => rest);
+        expect(metrics).toEqual(sumOf(metricName));
+      }
+    },
+  );
+
+  it('has exactly these alarms: 2 per API, 2 per function but 1 for the authorizer, 1 on authorizer failures, 2 per table', () => {
+    const apis = Object.keys(dev.stack.apis).length;
+    const functions = Object.keys(dev.stack.functions).length;
+    const tables = Object.keys(dev.stack.tables).length;
+
+    dev.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 * apis + 2 * functions - 1 + 1 + 2 * tables);
+    expect(dev.stack.monitoring.alarms.size).toBe(2 * apis + 2 * functions - 1 + 1 + 2 * tables);
+  });
+
+  it('says in each alarm description what crossed which threshold and where the runbook is', () => {
+    for (const alarm of Object.values(dev.template.findResources('AWS::CloudWatch::Alarm'))) {
+      expect((alarm.Properties as Json).AlarmDescription).toMatch(
+        /^.+ >= \d+ in \d+ of \d+ periods of \d+ min\. Runbook: docs\/operations\.md#[a-z0-9-]+$/,
+      );
+    }
+  });
+});
+
+describe('alarm topic', () => {
+  it('encrypts the topic with a rotated key that CloudWatch may use and that goes with the stack, and refuses publishing without TLS', () => {
+    const topic = resources(dev.template)[logicalId(dev.stack, dev.stack.monitoring.topic)]?.Properties as Json;
+    const keyId = logicalId(dev.stack, dev.stack.monitoring.topicKey);
+    const key = resources(dev.template)[keyId]?.Properties as Json;
+    const policy = Object.values(dev.template.findResources('AWS::SNS::TopicPolicy'))[0]?.Properties as Json;
+
+    expect(topic.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
+    expect(key.EnableKeyRotation).toBe(true);
+    // Even where data is retained (the default): it encrypts notifications in flight, nothing stored.
+    expect(dev.template.toJSON().Resources[keyId].DeletionPolicy).toBe('Delete');
+    expect((key.KeyPolicy as Json).Statement).toContainEqual({
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      Effect: 'Allow',
+      Principal: { Service: 'cloudwatch.amazonaws.com' },
+      Resource: '*',
+    });
+    const statements = (policy.PolicyDocument as Json).Statement as Json[];
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 'sns:Publish',
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
+    expect(statements).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Allow',
+        Action: 'sns:Publish',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Condition: expect.objectContaining({ StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } }),
+      }),
+    );
+  });
+
+  it('subscribes no address unless the stage config names one', () => {
+    dev.template.resourceCountIs('AWS::SNS::Subscription', 0);
+  });
+});
+
+describe('dashboard', () => {
+  const dashboard = dashboardOf(dev);
+  const metricsOf = (title: string) => widgetTitled(dashboard, title).metrics as unknown[][];
+
+  it('shows the state of every alarm', () => {
+    const alarms = widgetTitled(dashboard, 'Alarms').alarms as string[];
+
+    expect(alarms).toHaveLength(dev.stack.monitoring.alarms.size);
+    for (const alarm of dev.stack.monitoring.alarms.values()) {
+      expect(alarms).toContain(`<{'Fn::GetAtt':['${logicalId(dev.stack, alarm)}','Arn']}>`);
+    }
+  });
+
+  it.each(Object.keys(APIS) as ApiName[])(
+    'graphs the %s API requests, 4XX and 5XX sums and its p50 and p99 latency',
+    (api) => {
+      const stage = tokenOf(dev, dev.stack.apis[api].api.deploymentStage);
+      const dims = ['ApiName', `Test-${api}`, 'Stage', stage];
+
+      expect(metricsOf(`${api} API: requests and errors`)).toEqual([
+        ['AWS/ApiGateway', 'Count', ...dims, { label: 'requests', stat: 'Sum' }],
+        ['AWS/ApiGateway', '4XXError', ...dims, { label: '4XX', stat: 'Sum' }],
+        ['AWS/ApiGateway', '5XXError', ...dims, { label: '5XX', stat: 'Sum' }],
+      ]);
+      expect(metricsOf(`${api} API: latency (ms)`)).toEqual([
+        ['AWS/ApiGateway', 'Latency', ...dims, { label: 'p50', stat: 'p50' }],
+        ['AWS/ApiGateway', 'Latency', ...dims, { label: 'p99', stat: 'p99' }],
+      ]);
+    },
+  );
+
+  it('graphs errors, throttles and p99 duration of every function, one line each', () => {
+    const lines = (metric: string, stat: string) =>
+      (Object.keys(dev.stack.functions) as FunctionName[]).map((name) => [
+        'AWS/Lambda',
+        metric,
+        'FunctionName',
+        tokenOf(dev, dev.stack.functions[name].function),
+        { label: name, stat },
+      ]);
+
+    expect(metricsOf('Function errors')).toEqual(lines('Errors', 'Sum'));
+    expect(metricsOf('Function throttles')).toEqual(lines('Throttles', 'Sum'));
+    expect(metricsOf('Function duration p99 (ms)')).toEqual(lines('Duration', 'p99'));
+    expect(metricsOf('Authorizer errors (failed closed)')).toEqual([
+      ['KbChannelGateway/dev', AUTHORIZER_ERRORS_METRIC, { label: 'authorizer errors', stat: 'Sum' }],
+    ]);
+  });
+
+  it('graphs each table throttled requests and system errors as one summed line', () => {
+    for (const title of ['Table throttled requests', 'Table system errors']) {
+      const expressions = metricsOf(title)
+        .map((m) => m[0])
+        .filter((m): m is Json => typeof m === 'object' && m !== null && 'expression' in m)
+        .map((m) => m.label);
+      const suffix = title === 'Table throttled requests' ? 'throttled requests' : 'system errors';
+      expect(expressions).toEqual(Object.keys(TABLES).map((t) => `${t} ${suffix}`));
+    }
+  });
+
+  it('graphs every business metric from its namespace with the service dimension', () => {
+    const businessLines = dashboard.widgets
+      .flatMap((w) => ((w.properties as Json).metrics as unknown[][] | undefined) ?? [])
+      .filter((m) => m[0] === 'KbChannelGateway/dev' && m[1] !== AUTHORIZER_ERRORS_METRIC);
+
+    for (const metric of Object.values(BUSINESS_METRICS)) {
+      expect(businessLines).toContainEqual([
+        'KbChannelGateway/dev',
+        metric.name,
+        'service',
+        METRICS_SERVICE,
+        expect.anything(),
+      ]);
+    }
+    expect(metricsOf('Import duration (ms)').map((m) => (m[4] as Json).stat)).toEqual(['p50', 'p99', 'Maximum']);
+    expect(metricsOf('Channels').map((m) => m[1])).toEqual([
+      'ChannelsCreated',
+      'ChannelsUpdated',
+      'ChannelsUnchanged',
+      'ChannelsEdited',
+    ]);
+  });
+});
+
+describe('per stage', () => {
+  it('gives every function the stage metrics namespace', () => {
+    for (const fn of Object.values(dev.stack.functions)) {
+      expect(envOf(dev, fn)[ENV.metricsNamespace]).toBe('KbChannelGateway/dev');
+    }
+  });
+
+  it('tolerates a few failures in a disposable stage and takes namespace, e-mail and overrides from the config file', () => {
+    const scratch = synthStack(
+      {
+        retainData: false,
+        monitoring: {
+          metricsNamespace: 'Acme/Gateway',
+          alarmEmail: 'oncall@example.com',
+          alarms: {
+            functionErrors: { threshold: 3, periodMinutes: 1, evaluationPeriods: 5, datapointsToAlarm: 3 },
+            apiLatencyP99: { proxy: { threshold: 20_000 } },
+          },
+        },
+      },
+      'scratch',
+    );
+
+    expect(alarmOf(scratch, 'datasetApi5xx')).toMatchObject({ Threshold: 10, Period: 300 });
+    expect(alarmOf(scratch, 'datasetApiLatencyP99')).toMatchObject({ Threshold: 5000 });
+    expect(alarmOf(scratch, 'proxyApiLatencyP99')).toMatchObject({ Threshold: 20_000, EvaluationPeriods: 3 });
+    expect(alarmOf(scratch, 'create-datasetThrottles')).toMatchObject({ Threshold: 5 });
+    expect(alarmOf(scratch, 'channelsTableSystemErrors')).toMatchObject({ Threshold: 5 });
+    expect(alarmOf(scratch, 'AuthorizerErrors')).toMatchObject({ Threshold: 1 });
+    expect(alarmOf(scratch, 'import-legacygwErrors')).toMatchObject({
+      Threshold: 3,
+      Period: 60,
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+    });
+    scratch.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@example.com',
+      TopicArn: topicRef(scratch),
+    });
+    scratch.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      MetricTransformations: [Match.objectLike({ MetricNamespace: 'Acme/Gateway' })],
+    });
+    expect(envOf(scratch, scratch.stack.functions['create-dataset'])[ENV.metricsNamespace]).toBe('Acme/Gateway');
+  });
+});
+
+describe('Monitoring construct', () => {
+  it('watches every function and table it is given, so one added to the stack maps is covered without further code', () => {
+    const app = new App({ context: NO_BUNDLING, outdir: tempDir() });
+    const stack = new Stack(app, 'Covered');
+    const common = {
+      description: 'test',
+      memorySize: 128,
+      timeout: Duration.seconds(3),
+      logRetention: RetentionDays.ONE_DAY,
+      removalPolicy: RemovalPolicy.DESTROY,
+      environment: {},
+    };
+    const authorizer = new AppFunction(stack, 'Auth', { name: 'authorizer', ...common });
+    const extra = new AppFunction(stack, 'Extra', { name: 'create-dataset', ...common });
+    const table = new AppTable(stack, 'ExtraTable', {
+      definition: TABLES.datasets,
+      removalPolicy: RemovalPolicy.DESTROY,
+      deletionProtection: false,
+    });
+    extra.useTable(table, 'EXTRA_TABLE', ['Query', 'UpdateItem']);
+    const unused = new AppTable(stack, 'Unused', {
+      definition: TABLES.channels,
+      removalPolicy: RemovalPolicy.DESTROY,
+      deletionProtection: false,
+    });
+
+    const monitoring = new Monitoring(stack, 'Monitoring', {
+      config: parseStageConfig('dev').monitoring,
+      functions: { authorizer, 'some-new-function': extra },
+      authorizer,
+      apis: {},
+      tables: { extra: table, unused },
+    });
+
+    expect([...monitoring.alarms.keys()].sort()).toEqual(
+      [
+        'AuthorizerErrors',
+        'authorizerThrottles',
+        'extraTableSystemErrors',
+        'extraTableThrottles',
+        'some-new-functionErrors',
+        'some-new-functionThrottles',
+      ].sort(),
+    );
+    const throttles = Template.fromStack(stack).toJSON().Resources[
+      stack.getLogicalId(monitoring.alarms.get('extraTableThrottles')?.node.defaultChild as never)
+    ].Properties.Metrics as Json[];
+    expect(throttles[0]).toMatchObject({ Expression: 'FILL(extratable_query, 0) + FILL(extratable_updateitem, 0)' });
+  });
+});

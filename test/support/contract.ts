@@ -1,0 +1,97 @@
+/**
+ * Checks a response of the local gateway against the OpenAPI document of its API (the committed
+ * openapi/<api>.json, which a test keeps equal to the generated one): the status must be documented
+ * for the route, the content type too, and a JSON body must validate against the documented schema
+ * (ajv, JSON Schema 2020-12, OpenAPI 3.1's dialect). A response to no route must be one of the API's
+ * gateway responses.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { GatewayExchange } from '#infra/local/gateway';
+import { DOCUMENT_FILES } from '#openapi/document';
+import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
+import type { ApiName } from '#shared/routes';
+
+type Json = Record<string, unknown>;
+interface Operation {
+  responses?: Record<string, { content?: Record<string, { schema?: Json }> }>;
+}
+export type OpenApiDocuments = Readonly<Record<ApiName, Json>>;
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+/** The committed documents: what the stack and `npm start` serve. */
+export function committedDocuments(): OpenApiDocuments {
+  const read = (api: ApiName) => JSON.parse(readFileSync(join(ROOT, DOCUMENT_FILES[api]), 'utf8')) as Json;
+  return { dataset: read('dataset'), proxy: read('proxy') };
+}
+
+const headerValue = (headers: GatewayExchange['headers'], name: string): string | undefined => {
+  const value = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/** A checker over fixed documents; compiled schemas are cached per route, status and media type. */
+export function contractChecker(documents: OpenApiDocuments = committedDocuments()) {
+  const ajv = new Ajv2020({ allErrors: true, strict: true });
+  addFormats.default(ajv);
+  const compiled = new Map<string, ValidateFunction>();
+
+  return function violations(exchange: GatewayExchange): string[] {
+    const { api, route, method, statusCode } = exchange;
+    const where = `${method} ${exchange.path} -> ${statusCode} (${api} API)`;
+    const text = exchange.body.toString('utf8');
+
+    if (!route) {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        return [`${where}: the body is not JSON`];
+      }
+      const known = Object.values(GATEWAY_RESPONSES[api]).some(
+        (r) => r.statusCode === statusCode && isDeepStrictEqual(r.body, body),
+      );
+      return known ? [] : [`${where}: no route matched, and this is none of the API's gateway responses`];
+    }
+
+    const paths = (documents[api].paths ?? {}) as Record<string, Record<string, Operation>>;
+    const operation = paths[route.path]?.[method.toLowerCase()];
+    if (!operation) {
+      return [
+        `${where}: ${method} ${route.path} is not in the document; add its contract to openapi/contracts.ts and run \`npm run openapi\` (docs/openapi.md, "Adding a route")`,
+      ];
+    }
+    const response = operation.responses?.[String(statusCode)];
+    if (!response) {
+      const documented = Object.keys(operation.responses ?? {}).join(', ');
+      return [
+        `${where}: status ${statusCode} is not documented for ${method} ${route.path} (documented: ${documented})`,
+      ];
+    }
+    const contentType = (headerValue(exchange.headers, 'content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+    const media = response.content?.[contentType];
+    if (!media) {
+      const documented = Object.keys(response.content ?? {}).join(', ');
+      return [`${where}: content type "${contentType}" is not documented (documented: ${documented})`];
+    }
+    if (!contentType.endsWith('json') || !media.schema) return [];
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return [`${where}: the body is not JSON`];
+    }
+    const key = `${api} ${method} ${route.path} ${statusCode} ${contentType}`;
+    let validate = compiled.get(key);
+    if (!validate) {
+      validate = ajv.compile(media.schema);
+      compiled.set(key, validate);
+    }
+    if (validate(body)) return [];
+    return [`${where}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`];
+  };
+}
