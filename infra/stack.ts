@@ -7,7 +7,7 @@ import { LOCAL_CREDENTIALS_FILE_ENV } from '#shared/local-credentials';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
-import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
+import { AppFunction, type FunctionVpcPlacement, type TableAction } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
 import {
@@ -19,6 +19,13 @@ import {
 } from './sam.ts';
 import { STACK_OUTPUTS } from './stack-outputs.ts';
 import type { StageConfig } from './stage-config.ts';
+
+type ChannelReviewFunction =
+  | 'list-channels'
+  | 'get-channel'
+  | 'update-channel'
+  | 'delete-channel'
+  | 'batch-delete-channels';
 
 export interface ServiceStackProps extends StackProps {
   readonly config: StageConfig;
@@ -189,6 +196,49 @@ export class ServiceStack extends Stack {
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
     importLegacygw.useTable(channels, ENV.channelsTable, ['BatchGetItem', 'BatchWriteItem']);
 
+    // The channel review API: one small function per call, each granted exactly the calls its code makes.
+    const reviewFunction = (id: string, name: ChannelReviewFunction, description: string, actions: TableAction[]) => {
+      const fn = new AppFunction(this, id, {
+        name,
+        description,
+        memorySize: name === 'list-channels' ? 1024 : 256,
+        timeout: Duration.seconds(name === 'list-channels' ? 28 : 10),
+        environment: { [ENV.logLevel]: config.logLevel },
+        ...common,
+      });
+      fn.useTable(channels, ENV.channelsTable, actions);
+      return fn;
+    };
+    const review = {
+      // Scan (only id, provider and name travel), then BatchGetItem for the page's channels only.
+      'list-channels': reviewFunction('ListChannels', 'list-channels', 'GET /api/channels/: lists channels', [
+        'Scan',
+        'BatchGetItem',
+      ]),
+      'get-channel': reviewFunction('GetChannel', 'get-channel', 'GET /api/channel/{id}: one channel', ['GetItem']),
+      // GetItem to compare the masked key and read updatedAt; a conditional UpdateItem writes the change.
+      'update-channel': reviewFunction('UpdateChannel', 'update-channel', 'PUT /api/channel/{id}: corrects a channel', [
+        'GetItem',
+        'UpdateItem',
+      ]),
+      'delete-channel': reviewFunction(
+        'DeleteChannel',
+        'delete-channel',
+        'DELETE /api/channel/{id}: deletes a channel',
+        ['DeleteItem'],
+      ),
+      // BatchGetItem finds which ids exist (the count answered), BatchWriteItem deletes them.
+      'batch-delete-channels': reviewFunction(
+        'BatchDeleteChannels',
+        'batch-delete-channels',
+        'POST /api/channels/batch_delete: deletes channels',
+        ['BatchGetItem', 'BatchWriteItem'],
+      ),
+    } as const;
+    const reviewHandlers = Object.fromEntries(
+      Object.entries(review).map(([name, fn]) => [name, fn.function]),
+    ) as Record<ChannelReviewFunction, AppFunction['function']>;
+
     const consolePage = new AppFunction(this, 'Console', {
       name: 'console',
       description: 'GET /console: the import review web page (no data; every call it makes carries the admin key)',
@@ -225,6 +275,7 @@ export class ServiceStack extends Stack {
         'delete-dataset': deleteDataset.function,
         'dataset-paths': datasetPaths.function,
         'import-legacygw': importLegacygw.function,
+        ...reviewHandlers,
         console: consolePage.function,
         openapi: openApi.function,
       },
@@ -253,6 +304,7 @@ export class ServiceStack extends Stack {
       'import-legacygw': importLegacygw,
       console: consolePage,
       openapi: openApi,
+      ...review,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi };
 

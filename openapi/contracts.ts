@@ -5,15 +5,24 @@
  * The schemas are the ones the handlers validate with and the envelopes build with: never a copy.
  */
 import * as z from 'zod';
+import { batchDeleteBodySchema } from '#functions/batch-delete-channels/batch-delete-channels';
 import { createDatasetBodySchema } from '#functions/create-dataset/schema';
 import { pathsQuerySchema } from '#functions/dataset-paths/schema';
 import { importBodySchema } from '#functions/import-legacygw/schema';
+import { listQuerySchema } from '#functions/list-channels/list-channels';
 import { listDatasetsBodySchema } from '#functions/list-datasets/schema';
+import { updateChannelBodySchema } from '#functions/update-channel/update-channel';
 import { updateDatasetBodySchema } from '#functions/update-dataset/schema';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { proxyErrorBodySchema, proxySuccessBodySchema } from '#shared/envelopes/proxy';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
 import { APIS, type ApiDef, type ApiName, type RouteDef } from '#shared/routes';
+import {
+  batchDeleteResultSchema,
+  channelIdSchema,
+  channelPageSchema,
+  channelViewSchema,
+} from '#shared/schemas/channels';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { datasetIdSchema, detailSchema, listItemSchema, pathEntrySchema } from '#shared/schemas/datasets';
 import { importReportSchema } from '#shared/schemas/import-report';
@@ -73,6 +82,22 @@ const openApiContract = (operationId: string, description: string): RouteContrac
   success: { status: 200, description: 'The OpenAPI document of this API', body: openApiDocumentSchema },
   errors: [],
 });
+
+/** A channel as the review calls show it, for the examples. */
+const CHANNEL_EXAMPLE = {
+  id: '0b4c2f7e9a1d3c5b7e9f0a2c4e6b8d0f1a3c5e7b9d1f3a5c7e9b1d3f5a7c9e1b',
+  provider: 'openai',
+  legacyType: 1,
+  name: 'openai-main',
+  baseUrl: 'https://api.openai.com',
+  models: ['gpt-4o', 'gpt-4o-mini'],
+  key: 'sk-\u2026a3f9',
+  status: 'enabled',
+  source: { legacyId: 1, host: '10.0.3.15', database: 'legacygw' },
+  createdAt: '2026-03-01T10:00:00.000Z',
+  updatedAt: '2026-03-01T10:00:00.000Z',
+  editedAt: null,
+} as const;
 
 export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, RouteContract>>>> = {
   dataset: {
@@ -178,7 +203,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
             dryRun: false,
             source: { host: '10.0.3.15', port: 3306, database: 'legacygw', rows: 20, kind: 'legacygw' },
             rows: { imported: 18, skipped: 2 },
-            channels: { created: 21, updated: 0, unchanged: 0 },
+            channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
             items: [
               { legacyId: 2, outcome: 'imported', channels: 1, warnings: ['model mapping not imported'] },
               { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },
@@ -199,6 +224,99 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
           'The deadline passed; the message says how many channels were written, and a re-run completes the import',
         ),
         proxyError(500, 'Storing the channels failed after retries; the message says how many were written'),
+      ],
+    },
+    'GET /api/channels': {
+      operationId: 'listChannels',
+      summary: 'List channels, filtered and paged',
+      description:
+        'Ordered by provider, name and id. Exact filters and a keyword combine with AND; an empty value means no filter; any other query parameter is 400. `GET /api/channels/` (with the slash) is the same call. Keys are masked.',
+      request: { query: listQuerySchema },
+      success: {
+        status: 200,
+        description: 'One page and the number of channels that match; a page past the end is empty',
+        body: proxySuccessBodySchema(channelPageSchema),
+        example: { success: true, data: { channels: [CHANNEL_EXAMPLE], total: 21 } },
+      },
+      errors: [
+        proxyError(400, 'An unknown or repeated query parameter, or a bad value (the message names it)'),
+        proxyError(401, 'The admin key is required for this API'),
+      ],
+    },
+    'POST /api/channels/batch_delete': {
+      operationId: 'batchDeleteChannels',
+      summary: 'Delete channels',
+      description:
+        'Deletes every named channel that exists (an id named twice counts once). The next import that maps to a deleted channel creates it again.',
+      request: { body: batchDeleteBodySchema, bodyExample: [CHANNEL_EXAMPLE.id] },
+      success: {
+        status: 200,
+        description: '`deleted`: how many of the ids named a channel',
+        body: proxySuccessBodySchema(batchDeleteResultSchema),
+        example: { success: true, data: { deleted: 1 } },
+      },
+      errors: [
+        proxyError(400, 'Not a JSON array, more than 1,000 ids, or an item that is not a channel id (named)'),
+        proxyError(401, 'The admin key is required for this API'),
+      ],
+    },
+    'GET /api/channel/{id}': {
+      operationId: 'getChannel',
+      summary: 'One channel',
+      request: { path: z.object({ id: channelIdSchema }) },
+      success: {
+        status: 200,
+        description: 'The channel, key masked',
+        body: proxySuccessBodySchema(channelViewSchema),
+        example: { success: true, data: CHANNEL_EXAMPLE },
+      },
+      errors: [
+        proxyError(400, 'The id is not 64 hexadecimal characters'),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(404, 'No channel has this id'),
+      ],
+    },
+    'PUT /api/channel/{id}': {
+      operationId: 'updateChannel',
+      summary: 'Correct a channel',
+      description:
+        'Changes the fields named (at least one of name, baseUrl, models, status, key; others are ignored) and stamps `editedAt`, so later imports leave the channel alone. `key` is write-only: its current masked form leaves it unchanged, any other masked-looking key is 400. The id never changes.',
+      request: {
+        path: z.object({ id: channelIdSchema }),
+        body: updateChannelBodySchema,
+        bodyExample: { status: 'disabled', models: ['gpt-4o'] },
+      },
+      success: {
+        status: 200,
+        description: 'The channel after the change, key masked',
+        body: proxySuccessBodySchema(channelViewSchema),
+        example: {
+          success: true,
+          data: { ...CHANNEL_EXAMPLE, status: 'disabled', models: ['gpt-4o'], editedAt: '2026-03-02T09:00:00.000Z' },
+        },
+      },
+      errors: [
+        proxyError(400, 'A bad id, body or field (the message names it), or `key looks masked`'),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(404, 'No channel has this id'),
+        proxyError(409, 'The channel kept changing while it was being updated; read it again and retry'),
+      ],
+    },
+    'DELETE /api/channel/{id}': {
+      operationId: 'deleteChannel',
+      summary: 'Delete a channel',
+      description: 'The next import that maps to it creates it again.',
+      request: { path: z.object({ id: channelIdSchema }) },
+      success: {
+        status: 200,
+        description: 'Deleted',
+        body: proxySuccessBodySchema(z.null()),
+        example: { success: true, data: null },
+      },
+      errors: [
+        proxyError(400, 'The id is not 64 hexadecimal characters'),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(404, 'No channel has this id'),
       ],
     },
     'GET /console': {

@@ -121,6 +121,10 @@ export const authorizerEnvSchema = z.extend(logLevelEnvSchema, {
   [ENV.adminKeySecretId]: requiredName,
   [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
 });
+
+/** The channel review functions (list, detail, update, delete, batch delete): the table and the log level. */
+export const channelsEnvSchema = z.extend(logLevelEnvSchema, { [ENV.channelsTable]: requiredName });
+export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 
 export const consoleEnvSchema = z.object({

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import * as z from './zod.ts';
 
-/** Largest request body either API accepts (SPEC 2.1); larger bodies are rejected unparsed. */
+/** Largest request body either API accepts (docs/knowledge-base-api.md); larger bodies are rejected unparsed. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' } as const;
@@ -11,32 +11,52 @@ export function jsonResponse(statusCode: number, body: unknown): APIGatewayProxy
   return { statusCode, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
 }
 
-export type BodyResult =
-  | { ok: true; value: Record<string, unknown> }
-  | { ok: false; reason: 'too-large' | 'not-json' | 'not-object' };
+export type BodyResult<T = Record<string, unknown>> =
+  | { ok: true; value: T }
+  | { ok: false; reason: 'too-large' | 'not-json' | 'not-object' | 'not-array' };
 
-/** Decodes a proxy event's body into a plain JSON object, without trusting its size or shape. */
-export function parseJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): BodyResult {
+/** Decodes a proxy event's body as JSON of any shape, without trusting its size (`maxBytes`, default MAX_BODY_BYTES). */
+export function parseJsonBody(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  maxBytes = MAX_BODY_BYTES,
+): BodyResult<unknown> {
   const raw = event.body ?? '';
   const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
-  if (Buffer.byteLength(text, 'utf8') > MAX_BODY_BYTES) return { ok: false, reason: 'too-large' };
-  let value: unknown;
+  if (Buffer.byteLength(text, 'utf8') > maxBytes) return { ok: false, reason: 'too-large' };
   try {
-    value = JSON.parse(text);
+    return { ok: true, value: JSON.parse(text) as unknown };
   } catch {
     return { ok: false, reason: 'not-json' };
   }
+}
+
+/** Decodes a proxy event's body into a plain JSON object, without trusting its size or shape. */
+export function parseJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): BodyResult {
+  const parsed = parseJsonBody(event);
+  if (!parsed.ok) return parsed;
+  const { value } = parsed;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     return { ok: false, reason: 'not-object' };
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** A readable message for each way a body can fail `parseJsonObjectBody`. */
+/** Decodes a proxy event's body into a JSON array, without trusting its size (`maxBytes`) or shape. */
+export function parseJsonArrayBody(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  maxBytes = MAX_BODY_BYTES,
+): BodyResult<unknown[]> {
+  const parsed = parseJsonBody(event, maxBytes);
+  if (!parsed.ok) return parsed;
+  return Array.isArray(parsed.value) ? { ok: true, value: parsed.value } : { ok: false, reason: 'not-array' };
+}
+
+/** A readable message for each way a body can fail `parseJsonObjectBody` or `parseJsonArrayBody`. */
 export const BODY_PROBLEMS: Readonly<Record<Extract<BodyResult, { ok: false }>['reason'], string>> = {
   'too-large': `The body must be at most ${MAX_BODY_BYTES} bytes`,
   'not-json': 'The body must be valid JSON',
   'not-object': 'The body must be a JSON object',
+  'not-array': 'The body must be a JSON array',
 };
 
 /** Authorizer context as API Gateway hands it to a proxy integration. */

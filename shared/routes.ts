@@ -12,13 +12,21 @@ export type FunctionName =
   | 'delete-dataset'
   | 'dataset-paths'
   | 'import-legacygw'
+  | 'list-channels'
+  | 'get-channel'
+  | 'update-channel'
+  | 'delete-channel'
+  | 'batch-delete-channels'
   | 'console'
   | 'openapi'
   | 'authorizer';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
-  /** Resource path, as API Gateway writes it in a method ARN (leading slash). */
+  /**
+   * Resource path, as API Gateway writes it (leading slash, no trailing slash). A `{name}` segment is a path
+   * parameter matching one non-empty segment, as in API Gateway (`/api/channel/{id}`).
+   */
   readonly path: string;
   readonly function: Exclude<FunctionName, 'authorizer'>;
   /**
@@ -57,6 +65,14 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     scope: 'admin',
     routes: [
       { method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' },
+      // AI Proxy spells the list `/api/channels/`. API Gateway cannot hold a resource with a trailing slash
+      // distinct from `/api/channels`, so the route is `/api/channels` and findRoute ignores one trailing slash
+      // (docs/channel-review-api.md, "Paths").
+      { method: 'GET', path: '/api/channels', function: 'list-channels' },
+      { method: 'POST', path: '/api/channels/batch_delete', function: 'batch-delete-channels' },
+      { method: 'GET', path: '/api/channel/{id}', function: 'get-channel' },
+      { method: 'PUT', path: '/api/channel/{id}', function: 'update-channel' },
+      { method: 'DELETE', path: '/api/channel/{id}', function: 'delete-channel' },
       { method: 'GET', path: '/console', function: 'console', auth: 'none' },
       { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
       // Locally both APIs share one host and `/openapi.json` is the knowledge-base API's: this
@@ -75,6 +91,11 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'delete-dataset': 'functions/delete-dataset/handler.ts',
   'dataset-paths': 'functions/dataset-paths/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
+  'list-channels': 'functions/list-channels/handler.ts',
+  'get-channel': 'functions/get-channel/handler.ts',
+  'update-channel': 'functions/update-channel/handler.ts',
+  'delete-channel': 'functions/delete-channel/handler.ts',
+  'batch-delete-channels': 'functions/batch-delete-channels/handler.ts',
   console: 'functions/console/handler.ts',
   openapi: 'functions/openapi/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
@@ -89,11 +110,64 @@ export const requiresAuthorizer = (route: RouteDef): boolean => route.auth !== '
  */
 export const API_NAME_STAGE_VARIABLE = 'apiName';
 
-/** Finds the API and route a method and resource path belong to. */
-export function findRoute(method: string, path: string): { api: ApiDef; route: RouteDef } | undefined {
-  for (const api of Object.values(APIS)) {
-    const route = api.routes.find((r) => r.method === method && r.path === path);
-    if (route) return { api, route };
+/** A route matched against a concrete request path. */
+export interface RouteMatch {
+  api: ApiDef;
+  route: RouteDef;
+  /** Values of the route's `{name}` segments, as they appear in the path (not percent-decoded); `{}` when none. */
+  pathParameters: Record<string, string>;
+}
+
+const PARAMETER = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/** Matches one route template against a path's segments; the parameters, or undefined. */
+function matchTemplate(template: string, segments: readonly string[]): Record<string, string> | undefined {
+  const parts = template.split('/');
+  if (parts.length !== segments.length) return undefined;
+  const parameters: Record<string, string> = {};
+  for (const [i, part] of parts.entries()) {
+    const segment = segments[i] as string;
+    const name = PARAMETER.exec(part)?.[1];
+    if (name === undefined) {
+      if (part !== segment) return undefined;
+    } else {
+      if (segment === '') return undefined;
+      parameters[name] = segment;
+    }
   }
-  return undefined;
+  return parameters;
+}
+
+/**
+ * Finds the API and route a method and concrete path belong to, with the path parameters. Like API Gateway,
+ * a literal route wins over a template, a `{name}` matches exactly one non-empty segment, and one trailing
+ * slash is ignored (`/api/channels/` is `/api/channels`).
+ */
+export function findRoute(method: string, path: string): RouteMatch | undefined {
+  const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  const segments = normalized.split('/');
+  let templated: RouteMatch | undefined;
+  for (const api of Object.values(APIS)) {
+    for (const route of api.routes) {
+      if (route.method !== method) continue;
+      const pathParameters = matchTemplate(route.path, segments);
+      if (pathParameters === undefined) continue;
+      if (Object.keys(pathParameters).length === 0) return { api, route, pathParameters };
+      templated ??= { api, route, pathParameters };
+    }
+  }
+  return templated;
+}
+
+/**
+ * The IAM resource patterns (after `<stage>/<METHOD>`) that cover every concrete path of a route: each
+ * `{name}` becomes `*`, and the trailing-slash spelling is covered too, whichever of the two the gateway
+ * puts into the method ARN.
+ */
+export function routeResourcePatterns(route: RouteDef): string[] {
+  const pattern = route.path
+    .split('/')
+    .map((part) => (PARAMETER.test(part) ? '*' : part))
+    .join('/');
+  return [pattern, `${pattern}/`];
 }

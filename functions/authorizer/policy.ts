@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { findRoute, requiresAuthorizer, type Scope } from '#shared/routes';
+import { findRoute, requiresAuthorizer, routeResourcePatterns, type Scope } from '#shared/routes';
 
 /** The parts of `arn:{partition}:execute-api:{region}:{account}:{apiId}/{stage}/{METHOD}/{resource path}`. */
 export interface MethodArn {
@@ -88,10 +88,13 @@ export function policyFor(methodArn: string, principal: Principal): PolicyDecisi
           {
             Effect: 'Allow',
             Action: 'execute-api:Invoke',
-            // Public routes (`auth: 'none'`) never reach the authorizer, so the policy does not list them.
+            // Public routes (`auth: 'none'`) never reach the authorizer, so the policy does not list them. A path
+            // parameter becomes `*`: the method ARN holds the concrete path (`/api/channel/<id>`).
             Resource: found.api.routes
               .filter(requiresAuthorizer)
-              .map((route) => `${stagePrefix(arn)}/${route.method}${route.path}`),
+              .flatMap((route) =>
+                routeResourcePatterns(route).map((pattern) => `${stagePrefix(arn)}/${route.method}${pattern}`),
+              ),
           },
         ],
       },

@@ -4,13 +4,13 @@ import type { SourceKind } from './providers.ts';
 
 export type { ImportReport, ReportItem };
 
-/** Most entries `items` lists before it is cut off (SPEC 3.5). */
+/** Most entries `items` lists before it is cut off (docs/channel-import.md). */
 export const MAX_REPORT_ITEMS = 1_000;
 
 /** Counts outcomes as rows stream past, keeping at most MAX_REPORT_ITEMS items. */
 export class ReportBuilder {
   readonly rows = { read: 0, imported: 0, skipped: 0 };
-  readonly channels = { created: 0, updated: 0, unchanged: 0 };
+  readonly channels = { created: 0, updated: 0, unchanged: 0, edited: 0 };
   private readonly items: ReportItem[] = [];
   private itemsTruncated = false;
 

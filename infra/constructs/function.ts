@@ -19,7 +19,15 @@ import type { AppTable } from './table.ts';
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
 
 /** The only DynamoDB actions a function may be granted: what the data layer calls, nothing broader. */
-export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'Query' | 'BatchGetItem' | 'BatchWriteItem';
+export type TableAction =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'Scan'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
 /** The only action a function may be granted on an index. */
 export type IndexAction = 'Query';
 

@@ -10,6 +10,7 @@ import {
   type ApiName,
   findRoute,
   type RouteDef,
+  type RouteMatch,
   requiresAuthorizer,
 } from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
@@ -103,7 +104,8 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-// Built through Maps: a header or parameter named `__proto__` or `toString` must stay a plain entry.
+// Built through Maps and Object.fromEntries, so a header or parameter named `__proto__`, `toString` or `constructor`
+// becomes an own property, as it does in the event JSON.parse makes in Lambda, and never touches a prototype.
 function headerMaps(req: IncomingMessage) {
   const headers = new Map<string, string>();
   const multiValueHeaders = new Map<string, string[]>();
@@ -191,7 +193,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       authorization = outcome;
     }
 
-    const event = proxyEvent(req, url, method, match.route, match.api.name, body, authorization, requestId);
+    const event = proxyEvent(req, url, method, match, body, authorization, requestId);
     let result: APIGatewayProxyResult;
     try {
       result = await withTimeout(backend.handlerFor(match.route)(event), integrationTimeoutMs);
@@ -237,8 +239,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     req: IncomingMessage,
     url: URL,
     method: string,
-    route: RouteDef,
-    apiName: ApiName,
+    { api, route, pathParameters }: RouteMatch,
     body: Buffer,
     authorization: APIGatewayAuthorizerResult | undefined,
     requestId: string,
@@ -250,13 +251,14 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       httpMethod: method,
       ...headerMaps(req),
       ...queryMaps(url),
-      pathParameters: null,
-      stageVariables: { [API_NAME_STAGE_VARIABLE]: apiName },
+      // As API Gateway: the template's values, percent-decoded; null for a route without parameters.
+      pathParameters: Object.keys(pathParameters).length > 0 ? decodeParameters(pathParameters) : null,
+      stageVariables: { [API_NAME_STAGE_VARIABLE]: api.name },
       body: body.length > 0 ? body.toString('utf8') : null,
       isBase64Encoded: false,
       requestContext: {
         accountId: LOCAL_ACCOUNT,
-        apiId: API_IDS[apiName],
+        apiId: API_IDS[api.name],
         // API Gateway sends no authorizer context to a method without an authorizer.
         authorizer: authorization
           ? { ...(authorization.context ?? {}), principalId: authorization.principalId }
@@ -336,6 +338,19 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
         server.closeAllConnections();
       }),
   };
+}
+
+/** Percent-decodes path parameter values; a value that is not valid percent-encoding is passed as sent. */
+function decodeParameters(parameters: Record<string, string>): Record<string, string> {
+  const decoded: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parameters)) {
+    try {
+      decoded[name] = decodeURIComponent(value);
+    } catch {
+      decoded[name] = value;
+    }
+  }
+  return decoded;
 }
 
 class IntegrationTimeout extends Error {}

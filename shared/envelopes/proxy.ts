@@ -1,10 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { APIGatewayProxyResult } from 'aws-lambda';
+import type { Metrics } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ProxyApiError } from '#shared/errors';
-import { jsonResponse, type RequestErrors, validBody } from '#shared/http';
+import { callerFrom, jsonResponse, type RequestErrors, validBody } from '#shared/http';
+import { flushMetrics } from '#shared/metrics';
 import * as z from '#shared/zod';
 
-/** The body of a channel proxy API success (SPEC 3.5) around the call's `data`. */
+/** The body of a channel proxy API success (docs/channel-import.md) around the call's `data`. */
 export const proxySuccessBodySchema = <T extends z.core.$ZodType>(data: T) =>
   z.strictObject({ success: z.literal(true), data });
 
@@ -12,7 +14,7 @@ export const proxySuccessBodySchema = <T extends z.core.$ZodType>(data: T) =>
 export const proxyErrorBodySchema = z.strictObject({ success: z.literal(false), message: z.string() });
 export type ProxyErrorBody = z.infer<typeof proxyErrorBodySchema>;
 
-/** The channel proxy API's success envelope (SPEC 3.5). */
+/** The channel proxy API's success envelope (docs/channel-import.md). */
 export function proxySuccess(data: unknown): APIGatewayProxyResult {
   return jsonResponse(200, { success: true, data });
 }
@@ -25,7 +27,7 @@ export function proxySuccess(data: unknown): APIGatewayProxyResult {
 export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayProxyResult {
   if (error instanceof ProxyApiError && error.exposed) {
     if (error.httpStatus >= 500)
-      logger.warn('Import failed', { status: error.httpStatus, error: summarizeError(error) });
+      logger.warn('Request failed', { status: error.httpStatus, error: summarizeError(error) });
     const body: ProxyErrorBody = { success: false, message: error.message };
     return jsonResponse(error.httpStatus, body);
   }
@@ -55,4 +57,27 @@ export function summarizeError(error: unknown, depth = 0): Record<string, unknow
   if (typeof e.written === 'number') summary.written = e.written;
   if (e.cause !== undefined && depth < 4) summary.cause = summarizeError(e.cause, depth + 1);
   return summary;
+}
+
+/**
+ * A channel proxy API handler: checks the admin scope again (the authorizer's policy already keeps access tokens
+ * out; this holds should a policy ever be wrong), runs `handle`, and answers its result or error in the envelope.
+ * With `metrics`, flushes what the call recorded.
+ */
+export function adminHandler(
+  logger: Logger,
+  handle: (event: APIGatewayProxyEvent) => Promise<unknown>,
+  options: { metrics?: Metrics } = {},
+): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
+  return async (event) => {
+    try {
+      if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
+      return proxySuccess(await handle(event));
+    } catch (error) {
+      return proxyErrorResponse(error, logger);
+    } finally {
+      // What the call recorded is written on every path, error paths too.
+      if (options.metrics) flushMetrics(options.metrics);
+    }
+  };
 }

@@ -1,7 +1,15 @@
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { BatchRetry, type BatchRetryOptions, chunks, GET_BATCH, Slots, WRITE_BATCH } from './batch.ts';
 
-/** A channel as stored in the `channels` table (SPEC 3.4). Holds an API key: never log one. */
+/** A channel as stored in the `channels` table (docs/channel-import.md). Holds an API key: never log one. */
 export interface StoredChannel {
   id: string;
   provider: string;
@@ -15,6 +23,8 @@ export interface StoredChannel {
   source: { legacyId: number; host: string; database: string };
   createdAt: string;
   updatedAt: string;
+  /** Set by the review API's update; an import leaves an edited channel untouched. */
+  editedAt?: string;
 }
 
 /** What the import needs from channel storage; the DynamoDB repository below is the real one. */
@@ -23,6 +33,54 @@ export interface ChannelStore {
   getMany(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Map<string, StoredChannel>>;
   /** Writes (creates or replaces) every item; resolves with the number written. */
   putMany(items: readonly StoredChannel[], options?: { signal?: AbortSignal }): Promise<number>;
+}
+
+/** What the list needs of a channel to filter and order it (a projection; never the key). */
+export interface ChannelListEntry {
+  id: string;
+  provider: string;
+  name: string;
+  /** Only read when a keyword filter asks for them. */
+  baseUrl?: string;
+  models?: string[];
+}
+
+/** Exact filters the list sends to DynamoDB as a FilterExpression; undefined = no filter. */
+export interface ChannelFilter {
+  provider?: string;
+  name?: string;
+  status?: 'enabled' | 'disabled';
+  legacyId?: number;
+}
+
+/** The fields an update may change. */
+export type ChannelChanges = Partial<Pick<StoredChannel, 'name' | 'baseUrl' | 'models' | 'status' | 'key'>>;
+
+/** The update lost a race: the channel changed (or vanished) after it was read. */
+export class ChannelChangedError extends Error {
+  constructor(options?: { cause?: unknown }) {
+    super('The channel changed after it was read', options);
+    this.name = 'ChannelChangedError';
+  }
+}
+
+/** What the review API needs from channel storage. */
+export interface ChannelReviewStore {
+  /** One channel by id (a strong read), or undefined. */
+  get(id: string): Promise<StoredChannel | undefined>;
+  /** Existing channels among `ids`, by id. */
+  getMany(ids: readonly string[]): Promise<Map<string, StoredChannel>>;
+  /** Every channel passing `filter`, reduced to the list's attributes (plus baseUrl and models with `forKeyword`). */
+  scanEntries(filter: ChannelFilter, options?: { forKeyword?: boolean }): Promise<ChannelListEntry[]>;
+  /**
+   * Applies `changes` and sets `updatedAt` and `editedAt` to `at`, provided the channel still has the `updatedAt`
+   * it was read with; resolves with the channel after the change. ChannelChangedError when it does not.
+   */
+  update(id: string, changes: ChannelChanges, at: string, readUpdatedAt: string | undefined): Promise<StoredChannel>;
+  /** Deletes one channel; false when there was none. */
+  delete(id: string): Promise<boolean>;
+  /** Deletes every channel among `ids` that exists; resolves with how many existed. */
+  deleteMany(ids: readonly string[]): Promise<number>;
 }
 
 /** A batch write that gave up; `written` items were stored before it did. */
@@ -44,7 +102,7 @@ export interface ChannelRepositoryOptions extends BatchRetryOptions {
 type Key = { id: string };
 
 /** Channel storage over the DynamoDB Document client; batch calls only (dynalite supports them). */
-export class ChannelRepository implements ChannelStore {
+export class ChannelRepository implements ChannelStore, ChannelReviewStore {
   private readonly retry: BatchRetry;
   private readonly writeSlots: Slots;
 
@@ -83,6 +141,121 @@ export class ChannelRepository implements ChannelStore {
       }
     }
     return found;
+  }
+
+  async get(id: string): Promise<StoredChannel | undefined> {
+    const out = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
+    );
+    return out.Item as StoredChannel | undefined;
+  }
+
+  async scanEntries(filter: ChannelFilter, options: { forKeyword?: boolean } = {}): Promise<ChannelListEntry[]> {
+    // Only the attributes the list filters and orders by travel; the page's channels are read whole afterwards.
+    const names: Record<string, string> = { '#id': 'id', '#provider': 'provider', '#name': 'name' };
+    const projection = ['#id', '#provider', '#name'];
+    if (options.forKeyword) {
+      Object.assign(names, { '#baseUrl': 'baseUrl', '#models': 'models' });
+      projection.push('#baseUrl', '#models');
+    }
+    const values: Record<string, unknown> = {};
+    const conditions: string[] = [];
+    const exact = (path: string, value: unknown, placeholder: string) => {
+      conditions.push(`${path} = ${placeholder}`);
+      values[placeholder] = value;
+    };
+    if (filter.provider !== undefined) exact('#provider', filter.provider, ':provider');
+    if (filter.name !== undefined) exact('#name', filter.name, ':name');
+    if (filter.status !== undefined) {
+      names['#status'] = 'status';
+      exact('#status', filter.status, ':status');
+    }
+    if (filter.legacyId !== undefined) {
+      Object.assign(names, { '#source': 'source', '#legacyId': 'legacyId' });
+      exact('#source.#legacyId', filter.legacyId, ':legacyId');
+    }
+    const entries: ChannelListEntry[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          ProjectionExpression: projection.join(', '),
+          ExpressionAttributeNames: names,
+          ...(conditions.length > 0
+            ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeValues: values }
+            : {}),
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of out.Items ?? []) entries.push(item as ChannelListEntry);
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return entries;
+  }
+
+  async update(
+    id: string,
+    changes: ChannelChanges,
+    at: string,
+    readUpdatedAt: string | undefined,
+  ): Promise<StoredChannel> {
+    const fields = { ...changes, updatedAt: at, editedAt: at };
+    const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
+    const names: Record<string, string> = { '#id': 'id', '#readUpdatedAt': 'updatedAt' };
+    const values: Record<string, unknown> = {};
+    if (readUpdatedAt !== undefined) values[':readUpdatedAt'] = readUpdatedAt;
+    const unchanged =
+      readUpdatedAt === undefined ? 'attribute_not_exists(#readUpdatedAt)' : '#readUpdatedAt = :readUpdatedAt';
+    const sets = entries.map(([field, value], i) => {
+      names[`#f${i}`] = field;
+      values[`:v${i}`] = value;
+      return `#f${i} = :v${i}`;
+    });
+    try {
+      const out = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          // Optimistic: a write in between (an import, another update, a delete) makes this one fail, not merge.
+          ConditionExpression: `attribute_exists(#id) AND ${unchanged}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return out.Attributes as StoredChannel;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ChannelChangedError({ cause: error });
+      throw error;
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { id },
+          ConditionExpression: 'attribute_exists(#id)',
+          ExpressionAttributeNames: { '#id': 'id' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async deleteMany(ids: readonly string[]): Promise<number> {
+    const existing = [...(await this.getMany(ids)).keys()];
+    for (const batch of chunks(existing, WRITE_BATCH)) {
+      const requests = batch.map((id) => ({ DeleteRequest: { Key: { id } } }));
+      await this.retry.writeBatch(this.client, this.tableName, requests, undefined, () => {});
+    }
+    return existing.length;
   }
 
   async putMany(items: readonly StoredChannel[], options: { signal?: AbortSignal } = {}): Promise<number> {

@@ -1,4 +1,5 @@
 import { type DatasetApiError, datasetErrors } from '#shared/errors';
+import { CONTROL_CHARACTER, wellFormed, withinChars } from '#shared/text';
 import * as z from '#shared/zod';
 
 /**
@@ -21,14 +22,6 @@ const missing = (field: string) => {
   MISSING_MESSAGES.add(message);
   return message;
 };
-
-const CONTROL_CHARACTER = /\p{Cc}/u;
-// A lone UTF-16 surrogate (valid in JSON text) has no UTF-8 form: DynamoDB would refuse it with a 500.
-const LONE_SURROGATE = /\p{Cs}/u;
-const wellFormed = (s: string) => !LONE_SURROGATE.test(s);
-
-// Limits count code points, not UTF-16 units, so an emoji counts as one character.
-const withinChars = (max: number) => (s: string) => [...s].length <= max;
 
 const MISSING_NAME = missing('name');
 

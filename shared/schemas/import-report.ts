@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * The `data` of a successful import response (SPEC 3.5), written once: the import builds a value of
+ * The `data` of a successful import response (docs/channel-import.md), written once: the import builds a value of
  * this type and the OpenAPI document describes it from this schema.
  */
 const count = z.int().min(0);
@@ -38,7 +38,8 @@ export const importReportSchema = z.strictObject({
     kind: sourceKindSchema,
   }),
   rows: z.strictObject({ imported: count, skipped: count }),
-  channels: z.strictObject({ created: count, updated: count, unchanged: count }),
+  /** `edited`: existing channels changed through the review API since; the import left them untouched. */
+  channels: z.strictObject({ created: count, updated: count, unchanged: count, edited: count }),
   items: z.array(reportItemSchema).max(1_000),
   itemsTruncated: z.boolean(),
 });

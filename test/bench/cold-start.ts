@@ -20,6 +20,11 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'dataset-paths': 25,
   authorizer: 25,
   'import-legacygw': 40,
+  'list-channels': 25,
+  'get-channel': 25,
+  'update-channel': 25,
+  'delete-channel': 25,
+  'batch-delete-channels': 25,
   console: 10,
   // Parses the two bundled documents (tens of KiB of JSON), nothing else.
   openapi: 10,
@@ -69,6 +74,11 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'dataset-paths': 'test/bench/sdk-floor/datasets.ts',
   authorizer: 'test/bench/sdk-floor/authorizer.ts',
   'import-legacygw': 'test/bench/sdk-floor/import-legacygw.ts',
+  'list-channels': 'test/bench/sdk-floor/channel-review.ts',
+  'get-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'update-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'delete-channel': 'test/bench/sdk-floor/channel-review.ts',
+  'batch-delete-channels': 'test/bench/sdk-floor/channel-review.ts',
   console: 'test/bench/sdk-floor/console.ts',
   openapi: 'test/bench/sdk-floor/openapi.ts',
 };

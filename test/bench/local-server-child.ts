@@ -17,6 +17,8 @@ export interface LocalServerReady {
   token: string;
   teamId: string;
   tmbId: string;
+  /** The throwaway server's admin key (a fresh one per run). */
+  adminKey: string;
 }
 
 const dataDir = await mkdtemp(join(tmpdir(), 'kb-bench-server-'));
@@ -35,6 +37,7 @@ const ready: LocalServerReady = {
   token: access.token,
   teamId: access.teamId,
   tmbId: access.tmbId,
+  adminKey: backend.credentials.adminKey,
 };
 process.send?.(ready);
 

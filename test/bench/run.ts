@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --only cold-start|create|import|console ...]` (SPEC 8): cold start, create
- * through the local server, and import, each against a baseline measured in the same run. Prints a
+ * `npm run bench [-- --quick] [-- --only cold-start|create|import|console|list ...]` (docs/performance.md): cold start,
+ * create through the local server, import, the console page and the channel list, each against a baseline
+ * measured in the same run. Prints a
  * table and writes JSON to BENCH_OUT (default .bench/results.json). Never part of `npm test`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import { benchConsolePage } from './console-page.ts';
 import { benchCreate } from './create.ts';
 import { type Figure, formatTable, writeResults } from './figures.ts';
 import { benchImport } from './import.ts';
+import { benchList } from './list.ts';
 
 // The SDK warns about Node 20 on every client; the figures are the same either way.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -23,7 +25,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', multiple: true },
   },
 });
-const PARTS = ['cold-start', 'create', 'import', 'console'] as const;
+const PARTS = ['cold-start', 'create', 'import', 'console', 'list'] as const;
 const quick = args.quick === true;
 const only = new Set(args.only ?? PARTS);
 for (const part of only) {
@@ -59,6 +61,11 @@ try {
   if (only.has('console')) {
     log('console page: size of the served document');
     figures.push(...benchConsolePage(log));
+  }
+  if (only.has('list')) {
+    const channels = quick ? 10_000 : 50_000;
+    log(`list: GET /api/channels/ over ${channels} channels through the local server, against a raw Scan`);
+    figures.push(...(await benchList({ channels, rounds: quick ? 3 : 5, log })));
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });

@@ -62,6 +62,11 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
   'delete-dataset': { [ENV.datasetsTable]: 'datasets' },
   'dataset-paths': { [ENV.datasetsTable]: 'datasets' },
   'import-legacygw': { [ENV.channelsTable]: 'channels' },
+  'list-channels': { [ENV.channelsTable]: 'channels' },
+  'get-channel': { [ENV.channelsTable]: 'channels' },
+  'update-channel': { [ENV.channelsTable]: 'channels' },
+  'delete-channel': { [ENV.channelsTable]: 'channels' },
+  'batch-delete-channels': { [ENV.channelsTable]: 'channels' },
   console: {},
   openapi: {},
 };

@@ -168,7 +168,7 @@ describe('alarms', () => {
 
   const GRANTED: Record<TableName, string[]> = {
     datasets: ['GetItem', 'PutItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
-    channels: ['BatchGetItem', 'BatchWriteItem'],
+    channels: ['BatchGetItem', 'BatchWriteItem', 'Scan', 'GetItem', 'UpdateItem', 'DeleteItem'],
   };
   it.each(Object.keys(TABLES) as TableName[])(
     'alarms on the %s table throttled requests and system errors, summed over the operations its functions may call',

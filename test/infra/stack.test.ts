@@ -70,6 +70,9 @@ const baseline = (name: FunctionName) =>
     ['xray:PutTelemetryRecords', new Set(['"*"'])],
   ]);
 
+/** The logical id of the API Gateway resource of `path` (the construct exists: resourceForPath finds it). */
+const resourceIdOf = (api: ApiName, path: string) => logicalId(stack, stack.apis[api].api.root.resourceForPath(path));
+
 describe('REST APIs', () => {
   it('defines exactly the two REST APIs of the shared route table, each with its routes as Lambda proxy methods', () => {
     template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
@@ -85,6 +88,19 @@ describe('REST APIs', () => {
       expect(integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(integration.Uri)).toContain(`"${id.fn(route.function)}"`);
     }
+  });
+
+  it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {
+    const resources = new Map(resourcesOf('AWS::ApiGateway::Resource'));
+    const idResource = resources.get(resourceIdOf('proxy', '/api/channel/{id}'));
+    const channel = resources.get(resourceIdOf('proxy', '/api/channel'));
+    const list = resources.get(resourceIdOf('proxy', '/api/channels'));
+
+    expect(idResource?.PathPart).toBe('{id}');
+    expect(idResource?.ParentId).toEqual({ Ref: resourceIdOf('proxy', '/api/channel') });
+    expect(channel?.PathPart).toBe('channel');
+    expect(list?.PathPart).toBe('channels');
+    expect([...resources.values()].every((r) => r.PathPart !== '')).toBe(true);
   });
 
   it("puts every method of both APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
@@ -352,6 +368,19 @@ describe('functions', () => {
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
+    for (const name of [
+      'list-channels',
+      'get-channel',
+      'update-channel',
+      'delete-channel',
+      'batch-delete-channels',
+    ] as const) {
+      expect(envOf(name)).toEqual({
+        [ENV.channelsTable]: { Ref: id.table('channels') },
+        [ENV.logLevel]: 'INFO',
+        [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+      });
+    }
     for (const name of KB_FUNCTIONS) {
       expect(envOf(name)).toEqual({
         [ENV.datasetsTable]: { Ref: id.table('datasets') },
@@ -476,15 +505,6 @@ describe('least privilege', () => {
     expect(writing('delete-dataset')).toEqual(['dynamodb:BatchWriteItem']);
   });
 
-  it("lets the import only BatchGetItem and BatchWriteItem on the channels table, and use the table's key", () => {
-    const expected = baseline('import-legacygw');
-    expected.set('dynamodb:BatchGetItem', new Set([arnOf(id.table('channels'))]));
-    expected.set('dynamodb:BatchWriteItem', new Set([arnOf(id.table('channels'))]));
-    for (const action of CHANNEL_KEY_WRITE_ACTIONS) expected.set(action, new Set([arnOf(id.channelsKey())]));
-
-    expect(permissionsOf(template, id.role('import-legacygw'))).toEqual(expected);
-  });
-
   it('lets the authorizer only GetSecretValue on the two secrets', () => {
     const expected = baseline('authorizer');
     expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.accessTokens()), refOf(id.adminKey())]));
@@ -500,9 +520,75 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('console'))).toEqual(baseline('console'));
   });
 
+  /** Each channel function and the DynamoDB actions it is granted, on the channels table only. */
+  const CHANNEL_FUNCTIONS = {
+    'import-legacygw': ['BatchGetItem', 'BatchWriteItem'],
+    'list-channels': ['Scan', 'BatchGetItem'],
+    'get-channel': ['GetItem'],
+    'update-channel': ['GetItem', 'UpdateItem'],
+    'delete-channel': ['DeleteItem'],
+    'batch-delete-channels': ['BatchGetItem', 'BatchWriteItem'],
+  } as const;
+  const WRITES = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
+
+  it.each(Object.entries(CHANNEL_FUNCTIONS))(
+    "lets %s only %j on the channels table, and use the table's key",
+    (name, actions) => {
+      const fn = name as keyof typeof CHANNEL_FUNCTIONS;
+      const expected = baseline(fn);
+      for (const action of actions) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('channels'))]));
+      // Reading needs only Decrypt and DescribeKey on the channels key; a write needs the encrypt actions too.
+      const writes = actions.some((a) => !['GetItem', 'Query', 'Scan', 'BatchGetItem'].includes(a));
+      const keyActions = writes ? CHANNEL_KEY_WRITE_ACTIONS : ['kms:Decrypt', 'kms:DescribeKey'];
+      for (const action of keyActions) expected.set(action, new Set([arnOf(id.channelsKey())]));
+
+      expect(permissionsOf(template, id.role(fn))).toEqual(expected);
+    },
+  );
+
+  it('never lets the list or the detail write, the update create or delete, or a delete read whole tables', () => {
+    const actions = (name: FunctionName) => [...permissionsOf(template, id.role(name)).keys()].join(' ');
+
+    expect(actions('list-channels')).not.toMatch(WRITES);
+    expect(actions('get-channel')).not.toMatch(WRITES);
+    expect(actions('get-channel')).not.toMatch(/Scan|Query|Batch/);
+    expect(actions('update-channel')).not.toMatch(/PutItem|DeleteItem|Batch|Scan|Query/);
+    expect(actions('delete-channel')).not.toMatch(/GetItem|Scan|Query|Batch|PutItem|UpdateItem/);
+    expect(actions('batch-delete-channels')).not.toMatch(/Scan|Query|PutItem|UpdateItem|DeleteItem/);
+  });
+
+  it('grants each channel function exactly the DynamoDB operations of the repository methods its core may call', () => {
+    // The core's deps name the repository methods it may call (`Pick<ChannelReviewStore, ...>` or ChannelStore).
+    const SENDS: Record<string, string[]> = {
+      get: ['GetItem'],
+      getMany: ['BatchGetItem'],
+      scanEntries: ['Scan'],
+      update: ['UpdateItem'],
+      delete: ['DeleteItem'],
+      deleteMany: ['BatchGetItem', 'BatchWriteItem'],
+      putMany: ['BatchWriteItem'],
+    };
+    for (const name of Object.keys(CHANNEL_FUNCTIONS) as (keyof typeof CHANNEL_FUNCTIONS)[]) {
+      const source = readFileSync(join(import.meta.dirname, '..', '..', 'functions', name, `${name}.ts`), 'utf8');
+      const repo = /repo: (Pick<ChannelReviewStore, ([^>]*)>|ChannelStore);/.exec(source);
+      const methods = repo?.[2]
+        ? [...repo[2].matchAll(/'(\w+)'/g)].map(([, m]) => m as string)
+        : ['getMany', 'putMany'];
+      const sent = new Set(methods.flatMap((m) => SENDS[m] ?? [`unknown method ${m}`]).map((a) => `dynamodb:${a}`));
+
+      const granted = [...permissionsOf(template, id.role(name)).keys()].filter((a) => a.startsWith('dynamodb:'));
+
+      expect(repo, name).not.toBeNull();
+      expect(granted.sort(), name).toEqual([...sent].sort());
+    }
+  });
+
   it.each([
     ['datasets', ['create-dataset', ...KB_FUNCTIONS]],
-    ['channels', ['import-legacygw']],
+    [
+      'channels',
+      ['import-legacygw', 'list-channels', 'get-channel', 'update-channel', 'delete-channel', 'batch-delete-channels'],
+    ],
   ] as const)(
     'grants the functions of the %s table together exactly the DynamoDB operations its repository sends',
     (repo, functions) => {
@@ -538,7 +624,17 @@ describe('least privilege', () => {
     for (const name of ['create-dataset', ...KB_FUNCTIONS] as const) {
       expect(mentions(name)).not.toContain(id.table('channels'));
     }
-    expect(mentions('import-legacygw')).not.toContain(id.table('datasets'));
+    for (const name of [
+      'import-legacygw',
+      'list-channels',
+      'get-channel',
+      'update-channel',
+      'delete-channel',
+      'batch-delete-channels',
+    ] as const) {
+      expect(mentions(name)).not.toContain(id.table('datasets'));
+      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*/);
+    }
     for (const name of ['create-dataset', 'import-legacygw', ...KB_FUNCTIONS] as const) {
       expect(mentions(name)).not.toContain(id.adminKey());
       expect(mentions(name)).not.toContain(id.accessTokens());
@@ -695,7 +791,8 @@ describe('log groups', () => {
 
     const groups = Object.values(custom.findResources('AWS::Logs::LogGroup'));
 
-    expect(groups).toHaveLength(FUNCTIONS.length + 2 * 2);
+    // One per function, and access plus execution logs per API.
+    expect(groups).toHaveLength(Object.keys(stack.functions).length + 2 * 2);
     for (const group of groups) expect((group.Properties as Json).RetentionInDays).toBe(14);
   });
 

@@ -1,18 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { captureOutput } from '#test/support/capture-output';
 import { type EmfRecord, emfRecords } from '#test/support/emf';
-import type { TestServer } from '#test/support/local-server';
-import { freePort, type TestMariaDb } from '#test/support/mariadb';
+import { freePort } from '#test/support/mariadb';
+import { channelPath } from './channel-review.helpers.ts';
 import { createRequest, expectCreated } from './create-dataset.helpers.ts';
 import { FIXTURE_SQL } from './import.helpers.ts';
 import {
-  type ChannelsTable,
   callImport,
+  callProxy,
   expectError,
   expectNoSecrets,
   expectReport,
-  startImportHarness,
-  stopImportHarness,
+  useImportHarness,
 } from './import-http.helpers.ts';
 import { kbClient } from './knowledge-base.helpers.ts';
 
@@ -20,20 +19,13 @@ import { kbClient } from './knowledge-base.helpers.ts';
 // The local server runs the handlers in this process, so their stdout is captured around each call.
 
 const NAMESPACE = 'Test/BusinessMetrics';
-let db: TestMariaDb;
-let server: TestServer;
-let channels: ChannelsTable;
-
-beforeAll(async () => {
-  // Read by the handlers at module load (their cold start), which the harness triggers.
-  ({ db, server, channels } = await startImportHarness({
-    POWERTOOLS_METRICS_DISABLED: 'false',
-    POWERTOOLS_METRICS_NAMESPACE: NAMESPACE,
-  }));
+// Read by the handlers at module load (their cold start), which the harness triggers.
+const { db, server, channels } = useImportHarness({
+  POWERTOOLS_METRICS_DISABLED: 'false',
+  POWERTOOLS_METRICS_NAMESPACE: NAMESPACE,
 });
 
-afterAll(async () => {
-  await stopImportHarness({ db, server, channels });
+afterAll(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   delete process.env.POWERTOOLS_METRICS_NAMESPACE;
 });
@@ -162,5 +154,25 @@ describe('business metrics of the import handler', () => {
 
     expectError(reply, 400, /tcp/);
     expect(emfRecords(reply.output)).toEqual([]);
+  });
+});
+
+describe('business metrics of the channel review API', () => {
+  it('prints ChannelsEdited = 1 (Count) for a successful update, and nothing for a refused one', async () => {
+    const database = await db.createDatabase(undefined, FIXTURE_SQL);
+    await channels.clear();
+    expectReport(await callImport(server, { json: { dsn: db.dsn(database), dryRun: false } }));
+    const [channel] = await channels.scan();
+    const path = channelPath(channel?.id ?? '');
+
+    const edited = await callProxy(server, { method: 'PUT', path, json: { status: 'disabled' } });
+    const refused = await callProxy(server, { method: 'PUT', path, json: { status: 'off' } });
+    const read = await callProxy(server, { method: 'GET', path });
+
+    expect([edited.status, refused.status, read.status]).toEqual([200, 400, 200]);
+    expect(onlyRecord(edited.output).metrics).toEqual({ ChannelsEdited: { unit: 'Count', value: 1 } });
+    expect(emfRecords(refused.output)).toEqual([]);
+    expect(emfRecords(read.output)).toEqual([]);
+    expectNoSecrets([edited, refused, read], { server });
   });
 });

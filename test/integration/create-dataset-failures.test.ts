@@ -1,22 +1,12 @@
 import { DeleteTableCommand, DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureTables } from '#infra/local/dynamo-engine';
 import { captureOutput } from '#test/support/capture-output';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { startTestServer, useTestServer } from '#test/support/local-server';
 import { addAccessToken, createRequest, expectCreated, expectError } from './create-dataset.helpers.ts';
 
-let server: TestServer;
-
-beforeAll(async () => {
-  // Log everything, so the leak test sees every line the functions would write.
-  vi.stubEnv('LOG_LEVEL', 'DEBUG');
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
-});
+// Log everything, so the leak test sees every line the functions would write.
+const server = useTestServer({ LOG_LEVEL: 'DEBUG' });
 
 /** Runs `during` with the datasets table gone, then puts an empty one back. */
 async function withoutDatasetsTable<T>(during: () => Promise<T>): Promise<T> {

@@ -95,3 +95,15 @@ export async function teamRecords(
   } while (ExclusiveStartKey);
   return records;
 }
+
+/** What a new dataset stores when the body names only `name`: the built-in catalogue's defaults. */
+export const NEW_DATASET_DEFAULTS = {
+  parentId: null,
+  type: 'dataset',
+  intro: '',
+  avatar: '/icon/logo.svg',
+  vectorModel: 'text-embedding-3-small',
+  agentModel: 'gpt-4o-mini',
+  vlmModel: 'gpt-4o-mini',
+  inheritPermission: true,
+} as const;

@@ -1,28 +1,24 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
-import { startTestServer, type TestServer } from '#test/support/local-server';
-import { addAccessToken, createRequest, expectCreated, expectError, teamRecords } from './create-dataset.helpers.ts';
+import { startTestServer, useTestServer } from '#test/support/local-server';
+import {
+  addAccessToken,
+  createRequest,
+  expectCreated,
+  expectError,
+  NEW_DATASET_DEFAULTS,
+  teamRecords,
+} from './create-dataset.helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let server: TestServer;
-let dynamo: DynamoDBDocumentClient;
 // Every test gets a team of its own, so no test sees another's records.
 let team: LocalAccessToken;
 let bearer: string;
 
-beforeAll(async () => {
-  // The handlers read it at load; the secret-leak test (create-dataset-failures) runs with logging on.
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  server = await startTestServer();
-  dynamo = server.documents;
-});
-
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
-});
+// The handlers read it at load; the secret-leak test (create-dataset-failures) runs with logging on.
+const server = useTestServer();
 
 beforeEach(async () => {
   team = await addAccessToken(server);
@@ -30,7 +26,9 @@ beforeEach(async () => {
 });
 
 async function stored(teamId: string, id: string) {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: server.tables.datasets, Key: { teamId, id } }));
+  const { Item } = await server.documents.send(
+    new GetCommand({ TableName: server.tables.datasets, Key: { teamId, id } }),
+  );
   return Item;
 }
 
@@ -65,7 +63,7 @@ describe('POST /api/core/dataset/create: authorization', () => {
     const reply = await createRequest(server, { name: 'Docs' }, `Bearer ${expired.token}`);
 
     expectError(reply, 401, 514);
-    expect(await teamRecords(dynamo, expired.teamId)).toEqual([]);
+    expect(await teamRecords(server.documents, expired.teamId)).toEqual([]);
   });
 
   it('answers 401/514 for the admin key, which opens the other API only', async () => {
@@ -93,7 +91,7 @@ describe('POST /api/core/dataset/create: invalid bodies', () => {
 
     expectError(reply, 400, 507000);
     expect(reply.body.statusText).toBe('invalidParams');
-    expect(await teamRecords(dynamo, team.teamId)).toEqual([]);
+    expect(await teamRecords(server.documents, team.teamId)).toEqual([]);
   });
 
   it('names the offending field in the message', async () => {
@@ -109,7 +107,7 @@ describe('POST /api/core/dataset/create: invalid bodies', () => {
 
     expectError(reply, 400, 507000);
     expect(reply.body.message).toBe('parentId must refer to a folder');
-    expect(await teamRecords(dynamo, team.teamId)).toHaveLength(1);
+    expect(await teamRecords(server.documents, team.teamId)).toHaveLength(1);
   });
 
   it.each([
@@ -129,7 +127,7 @@ describe('POST /api/core/dataset/create: invalid bodies', () => {
     expectError(reply, 400, 501010);
     expect(reply.body.statusText).toBe('invalidVectorModelOrQAModel');
     expect(reply.body.message).toMatch(/^vectorModel /);
-    expect(await teamRecords(dynamo, team.teamId)).toEqual([]);
+    expect(await teamRecords(server.documents, team.teamId)).toEqual([]);
   });
 });
 
@@ -152,8 +150,8 @@ describe('POST /api/core/dataset/create: parents', () => {
 
     expectError(reply, 404, 501002);
     expect(reply.body).toStrictEqual(missing.body);
-    expect(await teamRecords(dynamo, team.teamId)).toEqual([]);
-    expect(await teamRecords(dynamo, other.teamId)).toHaveLength(1);
+    expect(await teamRecords(server.documents, team.teamId)).toEqual([]);
+    expect(await teamRecords(server.documents, other.teamId)).toHaveLength(1);
   });
 
   it('creates a dataset inside a folder of the same team', async () => {
@@ -176,15 +174,8 @@ describe('POST /api/core/dataset/create: stored record', () => {
       id,
       teamId: team.teamId,
       tmbId: team.tmbId,
-      parentId: null,
-      type: 'dataset',
+      ...NEW_DATASET_DEFAULTS,
       name: 'Product docs',
-      intro: '',
-      avatar: '/icon/logo.svg',
-      vectorModel: 'text-embedding-3-small',
-      agentModel: 'gpt-4o-mini',
-      vlmModel: 'gpt-4o-mini',
-      inheritPermission: true,
       createTime: expect.stringMatching(ISO),
       updateTime: expect.stringMatching(ISO),
       // The by-parent index key (docs/knowledge-base-api.md): the team's root.
@@ -238,7 +229,7 @@ describe('POST /api/core/dataset/create: stored record', () => {
     const second = expectCreated(await createRequest(server, { name: 'Twin' }, bearer));
 
     expect(first).not.toBe(second);
-    expect(await teamRecords(dynamo, team.teamId)).toHaveLength(2);
+    expect(await teamRecords(server.documents, team.teamId)).toHaveLength(2);
   });
 });
 
@@ -261,7 +252,7 @@ describe('POST /api/core/dataset/create: load', () => {
 
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     expect(new Set(ids).size).toBe(total);
-    const records = await teamRecords(dynamo, team.teamId);
+    const records = await teamRecords(server.documents, team.teamId);
     expect(records.map((r) => r.id).sort()).toEqual([...ids].sort());
   });
 

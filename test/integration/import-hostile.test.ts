@@ -110,7 +110,12 @@ describe('a hostile MySQL server', () => {
 
       const rerun = await runImport(db.dsn(database), importDeps(dynamo, table));
 
-      expect(rerun.ok && rerun.report.channels).toEqual({ created: rows - written, updated: 0, unchanged: written });
+      expect(rerun.ok && rerun.report.channels).toEqual({
+        created: rows - written,
+        updated: 0,
+        unchanged: written,
+        edited: 0,
+      });
       expect(await dynamo.scan(table)).toHaveLength(rows);
     } finally {
       await proxy.close();

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { describe, it } from 'vitest';
+import { useTestServer } from '#test/support/local-server';
 import { freePort } from '#test/support/mariadb';
 import { callImport, expectError, expectNoSecrets } from './import-http.helpers.ts';
 
-// Read by the import handler at its cold start, i.e. at the first startTestServer() of this file. The
-// metadata address is listed on purpose: the link-local refusal must win over the operator's list.
-process.env.LEGACYGW_ALLOWED_HOSTS = '10.0.0.0/8, legacy-db.internal, 169.254.169.254';
-process.env.LOG_LEVEL = 'DEBUG';
+// Read by the import handler at its cold start. The metadata address is listed on purpose: the
+// link-local refusal must win over the operator's list.
+const server = useTestServer({
+  LEGACYGW_ALLOWED_HOSTS: '10.0.0.0/8, legacy-db.internal, 169.254.169.254',
+  LOG_LEVEL: 'DEBUG',
+});
 
 const password = 'Sup3r@secret:/(pw)';
-let server: TestServer;
-
-beforeAll(async () => {
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-});
 
 describe('an import with LEGACYGW_ALLOWED_HOSTS set', () => {
   it('refuses a host outside the allow-list with 400 before connecting', async () => {

@@ -1,27 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startStallingProxy } from '#test/support/fake-mysql';
-import type { TestServer } from '#test/support/local-server';
-import type { TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL } from './import.helpers.ts';
-import {
-  type ChannelsTable,
-  callImport,
-  expectError,
-  expectNoSecrets,
-  expectReport,
-  startImportHarness,
-  stopImportHarness,
-} from './import-http.helpers.ts';
+import { callImport, expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 
-let db: TestMariaDb;
-let server: TestServer;
-let channels: ChannelsTable;
-
-beforeAll(async () => {
-  ({ db, server, channels } = await startImportHarness({ LEGACYGW_DEADLINE_MS: '4000' }));
-});
-
-afterAll(() => stopImportHarness({ db, server, channels }));
+const { db, server, channels } = useImportHarness({ LEGACYGW_DEADLINE_MS: '4000' });
 
 describe('an import that runs past LEGACYGW_DEADLINE_MS', () => {
   it('answers 504 saying how many channels were written, and a re-run completes the import', async () => {
@@ -58,6 +40,7 @@ describe('an import that runs past LEGACYGW_DEADLINE_MS', () => {
         created: rows - written,
         updated: 0,
         unchanged: written,
+        edited: 0,
       });
       expect(await channels.scan()).toHaveLength(rows);
       expectNoSecrets([measure, stalled, rerun], { server, mysqlPassword: db.password, extra: keys });

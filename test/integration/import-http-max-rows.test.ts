@@ -1,26 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '#test/support/local-server';
-import type { TestMariaDb } from '#test/support/mariadb';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_SQL } from './import.helpers.ts';
-import {
-  type ChannelsTable,
-  callImport,
-  expectError,
-  expectNoSecrets,
-  expectReport,
-  startImportHarness,
-  stopImportHarness,
-} from './import-http.helpers.ts';
+import { callImport, expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 
-let db: TestMariaDb;
-let server: TestServer;
-let channels: ChannelsTable;
-
-beforeAll(async () => {
-  ({ db, server, channels } = await startImportHarness({ LEGACYGW_MAX_ROWS: '5' }));
-});
-
-afterAll(() => stopImportHarness({ db, server, channels }));
+const { db, server, channels } = useImportHarness({ LEGACYGW_MAX_ROWS: '5' });
 
 describe('an import with LEGACYGW_MAX_ROWS=5', () => {
   it('refuses the 20-row fixture with 400 and writes nothing', async () => {

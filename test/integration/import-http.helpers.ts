@@ -1,10 +1,10 @@
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { ImportReport } from '#functions/import-legacygw/report';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { captureOutput } from '#test/support/capture-output';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { startedInBeforeAll, startTestServer, type TestServer } from '#test/support/local-server';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_KEYS } from './import.helpers.ts';
 
@@ -25,18 +25,18 @@ export interface Exchange {
 }
 
 /**
- * POSTs to the import through the local server. `json` is sent as JSON, `raw` as is; `authorization`
- * defaults to the admin key, `null` sends no header.
+ * One call to the channel proxy API through the local server. `json` is sent as JSON, `raw` as is (neither: no
+ * body); `authorization` defaults to the admin key, `null` sends no header.
  */
-export async function callImport(
+export async function callProxy(
   server: TestServer,
-  request: { json?: unknown; raw?: string; authorization?: string | null },
+  request: { method: string; path: string; json?: unknown; raw?: string; authorization?: string | null },
 ): Promise<Exchange> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   const authorization =
     request.authorization === undefined ? `Bearer ${server.credentials.adminKey}` : request.authorization;
   if (authorization !== null) headers.Authorization = authorization;
-  const payload = request.raw ?? JSON.stringify(request.json);
+  const payload = request.raw ?? (request.json === undefined ? undefined : JSON.stringify(request.json));
   const sentDsn = (request.json as { dsn?: unknown } | undefined)?.dsn;
 
   const output = captureOutput();
@@ -44,7 +44,7 @@ export async function callImport(
   let contentType: string | null;
   let text: string;
   try {
-    const response = await fetch(`${server.url}${IMPORT_PATH}`, { method: 'POST', headers, body: payload });
+    const response = await fetch(`${server.url}${request.path}`, { method: request.method, headers, body: payload });
     status = response.status;
     contentType = response.headers.get('content-type');
     text = await response.text();
@@ -67,6 +67,14 @@ export async function callImport(
   };
 }
 
+/** POSTs to the import through the local server (see `callProxy`). */
+export function callImport(
+  server: TestServer,
+  request: { json?: unknown; raw?: string; authorization?: string | null },
+): Promise<Exchange> {
+  return callProxy(server, { method: 'POST', path: IMPORT_PATH, ...request });
+}
+
 /** Asserts the proxy API's error envelope: exactly `{"success": false, "message": <string>}` with `status`. */
 export function expectError(exchange: Exchange, status: number, message: RegExp): void {
   expect(exchange.contentType).toMatch(/^application\/json/);
@@ -77,13 +85,18 @@ export function expectError(exchange: Exchange, status: number, message: RegExp)
 }
 
 /** The `data` of a 200 response, after checking the success envelope. */
-export function expectReport(exchange: Exchange): ImportReport {
+export function expectData<T = unknown>(exchange: Exchange): T {
   expect({ status: exchange.status, success: (exchange.body as { success?: unknown }).success }).toEqual({
     status: 200,
     success: true,
   });
   expect(Object.keys(exchange.body as object).sort()).toEqual(['data', 'success']);
-  return (exchange.body as { data: ImportReport }).data;
+  return (exchange.body as { data: T }).data;
+}
+
+/** The import report of a 200 response, after checking the success envelope. */
+export function expectReport(exchange: Exchange): ImportReport {
+  return expectData<ImportReport>(exchange);
 }
 
 /**
@@ -171,4 +184,21 @@ export async function startImportHarness(env: Readonly<Record<string, string>> =
 export async function stopImportHarness(harness: Partial<ImportHarness>): Promise<void> {
   harness.channels?.close();
   await Promise.all([harness.db?.stop(), harness.server?.close()]);
+}
+
+/**
+ * A test file's harness, started before its tests (see `startImportHarness` for `env`) and stopped after
+ * them; the engines it returns stand for the started ones inside tests and hooks.
+ */
+export function useImportHarness(env: Readonly<Record<string, string>> = {}): ImportHarness {
+  let harness: ImportHarness | undefined;
+  beforeAll(async () => {
+    harness = await startImportHarness(env);
+  });
+  afterAll(() => stopImportHarness(harness ?? {}));
+  return {
+    db: startedInBeforeAll(() => harness?.db, 'the MariaDB'),
+    server: startedInBeforeAll(() => harness?.server, 'the local server'),
+    channels: startedInBeforeAll(() => harness?.channels, 'the channels table'),
+  };
 }

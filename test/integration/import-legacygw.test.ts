@@ -37,7 +37,7 @@ type Expected = Pick<StoredChannel, 'provider' | 'legacyType' | 'name' | 'baseUr
 const enabled = 'enabled' as const;
 const disabled = 'disabled' as const;
 
-// SPEC Appendix B and the fixture's rows, channel by channel.
+// docs/channel-import.md and the fixture's rows, channel by channel.
 const EXPECTED_CHANNELS: Expected[] = [
   {
     legacyId: 1,
@@ -281,7 +281,7 @@ describe('importing the legacy gateway fixture', () => {
       dryRun: false,
       source: { host: '127.0.0.1', port: db.port, database, rows: 20, kind: 'legacygw' },
       rows: { imported: 18, skipped: 2 },
-      channels: { created: 21, updated: 0, unchanged: 0 },
+      channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: EXPECTED_ITEMS,
       itemsTruncated: false,
     });
@@ -296,7 +296,7 @@ describe('importing the legacy gateway fixture', () => {
 
     const result = await runImport(dsn, later);
 
-    expect(result.ok && result.report.channels).toEqual({ created: 0, updated: 0, unchanged: 21 });
+    expect(result.ok && result.report.channels).toEqual({ created: 0, updated: 0, unchanged: 21, edited: 0 });
     expect(result.ok && result.report.rows).toEqual({ imported: 18, skipped: 2 });
     expect(await dynamo.scan(table)).toEqual(before);
   });
@@ -310,7 +310,7 @@ describe('importing the legacy gateway fixture', () => {
       dryRun: true,
       source: { database, rows: 20 },
       rows: { imported: 18, skipped: 2 },
-      channels: { created: 21, updated: 0, unchanged: 0 },
+      channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: EXPECTED_ITEMS,
     });
     expect(await dynamo.scan(table)).toEqual([]);
@@ -325,7 +325,7 @@ describe('importing the legacy gateway fixture', () => {
 
     const result = await runImport(dsn, later);
 
-    expect(result.ok && result.report.channels).toEqual({ created: 0, updated: 2, unchanged: 19 });
+    expect(result.ok && result.report.channels).toEqual({ created: 0, updated: 2, unchanged: 19, edited: 0 });
     const byId = new Map((await dynamo.scan(table)).map((c) => [c.id, c]));
     const row1 = byId.get(channelId('openai', 'https://api.openai.com', 'sk-fixture-openai-main-0001'));
     expect(row1).toMatchObject({
@@ -349,7 +349,7 @@ describe('importing the legacy gateway fixture', () => {
     expect(result.ok && result.report).toMatchObject({
       source: { rows: 3 },
       rows: { imported: 3, skipped: 0 },
-      channels: { created: 3, updated: 0, unchanged: 0 },
+      channels: { created: 3, updated: 0, unchanged: 0, edited: 0 },
     });
     const expected: Expected[] = [
       {
@@ -421,7 +421,7 @@ describe('an import that failed part-way', () => {
     expect(!first.ok && first.error).toBeInstanceOf(ChannelsNotStoredError);
     expect(!first.ok && first.error.message).toContain('10 channel(s) were written');
     expect(afterFailure).toHaveLength(10);
-    expect(rerun.ok && rerun.report.channels).toEqual({ created: 11, updated: 0, unchanged: 10 });
+    expect(rerun.ok && rerun.report.channels).toEqual({ created: 11, updated: 0, unchanged: 10, edited: 0 });
     expect(await dynamo.scan(partial)).toEqual(await dynamo.scan(clean));
   });
 });

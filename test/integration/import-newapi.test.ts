@@ -1,17 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { channelId } from '#functions/import-legacygw/mapping';
 import type { StoredChannel } from '#shared/repositories/channels';
-import type { TestServer } from '#test/support/local-server';
-import type { TestMariaDb } from '#test/support/mariadb';
-import {
-  type ChannelsTable,
-  callImport,
-  expectError,
-  expectNoSecrets,
-  expectReport,
-  startImportHarness,
-  stopImportHarness,
-} from './import-http.helpers.ts';
+import { callImport, expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 import {
   type ExpectedChannel,
   NEWAPI_EXPECTED_CHANNELS,
@@ -23,15 +13,7 @@ import {
 // New API's table through HTTP: the local server (the `npm start` code path) and a throwaway MariaDB loaded with
 // the GORM-shaped fixture. docs/channel-import.md writes out what these tests expect.
 
-let db: TestMariaDb;
-let server: TestServer;
-let channels: ChannelsTable;
-
-beforeAll(async () => {
-  ({ db, server, channels } = await startImportHarness());
-});
-
-afterAll(() => stopImportHarness({ db, server, channels }));
+const { db, server, channels } = useImportHarness();
 
 const secretsOf = (extra: readonly string[] = []) => ({
   server,
@@ -63,7 +45,7 @@ describe('importing the New API fixture through the local server', () => {
       dryRun: false,
       source: { host: db.host, port: db.port, database, rows: 20, kind: 'newapi' },
       rows: { imported: 18, skipped: 2 },
-      channels: { created: 22, updated: 0, unchanged: 0 },
+      channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
       items: NEWAPI_EXPECTED_ITEMS,
       itemsTruncated: false,
     });
@@ -99,7 +81,7 @@ describe('importing the New API fixture through the local server', () => {
     const data = expectReport(second);
     expect(data.source.kind).toBe('newapi');
     expect(data.rows).toEqual({ imported: 18, skipped: 2 });
-    expect(data.channels).toEqual({ created: 0, updated: 0, unchanged: 22 });
+    expect(data.channels).toEqual({ created: 0, updated: 0, unchanged: 22, edited: 0 });
     expect(await channels.scan()).toEqual(afterFirst);
     expectNoSecrets([first, second], secretsOf());
   });
@@ -114,7 +96,7 @@ describe('importing the New API fixture through the local server', () => {
       dryRun: true,
       source: { database, rows: 20, kind: 'newapi' },
       rows: { imported: 18, skipped: 2 },
-      channels: { created: 22, updated: 0, unchanged: 0 },
+      channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
       items: NEWAPI_EXPECTED_ITEMS,
     });
     expect(await channels.scan()).toEqual([]);

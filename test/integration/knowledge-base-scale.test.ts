@@ -1,26 +1,17 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { LIST_LIMITS, listDatasets } from '#functions/list-datasets/list-datasets';
 import { listDatasetsBodySchema } from '#functions/list-datasets/schema';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import type { LocalAccessToken } from '#shared/local-credentials';
 import { type DatasetRecord, DynamoDatasetRepository } from '#shared/repositories/datasets';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { useTestServer } from '#test/support/local-server';
 import { addAccessToken, teamRecords } from './create-dataset.helpers.ts';
 import { kbClient, seedRecord, seedRecords } from './knowledge-base.helpers.ts';
 
-let server: TestServer;
 let team: LocalAccessToken;
 
-beforeAll(async () => {
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
-});
+const server = useTestServer();
 
 beforeEach(async () => {
   team = await addAccessToken(server);

@@ -1,16 +1,12 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { handler as Handler } from '#functions/create-dataset/handler';
 import { proxyEvent } from '#test/support/events';
-import { loadHandler } from '#test/support/handler';
+import { expectDatasetInternalError } from '#test/support/responses';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
-import { type FaultProxy, startEngineBehindFaultProxy } from './dynamo-fault-proxy.ts';
+import { useHandlerBehindFaultProxy } from './dynamo-fault-proxy.ts';
 
-let faulty: Awaited<ReturnType<typeof startEngineBehindFaultProxy>>;
-let proxy: FaultProxy;
-let documents: DynamoDBDocumentClient;
-let handler: typeof Handler;
+const setup = useHandlerBehindFaultProxy<typeof Handler>('#functions/create-dataset/handler', { MODEL_CATALOG: '' });
 let teamCounter = 0;
 
 function event(teamId: string, body: unknown): APIGatewayProxyEvent {
@@ -22,93 +18,50 @@ function event(teamId: string, body: unknown): APIGatewayProxyEvent {
   });
 }
 
-beforeAll(async () => {
-  faulty = await startEngineBehindFaultProxy();
-  ({ proxy, documents } = faulty);
-  // The function's own client goes through the proxy, with the SDK's default retries.
-  ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
-    '#functions/create-dataset/handler',
-    {
-      AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint,
-      DATASETS_TABLE: faulty.tables.datasets,
-      MODEL_CATALOG: '',
-      LOG_LEVEL: 'SILENT',
-    },
-  ));
-});
-
-afterAll(async () => {
-  await faulty?.close();
-  vi.unstubAllEnvs();
-});
-
-beforeEach(() => {
-  proxy.calls.clear();
-  proxy.script = () => ({ kind: 'forward' });
-});
-
 const newTeam = () => `team-engine-faults-${++teamCounter}`;
 
 describe('create-dataset against a DynamoDB engine that fails (fault proxy, real SDK retries)', () => {
   it('answers the generic 500 and stores nothing when every write is throttled', async () => {
     const teamId = newTeam();
-    proxy.script = (op) =>
+    setup.proxy.script = (op) =>
       op === 'PutItem'
         ? { kind: 'fail', status: 400, errorType: 'ProvisionedThroughputExceededException' }
         : { kind: 'forward' };
 
-    const response = await handler(event(teamId, { name: 'Docs' }));
+    const response = await setup.handler(event(teamId, { name: 'Docs' }));
 
-    expect(response.statusCode).toBe(500);
-    expect(JSON.parse(response.body)).toStrictEqual({
-      code: 500,
-      statusText: 'error',
-      message: 'Internal error',
-      data: null,
-    });
-    expect(proxy.calls.get('PutItem')).toBeGreaterThan(1);
-    expect(await teamRecords(documents, teamId)).toEqual([]);
+    expectDatasetInternalError(response);
+    expect(setup.proxy.calls.get('PutItem')).toBeGreaterThan(1);
+    expect(await teamRecords(setup.documents, teamId)).toEqual([]);
   });
 
-  it('stores exactly one record when DynamoDB answers 503 and then recovers', async () => {
-    const teamId = newTeam();
-    proxy.script = (op, n) =>
-      op === 'PutItem' && n === 1
-        ? { kind: 'fail', status: 503, errorType: 'ServiceUnavailable' }
-        : { kind: 'forward' };
-
-    const response = await handler(event(teamId, { name: 'Docs' }));
-
-    expect(response.statusCode).toBe(200);
-    const { data: id } = JSON.parse(response.body) as { data: string };
-    expect((await teamRecords(documents, teamId)).map((r) => r.id)).toEqual([id]);
-  });
-
-  it('stores exactly one record, under the id it answers, when a write succeeds but its response is lost', async () => {
-    const teamId = newTeam();
+  it.each([
+    ['DynamoDB answers 503 and then recovers', { kind: 'fail', status: 503, errorType: 'ServiceUnavailable' }],
     // The first PutItem takes effect, but the SDK sees a 500 and sends the same item again.
-    proxy.script = (op, n) =>
-      op === 'PutItem' && n === 1
-        ? { kind: 'forward-then-fail', status: 500, errorType: 'InternalServerError' }
-        : { kind: 'forward' };
+    [
+      'a write succeeds but its response is lost',
+      { kind: 'forward-then-fail', status: 500, errorType: 'InternalServerError' },
+    ],
+  ] as const)('stores exactly one record, under the id it answers, when %s', async (_case, firstPut) => {
+    const teamId = newTeam();
+    setup.proxy.script = (op, n) => (op === 'PutItem' && n === 1 ? firstPut : { kind: 'forward' });
 
-    const response = await handler(event(teamId, { name: 'Docs' }));
+    const response = await setup.handler(event(teamId, { name: 'Docs' }));
 
     expect(response.statusCode).toBe(200);
     const { data: id } = JSON.parse(response.body) as { data: string };
-    const stored = await teamRecords(documents, teamId);
-    expect(stored.map((r) => r.id)).toEqual([id]);
+    expect((await teamRecords(setup.documents, teamId)).map((r) => r.id)).toEqual([id]);
   });
 
   it('stores nothing for a folder parent read that keeps failing', async () => {
     const teamId = newTeam();
-    proxy.script = (op) =>
+    setup.proxy.script = (op) =>
       op === 'GetItem' ? { kind: 'fail', status: 500, errorType: 'InternalServerError' } : { kind: 'forward' };
 
-    const response = await handler(event(teamId, { name: 'Docs', parentId: '65a0c0ffee0000000000f01d' }));
+    const response = await setup.handler(event(teamId, { name: 'Docs', parentId: '65a0c0ffee0000000000f01d' }));
 
     expect(response.statusCode).toBe(500);
-    expect(proxy.calls.get('PutItem')).toBeUndefined();
-    expect(await teamRecords(documents, teamId)).toEqual([]);
+    expect(setup.proxy.calls.get('PutItem')).toBeUndefined();
+    expect(await teamRecords(setup.documents, teamId)).toEqual([]);
   });
 });

@@ -1,24 +1,14 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { newAccessTokenValue, readLocalCredentials, writeLocalCredentials } from '#shared/local-credentials';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { useTestServer } from '#test/support/local-server';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { mapConcurrent } from './harness.ts';
 
 const CREATES = 1_000;
 const IN_FLIGHT = 50;
 
-let server: TestServer;
-
-beforeAll(async () => {
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  server = await startTestServer();
-});
-
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
-});
+const server = useTestServer();
 
 describe('POST /api/core/dataset/create under load (local server)', () => {
   it(`stores all of ${CREATES} creates sent ${IN_FLIGHT} at a time, each under its own unique id`, async () => {

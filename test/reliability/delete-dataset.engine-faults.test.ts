@@ -1,17 +1,13 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { handler as Handler } from '#functions/delete-dataset/handler';
 import type { DatasetRecord } from '#shared/repositories/datasets';
 import { proxyEvent } from '#test/support/events';
-import { loadHandler } from '#test/support/handler';
 import { teamRecords } from '../integration/create-dataset.helpers.ts';
 import { seedRecord, seedRecords } from '../integration/knowledge-base.helpers.ts';
-import { type FaultProxy, startEngineBehindFaultProxy } from './dynamo-fault-proxy.ts';
+import { useHandlerBehindFaultProxy } from './dynamo-fault-proxy.ts';
 
-let proxy: FaultProxy;
-let documents: DynamoDBDocumentClient;
-let handler: typeof Handler;
+const setup = useHandlerBehindFaultProxy<typeof Handler>('#functions/delete-dataset/handler');
 let teamCounter = 0;
 
 function deleteEvent(teamId: string, id: string): APIGatewayProxyEvent {
@@ -21,28 +17,6 @@ function deleteEvent(teamId: string, id: string): APIGatewayProxyEvent {
     queryStringParameters: { id },
   };
 }
-
-let faulty: Awaited<ReturnType<typeof startEngineBehindFaultProxy>>;
-
-beforeAll(async () => {
-  faulty = await startEngineBehindFaultProxy();
-  ({ proxy, documents } = faulty);
-  // The function's own client goes through the proxy, with the SDK's default retries.
-  ({ handler } = await loadHandler<typeof import('#functions/delete-dataset/handler')>(
-    '#functions/delete-dataset/handler',
-    { AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoint, DATASETS_TABLE: faulty.tables.datasets, LOG_LEVEL: 'SILENT' },
-  ));
-});
-
-afterAll(async () => {
-  await faulty?.close();
-  vi.unstubAllEnvs();
-});
-
-beforeEach(() => {
-  proxy.calls.clear();
-  proxy.script = () => ({ kind: 'forward' });
-});
 
 /** A folder with 3 folders, 2 folders in each, 40 datasets in each of those (250 records), and 12 records beside it. */
 async function seedTree(teamId: string) {
@@ -54,7 +28,7 @@ async function seedTree(teamId: string) {
   const leaves = level2.flatMap((f) => Array.from({ length: 40 }, (_, i) => make(f.id, 'dataset', `${f.name}/d${i}`)));
   const beside = make(null, 'folder', 'beside');
   const kept = [beside, ...Array.from({ length: 11 }, (_, i) => make(i % 2 ? beside.id : null, 'dataset', `k${i}`))];
-  await seedRecords(documents, [top, ...level1, ...level2, ...leaves, ...kept]);
+  await seedRecords(setup.documents, [top, ...level1, ...level2, ...leaves, ...kept]);
   return { top, subtree: [top, ...level1, ...level2, ...leaves], kept };
 }
 
@@ -70,15 +44,15 @@ describe('delete-dataset against a DynamoDB engine that fails (fault proxy, real
   it('leaves a reachable subtree when writes fail after the first batch, and a repeat deletes the rest', async () => {
     const teamId = `team-delete-faults-${++teamCounter}`;
     const { top, subtree, kept } = await seedTree(teamId);
-    proxy.script = (op, n) =>
+    setup.proxy.script = (op, n) =>
       op === 'BatchWriteItem' && n > 1
         ? { kind: 'fail', status: 400, errorType: 'ValidationException' }
         : { kind: 'forward' };
 
-    const failed = await handler(deleteEvent(teamId, top.id));
-    const afterFailure = await teamRecords(documents, teamId);
-    proxy.script = () => ({ kind: 'forward' });
-    const repeated = await handler(deleteEvent(teamId, top.id));
+    const failed = await setup.handler(deleteEvent(teamId, top.id));
+    const afterFailure = await teamRecords(setup.documents, teamId);
+    setup.proxy.script = () => ({ kind: 'forward' });
+    const repeated = await setup.handler(deleteEvent(teamId, top.id));
 
     expect(failed.statusCode).toBe(500);
     expect(JSON.parse(failed.body)).toEqual({ code: 500, statusText: 'error', message: 'Internal error', data: null });
@@ -87,46 +61,46 @@ describe('delete-dataset against a DynamoDB engine that fails (fault proxy, real
     expect(afterFailure.map((r) => r.id)).toContain(top.id);
     expect(orphans(afterFailure)).toEqual([]);
     expect(repeated.statusCode).toBe(200);
-    expect(ids(await teamRecords(documents, teamId))).toEqual(ids(kept));
+    expect(ids(await teamRecords(setup.documents, teamId))).toEqual(ids(kept));
   });
 
   it('deletes nothing when the subtree walk fails, and a repeat deletes it all', async () => {
     const teamId = `team-delete-faults-${++teamCounter}`;
     const { top, kept, subtree } = await seedTree(teamId);
-    proxy.script = (op, n) =>
+    setup.proxy.script = (op, n) =>
       op === 'Query' && n > 2 ? { kind: 'fail', status: 400, errorType: 'ValidationException' } : { kind: 'forward' };
 
-    const failed = await handler(deleteEvent(teamId, top.id));
-    const afterFailure = await teamRecords(documents, teamId);
-    proxy.script = () => ({ kind: 'forward' });
-    const repeated = await handler(deleteEvent(teamId, top.id));
+    const failed = await setup.handler(deleteEvent(teamId, top.id));
+    const afterFailure = await teamRecords(setup.documents, teamId);
+    setup.proxy.script = () => ({ kind: 'forward' });
+    const repeated = await setup.handler(deleteEvent(teamId, top.id));
 
     expect(failed.statusCode).toBe(500);
     expect(afterFailure).toHaveLength(subtree.length + kept.length);
     expect(repeated.statusCode).toBe(200);
-    expect(ids(await teamRecords(documents, teamId))).toEqual(ids(kept));
+    expect(ids(await teamRecords(setup.documents, teamId))).toEqual(ids(kept));
   });
 
   it('finishes in one call when the engine hands back unprocessed items, retrying only those', async () => {
     const teamId = `team-delete-faults-${++teamCounter}`;
     const { top, kept } = await seedTree(teamId);
-    proxy.script = (op, n) =>
+    setup.proxy.script = (op, n) =>
       op === 'BatchWriteItem' && n % 2 === 1 ? { kind: 'partial-batch', keep: 7 } : { kind: 'forward' };
 
-    const reply = await handler(deleteEvent(teamId, top.id));
+    const reply = await setup.handler(deleteEvent(teamId, top.id));
 
     expect(reply.statusCode).toBe(200);
-    expect(ids(await teamRecords(documents, teamId))).toEqual(ids(kept));
-    expect(proxy.calls.get('BatchWriteItem')).toBeGreaterThan(Math.ceil(250 / 25));
+    expect(ids(await teamRecords(setup.documents, teamId))).toEqual(ids(kept));
+    expect(setup.proxy.calls.get('BatchWriteItem')).toBeGreaterThan(Math.ceil(250 / 25));
   });
 
   it('answers the generic 500 without the table name or SDK text when the engine keeps failing', async () => {
     const teamId = `team-delete-faults-${++teamCounter}`;
     const { top } = await seedTree(teamId);
-    proxy.script = (op) =>
+    setup.proxy.script = (op) =>
       op === 'GetItem' ? { kind: 'fail', status: 400, errorType: 'ValidationException' } : { kind: 'forward' };
 
-    const reply = await handler(deleteEvent(teamId, top.id));
+    const reply = await setup.handler(deleteEvent(teamId, top.id));
 
     expect(reply.statusCode).toBe(500);
     expect(reply.body).not.toMatch(/datasets|ValidationException|injected/);

@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { LocalTableNames } from '#infra/local/backend';
 import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
 import { startTestEngine, uniqueTableNames } from '#test/support/dynamo-engine';
+import { loadHandler } from '#test/support/handler';
 
 /** What the proxy does with one DynamoDB call. */
 export type FaultAction =
@@ -142,4 +144,34 @@ export async function startEngineBehindFaultProxy(): Promise<{
       await engine.close();
     },
   };
+}
+
+/**
+ * A handler test file's set-up: the engine behind a fault proxy (started before the file's tests, closed
+ * after them), the function `entry` loaded as a cold start with its client going through the proxy to its
+ * own datasets table (with the SDK's default retries), and the proxy forwarding everything again before
+ * each test. The fields are set once the file's tests run.
+ */
+export function useHandlerBehindFaultProxy<H>(
+  entry: string,
+  env: Readonly<Record<string, string>> = {},
+): { readonly proxy: FaultProxy; readonly documents: DynamoDBDocumentClient; readonly handler: H } {
+  const setup = {} as { proxy: FaultProxy; documents: DynamoDBDocumentClient; handler: H };
+  let faulty: Awaited<ReturnType<typeof startEngineBehindFaultProxy>> | undefined;
+  beforeAll(async () => {
+    faulty = await startEngineBehindFaultProxy();
+    const { handler } = await loadHandler<{ handler: H }>(entry, {
+      AWS_ENDPOINT_URL_DYNAMODB: faulty.proxy.endpoint,
+      DATASETS_TABLE: faulty.tables.datasets,
+      LOG_LEVEL: 'SILENT',
+      ...env,
+    });
+    Object.assign(setup, { proxy: faulty.proxy, documents: faulty.documents, handler });
+  });
+  afterAll(() => faulty?.close());
+  beforeEach(() => {
+    setup.proxy.calls.clear();
+    setup.proxy.script = () => ({ kind: 'forward' });
+  });
+  return setup;
 }

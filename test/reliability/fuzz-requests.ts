@@ -281,3 +281,27 @@ export function datasetEnvelopeProblems(reply: RawResponse): { problems: string[
   if (reply.status !== 200 && body.data !== null) problems.push('data is not null');
   return { problems, body };
 }
+
+/**
+ * The problems with one channel proxy API reply: a 5xx, a body that is not JSON, or one outside the envelope:
+ * exactly `{success: true, data}` for a 200 (a problem in itself unless `successAllowed`), else exactly
+ * `{success: false, message: <string>}`.
+ */
+export function proxyEnvelopeProblems(reply: RawResponse, options: { successAllowed: boolean }): string[] {
+  const problems: string[] = [];
+  if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  if (reply.status === 200 && !options.successAllowed) problems.push('a call succeeded');
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(reply.body) as Record<string, unknown>;
+  } catch {
+    return [...problems, `body is not JSON: ${reply.body.slice(0, 200)}`];
+  }
+  const keys = body && typeof body === 'object' ? Object.keys(body).sort().join(',') : String(body);
+  const ok =
+    reply.status === 200
+      ? keys === 'data,success' && body.success === true
+      : keys === 'message,success' && body.success === false && typeof body.message === 'string';
+  if (!ok) problems.push(`not the proxy envelope: ${reply.status} ${reply.body.slice(0, 200)}`);
+  return problems;
+}

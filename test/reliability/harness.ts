@@ -1,4 +1,6 @@
 import { connect } from 'node:net';
+import fc from 'fast-check';
+import { describeRequest } from './fuzz-requests.ts';
 
 /** One HTTP request written byte for byte: duplicate headers, odd bodies and missing headers survive intact. */
 export interface RawRequest {
@@ -98,3 +100,53 @@ export const FUZZ_RUNS = (() => {
 
 /** fast-check runs per property, scaled by FUZZ_RUNS. */
 export const PROPERTY_RUNS = Math.max(100, Math.ceil(FUZZ_RUNS / 4));
+
+/** The seed of every fuzz sample of a run: FUZZ_SEED replays a failed run; otherwise taken from the clock. */
+export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+
+/** `runs` values drawn from `arbitrary` with the run's seed (the fuzz test names print it). */
+export function sampleFuzz<T>(arbitrary: fc.Arbitrary<T>, runs: number = FUZZ_RUNS): T[] {
+  return fc.sample(arbitrary, { numRuns: runs, seed: FUZZ_SEED });
+}
+
+/** What a fuzz run saw: every reply, the failures (`problems <- request`), and the statuses, sorted. */
+export interface FuzzOutcome {
+  readonly replies: RawResponse[];
+  readonly failures: string[];
+  readonly statuses: number[];
+}
+
+/**
+ * Sends every request through the server at `baseUrl`, `concurrency` at a time, and checks each reply
+ * with `problemsOf` (nothing = the reply is right).
+ */
+export async function fuzzThrough(
+  baseUrl: string,
+  requests: readonly RawRequest[],
+  problemsOf: (reply: RawResponse, index: number) => string[],
+  concurrency = 8,
+): Promise<FuzzOutcome> {
+  const replies = await mapConcurrent(requests, concurrency, (request) => rawRequest(baseUrl, request));
+  const failures = replies.flatMap((reply, i) => {
+    const problems = problemsOf(reply, i);
+    return problems.length === 0 ? [] : [`${problems.join('; ')} <- ${describeRequest(requests[i]!)}`];
+  });
+  const statuses = [...new Set(replies.map((r) => r.status))].sort((a, b) => a - b);
+  return { replies, failures, statuses };
+}
+
+/** One well-formed JSON request with a bearer credential (for the fixed cases beside the fuzzing). */
+export function jsonRequest(
+  baseUrl: string,
+  request: { method?: string; path: string; bearer: string; body: Buffer | string },
+): Promise<RawResponse> {
+  return rawRequest(baseUrl, {
+    method: request.method ?? 'POST',
+    path: request.path,
+    headers: [
+      ['Authorization', `Bearer ${request.bearer}`],
+      ['Content-Type', 'application/json'],
+    ],
+    body: request.body,
+  });
+}

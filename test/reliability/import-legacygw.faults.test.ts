@@ -198,6 +198,7 @@ describe('an import whose MariaDB server is killed part-way (SIGKILL)', () => {
       created: total - afterKill.length,
       updated: 0,
       unchanged: afterKill.length,
+      edited: 0,
     });
     expect(rerun.report?.rows).toEqual(reference.legacy.report.rows);
     expect(await scan(table)).toEqual(reference.legacy.channels);

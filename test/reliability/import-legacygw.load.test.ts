@@ -76,6 +76,6 @@ describe('concurrent imports of the same source (local server, real MariaDB)', (
     expect(stored).toHaveLength(total);
     expect(new Set(stored.map((c) => c.id)).size).toBe(total);
     // The next run finds every channel exactly as a clean import leaves it.
-    expect(after.data.channels).toEqual({ created: 0, updated: 0, unchanged: total });
+    expect(after.data.channels).toEqual({ created: 0, updated: 0, unchanged: total, edited: 0 });
   });
 });

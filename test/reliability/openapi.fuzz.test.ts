@@ -1,11 +1,10 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APIS, findRoute } from '#shared/routes';
-import { startTestServer, type TestServer } from '#test/support/local-server';
-import { authorizationHeaders, describeRequest, malformedRequest } from './fuzz-requests.ts';
-import { mapConcurrent, PROPERTY_RUNS, rawRequest } from './harness.ts';
+import { useTestServer } from '#test/support/local-server';
+import { authorizationHeaders, malformedRequest } from './fuzz-requests.ts';
+import { FUZZ_SEED, fuzzThrough, PROPERTY_RUNS, sampleFuzz } from './harness.ts';
 
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 // Locally both APIs share one host: a path both have is answered by the API findRoute picks.
 const PUBLIC_ROUTES = Object.values(APIS).flatMap((api) =>
   api.routes
@@ -14,16 +13,11 @@ const PUBLIC_ROUTES = Object.values(APIS).flatMap((api) =>
 );
 const TITLES = { dataset: 'Knowledge-base API', proxy: 'Channel proxy API' } as const;
 
-// Public routes only: no authorizer and no function that logs, so nothing to quieten.
-let server: TestServer;
-beforeAll(async () => {
-  server = await startTestServer();
-});
-afterAll(() => server?.close());
+const server = useTestServer();
 
 describe('the public OpenAPI routes under malformed requests (fuzz through the local server)', () => {
-  it(`answer ${PROPERTY_RUNS} malformed requests below 500: the document to a GET of the route, a 404 otherwise (seed ${SEED})`, async () => {
-    const requests = fc.sample(
+  it(`answer ${PROPERTY_RUNS} malformed requests below 500: the document to a GET of the route, a 404 otherwise (seed ${FUZZ_SEED})`, async () => {
+    const requests = sampleFuzz(
       fc
         .record({
           target: fc.constantFrom(...PUBLIC_ROUTES),
@@ -38,19 +32,29 @@ describe('the public OpenAPI routes under malformed requests (fuzz through the l
             authorization: authorizationHeaders(server.credentials.adminKey, 'kb-not-a-token'),
           }).map((request) => ({ target, request: get ? { ...request, method: 'GET' } : request })),
         ),
-      { numRuns: PROPERTY_RUNS, seed: SEED },
+      PROPERTY_RUNS,
+    ).filter(({ target, request }) => {
+      // A near miss that resolves (dot segments, one trailing slash) to another route, such as
+      // `/api/channels/openapi.json/..` to the channel list, gets that route's answer: not this test's subject.
+      const resolved = findRoute(request.method, new URL(`http://local${request.path}`).pathname)?.route;
+      return resolved === undefined || resolved.path === target.route.path;
+    });
+
+    const { failures, statuses } = await fuzzThrough(
+      server.url,
+      requests.map(({ request }) => request),
+      (reply, i) => {
+        const { target, request } = requests[i]!;
+        // One trailing slash reaches the same route, as in API Gateway (shared/routes.ts, findRoute).
+        const path = request.path.split('?')[0] ?? '';
+        const onRoute = request.method === 'GET' && [target.route.path, `${target.route.path}/`].includes(path);
+        const title = reply.status === 200 ? (JSON.parse(reply.body) as { info?: { title?: string } }).info?.title : '';
+        const ok = onRoute ? reply.status === 200 && title === TITLES[target.api] : reply.status === 404;
+        return ok ? [] : [`${reply.status} ${reply.body.slice(0, 120)}`];
+      },
     );
 
-    const replies = await mapConcurrent(requests, 8, ({ request }) => rawRequest(server.url, request));
-
-    const failures = replies.flatMap((reply, i) => {
-      const { target, request } = requests[i]!;
-      const onRoute = request.method === 'GET' && request.path.split('?')[0] === target.route.path;
-      const title = reply.status === 200 ? (JSON.parse(reply.body) as { info?: { title?: string } }).info?.title : '';
-      const ok = onRoute ? reply.status === 200 && title === TITLES[target.api] : reply.status === 404;
-      return ok ? [] : [`${reply.status} ${reply.body.slice(0, 120)} <- ${describeRequest(request)}`];
-    });
     expect(failures.slice(0, 5)).toEqual([]);
-    expect(new Set(replies.map((r) => r.status))).toEqual(new Set([200, 404]));
+    expect(statuses).toEqual([200, 404]);
   });
 });

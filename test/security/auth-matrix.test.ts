@@ -20,8 +20,7 @@ const BODIES: Readonly<Record<Api, string>> = { dataset: '{"name":"matrix"}', pr
 
 /** What a request gets back: enough to tell the gateway's answers from the functions'. */
 type Outcome =
-  | 'reached' // dataset API: the function answered (200, or its own 404 for an id that does not exist)
-  | 'import-400' // proxy API: the import function itself answered (its body validation)
+  | 'reached' // the function answered: 200, its own 404 for an id that does not exist, or the import's DSN 400
   | 'unauthorized' // gateway 401: missing or malformed header (dataset code 403)
   | 'denied' // gateway 401: well-formed but unknown, expired, revoked or wrong-kind (dataset code 514)
   | 'no-route' // gateway 404: no such method on the resource, whatever the credential
@@ -116,9 +115,9 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
   'an access token with one character more': { dataset: 'denied', proxy: 'denied' },
   'an access token in upper case': { dataset: 'denied', proxy: 'denied' },
   'the SHA-256 of an access token': { dataset: 'denied', proxy: 'denied' },
-  'the admin key': { dataset: 'denied', proxy: 'import-400' },
-  'the admin key with surrounding spaces': { dataset: 'denied', proxy: 'import-400' },
-  'the admin key, Bearer with two spaces': { dataset: 'denied', proxy: 'import-400' },
+  'the admin key': { dataset: 'denied', proxy: 'reached' },
+  'the admin key with surrounding spaces': { dataset: 'denied', proxy: 'reached' },
+  'the admin key, Bearer with two spaces': { dataset: 'denied', proxy: 'reached' },
   'the admin key without its last character': { dataset: 'denied', proxy: 'denied' },
   'the admin key with a space inside': { dataset: 'unauthorized', proxy: 'unauthorized' },
 };
@@ -133,13 +132,23 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>
   '/api/core/dataset/delete': { query: `id=${UNKNOWN_ID}` },
   '/api/core/dataset/paths': {},
   [PATHS.proxy]: { body: BODIES.proxy },
+  '/api/channels': {},
+  '/api/channels/batch_delete': { body: '[]' },
+  // One path, three methods: GET and DELETE answer 404 for the unknown id, PUT too (its body is valid).
+  '/api/channel/{id}': { body: '{"name":"matrix"}' },
 };
+const UNKNOWN_CHANNEL_ID = 'f'.repeat(64);
 /** Every route of both APIs behind the authorizer, from the shared route table (the public ones: below). */
 const ROUTES = Object.values(APIS).flatMap((api) =>
   api.routes
     .filter(requiresAuthorizer)
     .map((route) => ({ api: (api.name === 'dataset' ? 'dataset' : 'proxy') as Api, route })),
 );
+/** Each path once (a path may have several methods), with the methods the route table gives it. */
+const PATH_TARGETS = [...new Map(ROUTES.map((target) => [target.route.path, target])).values()].map((target) => ({
+  ...target,
+  methods: ROUTES.filter((r) => r.route.path === target.route.path).map((r) => r.route.method as string),
+}));
 
 function sendRoute(
   target: (typeof ROUTES)[number],
@@ -147,9 +156,10 @@ function sendRoute(
   authorization: ReadonlyArray<string>,
 ): Promise<RawResponse> {
   const request = ROUTE_REQUESTS[target.route.path] ?? {};
+  const path = target.route.path.replace('{id}', UNKNOWN_CHANNEL_ID);
   return rawRequest(server.url, {
     method,
-    path: request.query ? `${target.route.path}?${request.query}` : target.route.path,
+    path: request.query ? `${path}?${request.query}` : path,
     headers: [['Content-Type', 'application/json'], ...authorization.map((a) => ['Authorization', a] as const)],
     body: method === 'GET' ? '' : (request.body ?? ''),
   });
@@ -170,12 +180,15 @@ function classify(api: Api, reply: RawResponse): Outcome | string {
   const envelope =
     api === 'dataset'
       ? Object.keys(body).sort().join() === 'code,data,message,statusText'
-      : body.success === (reply.status === 200) && typeof body.message === 'string';
+      : body.success === (reply.status === 200) &&
+        (reply.status === 200 ? 'data' in body : typeof body.message === 'string');
   if (!envelope) return `not in the ${api} envelope: ${reply.status} ${reply.body}`;
   const code = api === 'dataset' ? body.code : undefined;
   if (reply.status === 200 && api === 'dataset' && code === 200) return 'reached';
   if (reply.status === 404 && api === 'dataset' && code === 501002) return 'reached';
-  if (reply.status === 400 && api === 'proxy' && /dsn/i.test(String(body.message))) return 'import-400';
+  if (reply.status === 200 && api === 'proxy' && body.success === true) return 'reached';
+  if (reply.status === 404 && api === 'proxy' && body.message === 'No channel has this id') return 'reached';
+  if (reply.status === 400 && api === 'proxy' && /dsn/i.test(String(body.message))) return 'reached';
   if (reply.status === 401 && (api === 'proxy' || code === 403) && /malformed/i.test(String(body.message)))
     return 'unauthorized';
   if (reply.status === 401 && (api === 'proxy' || code === 514)) return 'denied';
@@ -189,21 +202,46 @@ describe('security matrix: credential kind x API x method through the local serv
     const kinds = credentialKinds();
     expect(kinds.map(([kind]) => kind).sort()).toEqual(Object.keys(EXPECTED).sort());
 
-    expect(ROUTES.map(({ route }) => route.path).sort()).toEqual(Object.keys(ROUTE_REQUESTS).sort());
+    expect(PATH_TARGETS.map(({ route }) => route.path).sort()).toEqual(Object.keys(ROUTE_REQUESTS).sort());
 
     const actual: string[] = [];
     const expected: string[] = [];
     for (const [kind, headers] of kinds) {
-      const pairs = ROUTES.flatMap((target) => METHODS.map((method) => ({ target, method })));
+      const pairs = PATH_TARGETS.flatMap((target) => METHODS.map((method) => ({ target, method })));
       const replies = await Promise.all(pairs.map(({ target, method }) => sendRoute(target, method, headers)));
-      pairs.forEach(({ target: { api, route }, method }, i) => {
+      pairs.forEach(({ target: { api, route, methods }, method }, i) => {
         const where = `${kind} | ${api} | ${method} ${route.path}`;
         actual.push(`${where} -> ${classify(api, replies[i] as RawResponse)}`);
-        expected.push(`${where} -> ${method === route.method ? EXPECTED[kind]?.[api] : 'no-route'}`);
+        expected.push(`${where} -> ${methods.includes(method) ? EXPECTED[kind]?.[api] : 'no-route'}`);
       });
     }
 
     expect(actual).toEqual(expected);
+  });
+
+  it('answers the gateway 404 for a method a channel proxy path does not have, whatever the credential', async () => {
+    const id = 'f'.repeat(64);
+    const misses = [
+      ['POST', `/api/channel/${id}`],
+      ['PATCH', `/api/channel/${id}`],
+      ['GET', '/api/channels/batch_delete'],
+      ['DELETE', '/api/channels/'],
+      ['PUT', '/api/channels'],
+      ['GET', '/api/channel/'],
+      ['GET', `/api/channel/${id}/extra`],
+    ];
+
+    const outcomes = [];
+    for (const [method, path] of misses) {
+      const reply = await rawRequest(server.url, {
+        method: method as string,
+        path: path as string,
+        headers: [['Authorization', `Bearer ${server.credentials.adminKey}`]],
+      });
+      outcomes.push(classify('proxy', reply));
+    }
+
+    expect(outcomes).toEqual(misses.map(() => 'no-route'));
   });
 
   it('serves the public console page, the same document, to every credential kind on GET only', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, vi } from 'vitest';
 import { type LocalBackend, type LocalTableNames, startLocalBackend } from '#infra/local/backend';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import { type GatewayOptions, startGateway } from '#infra/local/gateway';
@@ -100,4 +101,37 @@ export async function startTestServer(
       await gateway.close();
     },
   };
+}
+
+/**
+ * A test file's local server: started before the file's tests with `env` set (the handlers read it at their
+ * cold start; logs are silenced unless `env` sets LOG_LEVEL), closed after them. The value returned stands
+ * for the server: read its fields inside a test or a hook.
+ */
+export function useTestServer(env: Readonly<Record<string, string>> = {}): TestServer {
+  let server: TestServer | undefined;
+  beforeAll(async () => {
+    for (const [name, value] of Object.entries({ LOG_LEVEL: 'SILENT', ...env })) vi.stubEnv(name, value);
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+    vi.unstubAllEnvs();
+  });
+  return startedInBeforeAll(() => server, 'the test server');
+}
+
+/**
+ * A stand-in for a value a test file starts in `beforeAll`, usable as a module-level constant: every field
+ * read goes to the value `current()` gives once it is started (methods stay bound to it).
+ */
+export function startedInBeforeAll<T extends object>(current: () => T | undefined, what: string): T {
+  return new Proxy({} as T, {
+    get(_target, field) {
+      const value = current();
+      if (!value) throw new Error(`${what} starts in beforeAll: read it inside a test or a hook`);
+      const member = Reflect.get(value, field, value);
+      return typeof member === 'function' ? member.bind(value) : member;
+    },
+  });
 }

@@ -4,6 +4,7 @@ import { datasetErrorResponse, datasetSuccess } from '#shared/envelopes/dataset'
 import { DatasetApiError, datasetErrors } from '#shared/errors';
 import { createLogger } from '#shared/logger';
 import { captureOutput } from '#test/support/capture-output';
+import { expectDatasetInternalError } from '#test/support/responses';
 
 function silentLogger() {
   const logger = createLogger('create-dataset-test', 'SILENT');
@@ -53,13 +54,7 @@ describe('datasetErrorResponse', () => {
 
     const response = datasetErrorResponse(error, logger);
 
-    expect(response.statusCode).toBe(500);
-    expect(JSON.parse(response.body)).toStrictEqual({
-      code: 500,
-      statusText: 'error',
-      message: 'Internal error',
-      data: null,
-    });
+    expectDatasetInternalError(response);
     expect(response.body).not.toContain('datasets-prod');
     expect(logged).toHaveBeenCalledWith(expect.any(String), { error });
   });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
 import { proxyEvent } from '#test/support/events';
 import { loadHandler } from '#test/support/handler';
+import { expectDatasetInternalError } from '#test/support/responses';
 
 type HandlerModule = typeof import('#functions/create-dataset/handler');
 
@@ -106,13 +107,7 @@ describe('create-dataset handler', () => {
 
     const response = await handler(event(JSON.stringify({ name: 'Docs' })));
 
-    expect(response.statusCode).toBe(500);
-    expect(JSON.parse(response.body)).toStrictEqual({
-      code: 500,
-      statusText: 'error',
-      message: 'Internal error',
-      data: null,
-    });
+    expectDatasetInternalError(response);
   });
 });
 

@@ -6,6 +6,7 @@ import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
 import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
 import { type CreateDatasetDeps, createDataset } from '../../functions/create-dataset/create-dataset.ts';
 import { createDatasetBodySchema } from '../../functions/create-dataset/schema.ts';
+import { NEW_DATASET_DEFAULTS } from '../integration/create-dataset.helpers.ts';
 
 /** In-memory repository keyed like the table (teamId + id), rejecting an existing key like the conditional put. */
 class InMemoryDatasetRepository implements DatasetRepository {
@@ -83,15 +84,8 @@ describe('createDataset', () => {
         id: '000000000000000000000001',
         teamId: 'team-a',
         tmbId: 'member-a',
-        parentId: null,
-        type: 'dataset',
+        ...NEW_DATASET_DEFAULTS,
         name: 'Docs',
-        intro: '',
-        avatar: '/icon/logo.svg',
-        vectorModel: 'text-embedding-3-small',
-        agentModel: 'gpt-4o-mini',
-        vlmModel: 'gpt-4o-mini',
-        inheritPermission: true,
         createTime: '2026-03-04T05:06:07.089Z',
         updateTime: '2026-03-04T05:06:07.089Z',
       },

@@ -83,7 +83,7 @@ describe('importLegacyGw', () => {
 
     const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, memory.store));
 
-    expect(report.channels).toEqual({ created: 250, updated: 0, unchanged: 0 });
+    expect(report.channels).toEqual({ created: 250, updated: 0, unchanged: 0, edited: 0 });
     expect(memory.calls.getMany).toEqual([100, 100, 50]);
     expect(memory.calls.putMany).toEqual([100, 100, 50]);
     expect(memory.items.size).toBe(250);
@@ -142,7 +142,7 @@ describe('importLegacyGw', () => {
       deps(fakeSource(rows(4)).openSource, memory.store),
     );
 
-    expect(report.channels).toEqual({ created: 0, updated: 3, unchanged: 1 });
+    expect(report.channels).toEqual({ created: 0, updated: 3, unchanged: 1, edited: 0 });
     expect(memory.calls.putMany).toEqual([3]);
     const updated = memory.items.get(stored(r2!).id);
     expect(updated).toMatchObject({ models: ['gpt-4o'], createdAt: created, updatedAt: T1.toISOString() });
@@ -269,7 +269,7 @@ describe('importLegacyGw', () => {
 
     const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(fakeSource(rows(450)).openSource, store));
 
-    expect(report.channels).toEqual({ created: 450, updated: 0, unchanged: 0 });
+    expect(report.channels).toEqual({ created: 450, updated: 0, unchanged: 0, edited: 0 });
     expect(stored).toHaveLength(450);
     expect(peak).toBe(2);
     expect(events.slice(0, 4)).toEqual(['read 100', 'write 100', 'read 100', 'write 100']);

@@ -8,7 +8,7 @@ const REPORT: ImportReport = {
   dryRun: false,
   source: { host: 'db.internal', port: 3306, database: 'legacy', rows: 20, kind: 'legacygw' },
   rows: { imported: 18, skipped: 2 },
-  channels: { created: 21, updated: 3, unchanged: 4 },
+  channels: { created: 21, updated: 3, unchanged: 4, edited: 0 },
   items: [],
   itemsTruncated: false,
 };

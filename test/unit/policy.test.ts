@@ -3,11 +3,19 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { denyPolicy, type Principal, parseMethodArn, policyFor } from '#functions/authorizer/policy';
 import { evaluatePolicy, resourceMatches } from '#infra/local/policy';
-import { APIS, type ApiName, requiresAuthorizer } from '#shared/routes';
+import { APIS, type ApiName, type RouteDef, requiresAuthorizer, routeResourcePatterns } from '#shared/routes';
 
 const PREFIX = 'arn:aws:execute-api:eu-west-1:123456789012';
 const methodArn = (apiId: string, route: { method: string; path: string }, stage = 'prod') =>
   `${PREFIX}:${apiId}/${stage}/${route.method}${route.path}`;
+/** The Allow resources a policy lists for `routes`: each route's patterns, `{id}` as `*`, with and without a trailing slash. */
+const allowedPatterns = (apiId: string, routes: readonly RouteDef[], stage = 'prod') =>
+  routes.flatMap((r) => routeResourcePatterns(r).map((p) => `${PREFIX}:${apiId}/${stage}/${r.method}${p}`));
+/** A concrete path of a route: a path parameter filled in as a client would. */
+const concrete = (route: { method: string; path: string }) => ({
+  method: route.method,
+  path: route.path.replace(/\{[^}]+\}/g, 'c0ffee'.repeat(10).slice(0, 64)),
+});
 const datasetRoute = APIS.dataset.routes[0]!;
 const proxyRoute = APIS.proxy.routes[0]!;
 
@@ -29,7 +37,7 @@ function resources(result: APIGatewayAuthorizerResult, effect: 'Allow' | 'Deny')
 /** Every method ARN of `api` under a few API ids and stages, including the one the policy was made for. */
 function methodArnsOf(api: ApiName, apiIds: string[]): string[] {
   return APIS[api].routes.flatMap((route) =>
-    apiIds.flatMap((apiId) => ['prod', 'dev'].map((stage) => methodArn(apiId, route, stage))),
+    apiIds.flatMap((apiId) => ['prod', 'dev'].map((stage) => methodArn(apiId, concrete(route), stage))),
   );
 }
 
@@ -68,7 +76,7 @@ describe('policyFor', () => {
     expect(denied).toBeUndefined();
     expect(result.principalId).toBe('tok-1');
     expect(resources(result, 'Allow')).toEqual(
-      APIS.dataset.routes.filter(requiresAuthorizer).map((r) => methodArn('a1b2c3', r)),
+      allowedPatterns('a1b2c3', APIS.dataset.routes.filter(requiresAuthorizer)),
     );
     expect(resources(result, 'Deny')).toEqual([]);
     expect(result.context).toEqual({
@@ -88,9 +96,36 @@ describe('policyFor', () => {
     expect(denied).toBeUndefined();
     expect(result.principalId).toBe('admin');
     expect(resources(result, 'Allow')).toEqual(
-      APIS.proxy.routes.filter(requiresAuthorizer).map((r) => methodArn('p9q8r7', r, 'v1')),
+      allowedPatterns('p9q8r7', APIS.proxy.routes.filter(requiresAuthorizer), 'v1'),
     );
     expect(result.context).toEqual({ scope: 'admin', teamId: '', tmbId: '', tokenId: 'admin' });
+  });
+
+  it('allows the admin key every concrete path of the proxy routes, path parameters and a trailing slash included', () => {
+    const { result } = policyFor(methodArn('p9q8r7', proxyRoute), ADMIN);
+    const id = 'ab'.repeat(32);
+
+    const decisions = [
+      `GET/api/channels`,
+      `GET/api/channels/`,
+      `GET/api/channel/${id}`,
+      `PUT/api/channel/${id}`,
+      `DELETE/api/channel/${id}`,
+      `POST/api/channels/batch_delete`,
+    ].map((tail) => evaluatePolicy(result, `${PREFIX}:p9q8r7/prod/${tail}`));
+    const otherMethod = evaluatePolicy(result, `${PREFIX}:p9q8r7/prod/POST/api/channel/${id}`);
+
+    expect(decisions).toEqual(Array(6).fill('allow'));
+    expect(otherMethod).toBe('deny');
+  });
+
+  it('finds the route of a method ARN that holds a concrete id and allows the admin key on it', () => {
+    const arn = `${PREFIX}:p9q8r7/prod/GET/api/channel/${'0'.repeat(64)}`;
+
+    const { result, denied } = policyFor(arn, ADMIN);
+
+    expect(denied).toBeUndefined();
+    expect(evaluatePolicy(result, arn)).toBe('allow');
   });
 
   it('denies an access token on the channel proxy API', () => {

@@ -1,0 +1,541 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ChannelView } from '#shared/channel-view';
+import type { StoredChannel } from '#shared/repositories/channels';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import { channelPath, reviewChannel, seedChannels } from './channel-review.helpers.ts';
+import {
+  type ChannelsTable,
+  callProxy,
+  channelsTable,
+  type Exchange,
+  expectData,
+  expectError,
+  expectNoSecrets,
+} from './import-http.helpers.ts';
+
+// docs/channel-review-api.md through HTTP: the local server runs the real authorizer and the five review functions.
+
+let server: TestServer;
+let table: ChannelsTable;
+/** Every exchange of this file, searched for whole keys at the end. */
+const exchanges: Exchange[] = [];
+/** Every key any test stored, sent or saw stored. */
+const keys = new Set<string>();
+
+beforeAll(async () => {
+  process.env.LOG_LEVEL = 'DEBUG';
+  server = await startTestServer();
+  table = channelsTable(server);
+});
+
+afterAll(async () => {
+  table?.close();
+  await server?.close();
+});
+
+beforeEach(async () => {
+  await table.clear();
+});
+
+async function call(method: string, path: string, json?: unknown, raw?: string): Promise<Exchange> {
+  const exchange = await callProxy(server, { method, path, json, raw });
+  exchanges.push(exchange);
+  return exchange;
+}
+
+async function seed(channels: StoredChannel[]): Promise<StoredChannel[]> {
+  for (const c of channels) keys.add(c.key);
+  await seedChannels(server, channels);
+  return channels;
+}
+
+const list = async (query = '') =>
+  expectData<{ channels: ChannelView[]; total: number }>(await call('GET', `/api/channels/${query}`));
+const names = (data: { channels: ChannelView[] }) => data.channels.map((c) => c.name);
+const storedById = async () => new Map((await table.scan()).map((c) => [c.id, c]));
+
+/** Twelve channels over three providers, two statuses and a few models, in a known order. */
+function catalogue(): StoredChannel[] {
+  return [
+    reviewChannel(1, { provider: 'openai', name: 'b-openai', models: ['gpt-4o', 'gpt-4o-mini'] }),
+    reviewChannel(2, { provider: 'openai', name: 'a-openai', status: 'disabled' }),
+    reviewChannel(3, {
+      provider: 'anthropic',
+      name: 'claude main',
+      baseUrl: 'https://api.anthropic.com',
+      models: ['claude-3-5-sonnet'],
+    }),
+    reviewChannel(4, {
+      provider: 'anthropic',
+      name: 'claude backup',
+      baseUrl: 'https://proxy.example.com/anthropic',
+      models: ['Claude-3-Haiku'],
+    }),
+    reviewChannel(5, {
+      provider: 'deepseek',
+      name: 'ds',
+      baseUrl: 'https://api.deepseek.com',
+      models: ['deepseek-chat'],
+    }),
+    // Same name and provider twice: ordered by id.
+    reviewChannel(6, { provider: 'openai', name: 'same' }),
+    reviewChannel(7, { provider: 'openai', name: 'same' }),
+    reviewChannel(8, { provider: 'openai', name: 'c-openai', status: 'disabled', models: ['text-embedding-3-small'] }),
+    reviewChannel(9, { provider: 'openai', name: 'd-openai' }),
+    reviewChannel(10, { provider: 'openai', name: 'e-openai' }),
+    reviewChannel(11, { provider: 'openai', name: 'f-openai' }),
+    reviewChannel(12, { provider: 'openai', name: 'g-openai', baseUrl: '' }),
+  ];
+}
+
+/** The catalogue's names in the list's order: provider, then name, then id. */
+function expectedOrder(channels: StoredChannel[]): string[] {
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return [...channels]
+    .sort((a, b) => cmp(a.provider, b.provider) || cmp(a.name, b.name) || cmp(a.id, b.id))
+    .map((c) => c.name);
+}
+
+describe('GET /api/channels/ (list)', () => {
+  it('answers the first 10 channels ordered by provider, name and id, with the total', async () => {
+    const channels = await seed(catalogue());
+
+    const data = await list();
+    const all = await list('?per_page=100');
+
+    expect(data.total).toBe(12);
+    expect(names(data)).toEqual(expectedOrder(channels).slice(0, 10));
+    expect(names(all)).toEqual(expectedOrder(channels));
+    const same = all.channels.filter((c) => c.name === 'same').map((c) => c.id);
+    expect(same).toEqual([...same].sort());
+    expect(same).toHaveLength(2);
+  });
+
+  it('serves /api/channels and /api/channels/ alike', async () => {
+    await seed(catalogue());
+
+    const withSlash = await call('GET', '/api/channels/?per_page=3');
+    const without = await call('GET', '/api/channels?per_page=3');
+
+    expect(withSlash.status).toBe(200);
+    expect(without.text).toBe(withSlash.text);
+  });
+
+  it('pages with page and per_page, and answers an empty page with the right total past the end', async () => {
+    const channels = await seed(catalogue());
+    const order = expectedOrder(channels);
+
+    const second = await list('?page=2&per_page=5');
+    const last = await list('?page=3&per_page=5');
+    const past = await list('?page=4&per_page=5');
+    const far = await list('?page=9007199254740991&per_page=100');
+
+    expect(names(second)).toEqual(order.slice(5, 10));
+    expect(names(last)).toEqual(order.slice(10));
+    expect(past).toEqual({ channels: [], total: 12 });
+    expect(far).toEqual({ channels: [], total: 12 });
+  });
+
+  it('takes per_page from 1 to 100 and refuses 0, 101 and non-numbers naming per_page', async () => {
+    await seed(catalogue());
+
+    const one = await list('?per_page=1');
+    const hundred = await list('?per_page=100');
+    const refused = await Promise.all(
+      ['0', '101', '-1', '1.5', 'ten', '1e2'].map((v) => call('GET', `/api/channels/?per_page=${v}`)),
+    );
+
+    expect(one.channels).toHaveLength(1);
+    expect(hundred.channels).toHaveLength(12);
+    for (const reply of refused) expectError(reply, 400, /^per_page must be a whole number from 1 to 100$/);
+  });
+
+  it('refuses page 0 and a page that is not a whole number, naming page', async () => {
+    const refused = await Promise.all(['0', '-2', 'x', '2.0'].map((v) => call('GET', `/api/channels/?page=${v}`)));
+
+    for (const reply of refused) expectError(reply, 400, /^page must be a whole number from 1$/);
+  });
+
+  it('filters by provider, status, name and legacy_id exactly', async () => {
+    await seed(catalogue());
+
+    const byProvider = await list('?provider=anthropic');
+    const byStatus = await list('?status=disabled');
+    const byName = await list('?name=same');
+    const byNamePrefix = await list('?name=sam');
+    const byLegacyId = await list('?legacy_id=5');
+
+    expect(names(byProvider)).toEqual(['claude backup', 'claude main']);
+    expect(names(byStatus)).toEqual(['a-openai', 'c-openai']);
+    expect([byName.total, ...names(byName)]).toEqual([2, 'same', 'same']);
+    expect(byNamePrefix).toEqual({ channels: [], total: 0 });
+    expect(names(byLegacyId)).toEqual(['ds']);
+  });
+
+  it('matches keyword case-insensitively as a substring of name, baseUrl, provider or any model', async () => {
+    await seed(catalogue());
+
+    const byName = await list('?keyword=CLAUDE%20MA');
+    const byBaseUrl = await list('?keyword=proxy.EXAMPLE');
+    const byProvider = await list('?keyword=DeepSe');
+    const byModel = await list('?keyword=haiku');
+    const bySecondModel = await list('?keyword=4o-MINI');
+    const none = await list('?keyword=nothing-like-this');
+
+    expect(names(byName)).toEqual(['claude main']);
+    expect(names(byBaseUrl)).toEqual(['claude backup']);
+    expect(names(byProvider)).toEqual(['ds']);
+    expect(names(byModel)).toEqual(['claude backup']);
+    expect(names(bySecondModel)).toEqual(['b-openai']);
+    expect(none).toEqual({ channels: [], total: 0 });
+  });
+
+  it('combines filters with AND, and treats an empty value as no filter', async () => {
+    await seed(catalogue());
+
+    const both = await list('?provider=openai&status=disabled&keyword=embedding');
+    const empty = await list('?provider=&status=&name=&legacy_id=&keyword=&page=&per_page=');
+
+    expect(names(both)).toEqual(['c-openai']);
+    expect(empty.total).toBe(12);
+    expect(empty.channels).toHaveLength(10);
+  });
+
+  it('refuses an unknown query parameter, naming it, instead of ignoring a filter', async () => {
+    const reply = await call('GET', '/api/channels/?provider=openai&model=gpt-4o');
+
+    expectError(
+      reply,
+      400,
+      /^Unknown query parameter "model"; the list takes page, per_page, provider, status, name, legacy_id, keyword$/,
+    );
+  });
+
+  it('refuses parameters named like Object members (__proto__, toString, constructor) as unknown', async () => {
+    const replies = await Promise.all(
+      ['__proto__', 'toString', 'constructor'].map((name) => call('GET', `/api/channels/?${name}=1`)),
+    );
+
+    expect(replies.map((r) => [r.status, (r.body as { message: string }).message])).toEqual(
+      ['__proto__', 'toString', 'constructor'].map((name) => [
+        400,
+        expect.stringContaining(`Unknown query parameter "${name}"`),
+      ]),
+    );
+  });
+
+  it('refuses a parameter given twice, a bad status, a bad legacy_id and a keyword over 100 characters', async () => {
+    const twice = await call('GET', '/api/channels/?status=enabled&status=disabled');
+    const status = await call('GET', '/api/channels/?status=on');
+    const legacyId = await call('GET', '/api/channels/?legacy_id=abc');
+    const keyword = await call('GET', `/api/channels/?keyword=${'k'.repeat(101)}`);
+    const longestKeyword = await call('GET', `/api/channels/?keyword=${'k'.repeat(100)}`);
+
+    expectError(twice, 400, /^Query parameter status is given more than once$/);
+    expectError(status, 400, /^status must be "enabled" or "disabled"$/);
+    expectError(legacyId, 400, /^legacy_id must be a whole number from 0$/);
+    expectError(keyword, 400, /^keyword must be at most 100 characters$/);
+    expect(longestKeyword.status).toBe(200);
+  });
+
+  it('masks every key in the list: first 3 and last 4 characters, or **** under 12 characters', async () => {
+    const [long, short, twelve] = await seed([
+      reviewChannel(1, { key: 'sk-abcdefghijklmnop-WXYZ' }),
+      reviewChannel(2, { key: 'sk-short-11' }),
+      reviewChannel(3, { key: 'sk-123456789' }),
+    ]);
+
+    const data = await list();
+
+    const byId = new Map(data.channels.map((c) => [c.id, c.key]));
+    expect(byId.get(long!.id)).toBe('sk-\u2026WXYZ');
+    expect(byId.get(short!.id)).toBe('****');
+    expect(byId.get(twelve!.id)).toBe('sk-\u20266789');
+  });
+
+  it('answers an empty table with no channels and a total of 0', async () => {
+    expect(await list()).toEqual({ channels: [], total: 0 });
+  });
+});
+
+describe('GET /api/channel/{id} (detail)', () => {
+  it('answers every stored field with the key masked and editedAt null', async () => {
+    const [channel] = await seed([reviewChannel(1, { key: 'sk-abcdefghijklmnop-WXYZ', models: ['a', 'b'] })]);
+
+    const data = expectData<ChannelView>(await call('GET', channelPath(channel!.id)));
+
+    expect(data).toEqual({ ...channel, key: 'sk-\u2026WXYZ', editedAt: null });
+  });
+
+  it('finds a channel by the upper-case spelling of its id', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+
+    const data = expectData<ChannelView>(await call('GET', channelPath(channel!.id.toUpperCase())));
+
+    expect(data.id).toBe(channel!.id);
+  });
+
+  it('answers 404 for an id that names no channel', async () => {
+    const reply = await call('GET', channelPath('f'.repeat(64)));
+
+    expectError(reply, 404, /^No channel has this id$/);
+  });
+
+  it('answers 400 for an id that is not 64 hexadecimal characters, such as an AI Proxy number', async () => {
+    for (const id of ['5', 'g'.repeat(64), 'a'.repeat(63), 'a'.repeat(65), '%E2%80%A6']) {
+      expectError(await call('GET', channelPath(id)), 400, /^id must be a channel id \(64 hexadecimal characters\)$/);
+    }
+  });
+
+  it('answers the gateway 404 for /api/channel/ without an id', async () => {
+    const reply = await call('GET', '/api/channel/');
+
+    expect(reply.status).toBe(404);
+    expect(reply.body).toMatchObject({ success: false });
+  });
+});
+
+describe('PUT /api/channel/{id} (update)', () => {
+  it('changes the named fields, stamps editedAt and updatedAt, and answers the channel after the change', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+    const before = Date.now();
+
+    const data = expectData<ChannelView>(
+      await call('PUT', channelPath(channel!.id), {
+        name: '  renamed  ',
+        baseUrl: 'https://gateway.example.com/v1/',
+        models: [' gpt-4o ', 'o3', 'gpt-4o'],
+        status: 'disabled',
+      }),
+    );
+
+    expect(data).toMatchObject({
+      id: channel!.id,
+      name: 'renamed',
+      baseUrl: 'https://gateway.example.com/v1',
+      models: ['gpt-4o', 'o3'],
+      status: 'disabled',
+      provider: 'openai',
+      source: channel!.source,
+      createdAt: channel!.createdAt,
+    });
+    expect(data.editedAt).toBe(data.updatedAt);
+    expect(Date.parse(data.editedAt ?? '')).toBeGreaterThanOrEqual(before - 1000);
+    const stored = (await storedById()).get(channel!.id);
+    expect(stored).toMatchObject({ name: 'renamed', status: 'disabled', key: channel!.key, editedAt: data.editedAt });
+  });
+
+  it('changes only what the body names', async () => {
+    const [channel] = await seed([reviewChannel(1, { models: ['x', 'y'] })]);
+
+    const data = expectData<ChannelView>(await call('PUT', channelPath(channel!.id), { status: 'disabled' }));
+
+    expect(data).toMatchObject({
+      name: channel!.name,
+      baseUrl: channel!.baseUrl,
+      models: ['x', 'y'],
+      status: 'disabled',
+    });
+  });
+
+  it('stores a new key write-only: the response masks it and the id stays the same', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+    const newKey = 'sk-brand-new-key-0123456789-QRST';
+    keys.add(newKey);
+
+    const reply = await call('PUT', channelPath(channel!.id), { key: newKey, baseUrl: 'https://other.example.com' });
+
+    const data = expectData<ChannelView>(reply);
+    expect([data.id, data.key]).toEqual([channel!.id, 'sk-\u2026QRST']);
+    expect((await storedById()).get(channel!.id)?.key).toBe(newKey);
+    expect(reply.text).not.toContain(newKey);
+  });
+
+  it('leaves the key unchanged when the body sends back its current masked form (a read-modify-write)', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+    const read = expectData<ChannelView>(await call('GET', channelPath(channel!.id)));
+
+    const data = expectData<ChannelView>(await call('PUT', channelPath(channel!.id), { ...read, name: 'saved back' }));
+
+    expect(data.name).toBe('saved back');
+    expect((await storedById()).get(channel!.id)?.key).toBe(channel!.key);
+  });
+
+  it('leaves a short key unchanged when the body sends back ****', async () => {
+    const [channel] = await seed([reviewChannel(1, { key: 'sk-short' })]);
+
+    expectData(await call('PUT', channelPath(channel!.id), { key: '****', status: 'disabled' }));
+
+    expect((await storedById()).get(channel!.id)?.key).toBe('sk-short');
+  });
+
+  it('refuses any other key that looks masked, and writes nothing', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+    const masked = `sk-\u2026${channel!.key.slice(-4)}`;
+
+    const others = [
+      await call('PUT', channelPath(channel!.id), { key: masked.replace('sk-', 'sx-'), name: 'x' }),
+      await call('PUT', channelPath(channel!.id), { key: '****', name: 'x' }),
+      await call('PUT', channelPath(channel!.id), { key: 'abc\u2026defghijklmnop' }),
+    ];
+
+    for (const reply of others) expectError(reply, 400, /^key looks masked/);
+    expect((await storedById()).get(channel!.id)).toEqual(channel);
+  });
+
+  it.each([
+    [{ name: '' }, /^name must not be blank$/],
+    [{ name: '   ' }, /^name must not be blank$/],
+    [{ name: 'n'.repeat(65) }, /^name must be at most 64 characters$/],
+    [{ name: 7 }, /^name must be a string$/],
+    [{ name: null }, /^name must be a string$/],
+    [{ name: 'tab\there' }, /^name must not contain control characters$/],
+    [{ baseUrl: 'ftp://files.example.com' }, /^baseUrl must be an http\(s\) URL/],
+    [{ baseUrl: 'not a url' }, /^baseUrl must be an http\(s\) URL/],
+    [{ baseUrl: 'https://user:pw@example.com' }, /^baseUrl must be an http\(s\) URL without user name or password/],
+    [{ baseUrl: ['https://example.com'] }, /^baseUrl must be a string$/],
+    [{ models: [] }, /^models must name at least one model$/],
+    [{ models: Array.from({ length: 501 }, (_, i) => `m${i}`) }, /^models must name at most 500 models$/],
+    [{ models: ['ok', ' '] }, /^models must not hold a blank name$/],
+    [{ models: ['ok', 3] }, /^models must hold only strings$/],
+    [{ models: 'gpt-4o' }, /^models must be an array of strings$/],
+    [{ status: 'on' }, /^status must be "enabled" or "disabled"$/],
+    [{ status: 1 }, /^status must be "enabled" or "disabled"$/],
+    [{ key: '' }, /^key must not be empty$/],
+    [{ key: 'k'.repeat(4097) }, /^key must be at most 4096 characters$/],
+    [{ key: 'sk-line\nbreak-0123456789' }, /^key must not contain control characters$/],
+    [{ key: 42 }, /^key must be a string$/],
+    [{}, /^The body must set at least one of name, baseUrl, models, status, key$/],
+    [{ provider: 'anthropic', id: 'x' }, /^The body must set at least one of name, baseUrl, models, status, key$/],
+  ])('refuses %j with a 400 naming the field, and writes nothing', async (body, message) => {
+    const [channel] = await seed([reviewChannel(1)]);
+
+    const reply = await call('PUT', channelPath(channel!.id), body);
+
+    expectError(reply, 400, message);
+    expect((await storedById()).get(channel!.id)).toEqual(channel);
+  });
+
+  it('accepts the boundaries: a 64-character name, 500 models, a 4,096-character key and an empty baseUrl', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+    const key = `sk-${'k'.repeat(4_093)}`;
+    keys.add(key);
+
+    const data = expectData<ChannelView>(
+      await call('PUT', channelPath(channel!.id), {
+        name: 'n'.repeat(64),
+        models: Array.from({ length: 500 }, (_, i) => `m${i}`),
+        key,
+        baseUrl: '',
+      }),
+    );
+
+    expect([data.name.length, data.models.length, data.baseUrl, data.key]).toEqual([64, 500, '', 'sk-\u2026kkkk']);
+    expect((await storedById()).get(channel!.id)?.key).toBe(key);
+  });
+
+  it('refuses a body that is not JSON, not an object, or too large', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+
+    const replies = [
+      await call('PUT', channelPath(channel!.id), undefined, '{"name":'),
+      await call('PUT', channelPath(channel!.id), ['name']),
+      await call('PUT', channelPath(channel!.id), undefined, JSON.stringify({ name: 'x', pad: 'p'.repeat(70_000) })),
+    ];
+
+    expectError(replies[0]!, 400, /^The body must be valid JSON$/);
+    expectError(replies[1]!, 400, /^The body must be a JSON object$/);
+    expectError(replies[2]!, 400, /^The body must be at most 65536 bytes$/);
+    expect((await storedById()).get(channel!.id)).toEqual(channel);
+  });
+
+  it('answers 404 for an unknown id and creates nothing', async () => {
+    const reply = await call('PUT', channelPath('a'.repeat(64)), { name: 'ghost' });
+
+    expectError(reply, 404, /^No channel has this id$/);
+    expect(await table.scan()).toEqual([]);
+  });
+});
+
+describe('DELETE /api/channel/{id} (delete one)', () => {
+  it('deletes the channel and answers null; it is gone afterwards', async () => {
+    const [gone, kept] = await seed([reviewChannel(1), reviewChannel(2)]);
+
+    const data = expectData(await call('DELETE', channelPath(gone!.id)));
+    const after = await call('GET', channelPath(gone!.id));
+
+    expect(data).toBeNull();
+    expectError(after, 404, /^No channel has this id$/);
+    expect([...(await storedById()).keys()]).toEqual([kept!.id]);
+  });
+
+  it('answers 404 for an id that names no channel, also when deleted twice', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+    await call('DELETE', channelPath(channel!.id));
+
+    const again = await call('DELETE', channelPath(channel!.id));
+
+    expectError(again, 404, /^No channel has this id$/);
+  });
+
+  it('answers 400 for a malformed id and deletes nothing', async () => {
+    await seed([reviewChannel(1)]);
+
+    expectError(await call('DELETE', channelPath('12')), 400, /^id must be a channel id/);
+    expect(await table.scan()).toHaveLength(1);
+  });
+});
+
+describe('POST /api/channels/batch_delete (delete many)', () => {
+  it('deletes the named channels and counts only those that existed, an id named twice once', async () => {
+    const [a, b, c] = await seed([reviewChannel(1), reviewChannel(2), reviewChannel(3)]);
+
+    const data = expectData(
+      await call('POST', '/api/channels/batch_delete', [a!.id, b!.id.toUpperCase(), a!.id, 'e'.repeat(64)]),
+    );
+
+    expect(data).toEqual({ deleted: 2 });
+    expect([...(await storedById()).keys()]).toEqual([c!.id]);
+  });
+
+  it('takes 1,000 ids and refuses 1,001 without deleting anything', async () => {
+    const channels = await seed(Array.from({ length: 30 }, (_, i) => reviewChannel(i + 1)));
+    const ids = channels.map((c) => c.id);
+    const filler = (n: number) => Array.from({ length: n }, (_, i) => i.toString(16).padStart(64, '0'));
+
+    const refused = await call('POST', '/api/channels/batch_delete', [...ids, ...filler(1_001 - ids.length)]);
+    const countBefore = (await table.scan()).length;
+    const accepted = await call('POST', '/api/channels/batch_delete', [...ids, ...filler(1_000 - ids.length)]);
+
+    expectError(refused, 400, /^The body may name at most 1000 ids; it names 1001$/);
+    expect(countBefore).toBe(30);
+    expect(expectData(accepted)).toEqual({ deleted: 30 });
+    expect(await table.scan()).toEqual([]);
+  });
+
+  it('answers {"deleted": 0} for an empty array', async () => {
+    expect(expectData(await call('POST', '/api/channels/batch_delete', []))).toEqual({ deleted: 0 });
+  });
+
+  it('refuses a body that is not a JSON array of ids, naming the bad item, and deletes nothing', async () => {
+    const [channel] = await seed([reviewChannel(1)]);
+
+    const notArray = await call('POST', '/api/channels/batch_delete', { ids: [channel!.id] });
+    const notJson = await call('POST', '/api/channels/batch_delete', undefined, '[');
+    const badItem = await call('POST', '/api/channels/batch_delete', [channel!.id, 17]);
+
+    expectError(notArray, 400, /^The body must be a JSON array$/);
+    expectError(notJson, 400, /^The body must be valid JSON$/);
+    expectError(badItem, 400, /^ids\[1\] must be a channel id \(64 hexadecimal characters\)$/);
+    expect(await table.scan()).toHaveLength(1);
+  });
+});
+
+describe('secrets', () => {
+  it('never shows a whole key in any response or log line of this file', () => {
+    expect(exchanges.length).toBeGreaterThan(40);
+    expect(keys.size).toBeGreaterThan(10);
+
+    expectNoSecrets(exchanges, { server, extra: [...keys].filter((k) => k.length >= 8) });
+  });
+});

@@ -1,0 +1,154 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { LIST_PARAMETERS } from '#functions/list-channels/list-channels';
+import { UPDATABLE_FIELDS } from '#functions/update-channel/update-channel';
+import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
+import type { StoredChannel } from '#shared/repositories/channels';
+import { channelPath, reviewChannel, seedChannels } from '#test/integration/channel-review.helpers';
+import { channelsTable } from '#test/integration/import-http.helpers';
+import { startTestServer, type TestServer } from '#test/support/local-server';
+import {
+  authorizationHeaders,
+  describeRequest,
+  encodedBody,
+  jsonText,
+  malformedBody,
+  malformedRequest,
+  proxyEnvelopeProblems,
+  TRICKY_KEYS,
+} from './fuzz-requests.ts';
+import { FUZZ_RUNS, mapConcurrent, type RawRequest, type RawResponse, rawRequest } from './harness.ts';
+
+const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
+const OTHER_API_NOT_FOUND = JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUTHENTICATION_TOKEN.body);
+
+let server: TestServer;
+let seeded: StoredChannel[];
+
+beforeAll(async () => {
+  vi.stubEnv('LOG_LEVEL', 'SILENT');
+  server = await startTestServer();
+  seeded = Array.from({ length: 6 }, (_, i) => reviewChannel(i + 1, { key: `sk-fuzz-${i}-0123456789abcdef` }));
+  await seedChannels(server, seeded);
+});
+
+afterAll(async () => {
+  await server?.close();
+  vi.unstubAllEnvs();
+});
+
+/** The problems with one reply (a near-miss path may get the other API's 404 locally, where both share a host). */
+function envelopeProblems(reply: RawResponse): string[] {
+  if (reply.status === 404 && reply.body === OTHER_API_NOT_FOUND) return [];
+  return proxyEnvelopeProblems(reply, { successAllowed: true });
+}
+
+/** Ids as a path segment: real ones (either case), plausible and hostile ones, percent-encoded when needed. */
+const idSegment = () =>
+  fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...seeded.map((c) => c.id), ...seeded.map((c) => c.id.toUpperCase())) },
+    fc.stringMatching(/^[0-9a-f]{64}$/),
+    fc.string({ maxLength: 80 }).map(encodeURIComponent),
+    fc.string({ unit: 'binary', maxLength: 20 }).map(encodeURIComponent),
+    fc.constantFrom('%00', '..', '%2F', '%2e%2e', '%E2%80%A6', '%ZZ', '{id}', '*', 'a'.repeat(5_000), '0', '-1'),
+  );
+
+/** List query strings: the parameters, repeats, unknown and tricky names, odd and huge values. */
+const listQuery = fc
+  .array(
+    fc.tuple(
+      fc.oneof(
+        { weight: 5, arbitrary: fc.constantFrom(...LIST_PARAMETERS) },
+        fc.constantFrom(...TRICKY_KEYS, 'model', 'PAGE', 'page[]'),
+        fc.string({ maxLength: 10 }),
+      ),
+      fc.oneof(
+        fc.constantFrom('', '0', '1', '2', '100', '101', '-1', '1e3', 'enabled', 'disabled', 'openai', '9'.repeat(30)),
+        fc.string({ maxLength: 120 }),
+        fc.string({ unit: 'binary', maxLength: 20 }),
+      ),
+    ),
+    { maxLength: 5 },
+  )
+  .map((pairs) =>
+    pairs.length === 0
+      ? ''
+      : `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`,
+  );
+
+const updateObjects = fc.record(
+  {
+    name: fc.oneof(fc.string({ maxLength: 80 }), fc.constantFrom(null, '', 1, [], 'n'.repeat(65))),
+    baseUrl: fc.oneof(
+      fc.webUrl(),
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('', 'ftp://x', 'https://u:p@x.example', 'javascript:alert(1)', null),
+    ),
+    models: fc.oneof(fc.array(fc.string({ maxLength: 20 }), { maxLength: 8 }), fc.constantFrom(null, 'm', [1], [])),
+    status: fc.oneof(fc.constantFrom('enabled', 'disabled', 'on', '', null, true)),
+    key: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('****', 'sk-\u2026abcd', '', null, 'k'.repeat(4_097), 'sk-\n-line-0123456789'),
+    ),
+  },
+  { requiredKeys: [] },
+);
+
+const batchBodies = fc.oneof(
+  {
+    weight: 3,
+    arbitrary: fc
+      .array(fc.oneof(fc.stringMatching(/^[0-9a-f]{64}$/), fc.string({ maxLength: 70 })), { maxLength: 20 })
+      .map((a) => JSON.stringify(a)),
+  },
+  fc.array(fc.stringMatching(/^[0-9a-f]{64}$/), { minLength: 995, maxLength: 1_010 }).map((a) => JSON.stringify(a)),
+  jsonText(['ids']),
+  fc.constantFrom('[', '[]', '{}', 'null', '[null]', '[[]]', `["${'f'.repeat(64)}",]`),
+);
+
+describe('channel review routes under malformed requests (fuzz through the local server)', () => {
+  it(`answers ${FUZZ_RUNS} malformed requests below 500, in the proxy envelope, never with a whole key (seed ${SEED})`, async () => {
+    const auth = authorizationHeaders(server.credentials.adminKey, server.credentials.accessTokens[0]!.token);
+    const perRoute = Math.max(20, Math.ceil(FUZZ_RUNS / 5));
+    const anyBody = encodedBody(fc.oneof(fc.constant(''), jsonText(['name'])));
+    const sample = (arbitrary: fc.Arbitrary<RawRequest>, offset: number) =>
+      fc.sample(arbitrary, { numRuns: perRoute, seed: SEED + offset });
+    const withPath = (path: fc.Arbitrary<string>, method: string, body: fc.Arbitrary<Buffer>) =>
+      path.chain((p) => malformedRequest({ path: p, method, body, authorization: auth }));
+    const requests = [
+      ...sample(
+        withPath(
+          listQuery.map((q) => `/api/channels/${q}`),
+          'GET',
+          anyBody,
+        ),
+        1,
+      ),
+      ...sample(withPath(idSegment().map(channelPath), 'GET', anyBody), 2),
+      ...sample(
+        withPath(idSegment().map(channelPath), 'PUT', encodedBody(malformedBody(updateObjects, [...UPDATABLE_FIELDS]))),
+        3,
+      ),
+      ...sample(withPath(fc.constant('/api/channels/batch_delete'), 'POST', encodedBody(batchBodies)), 4),
+      // Deletes last and few: they remove what the other requests read and update.
+      ...sample(withPath(idSegment().map(channelPath), 'DELETE', anyBody), 5).slice(0, Math.ceil(perRoute / 4)),
+    ];
+
+    const replies = await mapConcurrent(requests, 8, (request) => rawRequest(server.url, request));
+
+    const failures = replies.flatMap((reply, i) => {
+      const problems = envelopeProblems(reply);
+      return problems.length === 0 ? [] : [`${problems.join('; ')} <- ${describeRequest(requests[i]!)}`];
+    });
+    expect(failures.slice(0, 5)).toEqual([]);
+    const stored = channelsTable(server);
+    const keys = [...seeded.map((c) => c.key), ...(await stored.scan()).map((c) => c.key)].filter(
+      (k) => k.length >= 12,
+    );
+    stored.close();
+    const leaks = replies.filter((reply) => keys.some((key) => reply.body.includes(key)));
+    expect(leaks.map((r) => r.body.slice(0, 200))).toEqual([]);
+    const statuses = new Set(replies.map((r) => r.status));
+    expect([...statuses].filter((s) => [200, 400, 401, 404].includes(s)).sort()).toEqual([200, 400, 401, 404]);
+  });
+});
