@@ -23,11 +23,9 @@ export const channelViewSchema = z.strictObject({
   name: z.string(),
   baseUrl: z.string(),
   models: z.array(z.string()),
-  key: z
-    .string()
-    .register(z.globalRegistry, {
-      description: 'Masked: first 3 and last 4 characters around "…" (12 or more), else "****"',
-    }),
+  key: z.string().register(z.globalRegistry, {
+    description: 'Masked: first 3 and last 4 characters around "…" (12 or more), else "****"',
+  }),
   status: z.enum(['enabled', 'disabled']),
   source: z.strictObject({ legacyId: z.int(), host: z.string(), database: z.string() }),
   createdAt: z.string(),
