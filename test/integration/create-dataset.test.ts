@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
 import { startTestServer, useTestServer } from '#test/support/local-server';
 import {
@@ -13,7 +13,6 @@ import {
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-let dynamo: DynamoDBDocumentClient;
 // Every test gets a team of its own, so no test sees another's records.
 let team: LocalAccessToken;
 let bearer: string;
@@ -21,17 +20,15 @@ let bearer: string;
 // The handlers read it at load; the secret-leak test (create-dataset-failures) runs with logging on.
 const server = useTestServer();
 
-beforeAll(async () => {
-  dynamo = server.documents;
-});
-
 beforeEach(async () => {
   team = await addAccessToken(server);
   bearer = `Bearer ${team.token}`;
 });
 
 async function stored(teamId: string, id: string) {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: server.tables.datasets, Key: { teamId, id } }));
+  const { Item } = await server.documents.send(
+    new GetCommand({ TableName: server.tables.datasets, Key: { teamId, id } }),
+  );
   return Item;
 }
 
@@ -66,7 +63,7 @@ describe('POST /api/core/dataset/create: authorization', () => {
     const reply = await createRequest(server, { name: 'Docs' }, `Bearer ${expired.token}`);
 
     expectError(reply, 401, 514);
-    expect(await teamRecords(dynamo, expired.teamId)).toEqual([]);
+    expect(await teamRecords(server.documents, expired.teamId)).toEqual([]);
   });
 
   it('answers 401/514 for the admin key, which opens the other API only', async () => {
@@ -94,7 +91,7 @@ describe('POST /api/core/dataset/create: invalid bodies', () => {
 
     expectError(reply, 400, 507000);
     expect(reply.body.statusText).toBe('invalidParams');
-    expect(await teamRecords(dynamo, team.teamId)).toEqual([]);
+    expect(await teamRecords(server.documents, team.teamId)).toEqual([]);
   });
 
   it('names the offending field in the message', async () => {
@@ -110,7 +107,7 @@ describe('POST /api/core/dataset/create: invalid bodies', () => {
 
     expectError(reply, 400, 507000);
     expect(reply.body.message).toBe('parentId must refer to a folder');
-    expect(await teamRecords(dynamo, team.teamId)).toHaveLength(1);
+    expect(await teamRecords(server.documents, team.teamId)).toHaveLength(1);
   });
 
   it.each([
@@ -130,7 +127,7 @@ describe('POST /api/core/dataset/create: invalid bodies', () => {
     expectError(reply, 400, 501010);
     expect(reply.body.statusText).toBe('invalidVectorModelOrQAModel');
     expect(reply.body.message).toMatch(/^vectorModel /);
-    expect(await teamRecords(dynamo, team.teamId)).toEqual([]);
+    expect(await teamRecords(server.documents, team.teamId)).toEqual([]);
   });
 });
 
@@ -153,8 +150,8 @@ describe('POST /api/core/dataset/create: parents', () => {
 
     expectError(reply, 404, 501002);
     expect(reply.body).toStrictEqual(missing.body);
-    expect(await teamRecords(dynamo, team.teamId)).toEqual([]);
-    expect(await teamRecords(dynamo, other.teamId)).toHaveLength(1);
+    expect(await teamRecords(server.documents, team.teamId)).toEqual([]);
+    expect(await teamRecords(server.documents, other.teamId)).toHaveLength(1);
   });
 
   it('creates a dataset inside a folder of the same team', async () => {
@@ -232,7 +229,7 @@ describe('POST /api/core/dataset/create: stored record', () => {
     const second = expectCreated(await createRequest(server, { name: 'Twin' }, bearer));
 
     expect(first).not.toBe(second);
-    expect(await teamRecords(dynamo, team.teamId)).toHaveLength(2);
+    expect(await teamRecords(server.documents, team.teamId)).toHaveLength(2);
   });
 });
 
@@ -255,7 +252,7 @@ describe('POST /api/core/dataset/create: load', () => {
 
     expect(statuses.filter((s) => s !== 200)).toEqual([]);
     expect(new Set(ids).size).toBe(total);
-    const records = await teamRecords(dynamo, team.teamId);
+    const records = await teamRecords(server.documents, team.teamId);
     expect(records.map((r) => r.id).sort()).toEqual([...ids].sort());
   });
 

@@ -1,5 +1,5 @@
-import { type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
 import { useTestServer } from '#test/support/local-server';
 import { type ApiReply, addAccessToken, expectError, teamRecords } from './create-dataset.helpers.ts';
@@ -8,7 +8,6 @@ import { KB_PATHS, kbClient, kbRequest, seedRecord, seedRecords } from './knowle
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = '65a0c0ffee0000000000beef';
 
-let dynamo: DynamoDBDocumentClient;
 // Every test gets a team of its own (and a second team to try to reach across).
 let team: LocalAccessToken;
 let api: ReturnType<typeof kbClient>;
@@ -16,10 +15,6 @@ let other: ReturnType<typeof kbClient>;
 let otherTeam: LocalAccessToken;
 
 const server = useTestServer();
-
-beforeAll(async () => {
-  dynamo = server.documents;
-});
 
 beforeEach(async () => {
   team = await addAccessToken(server);
@@ -29,7 +24,9 @@ beforeEach(async () => {
 });
 
 async function stored(id: string, teamId = team.teamId) {
-  const { Item } = await dynamo.send(new GetCommand({ TableName: server.tables.datasets, Key: { teamId, id } }));
+  const { Item } = await server.documents.send(
+    new GetCommand({ TableName: server.tables.datasets, Key: { teamId, id } }),
+  );
   return Item;
 }
 
@@ -123,7 +120,7 @@ describe('POST /api/core/dataset/list', () => {
 
   it('orders the items by updateTime, newest first', async () => {
     const day = (d: number) => new Date(Date.UTC(2024, 0, d));
-    await seedRecords(dynamo, [
+    await seedRecords(server.documents, [
       seedRecord(team.teamId, null, 'dataset', 'second', day(2)),
       seedRecord(team.teamId, null, 'dataset', 'fourth', day(4)),
       seedRecord(team.teamId, null, 'folder', 'first', day(1)),
@@ -136,7 +133,7 @@ describe('POST /api/core/dataset/list', () => {
   it('puts a record it just updated first', async () => {
     const old = new Date(Date.UTC(2024, 0, 1));
     const records = ['x', 'y', 'z'].map((n) => seedRecord(team.teamId, null, 'dataset', n, old));
-    await seedRecords(dynamo, records);
+    await seedRecords(server.documents, records);
 
     expectNull(await api.update({ id: records[1]?.id, intro: 'touched' }));
 
@@ -368,13 +365,13 @@ describe('PUT /api/core/dataset/update', () => {
     ['its grandchild', 'c'],
   ] as const)('answers 400/507000 for moving a folder into %s, and changes nothing', async (_case, target) => {
     const t = await tree();
-    const before = await teamRecords(dynamo, team.teamId);
+    const before = await teamRecords(server.documents, team.teamId);
 
     const reply = await api.update({ id: t.a, parentId: t[target] });
 
     expectError(reply, 400, 507000);
     expect(reply.body.message).toMatch(/parentId/);
-    expect(await teamRecords(dynamo, team.teamId)).toEqual(before);
+    expect(await teamRecords(server.documents, team.teamId)).toEqual(before);
   });
 
   it('answers 400/507000 for moving into a dataset', async () => {
@@ -444,7 +441,7 @@ describe('DELETE /api/core/dataset/delete', () => {
 
     expectNull(await api.delete({ id }));
 
-    expect((await teamRecords(dynamo, team.teamId)).map((r) => r.id)).toEqual([kept]);
+    expect((await teamRecords(server.documents, team.teamId)).map((r) => r.id)).toEqual([kept]);
   });
 
   it('deletes a folder with three levels below it: exactly its subtree, nothing else', async () => {
@@ -457,7 +454,7 @@ describe('DELETE /api/core/dataset/delete', () => {
 
     expectNull(await api.delete({ id: t.a }));
 
-    const left = (await teamRecords(dynamo, team.teamId)).map((r) => r.id).sort();
+    const left = (await teamRecords(server.documents, team.teamId)).map((r) => r.id).sort();
     expect(left).toEqual([t.atRoot, sibling, inSibling].sort());
     expect(await stored(theirs, otherTeam.teamId)).toBeDefined();
   });

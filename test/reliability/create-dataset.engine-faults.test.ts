@@ -35,34 +35,22 @@ describe('create-dataset against a DynamoDB engine that fails (fault proxy, real
     expect(await teamRecords(setup.documents, teamId)).toEqual([]);
   });
 
-  it('stores exactly one record when DynamoDB answers 503 and then recovers', async () => {
+  it.each([
+    ['DynamoDB answers 503 and then recovers', { kind: 'fail', status: 503, errorType: 'ServiceUnavailable' }],
+    // The first PutItem takes effect, but the SDK sees a 500 and sends the same item again.
+    [
+      'a write succeeds but its response is lost',
+      { kind: 'forward-then-fail', status: 500, errorType: 'InternalServerError' },
+    ],
+  ] as const)('stores exactly one record, under the id it answers, when %s', async (_case, firstPut) => {
     const teamId = newTeam();
-    setup.proxy.script = (op, n) =>
-      op === 'PutItem' && n === 1
-        ? { kind: 'fail', status: 503, errorType: 'ServiceUnavailable' }
-        : { kind: 'forward' };
+    setup.proxy.script = (op, n) => (op === 'PutItem' && n === 1 ? firstPut : { kind: 'forward' });
 
     const response = await setup.handler(event(teamId, { name: 'Docs' }));
 
     expect(response.statusCode).toBe(200);
     const { data: id } = JSON.parse(response.body) as { data: string };
     expect((await teamRecords(setup.documents, teamId)).map((r) => r.id)).toEqual([id]);
-  });
-
-  it('stores exactly one record, under the id it answers, when a write succeeds but its response is lost', async () => {
-    const teamId = newTeam();
-    // The first PutItem takes effect, but the SDK sees a 500 and sends the same item again.
-    setup.proxy.script = (op, n) =>
-      op === 'PutItem' && n === 1
-        ? { kind: 'forward-then-fail', status: 500, errorType: 'InternalServerError' }
-        : { kind: 'forward' };
-
-    const response = await setup.handler(event(teamId, { name: 'Docs' }));
-
-    expect(response.statusCode).toBe(200);
-    const { data: id } = JSON.parse(response.body) as { data: string };
-    const stored = await teamRecords(setup.documents, teamId);
-    expect(stored.map((r) => r.id)).toEqual([id]);
   });
 
   it('stores nothing for a folder parent read that keeps failing', async () => {

@@ -1,9 +1,8 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   clearSecretsCache,
   freshReadLimiter,
@@ -16,6 +15,7 @@ import {
   readLocalCredentials,
   writeLocalCredentials,
 } from '#shared/local-credentials';
+import { useTempDir } from '#test/support/temp-dir';
 
 const ADMIN_KEY = 'admin-key-0123456789-0123456789-0123456789';
 const TOKEN = 'kb-local-SECRET-token-0123456789abcdef0123456789';
@@ -78,19 +78,11 @@ describe('isExpired', () => {
 });
 
 describe('localFileCredentialSource', () => {
-  let dir: string;
+  const dir = useTempDir('kb-authorizer-');
   let file: string;
 
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kb-authorizer-'));
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
   beforeEach(async ({ task }) => {
-    file = join(dir, `${task.id}.json`);
+    file = join(dir(), `${task.id}.json`);
   });
 
   it('hashes the plaintext tokens it reads', async () => {
@@ -152,15 +144,7 @@ describe('localFileCredentialSource', () => {
 });
 
 describe('readLocalCredentials', () => {
-  let dir: string;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'kb-local-credentials-'));
-  });
-
-  afterAll(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const dir = useTempDir('kb-local-credentials-');
 
   it.each([
     ['is not JSON', TOKEN, /local credentials file .* is not valid JSON/],
@@ -168,7 +152,7 @@ describe('readLocalCredentials', () => {
   ])(
     'rejects a file that %s with the same error the authorizer gets, naming the file, not its content',
     async (_case, text, message) => {
-      const file = join(dir, `${_case.replaceAll(' ', '-')}.json`);
+      const file = join(dir(), `${_case.replaceAll(' ', '-')}.json`);
       await writeFile(file, text);
 
       const read = await readLocalCredentials(file).catch((e: unknown) => e);
@@ -185,7 +169,7 @@ describe('readLocalCredentials', () => {
   );
 
   it('rejects a missing file with the file system error, so the tools can create it', async () => {
-    const error = await readLocalCredentials(join(dir, 'missing.json')).catch((e: unknown) => e);
+    const error = await readLocalCredentials(join(dir(), 'missing.json')).catch((e: unknown) => e);
 
     expect((error as NodeJS.ErrnoException).code).toBe('ENOENT');
   });

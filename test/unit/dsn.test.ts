@@ -37,13 +37,18 @@ const APP_AT_DB_INTERNAL: ParsedDsn = {
   tls: 'false',
 };
 
-describe('parseDsn, Go driver form', () => {
-  it('takes apart user, password, host, port and database', () => {
-    const parsed = parseDsn('app:s3cret@tcp(db.internal:3307)/legacy');
+describe('parseDsn, either form', () => {
+  it.each([
+    ['the Go driver form', 'app:s3cret@tcp(db.internal:3307)/legacy'],
+    ['a mysql:// URL', 'mysql://app:s3cret@db.internal:3307/legacy'],
+  ])('takes apart user, password, host, port and database of %s', (_form, dsn) => {
+    const parsed = parseDsn(dsn);
 
     expect(parsed).toEqual(APP_AT_DB_INTERNAL);
   });
+});
 
+describe('parseDsn, Go driver form', () => {
   it('defaults the port to 3306, the timeout to 10 s and tls to false', () => {
     const parsed = parseDsn('app:pw@tcp(10.0.0.5)/legacy');
 
@@ -96,12 +101,6 @@ describe('parseDsn, Go driver form', () => {
 });
 
 describe('parseDsn, URL form', () => {
-  it('takes apart a mysql:// URL', () => {
-    const parsed = parseDsn('mysql://app:s3cret@db.internal:3307/legacy');
-
-    expect(parsed).toEqual(APP_AT_DB_INTERNAL);
-  });
-
   it('percent-decodes user, password and database', () => {
     const parsed = parseDsn('mysql://app%2Bro:p%40ss%3Aw%2F%28%29@db/legacy%20gw');
 

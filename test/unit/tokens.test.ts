@@ -1,5 +1,4 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APIGatewayClient, FlushStageAuthorizersCacheCommand } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
@@ -10,9 +9,10 @@ import {
   SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { SECRET_VALUE_MAX_BYTES, sha256Hex } from '#shared/access-tokens';
 import { readLocalCredentials } from '#shared/local-credentials';
+import { useTempDir } from '#test/support/temp-dir';
 import { runTokensCli } from '../../scripts/tokens/cli.ts';
 
 const NOW = new Date('2030-01-01T00:00:00Z');
@@ -388,18 +388,10 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
 });
 
 describe('tokens tool without --secret-id (local credentials file)', () => {
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'kb-tokens-'));
-  });
-
-  afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-  });
+  const dataDir = useTempDir('kb-tokens-');
 
   it('creates the credentials file with mode 0600 and stores the token in it', async ({ task }) => {
-    const dir = join(dataDir, task.id);
+    const dir = join(dataDir(), task.id);
 
     const result = await run(['create', '--team', 'team-1', '--label', 'dev'], { DATA_DIR: dir });
 
@@ -420,7 +412,7 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
   });
 
   it('adds to an existing file and revokes exactly one entry', async ({ task }) => {
-    const env = { DATA_DIR: join(dataDir, task.id) };
+    const env = { DATA_DIR: join(dataDir(), task.id) };
     const first = lastJson(await run(['create', '--team', 'team-1'], env));
     const second = lastJson(await run(['create', '--team', 'team-1'], env));
     const file = join(env.DATA_DIR, 'credentials.json');
@@ -437,7 +429,7 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
   });
 
   it('fails with exit code 1 when the id to revoke is not in the file', async ({ task }) => {
-    const env = { DATA_DIR: join(dataDir, task.id) };
+    const env = { DATA_DIR: join(dataDir(), task.id) };
     await run(['create', '--team', 'team-1'], env);
     const before = await readFile(join(env.DATA_DIR, 'credentials.json'), 'utf8');
 
@@ -448,7 +440,7 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
   });
 
   it('reports a corrupt file without quoting it and leaves it alone', async ({ task }) => {
-    const dir = join(dataDir, task.id);
+    const dir = join(dataDir(), task.id);
     await run(['list'], { DATA_DIR: dir });
     const file = join(dir, 'credentials.json');
     await writeFile(file, EXISTING_TOKEN);
@@ -462,7 +454,7 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
   });
 
   it('reports a file that breaks the schema by the rule it breaks, without quoting it', async ({ task }) => {
-    const dir = join(dataDir, task.id);
+    const dir = join(dataDir(), task.id);
     await run(['list'], { DATA_DIR: dir });
     const file = join(dir, 'credentials.json');
     const corrupt = JSON.stringify({ adminKey: EXISTING_TOKEN, accessTokens: [{ id: 'a', token: EXISTING_TOKEN }] });
