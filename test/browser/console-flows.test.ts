@@ -4,43 +4,31 @@
  * loaded with the public fixture. Set CONSOLE_SCREENSHOTS=1 to refresh docs/console-*.png.
  */
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import {
   activeLabel,
   type ConsoleWorld,
   expectCleanRun,
   expectNoSecretsKept,
-  openConsole,
+  previewImport,
   resetChannels,
+  runImport,
   seriousA11yViolations,
   signIn,
-  startConsoleWorld,
-  stopConsoleWorld,
   tableRows,
+  useConsoleWorld,
 } from './console.helpers.ts';
 
 const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
 const DOCS = join(import.meta.dirname, '..', '..', 'docs');
 
+const files = useConsoleWorld();
+const open = files.open;
 let world: ConsoleWorld;
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  world = await startConsoleWorld();
-}, 120_000);
-
-afterAll(async () => {
-  for (const page of pages) await page.close().catch(() => {});
-  await stopConsoleWorld(world ?? {});
+beforeAll(() => {
+  world = files.world();
 });
-
-async function open(viewport?: { width: number; height: number }) {
-  const opened = await openConsole(world, viewport);
-  pages.push(opened.page);
-  return opened;
-}
 
 describe('the admin key', () => {
   it("shows the API's message for a wrong key and keeps nothing: no storage, no field value, no data", async () => {
@@ -88,9 +76,7 @@ describe('import with a preview', () => {
     const { page, recorder } = await open();
     await signIn(page, world.server.credentials.adminKey);
 
-    await page.getByLabel("DSN of the legacy gateway's MySQL database").fill(world.dsn);
-    await page.getByRole('button', { name: 'Preview import' }).click();
-    await page.getByRole('heading', { name: 'Preview: nothing is written yet' }).waitFor();
+    await previewImport(page, world.dsn);
 
     const counts = await page.locator('#report-counts').innerText();
     expect(counts.replace(/\s+/g, ' ')).toContain(
@@ -118,16 +104,9 @@ describe('import with a preview', () => {
     await resetChannels(world, false);
     const { page, recorder } = await open();
     await signIn(page, world.server.credentials.adminKey);
-    await page.getByLabel("DSN of the legacy gateway's MySQL database").fill(world.dsn);
-    await page.getByRole('button', { name: 'Preview import' }).click();
-    await page.getByRole('heading', { name: 'Preview: nothing is written yet' }).waitFor();
+    await previewImport(page, world.dsn);
 
-    await page.getByRole('button', { name: 'Import', exact: true }).click();
-    await page.getByRole('heading', { name: 'Import done' }).waitFor();
-    await page
-      .locator('#page-info')
-      .filter({ hasText: /21 channels/ })
-      .waitFor();
+    await runImport(page);
 
     const counts = (await page.locator('#report-counts').innerText()).replace(/\s+/g, ' ');
     expect(counts).toContain('Rows imported 18 Rows skipped 2 Channels created 21');
@@ -342,14 +321,8 @@ describe('review and fix', () => {
     await resetChannels(world, false);
     const { page, recorder } = await open();
     await signIn(page, world.server.credentials.adminKey);
-    await page.getByLabel("DSN of the legacy gateway's MySQL database").fill(world.dsn);
-    await page.getByRole('button', { name: 'Preview import' }).click();
-    await page.getByRole('button', { name: 'Import', exact: true }).click();
-    await page.getByRole('heading', { name: 'Import done' }).waitFor();
-    await page
-      .locator('#page-info')
-      .filter({ hasText: /21 channels/ })
-      .waitFor();
+    await previewImport(page, world.dsn);
+    await runImport(page);
 
     const withTable = await seriousA11yViolations(page);
     await page.getByRole('button', { name: 'Edit qwen' }).click();
