@@ -1,7 +1,12 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { AllowList } from '#shared/allow-list';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
-import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
+import {
+  type ChannelStore,
+  ChannelWriteError,
+  type ComparedChannel,
+  type StoredChannel,
+} from '#shared/repositories/channels';
 import { describeDsn, parseDsn } from './dsn.ts';
 import type { LegacySource, OpenSource } from './legacy-source.ts';
 import { createRowMapper, type MappedChannel } from './mapping.ts';
@@ -35,12 +40,11 @@ export interface ImportDeps {
 
 // Channels classified per round trip: one BatchGetItem, then four BatchWriteItem calls of 25.
 const CHUNK_CHANNELS = 100;
-// Chunks whose writes may still be pending while the next chunk is read and classified. Two keep the
-// repository's write slots busy while the import waits for the next chunk's BatchGetItem (one chunk's writes
-// run, the next chunk's wait their turn); with one, DynamoDB idles between chunks and nothing is gained. More
-// only hold more chunks in memory: the repository bounds the writes in flight, not this. The next rows are
-// pulled only once a chunk is classified and queued, so memory stays flat whatever the table size.
-const WRITES_IN_FLIGHT = 2;
+// Chunks being read, classified and written behind the row stream while the next rows are mapped. Reads
+// overlap with mapping and with earlier chunks' writes; the repository bounds the BatchWriteItem calls in flight
+// across chunks, so more chunks only hold more in memory. The next rows are pulled only once a chunk is queued,
+// so memory stays flat whatever the table size (docs/performance.md has the measurements).
+const CHUNKS_IN_FLIGHT = 3;
 
 /** The abort reason at the deadline; turned into DeadlineExceededError with the count written so far. */
 class DeadlineReached extends Error {
@@ -65,13 +69,11 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
   const { signal } = deadline;
   const report = new ReportBuilder();
   const timestamp = deps.now().toISOString();
-  const writes = new WriteBehind(WRITES_IN_FLIGHT);
+  const writes = new WriteBehind(CHUNKS_IN_FLIGHT);
   let source: LegacySource | undefined;
 
-  const flush = async (channels: MappedChannel[]): Promise<void> => {
-    writes.throwIfFailed();
-    if (channels.length === 0) return;
-    const existing = await deps.repo.getMany(
+  const classifyAndWrite = async (channels: MappedChannel[]): Promise<number> => {
+    const existing = await deps.repo.getCompared(
       channels.map((c) => c.id),
       { signal },
     );
@@ -91,8 +93,12 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
         report.channels.unchanged += 1;
       }
     }
-    if (input.dryRun || changes.length === 0) return;
-    await writes.start(() => deps.repo.putMany(changes, { signal }));
+    if (input.dryRun || changes.length === 0) return 0;
+    return deps.repo.putMany(changes, { signal });
+  };
+  const flush = async (channels: MappedChannel[]): Promise<void> => {
+    writes.throwIfFailed();
+    if (channels.length > 0) await writes.start(() => classifyAndWrite(channels));
   };
 
   deps.logger.info('Legacy import started', { ...origin, dryRun: input.dryRun });
@@ -145,7 +151,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
 }
 
 /**
- * The chunk writes that run behind the row stream: at most `limit` at once. Every write's count is
+ * The chunks read, classified and written behind the row stream: at most `limit` at once. Every write's count is
  * added up, whether it succeeds or gives up part-way, and the first failure is kept. The promises it
  * holds never reject, so a write that fails while the import is reading is never an unhandled rejection.
  */
@@ -210,7 +216,7 @@ function withWrittenCount(error: unknown, written: number): unknown {
 
 // docs/channel-import.md: an existing channel counts `updated` when its models, name or status differ. Provider,
 // base URL and key are part of the id, so they cannot differ.
-function differs(before: StoredChannel, channel: MappedChannel): boolean {
+function differs(before: ComparedChannel, channel: MappedChannel): boolean {
   return (
     before.name !== channel.name ||
     before.status !== channel.status ||

@@ -27,10 +27,17 @@ export interface StoredChannel {
   editedAt?: string;
 }
 
+/**
+ * What the import reads of an existing channel: what it compares (name, status, models), whether an operator
+ * edited it, and `createdAt`, which it keeps. Only these travel: never the key, and a third of the item's bytes.
+ */
+export const COMPARED_ATTRIBUTES = ['id', 'name', 'status', 'models', 'createdAt', 'editedAt'] as const;
+export type ComparedChannel = Pick<StoredChannel, (typeof COMPARED_ATTRIBUTES)[number]>;
+
 /** What the import needs from channel storage; the DynamoDB repository below is the real one. */
 export interface ChannelStore {
-  /** Existing channels among `ids`, by id. */
-  getMany(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Map<string, StoredChannel>>;
+  /** Existing channels among `ids`, by id, with the compared attributes only. */
+  getCompared(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Map<string, ComparedChannel>>;
   /** Writes (creates or replaces) every item; resolves with the number written. */
   putMany(items: readonly StoredChannel[], options?: { signal?: AbortSignal }): Promise<number>;
 }
@@ -119,21 +126,39 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
     this.scanSegments = options.scanSegments ?? 4;
   }
 
-  async getMany(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, StoredChannel>> {
-    const { signal } = options;
-    const found = new Map<string, StoredChannel>();
+  getCompared(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, ComparedChannel>> {
+    return this.batchGet<ComparedChannel>(ids, options.signal, COMPARED_ATTRIBUTES);
+  }
+
+  getMany(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, StoredChannel>> {
+    return this.batchGet<StoredChannel>(ids, options.signal);
+  }
+
+  /** BatchGetItem of `ids` (duplicates dropped), strongly consistent, with only `attributes` when given. */
+  private async batchGet<T extends { id: string }>(
+    ids: readonly string[],
+    signal: AbortSignal | undefined,
+    attributes?: readonly string[],
+  ): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
+    const projection = attributes
+      ? {
+          ProjectionExpression: attributes.map((_, i) => `#a${i}`).join(', '),
+          ExpressionAttributeNames: Object.fromEntries(attributes.map((name, i) => [`#a${i}`, name])),
+        }
+      : {};
     // BatchGetItem rejects a request that names the same key twice.
     for (const batch of chunks([...new Set(ids)], GET_BATCH)) {
       let keys: Key[] = batch.map((id) => ({ id }));
       for (let attempt = 1; keys.length > 0; attempt++) {
         const request = new BatchGetCommand({
           // Strong reads, so a re-run right after an import classifies what it just wrote.
-          RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
+          RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true, ...projection } },
         });
         const out = await this.retry.tryOnce(() => this.client.send(request, { abortSignal: signal }), attempt, signal);
         if (!out) continue;
         for (const item of out.Responses?.[this.tableName] ?? []) {
-          const channel = item as StoredChannel;
+          const channel = item as T;
           found.set(channel.id, channel);
         }
         keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Key[];

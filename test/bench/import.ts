@@ -22,12 +22,15 @@ export interface ImportBenchOptions {
   log: (line: string) => void;
 }
 
-type Mode = 'core' | 'raw';
+/** `rerun`: the core again over the table its own run just filled, from the same unchanged rows. */
+type Mode = 'core' | 'raw' | 'rerun';
 type Measured = ImportRun & { engineCpuMs: number };
 
 const THROUGHPUT_RATIO_TARGET = 0.8;
 /** Peak RSS at 50,000 rows at most 1.25x that at 10,000 (memory must not grow with the row count). */
 const RSS_GROWTH = { from: 10_000, to: 50_000, max: 1.25 };
+/** A re-run of an unchanged import writes nothing and takes at most this fraction of the first import's time. */
+const RERUN_DURATION_RATIO_TARGET = 0.5;
 /** docs/channel-import.md: 50,000 rows (the default row cap) inside the default 25 s deadline. */
 const LARGE_IMPORT = { rows: 50_000, maxSeconds: 25 };
 
@@ -46,33 +49,40 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
     const results = new Map<number, Record<Mode, Measured[]>>();
     for (const size of options.sizes) {
       const database = await createLegacyDatabase(mariadb, size);
-      const runs: Record<Mode, Measured[]> = { core: [], raw: [] };
+      const runs: Record<Mode, Measured[]> = { core: [], raw: [], rerun: [] };
       for (let round = 0; round < options.rounds; round++) {
         // Alternating order, so drift in machine load does not favour one side.
-        const order: Mode[] = round % 2 === 0 ? ['core', 'raw'] : ['raw', 'core'];
+        const order: Exclude<Mode, 'rerun'>[] = round % 2 === 0 ? ['core', 'raw'] : ['raw', 'core'];
         for (const mode of order) {
           const table = `bench-channels-${mode}-${size}-${round}`;
           const names = { datasets: `${table}-unused-datasets`, channels: table };
           await ensureTables(client, names);
           try {
-            // This process is idle but for dynalite while it waits, so its CPU time is the engine's work.
-            const engineCpu = process.cpuUsage();
-            const run = await runChild(child.file, mode, {
-              endpoint: engine.endpoint,
-              table,
-              dsn: mariadb.dsn(database),
-              maxRows: Math.max(size, LARGE_IMPORT.rows),
-            });
-            const { user, system } = process.cpuUsage(engineCpu);
-            const result: Measured = { ...run, engineCpuMs: (user + system) / 1000 };
-            if (result.rows !== size || result.items !== size) {
-              throw new Error(`${mode} import of ${size} rows read ${result.rows} and wrote ${result.items}`);
-            }
-            options.log(
-              `import ${size} ${mode}: ${(result.ms / 1000).toFixed(2)} s, importer CPU ${(result.cpuMs / 1000).toFixed(2)} s, ` +
-                `engine CPU ${(result.engineCpuMs / 1000).toFixed(2)} s, peak RSS ${(result.maxRssKiB / 1024).toFixed(1)} MiB`,
-            );
-            runs[mode].push(result);
+            const measure = async (as: Mode, expected: { items: number; readIds: number }) => {
+              // This process is idle but for dynalite while it waits, so its CPU time is the engine's work.
+              const engineCpu = process.cpuUsage();
+              const run = await runChild(child.file, as === 'raw' ? 'raw' : 'core', {
+                endpoint: engine.endpoint,
+                table,
+                dsn: mariadb.dsn(database),
+                maxRows: Math.max(size, LARGE_IMPORT.rows),
+              });
+              const { user, system } = process.cpuUsage(engineCpu);
+              const result: Measured = { ...run, engineCpuMs: (user + system) / 1000 };
+              if (result.rows !== size || result.items !== expected.items || result.readIds !== expected.readIds) {
+                throw new Error(
+                  `${as} import of ${size} rows read ${result.rows} rows and ${result.readIds} ids back, and wrote ${result.items}`,
+                );
+              }
+              options.log(
+                `import ${size} ${as}: ${(result.ms / 1000).toFixed(2)} s, importer CPU ${(result.cpuMs / 1000).toFixed(2)} s, ` +
+                  `engine CPU ${(result.engineCpuMs / 1000).toFixed(2)} s, peak RSS ${(result.maxRssKiB / 1024).toFixed(1)} MiB`,
+              );
+              runs[as].push(result);
+            };
+            await measure(mode, { items: size, readIds: mode === 'core' ? size : 0 });
+            // The same rows again over what the first import wrote: every channel read, unchanged, nothing written.
+            if (mode === 'core') await measure('rerun', { items: 0, readIds: size });
           } finally {
             for (const name of Object.values(names)) await client.send(new DeleteTableCommand({ TableName: name }));
           }
@@ -135,6 +145,14 @@ function importFigures(sizes: readonly number[], results: Map<number, Record<Mod
       figure(`${prefix}: CPU time of the importer (vs raw)`, cpuSeconds(size, 'core'), 's', cpuSeconds(size, 'raw')),
       figure(`${prefix}: CPU time of dynalite (vs raw)`, engineSeconds(size, 'core'), 's', engineSeconds(size, 'raw')),
       figure(`${prefix}: peak RSS (vs raw)`, peakMiB(size, 'core'), 'MiB', peakMiB(size, 'raw')),
+      // The child checks that the re-run handed nothing to the repository to write.
+      figure(
+        `${prefix}: re-run of an unchanged import, writing nothing: duration (vs first import)`,
+        seconds(size, 'rerun'),
+        's',
+        seconds(size, 'core'),
+        { of: 'ratio', max: RERUN_DURATION_RATIO_TARGET },
+      ),
     );
   }
   const small = sizes[0]!;

@@ -406,7 +406,7 @@ describe('an import that failed part-way', () => {
     const failing: ImportDeps = {
       ...healthy,
       repo: {
-        getMany: (ids, options) => healthy.repo.getMany(ids, options),
+        getCompared: (ids, options) => healthy.repo.getCompared(ids, options),
         putMany: async (items, options) => {
           const written = await healthy.repo.putMany(items.slice(0, 10), options);
           throw new ChannelWriteError(written, { cause: new Error('throttled') });

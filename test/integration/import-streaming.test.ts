@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { type LegacySource, type OpenSource, openLegacySource } from '#functions/import-legacygw/legacy-source';
 import { ANY_HOST } from '#shared/allow-list';
-import type { ChannelStore, StoredChannel } from '#shared/repositories/channels';
+import type { ChannelStore, ComparedChannel } from '#shared/repositories/channels';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL, testLogger } from './import.helpers.ts';
 
@@ -25,17 +25,18 @@ function gatedStore() {
   let reads = 0;
   let written = 0;
   const store: ChannelStore = {
-    async getMany() {
+    async getCompared() {
       reads += 1;
-      if (reads === 1) await gate;
-      return new Map<string, StoredChannel>();
+      await gate;
+      return new Map<string, ComparedChannel>();
     },
     async putMany(items) {
       written += items.length;
       return items.length;
     },
   };
-  return { store, release, written: () => written, blocked: () => reads === 1 };
+  // The import reads up to three chunks at once: all of them held is when it stops pulling rows.
+  return { store, release, written: () => written, blocked: () => reads === 3 };
 }
 
 /** Wraps the real source and counts the rows it has handed to the import. */
@@ -99,7 +100,8 @@ describe('streaming the legacy table', () => {
       expect(await importerSession()).toMatchObject({ COMMAND: 'Query', INFO: expect.stringMatching(/^SELECT /) });
     }
     expect(counting.pulled()).toBe(pulledWhileBlocked);
-    expect(pulledWhileBlocked).toBeLessThanOrEqual(100);
+    // The three chunks held and the one waiting for a free place.
+    expect(pulledWhileBlocked).toBeLessThanOrEqual(400);
     gated.release();
     const report = await running;
 

@@ -219,3 +219,25 @@ describe('ChannelRepository.getMany', () => {
     expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(2);
   });
 });
+
+describe('ChannelRepository.getCompared', () => {
+  beforeEach(() => {
+    dynamo.reset();
+  });
+
+  it('reads only the compared attributes, strongly consistent: the key never travels', async () => {
+    const { key: _key, provider: _p, baseUrl: _b, source: _s, legacyType: _t, updatedAt: _u, ...compared } = channel(1);
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [TABLE]: [compared] } });
+
+    const found = await repository().getCompared(['id-1', 'id-2']);
+
+    const request = dynamo.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.[TABLE];
+    const names = Object.values(request?.ExpressionAttributeNames ?? {}).sort();
+    expect(names).toEqual(['createdAt', 'editedAt', 'id', 'models', 'name', 'status']);
+    expect(request?.ProjectionExpression?.split(', ').sort()).toEqual(
+      Object.keys(request?.ExpressionAttributeNames ?? {}).sort(),
+    );
+    expect(request?.ConsistentRead).toBe(true);
+    expect(found.get('id-1')).toEqual(compared);
+  });
+});

@@ -51,10 +51,10 @@ function fakeSource(data: LegacyRow[], options: { hangAfter?: number; kind?: Sou
 /** An in-memory ChannelStore that records every call. */
 function memoryStore(initial: StoredChannel[] = []) {
   const items = new Map(initial.map((i) => [i.id, i]));
-  const calls = { getMany: [] as number[], putMany: [] as number[] };
+  const calls = { getCompared: [] as number[], putMany: [] as number[] };
   const store: ChannelStore = {
-    async getMany(ids) {
-      calls.getMany.push(ids.length);
+    async getCompared(ids) {
+      calls.getCompared.push(ids.length);
       return new Map(ids.flatMap((id) => (items.has(id) ? [[id, items.get(id)!] as const] : [])));
     },
     async putMany(batch) {
@@ -84,7 +84,7 @@ describe('importLegacyGw', () => {
     const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, memory.store));
 
     expect(report.channels).toEqual({ created: 250, updated: 0, unchanged: 0, edited: 0 });
-    expect(memory.calls.getMany).toEqual([100, 100, 50]);
+    expect(memory.calls.getCompared).toEqual([100, 100, 50]);
     expect(memory.calls.putMany).toEqual([100, 100, 50]);
     expect(memory.items.size).toBe(250);
     expect(source.calls.closed).toBe(1);
@@ -159,7 +159,7 @@ describe('importLegacyGw', () => {
 
     expect(report.dryRun).toBe(true);
     expect(report.channels.created).toBe(120);
-    expect(memory.calls.getMany).toEqual([100, 20]);
+    expect(memory.calls.getCompared).toEqual([100, 20]);
     expect(memory.calls.putMany).toEqual([]);
   });
 
@@ -208,7 +208,7 @@ describe('importLegacyGw', () => {
   it('counts the writes of a chunk that was cut off by the deadline', async () => {
     const source = fakeSource(rows(150));
     const store: ChannelStore = {
-      getMany: async () => new Map(),
+      getCompared: async () => new Map(),
       putMany: async (items, options) => {
         if (items.length === 100) return 100;
         // The second chunk stores 20 items, then the deadline aborts its remaining batches.
@@ -228,7 +228,7 @@ describe('importLegacyGw', () => {
   it('reports a write failure as a 500 that says how many channels were written, and still closes the source', async () => {
     const source = fakeSource(rows(3));
     const failing: ChannelStore = {
-      getMany: async () => new Map(),
+      getCompared: async () => new Map(),
       putMany: async () => {
         throw new ChannelWriteError(1, { cause: new Error('dynamodb down') });
       },
@@ -245,13 +245,13 @@ describe('importLegacyGw', () => {
     expect(source.calls.closed).toBe(1);
   });
 
-  it('classifies the next chunk while the previous one is written, with at most two chunk writes pending', async () => {
+  it('reads and classifies the next chunks while earlier ones are written, with at most three chunks pending', async () => {
     const events: string[] = [];
     let pending = 0;
     let peak = 0;
     const stored: StoredChannel[] = [];
     const store: ChannelStore = {
-      getMany: async (ids) => {
+      getCompared: async (ids) => {
         events.push(`read ${ids.length}`);
         return new Map();
       },
@@ -271,22 +271,22 @@ describe('importLegacyGw', () => {
 
     expect(report.channels).toEqual({ created: 450, updated: 0, unchanged: 0, edited: 0 });
     expect(stored).toHaveLength(450);
-    expect(peak).toBe(2);
+    expect(peak).toBe(3);
     expect(events.slice(0, 4)).toEqual(['read 100', 'write 100', 'read 100', 'write 100']);
     expect(events.filter((e) => e === 'written')).toHaveLength(5);
   });
 
-  it('stops after a write fails while the next chunk is classified, and reports every channel the run wrote', async () => {
+  it('stops after a write fails while later chunks are classified, and reports every channel the run wrote', async () => {
     const source = fakeSource(rows(600));
     const reads: number[] = [];
     let writes = 0;
-    // Both writes wait until the third chunk is being classified; then the first fails. No timers: the order is fixed.
+    // Every write waits until the third chunk is classified; then the first fails. No timers: the order is fixed.
     let thirdChunkClassified!: () => void;
     const failureAllowed = new Promise<void>((resolve) => {
       thirdChunkClassified = resolve;
     });
     const store: ChannelStore = {
-      getMany: async (ids) => {
+      getCompared: async (ids) => {
         reads.push(ids.length);
         if (reads.length === 3) thirdChunkClassified();
         return new Map();
@@ -306,9 +306,9 @@ describe('importLegacyGw', () => {
     );
 
     expect(error).toBeInstanceOf(ChannelsNotStoredError);
-    expect((error as ChannelsNotStoredError).written).toBe(140);
-    expect((error as ChannelsNotStoredError).message).toContain('140 channel(s) were written');
-    expect(writes).toBe(2);
+    expect((error as ChannelsNotStoredError).written).toBe(240);
+    expect((error as ChannelsNotStoredError).message).toContain('240 channel(s) were written');
+    expect(writes).toBe(3);
     expect(reads).toEqual([100, 100, 100]);
     expect(source.calls.closed).toBe(1);
   });
@@ -317,7 +317,7 @@ describe('importLegacyGw', () => {
     const source = fakeSource(rows(250), { hangAfter: 230 });
     let writes = 0;
     const store: ChannelStore = {
-      getMany: async () => new Map(),
+      getCompared: async () => new Map(),
       putMany: async (items, options) => {
         writes += 1;
         if (writes === 2) return items.length;
