@@ -1,15 +1,14 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { LIST_PARAMETERS } from '#functions/list-channels/list-channels';
 import { UPDATABLE_FIELDS } from '#functions/update-channel/update-channel';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { channelPath, reviewChannel, seedChannels } from '#test/integration/channel-review.helpers';
 import { channelsTable } from '#test/integration/import-http.helpers';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { useTestServer } from '#test/support/local-server';
 import {
   authorizationHeaders,
-  describeRequest,
   encodedBody,
   jsonText,
   malformedBody,
@@ -17,24 +16,16 @@ import {
   proxyEnvelopeProblems,
   TRICKY_KEYS,
 } from './fuzz-requests.ts';
-import { FUZZ_RUNS, mapConcurrent, type RawRequest, type RawResponse, rawRequest } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, type RawResponse, sampleFuzz } from './harness.ts';
 
-const SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 const OTHER_API_NOT_FOUND = JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUTHENTICATION_TOKEN.body);
 
-let server: TestServer;
+const server = useTestServer();
 let seeded: StoredChannel[];
 
 beforeAll(async () => {
-  vi.stubEnv('LOG_LEVEL', 'SILENT');
-  server = await startTestServer();
   seeded = Array.from({ length: 6 }, (_, i) => reviewChannel(i + 1, { key: `sk-fuzz-${i}-0123456789abcdef` }));
   await seedChannels(server, seeded);
-});
-
-afterAll(async () => {
-  await server?.close();
-  vi.unstubAllEnvs();
 });
 
 /** The problems with one reply (a near-miss path may get the other API's 404 locally, where both share a host). */
@@ -107,12 +98,11 @@ const batchBodies = fc.oneof(
 );
 
 describe('channel review routes under malformed requests (fuzz through the local server)', () => {
-  it(`answers ${FUZZ_RUNS} malformed requests below 500, in the proxy envelope, never with a whole key (seed ${SEED})`, async () => {
+  it(`answers ${FUZZ_RUNS} malformed requests below 500, in the proxy envelope, never with a whole key (seed ${FUZZ_SEED})`, async () => {
     const auth = authorizationHeaders(server.credentials.adminKey, server.credentials.accessTokens[0]!.token);
     const perRoute = Math.max(20, Math.ceil(FUZZ_RUNS / 5));
     const anyBody = encodedBody(fc.oneof(fc.constant(''), jsonText(['name'])));
-    const sample = (arbitrary: fc.Arbitrary<RawRequest>, offset: number) =>
-      fc.sample(arbitrary, { numRuns: perRoute, seed: SEED + offset });
+    const sample = (arbitrary: fc.Arbitrary<RawRequest>, offset: number) => sampleFuzz(arbitrary, perRoute, offset);
     const withPath = (path: fc.Arbitrary<string>, method: string, body: fc.Arbitrary<Buffer>) =>
       path.chain((p) => malformedRequest({ path: p, method, body, authorization: auth }));
     const requests = [
@@ -134,12 +124,8 @@ describe('channel review routes under malformed requests (fuzz through the local
       ...sample(withPath(idSegment().map(channelPath), 'DELETE', anyBody), 5).slice(0, Math.ceil(perRoute / 4)),
     ];
 
-    const replies = await mapConcurrent(requests, 8, (request) => rawRequest(server.url, request));
+    const { replies, failures, statuses } = await fuzzThrough(server.url, requests, envelopeProblems);
 
-    const failures = replies.flatMap((reply, i) => {
-      const problems = envelopeProblems(reply);
-      return problems.length === 0 ? [] : [`${problems.join('; ')} <- ${describeRequest(requests[i]!)}`];
-    });
     expect(failures.slice(0, 5)).toEqual([]);
     const stored = channelsTable(server);
     const keys = [...seeded.map((c) => c.key), ...(await stored.scan()).map((c) => c.key)].filter(
@@ -148,7 +134,7 @@ describe('channel review routes under malformed requests (fuzz through the local
     stored.close();
     const leaks = replies.filter((reply) => keys.some((key) => reply.body.includes(key)));
     expect(leaks.map((r) => r.body.slice(0, 200))).toEqual([]);
-    const statuses = new Set(replies.map((r) => r.status));
-    expect([...statuses].filter((s) => [200, 400, 401, 404].includes(s)).sort()).toEqual([200, 400, 401, 404]);
-  });
+    expect(statuses.filter((s) => [200, 400, 401, 404].includes(s))).toEqual([200, 400, 401, 404]);
+    // 2,000 requests through the whole local stack: room for a machine under load, as the other route suites.
+  }, 120_000);
 });
