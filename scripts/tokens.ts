@@ -1,4 +1,4 @@
-// `npm run tokens -- <command>`: create, revoke or list access tokens (SPEC 4). Logic: ./tokens/cli.ts.
+// `npm run tokens -- <command>`: create, revoke or list access tokens (docs/authorization.md). Logic: ./tokens/cli.ts.
 import { runTokensCli } from './tokens/cli.ts';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod';
 
 /**
- * The two credential secrets (SPEC 4), shared by the authorizer and the tokens tool.
+ * The two credential secrets (docs/authorization.md), shared by the authorizer and the tokens tool.
  * Error messages built here name fields and rules only, never a value: the input is secret.
  */
 

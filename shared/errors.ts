@@ -18,7 +18,7 @@ export class AppError extends Error {
   }
 }
 
-/** A FastGPT-style error of the knowledge-base API: body `code` and `statusText` (SPEC 2.2). */
+/** A FastGPT-style error of the knowledge-base API: body `code` and `statusText` (docs/knowledge-base-api.md). */
 export class DatasetApiError extends AppError {
   constructor(
     httpStatus: number,
@@ -32,7 +32,7 @@ export class DatasetApiError extends AppError {
 }
 
 /**
- * Every error row of the knowledge-base API (SPEC 2.2) that a function answers itself, as data:
+ * Every error row of the knowledge-base API (docs/knowledge-base-api.md) that a function answers itself, as data:
  * the errors below are made from it, and the OpenAPI documents describe the error bodies from it.
  */
 export const DATASET_ERROR_KINDS = {
@@ -70,7 +70,7 @@ const datasetError = (kind: DatasetErrorKind) => (message: string) => {
   return new DatasetApiError(httpStatus, code, statusText, message);
 };
 
-/** Factories for every error row of SPEC 2.2. */
+/** Factories for every error row of docs/knowledge-base-api.md. */
 export const datasetErrors = {
   invalidParams: datasetError('invalidParams'),
   missingParams: datasetError('missingParams'),
@@ -81,7 +81,7 @@ export const datasetErrors = {
 } as const satisfies Record<DatasetErrorKind, (message: string) => DatasetApiError>;
 
 /**
- * An error of the channel proxy API (SPEC 3.5): only the HTTP status and a message. SPEC 3.5 gives
+ * An error of the channel proxy API (docs/channel-import.md): only the HTTP status and a message. That document gives
  * "database unreachable" (502) and "deadline exceeded" (504) readable messages, so those are exposed
  * too; the import writes them itself (driver text never reaches them).
  */

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import type * as z from 'zod';
 
-/** Largest request body either API accepts (SPEC 2.1); larger bodies are rejected unparsed. */
+/** Largest request body either API accepts (docs/knowledge-base-api.md); larger bodies are rejected unparsed. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' } as const;

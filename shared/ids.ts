@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 const processRandom = randomBytes(5);
 let counter = randomBytes(3).readUIntBE(0, 3);
 
-/** A new 24-character lowercase hex id shaped like a MongoDB ObjectId (SPEC 2.3). */
+/** A new 24-character lowercase hex id shaped like a MongoDB ObjectId (docs/knowledge-base-api.md). */
 export function newObjectId(now: Date = new Date()): string {
   const buf = Buffer.alloc(12);
   buf.writeUInt32BE(Math.floor(now.getTime() / 1000) >>> 0, 0);

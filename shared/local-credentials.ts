@@ -30,7 +30,7 @@ export const localAuthorizerEnvSchema = logLevelEnvSchema.extend({
 /** How errors name the file (never its content: it holds plaintext tokens). */
 const WHAT = 'local credentials file';
 
-/** Local-run credentials file (SPEC 6): the admin key and plaintext access tokens. */
+/** Local-run credentials file (docs/local-run.md): the admin key and plaintext access tokens. */
 export const localCredentialsSchema = z.object({
   adminKey: z.string().min(32),
   accessTokens: z.array(
@@ -47,7 +47,7 @@ export const localCredentialsSchema = z.object({
 export type LocalCredentials = z.infer<typeof localCredentialsSchema>;
 export type LocalAccessToken = LocalCredentials['accessTokens'][number];
 
-/** A new random access token: prefix `kb-` and 32 bytes of entropy (SPEC 4). */
+/** A new random access token: prefix `kb-` and 32 bytes of entropy (docs/authorization.md). */
 export function newAccessTokenValue(): string {
   return `kb-${randomBytes(32).toString('base64url')}`;
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ConfigError, datasetErrors } from './errors.ts';
 
-/** Model kinds a knowledge base refers to (SPEC 2.4). */
+/** Model kinds a knowledge base refers to (docs/knowledge-base-api.md). */
 export const MODEL_KINDS = ['vector', 'agent', 'vlm'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
 

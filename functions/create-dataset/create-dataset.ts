@@ -17,7 +17,7 @@ const MODEL_FIELDS = [
   ['vlmModel', 'vlm'],
 ] as const satisfies readonly (readonly [keyof CreateDatasetBody, ModelKind])[];
 
-/** Creates a knowledge base or folder for the caller's team (SPEC 2) and returns its id. */
+/** Creates a knowledge base or folder for the caller's team (docs/knowledge-base-api.md) and returns its id. */
 export async function createDataset(
   input: { body: CreateDatasetBody; caller: CallerContext },
   deps: CreateDatasetDeps,

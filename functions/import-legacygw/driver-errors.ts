@@ -38,7 +38,7 @@ const CLIENT_PROBLEMS: Readonly<Record<number, string>> = {
 };
 
 /**
- * Rewrites anything a read can throw into a ProxyApiError with our own message (SPEC 3.1): the
+ * Rewrites anything a read can throw into a ProxyApiError with our own message (docs/channel-import.md): the
  * driver's text never leaves, and the cause keeps only codes. The deadline passes through as the
  * signal's reason, so the caller can report how much it wrote.
  */

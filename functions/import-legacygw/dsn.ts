@@ -4,7 +4,7 @@ import { isHostName } from '#shared/host-name';
 
 export type TlsMode = 'true' | 'skip-verify' | 'preferred' | 'false';
 
-/** A legacy gateway DSN taken apart into explicit connection options (SPEC 3.1). */
+/** A legacy gateway DSN taken apart into explicit connection options (docs/channel-import.md). */
 export interface ParsedDsn {
   user: string;
   password: string;

@@ -51,7 +51,7 @@ class DeadlineReached extends Error {
 }
 
 /**
- * Imports the channels of a legacy gateway database (SPEC 3): parse the DSN, check the target, stream
+ * Imports the channels of a legacy gateway database (docs/channel-import.md): parse the DSN, check the target, stream
  * the rows through the mapper, and classify and write them in chunks. Rows are never loaded all at
  * once. At the deadline the connection is destroyed and DeadlineExceededError reports what was written;
  * running the same import again completes it.
@@ -208,7 +208,7 @@ function withWrittenCount(error: unknown, written: number): unknown {
   return error;
 }
 
-// SPEC 3.3: an existing channel counts `updated` when its models, name or status differ. Provider,
+// docs/channel-import.md: an existing channel counts `updated` when its models, name or status differ. Provider,
 // base URL and key are part of the id, so they cannot differ.
 function differs(before: StoredChannel, channel: MappedChannel): boolean {
   return (

@@ -7,7 +7,7 @@ import type { SourceKind } from './providers.ts';
  * gateway's table from New API's, and how a driver row becomes the mapper's row.
  */
 
-/** Columns the import cannot do without (SPEC 3.2). */
+/** Columns the import cannot do without (docs/channel-import.md). */
 export const REQUIRED_COLUMNS = ['id', 'type', 'key', 'status', 'base_url', 'models'] as const;
 /** Columns read when present; the v0.5 schema lacks `config`. */
 export const OPTIONAL_COLUMNS = ['name', 'model_mapping', 'config', 'other'] as const;

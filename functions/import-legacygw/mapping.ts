@@ -43,7 +43,7 @@ const NEWAPI_JSON_SETTINGS = [
 ] as const;
 const NEWAPI_TEXT_SETTINGS = ['tag', 'openai_organization', 'remark'] as const;
 
-/** A channel as the import stores it (SPEC 3.4), before `source` and timestamps are added. */
+/** A channel as the import stores it (docs/channel-import.md), before `source` and timestamps are added. */
 export type MappedChannel = Omit<StoredChannel, 'source' | 'createdAt' | 'updatedAt'> & { legacyId: number };
 
 /** What became of one legacy row. Warnings and reasons name fields, never values. */
@@ -51,10 +51,10 @@ export type RowOutcome =
   | { legacyId: number; outcome: 'imported'; channels: MappedChannel[]; warnings: string[] }
   | { legacyId: number; outcome: 'skipped'; reason: string; warnings: string[] };
 
-/** Longest channel name, in code points (SPEC 3.3). */
+/** Longest channel name, in code points (docs/channel-import.md). */
 export const MAX_NAME_LENGTH = 64;
 
-// Fields of the legacy `config` JSON (SPEC Appendix A). Only these are named in a warning: a JSON key is
+// Fields of the legacy `config` JSON (docs/channel-import.md). Only these are named in a warning: a JSON key is
 // free text, and a warning must never be able to carry a secret someone typed in as a key.
 const KNOWN_CONFIG_FIELDS = new Set([
   'region',
@@ -76,7 +76,7 @@ export function channelId(provider: string, baseUrl: string, key: string): strin
 }
 
 /**
- * A mapper for one import run (SPEC 3.3). It remembers the channel ids it has produced, so a later row whose
+ * A mapper for one import run (docs/channel-import.md). It remembers the channel ids it has produced, so a later row whose
  * keys all repeat an earlier (provider, baseUrl, key) is skipped as `duplicate of legacy channel N`. A row where
  * only some keys repeat imports the new ones and warns with the count and the earlier legacy ids; its channels
  * keep the ` #n` suffix of the key's position in the row, so names do not depend on other rows.

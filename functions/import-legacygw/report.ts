@@ -4,7 +4,7 @@ import type { SourceKind } from './providers.ts';
 
 export type { ImportReport, ReportItem };
 
-/** Most entries `items` lists before it is cut off (SPEC 3.5). */
+/** Most entries `items` lists before it is cut off (docs/channel-import.md). */
 export const MAX_REPORT_ITEMS = 1_000;
 
 /** Counts outcomes as rows stream past, keeping at most MAX_REPORT_ITEMS items. */

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** The request body of POST /api/channels/import/legacygw (SPEC 3): unknown fields are dropped; a wrong type is a 400, never a 500. */
+/** The request body of POST /api/channels/import/legacygw (docs/channel-import.md): unknown fields are dropped; a wrong type is a 400, never a 500. */
 export const importBodySchema = z.object({
   dsn: z
     .string({ error: 'dsn is required and must be a string' })

@@ -1,5 +1,5 @@
 /**
- * `npm start`: the whole product on one machine (SPEC 6). Environment: HOST, PORT, DYNAMODB_PORT,
+ * `npm start`: the whole product on one machine (docs/local-run.md). Environment: HOST, PORT, DYNAMODB_PORT,
  * DATA_DIR, optional DYNAMODB_ENDPOINT (another engine instead of the embedded one, see
  * docs/dynamodb-engines.md), THROTTLE_RATE_LIMIT / THROTTLE_BURST_LIMIT, MODEL_CATALOG, LOG_LEVEL.
  */

@@ -15,7 +15,7 @@ import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { flushMetrics } from '#shared/metrics';
 import { requestError } from '#shared/schemas/dataset-fields';
 
-/** The body of a knowledge-base API success (SPEC 2.2) around the call's `data`. */
+/** The body of a knowledge-base API success (docs/knowledge-base-api.md) around the call's `data`. */
 export const datasetSuccessBodySchema = <T extends z.ZodType>(data: T) =>
   z.strictObject({ code: z.literal(200), statusText: z.literal(''), message: z.literal(''), data });
 

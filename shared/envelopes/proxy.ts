@@ -7,7 +7,7 @@ import { callerFrom, jsonResponse, type RequestErrors, validBody, validRequest }
 import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { flushMetrics } from '#shared/metrics';
 
-/** The body of a channel proxy API success (SPEC 3.5) around the call's `data`. */
+/** The body of a channel proxy API success (docs/channel-import.md) around the call's `data`. */
 export const proxySuccessBodySchema = <T extends z.ZodType>(data: T) =>
   z.strictObject({ success: z.literal(true), data });
 
@@ -15,7 +15,7 @@ export const proxySuccessBodySchema = <T extends z.ZodType>(data: T) =>
 export const proxyErrorBodySchema = z.strictObject({ success: z.literal(false), message: z.string() });
 export type ProxyErrorBody = z.infer<typeof proxyErrorBodySchema>;
 
-/** The channel proxy API's success envelope (SPEC 3.5). */
+/** The channel proxy API's success envelope (docs/channel-import.md). */
 export function proxySuccess(data: unknown): APIGatewayProxyResult {
   return jsonResponse(200, { success: true, data });
 }

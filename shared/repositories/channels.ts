@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { BatchRetry, type BatchRetryOptions, chunks, GET_BATCH, Slots, WRITE_BATCH } from './batch.ts';
 
-/** A channel as stored in the `channels` table (SPEC 3.4). Holds an API key: never log one. */
+/** A channel as stored in the `channels` table (docs/channel-import.md). Holds an API key: never log one. */
 export interface StoredChannel {
   id: string;
   provider: string;

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /**
- * The `data` of a successful import response (SPEC 3.5), written once: the import builds a value of
+ * The `data` of a successful import response (docs/channel-import.md), written once: the import builds a value of
  * this type and the OpenAPI document describes it from this schema.
  */
 const count = z.int().min(0);

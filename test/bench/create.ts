@@ -147,7 +147,7 @@ function serverCall(ready: LocalServerReady, agent: Agent): Call {
     });
 }
 
-/** The item the handler stores for the same body (SPEC 2.3), written with the handler's condition. */
+/** The item the handler stores for the same body (docs/knowledge-base-api.md), written with the handler's condition. */
 function rawPutCall(ready: LocalServerReady, documents: DynamoDBDocumentClient): Call {
   return async (i) => {
     const time = new Date().toISOString();

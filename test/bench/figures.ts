@@ -10,7 +10,7 @@ export interface Figure {
   baseline: number | null;
   /** value / baseline; null without a baseline. */
   ratio: number | null;
-  /** The target this figure is held to (SPEC 8 / the performance README), when it has one. */
+  /** The target this figure is held to (docs/performance.md), when it has one. */
   target?: string;
   /** Whether the target is met; absent without a target. */
   ok?: boolean;

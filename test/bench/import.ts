@@ -28,7 +28,7 @@ type Measured = ImportRun & { engineCpuMs: number };
 const THROUGHPUT_RATIO_TARGET = 0.8;
 /** Peak RSS at 50,000 rows at most 1.25x that at 10,000 (memory must not grow with the row count). */
 const RSS_GROWTH = { from: 10_000, to: 50_000, max: 1.25 };
-/** SPEC 3.2: 50,000 rows (the default row cap) inside the default 25 s deadline. */
+/** docs/channel-import.md: 50,000 rows (the default row cap) inside the default 25 s deadline. */
 const LARGE_IMPORT = { rows: 50_000, maxSeconds: 25 };
 
 /**

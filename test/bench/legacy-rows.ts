@@ -1,7 +1,7 @@
 import type { LegacyRow } from '#functions/import-legacygw/mapping';
 import type { TestMariaDb } from '#test/support/mariadb';
 
-// The legacy gateway's current `channels` schema (SPEC Appendix A; as in test/fixtures/legacygw-channels.sql).
+// The legacy gateway's current `channels` schema (docs/channel-import.md; as in test/fixtures/legacygw-channels.sql).
 const CREATE_TABLE = `CREATE TABLE \`channels\` (
   \`id\` bigint NOT NULL AUTO_INCREMENT,
   \`type\` bigint DEFAULT 0,
@@ -42,7 +42,7 @@ const COLUMNS = [
   'config',
 ] as const;
 
-// Known legacy types with and without a default base URL (SPEC Appendix A), weighted towards OpenAI.
+// Known legacy types with and without a default base URL (docs/channel-import.md), weighted towards OpenAI.
 const TYPES = [1, 1, 1, 1, 14, 17, 24, 28, 36, 44, 3, 8, 15, 33, 50] as const;
 const MODELS = [
   'gpt-4o,gpt-4o-mini,gpt-3.5-turbo,text-embedding-3-small',

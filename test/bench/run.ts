@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only cold-start|create|import|console|list ...]` (SPEC 8): cold start,
+ * `npm run bench [-- --quick] [-- --only cold-start|create|import|console|list ...]` (docs/performance.md): cold start,
  * create through the local server, import, the console page and the channel list, each against a baseline
  * measured in the same run. Prints a
  * table and writes JSON to BENCH_OUT (default .bench/results.json). Never part of `npm test`.

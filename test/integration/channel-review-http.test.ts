@@ -13,7 +13,7 @@ import {
   expectNoSecrets,
 } from './import-http.helpers.ts';
 
-// SPEC 10 through HTTP: the local server runs the real authorizer and the five review functions.
+// docs/channel-review-api.md through HTTP: the local server runs the real authorizer and the five review functions.
 
 let server: TestServer;
 let table: ChannelsTable;

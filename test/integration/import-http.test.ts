@@ -14,7 +14,7 @@ import {
   useImportHarness,
 } from './import-http.helpers.ts';
 
-// SPEC 3 through HTTP: the local server runs the real authorizer and import handler.
+// docs/channel-import.md through HTTP: the local server runs the real authorizer and import handler.
 
 const { db, server, channels } = useImportHarness();
 

@@ -37,7 +37,7 @@ type Expected = Pick<StoredChannel, 'provider' | 'legacyType' | 'name' | 'baseUr
 const enabled = 'enabled' as const;
 const disabled = 'disabled' as const;
 
-// SPEC Appendix B and the fixture's rows, channel by channel.
+// docs/channel-import.md and the fixture's rows, channel by channel.
 const EXPECTED_CHANNELS: Expected[] = [
   {
     legacyId: 1,

@@ -13,7 +13,7 @@ export interface KillableMariaDb {
   stop(): Promise<void>;
 }
 
-/** Starts a private mariadbd (SPEC 8 allows MYSQL_URL instead, but an external server cannot be killed). */
+/** Starts a private mariadbd (docs/development.md allows MYSQL_URL instead, but an external server cannot be killed). */
 export async function startKillableMariaDb(): Promise<KillableMariaDb> {
   const server = await createMariaDbProcess();
   try {

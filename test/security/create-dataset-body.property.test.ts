@@ -35,7 +35,7 @@ function event(body: string | null): APIGatewayProxyEvent {
   return proxyEvent('/api/core/dataset/create', body, CALLER);
 }
 
-/** The envelope of SPEC 2.2, asserted whole; returns the parsed body. */
+/** The envelope of docs/knowledge-base-api.md, asserted whole; returns the parsed body. */
 function expectEnvelope(response: APIGatewayProxyResult): Record<string, unknown> {
   const body = JSON.parse(response.body) as Record<string, unknown>;
   expect(Object.keys(body).sort()).toEqual(['code', 'data', 'message', 'statusText']);
