@@ -2,12 +2,11 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { handler as Handler } from '#functions/create-dataset/handler';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { jsonText as jsonTextOf, TRICKY_KEYS } from '#test/reliability/fuzz-requests';
 import { PROPERTY_RUNS } from '#test/reliability/harness';
 import { proxyEvent } from '#test/support/events';
-import { loadHandler } from '#test/support/handler';
+import { loadCreateDatasetHandler } from '#test/support/handler';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const CALLER = { scope: 'dataset', teamId: 'team-prop', tmbId: 'member-prop', tokenId: 'token-prop' };
@@ -77,20 +76,9 @@ const fieldValue = fc.oneof(
 /** Bodies shaped like real requests: each known field either absent or any value. */
 const fieldBody = fc.record(Object.fromEntries(KNOWN_FIELDS.map((f) => [f, fieldValue])), { requiredKeys: [] });
 
+const { handler } = await loadCreateDatasetHandler('datasets-property');
+
 describe('create-dataset body schema (property)', () => {
-  let handler: typeof Handler;
-
-  beforeAll(async () => {
-    ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
-      '#functions/create-dataset/handler',
-      {
-        DATASETS_TABLE: 'datasets-property',
-        MODEL_CATALOG: '',
-        LOG_LEVEL: 'SILENT',
-      },
-    ));
-  });
-
   beforeEach(() => {
     dynamo.reset();
     dynamo.on(PutCommand).resolves({});
