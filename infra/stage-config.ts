@@ -110,7 +110,7 @@ const alarmOverride = z
 const monitoringSchema = z
   .object({
     /** CloudWatch namespace of the business metrics; default KbChannelGateway/<stage>. */
-    metricsNamespace: metricsNamespace.optional(),
+    metricsNamespace: z.optional(metricsNamespace),
     /** Subscribed to the alarm topic (the address must confirm the subscription once). */
     alarmEmail: z.email().optional(),
     alarms: z

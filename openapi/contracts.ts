@@ -32,7 +32,7 @@ import { openApiDocumentSchema } from '#shared/schemas/openapi';
 export interface ResponseContract {
   readonly status: number;
   readonly description: string;
-  readonly body: z.ZodType;
+  readonly body: z.core.$ZodType;
   /** Default `application/json`. */
   readonly contentType?: string;
   readonly example?: unknown;
@@ -45,12 +45,12 @@ export interface RouteContract {
   readonly description?: string;
   readonly request?: {
     /** The JSON body, as the handler parses it (input side of the schema). */
-    readonly body?: z.ZodType;
+    readonly body?: z.core.$ZodType;
     readonly bodyExample?: unknown;
     /** One query parameter per property. */
-    readonly query?: z.ZodObject;
+    readonly query?: z.core.$ZodObject;
     /** One path parameter per property (the route's `{name}` segments). */
-    readonly path?: z.ZodObject;
+    readonly path?: z.core.$ZodObject;
   };
   readonly success: ResponseContract;
   /** Errors the function answers itself; the gateway's own (401, 413, 429, 5xx) are added from shared/gateway-responses.ts. */

@@ -87,12 +87,12 @@ export function gatewayResponsesFor(api: ApiName, route: RouteDef): ResponseCont
 }
 
 /** zod -> JSON Schema (2020-12, OpenAPI 3.1's dialect), without the `$schema` line. */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+function jsonSchema(schema: z.core.$ZodType, io: 'input' | 'output'): Json {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12' }) as Json;
   return rest;
 }
 
-function parameters(where: 'query' | 'path', schema: z.ZodObject | undefined): Json[] {
+function parameters(where: 'query' | 'path', schema: z.core.$ZodObject | undefined): Json[] {
   if (!schema) return [];
   const json = jsonSchema(schema, 'input') as { properties?: Record<string, Json>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => {

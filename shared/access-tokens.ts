@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
+import * as z from './zod.ts';
 
 /**
  * The two credential secrets (docs/authorization.md), shared by the authorizer and the tokens tool.
@@ -19,9 +19,11 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
  */
 export const adminKeySchema = z
   .string()
-  .trim()
-  .min(ADMIN_KEY_MIN_LENGTH, `must be at least ${ADMIN_KEY_MIN_LENGTH} characters`)
-  .regex(VISIBLE_ASCII, 'must be visible ASCII characters without spaces');
+  .check(
+    z.trim(),
+    z.minLength(ADMIN_KEY_MIN_LENGTH, `must be at least ${ADMIN_KEY_MIN_LENGTH} characters`),
+    z.regex(VISIBLE_ASCII, 'must be visible ASCII characters without spaces'),
+  );
 
 /** `expiresAt`: an ISO 8601 date-time with `Z` or an offset, or a date (midnight UTC); null = never. */
 export const expiresAtSchema = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
@@ -29,33 +31,38 @@ export const expiresAtSchema = z.union([z.iso.datetime({ offset: true }), z.iso.
 });
 
 /** A token id, team id or member id: 1..128 characters after trimming. */
-export const identifierSchema = z.string().trim().min(1, 'is required').max(128, 'must be at most 128 characters');
+export const identifierSchema = z
+  .string()
+  .check(z.trim(), z.minLength(1, 'is required'), z.maxLength(128, 'must be at most 128 characters'));
 
 /** One entry of the access tokens secret; unknown fields are kept so the tool never drops them on rewrite. */
 export const accessTokenRecordSchema = z.looseObject({
   id: identifierSchema,
-  sha256: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')
-    .transform((s) => s.toLowerCase()),
+  sha256: z.pipe(
+    z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')),
+    z.transform((s) => s.toLowerCase()),
+  ),
   teamId: identifierSchema,
   tmbId: identifierSchema,
-  label: z.string().optional(),
-  expiresAt: expiresAtSchema.nullish().transform((v) => v ?? null),
+  label: z.optional(z.string()),
+  expiresAt: z.pipe(
+    z.nullish(expiresAtSchema),
+    z.transform((v) => v ?? null),
+  ),
 });
 export type AccessTokenRecord = z.infer<typeof accessTokenRecordSchema>;
 
 /** The access tokens secret: `{"tokens":[...]}`, hashes only, ids unique (revocation is by id). */
-export const accessTokensSecretSchema = z
-  .looseObject({ tokens: z.array(accessTokenRecordSchema) })
-  .superRefine((secret, ctx) => {
+export const accessTokensSecretSchema = z.looseObject({ tokens: z.array(accessTokenRecordSchema) }).check(
+  z.superRefine((secret, ctx) => {
     const seen = new Set<string>();
     secret.tokens.forEach((token, index) => {
       if (seen.has(token.id))
         ctx.addIssue({ code: 'custom', path: ['tokens', index, 'id'], message: 'is a duplicate' });
       seen.add(token.id);
     });
-  });
+  }),
+);
 export type AccessTokensSecret = z.infer<typeof accessTokensSecretSchema>;
 
 /** How a credential is read. */
@@ -79,7 +86,7 @@ export class CredentialFormatError extends Error {
 }
 
 /** A CredentialFormatError listing the failed fields and rules of `what` (never the values). */
-export function credentialFormatError(what: string, error: z.ZodError): CredentialFormatError {
+export function credentialFormatError(what: string, error: z.core.$ZodError): CredentialFormatError {
   const issues = error.issues.map((i) => `${i.path.length > 0 ? i.path.join('.') : '(value)'} ${i.message}`);
   return new CredentialFormatError(`${what} is malformed: ${issues.join('; ')}`);
 }
@@ -98,14 +105,14 @@ export function parseAccessTokensSecret(text: string): AccessTokensSecret {
 
 /** Validates an already-parsed `{"tokens":[...]}` value; `what` names its origin in the error. */
 export function validateAccessTokens(value: unknown, what: string): AccessTokensSecret {
-  const parsed = accessTokensSecretSchema.safeParse(value);
+  const parsed = z.safeParse(accessTokensSecretSchema, value);
   if (!parsed.success) throw credentialFormatError(what, parsed.error);
   return parsed.data;
 }
 
 /** Validates the admin key secret's value; throws CredentialFormatError without echoing it. */
 export function parseAdminKey(value: unknown): string {
-  const parsed = adminKeySchema.safeParse(value);
+  const parsed = z.safeParse(adminKeySchema, value);
   if (!parsed.success) throw credentialFormatError('admin key secret', parsed.error);
   return parsed.data;
 }

@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { parseAllowList } from './allow-list.ts';
 import { configEnvironment } from './bundled-env.ts';
 import { ConfigError } from './errors.ts';
 import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
 import { parsePemBundle } from './pem.ts';
+import * as z from './zod.ts';
 
 /** Environment variable names, shared by the functions, the CDK stack and the local server. */
 export const ENV = {
@@ -38,23 +38,44 @@ export const DEFAULTS = Object.freeze({
   secretsMaxAgeSeconds: 60,
 } as const);
 
-const logLevel = z
-  .string()
-  .transform((s) => s.toUpperCase())
-  .pipe(z.enum(LOG_LEVELS))
-  .default(DEFAULTS.logLevel);
-const requiredName = z.string().trim().min(1, 'is required');
-const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const logLevel = z._default(
+  z.pipe(
+    z.string(),
+    z.pipe(
+      z.transform((s: string) => s.toUpperCase()),
+      z.enum(LOG_LEVELS),
+    ),
+  ),
+  DEFAULTS.logLevel,
+);
+const requiredName = z.string().check(z.trim(), z.minLength(1, 'is required'));
+/**
+ * An optional variable turned into its value by `parse`; what `parse` throws (a ConfigError naming the
+ * problem) becomes the variable's issue, so the cold start fails naming the variable.
+ */
+const parsedString = <T>(parse: (value: string | undefined) => T) =>
+  z.pipe(
+    z.optional(z.string()),
+    z.transform((value: string | undefined, payload) => {
+      try {
+        return parse(value);
+      } catch (e) {
+        payload.issues.push({ code: 'custom', message: (e as Error).message, input: value });
+        return z.NEVER;
+      }
+    }),
+  );
+const positiveInt = (fallback: number) => z._default(z.pipe(z.coerce.number(), z.int().check(z.positive())), fallback);
 
 /**
  * Parses the environment once (at cold start) and freezes it; the message names the bad variable.
  * By default that is process.env over the values the stack compiled into the bundle (bundled-env.ts).
  */
-export function loadConfig<S extends z.ZodType>(
+export function loadConfig<S extends z.core.$ZodType>(
   schema: S,
   env: NodeJS.ProcessEnv = configEnvironment(),
 ): Readonly<z.infer<S>> {
-  const parsed = schema.safeParse(env);
+  const parsed = z.safeParse(schema, env);
   if (!parsed.success) {
     const messages = parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'} ${i.message}`);
     throw new ConfigError(`Invalid environment: ${messages.join('; ')}`);
@@ -64,18 +85,9 @@ export function loadConfig<S extends z.ZodType>(
 
 export const createDatasetEnvSchema = z.object({
   [ENV.datasetsTable]: requiredName,
-  [ENV.modelCatalog]: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return BUILT_IN_MODEL_CATALOG;
-      try {
-        return parseModelCatalog(v);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message });
-        return z.NEVER;
-      }
-    }),
+  [ENV.modelCatalog]: parsedString((v) =>
+    v === undefined || v.trim() === '' ? BUILT_IN_MODEL_CATALOG : parseModelCatalog(v),
+  ),
   [ENV.logLevel]: logLevel,
 });
 export type CreateDatasetConfig = z.infer<typeof createDatasetEnvSchema>;
@@ -92,29 +104,10 @@ export const importEnvSchema = z.object({
   [ENV.legacygwDeadlineMs]: positiveInt(DEFAULTS.legacygwDeadlineMs),
   // Comma-separated host names, IP addresses or CIDRs; empty = any non-link-local target. Parsed here, once,
   // so a bad entry fails the cold start naming the variable and the import receives a ready matcher.
-  [ENV.legacygwAllowedHosts]: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      try {
-        return parseAllowList((v ?? '').split(','));
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message });
-        return z.NEVER;
-      }
-    }),
-  [ENV.legacygwCaBundle]: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v.trim() === '') return [];
-      try {
-        return parsePemBundle(v, ENV.legacygwCaBundle);
-      } catch (e) {
-        ctx.addIssue({ code: 'custom', message: (e as Error).message });
-        return z.NEVER;
-      }
-    }),
+  [ENV.legacygwAllowedHosts]: parsedString((v) => parseAllowList((v ?? '').split(','))),
+  [ENV.legacygwCaBundle]: parsedString((v) =>
+    v === undefined || v.trim() === '' ? [] : parsePemBundle(v, ENV.legacygwCaBundle),
+  ),
   [ENV.logLevel]: logLevel,
 });
 export type ImportConfig = z.infer<typeof importEnvSchema>;
@@ -123,18 +116,18 @@ export type ImportConfig = z.infer<typeof importEnvSchema>;
 export const logLevelEnvSchema = z.object({ [ENV.logLevel]: logLevel });
 
 /** The deployed authorizer: Secrets Manager only (the local run wires its own source, shared/local-credentials.ts). */
-export const authorizerEnvSchema = logLevelEnvSchema.extend({
+export const authorizerEnvSchema = z.extend(logLevelEnvSchema, {
   [ENV.accessTokensSecretId]: requiredName,
   [ENV.adminKeySecretId]: requiredName,
   [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
 });
 
 /** The channel review functions (list, detail, update, delete, batch delete): the table and the log level. */
-export const channelsEnvSchema = logLevelEnvSchema.extend({ [ENV.channelsTable]: requiredName });
+export const channelsEnvSchema = z.extend(logLevelEnvSchema, { [ENV.channelsTable]: requiredName });
 export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 
 export const consoleEnvSchema = z.object({
-  [ENV.consolePageFile]: z.string().trim().min(1).optional(),
+  [ENV.consolePageFile]: z.optional(z.string().check(z.trim(), z.minLength(1))),
 });
 export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type * as z from 'zod';
+import * as z from './zod.ts';
 
 /** Largest request body either API accepts (docs/knowledge-base-api.md); larger bodies are rejected unparsed. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -85,15 +85,15 @@ export interface RequestErrors {
   /** The body is not a JSON object at all (too large, not JSON, not an object). */
   malformed(problem: string): Error;
   /** The decoded body or query (`value`) fails the function's schema. */
-  invalid(error: z.ZodError, value: unknown): Error;
+  invalid(error: z.core.$ZodError, value: unknown): Error;
 }
 
 /**
  * The one way a function validates its request: runs the function's zod schema over an already decoded
  * part of it (a body, the query parameters) and returns the typed value, or throws the API's 400.
  */
-export function validRequest<S extends z.ZodType>(value: unknown, schema: S, errors: RequestErrors): z.output<S> {
-  const parsed = schema.safeParse(value);
+export function validRequest<S extends z.core.$ZodType>(value: unknown, schema: S, errors: RequestErrors): z.output<S> {
+  const parsed = z.safeParse(schema, value);
   if (!parsed.success) throw errors.invalid(parsed.error, value);
   return parsed.data;
 }
@@ -102,7 +102,7 @@ export function validRequest<S extends z.ZodType>(value: unknown, schema: S, err
  * Decodes the event's JSON body, a JSON object unless `options.shape` says array, at most `options.maxBytes`
  * (default MAX_BODY_BYTES), and validates it with `schema`.
  */
-export function validBody<S extends z.ZodType>(
+export function validBody<S extends z.core.$ZodType>(
   event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
   schema: S,
   errors: RequestErrors,

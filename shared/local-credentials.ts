@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import * as z from 'zod';
 import {
   type AccessTokenRecord,
   CredentialFormatError,
@@ -12,6 +11,7 @@ import {
   validateAccessTokens,
 } from './access-tokens.ts';
 import { logLevelEnvSchema } from './config.ts';
+import * as z from './zod.ts';
 
 /**
  * The local run's credentials file: read by the local server's authorizer and the tokens tool, and by the
@@ -23,24 +23,25 @@ import { logLevelEnvSchema } from './config.ts';
 export const LOCAL_CREDENTIALS_FILE_ENV = 'LOCAL_CREDENTIALS_FILE';
 
 /** The SAM-only authorizer entry's environment. */
-export const localAuthorizerEnvSchema = logLevelEnvSchema.extend({
-  [LOCAL_CREDENTIALS_FILE_ENV]: z.string().trim().min(1, 'is required'),
+export const localAuthorizerEnvSchema = z.extend(logLevelEnvSchema, {
+  [LOCAL_CREDENTIALS_FILE_ENV]: z.string().check(z.trim(), z.minLength(1, 'is required')),
 });
 
 /** How errors name the file (never its content: it holds plaintext tokens). */
 const WHAT = 'local credentials file';
 
 /** Local-run credentials file (docs/local-run.md): the admin key and plaintext access tokens. */
+const nonEmpty = () => z.string().check(z.minLength(1));
 export const localCredentialsSchema = z.object({
-  adminKey: z.string().min(32),
+  adminKey: z.string().check(z.minLength(32)),
   accessTokens: z.array(
     z.object({
-      id: z.string().min(1),
-      token: z.string().min(1),
-      teamId: z.string().min(1),
-      tmbId: z.string().min(1),
-      label: z.string().optional(),
-      expiresAt: z.string().nullable().optional(),
+      id: nonEmpty(),
+      token: nonEmpty(),
+      teamId: nonEmpty(),
+      tmbId: nonEmpty(),
+      label: z.optional(z.string()),
+      expiresAt: z.optional(z.nullable(z.string())),
     }),
   ),
 });
@@ -76,7 +77,7 @@ export async function readLocalCredentials(file: string): Promise<LocalCredentia
     // JSON.parse's own message quotes part of the input, which here is a plaintext token.
     throw new CredentialFormatError(`${WHAT} ${file} is not valid JSON`);
   }
-  const parsed = localCredentialsSchema.safeParse(json);
+  const parsed = z.safeParse(localCredentialsSchema, json);
   if (!parsed.success) throw credentialFormatError(`${WHAT} ${file}`, parsed.error);
   return parsed.data;
 }

@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import * as z from 'zod';
 import { ENV, loadConfig } from './config.ts';
+import * as z from './zod.ts';
 
 /**
  * Business metrics, written by the functions as CloudWatch embedded metric format (EMF) lines on stdout:
@@ -84,10 +84,10 @@ const NAMESPACE = /^(?!AWS\/)[A-Za-z0-9._/#:-]{1,255}$/;
 /** Zod check of a metrics namespace, shared by the stage config (synth) and the functions (cold start). */
 export const metricsNamespace = z
   .string()
-  .regex(NAMESPACE, 'must be 1-255 of A-Z a-z 0-9 . _ / # : - and not start with AWS/');
+  .check(z.regex(NAMESPACE, 'must be 1-255 of A-Z a-z 0-9 . _ / # : - and not start with AWS/'));
 
 const metricsEnvSchema = z.object({
-  [ENV.metricsNamespace]: metricsNamespace.default(LOCAL_METRICS_NAMESPACE),
+  [ENV.metricsNamespace]: z._default(metricsNamespace, LOCAL_METRICS_NAMESPACE),
 });
 
 /**

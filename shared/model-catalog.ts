@@ -1,16 +1,19 @@
-import * as z from 'zod';
 import { ConfigError, datasetErrors } from './errors.ts';
+import * as z from './zod.ts';
 
 /** Model kinds a knowledge base refers to (docs/knowledge-base-api.md). */
 export const MODEL_KINDS = ['vector', 'agent', 'vlm'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
 
+const modelName = () => z.string().check(z.trim(), z.minLength(1));
 const kindSchema = z
   .object({
-    models: z.array(z.string().trim().min(1)).min(1, 'needs at least one model'),
-    default: z.string().trim().min(1),
+    models: z.array(modelName()).check(z.minLength(1, 'needs at least one model')),
+    default: modelName(),
   })
-  .refine((k) => k.models.includes(k.default), { message: 'default is not in its models list', path: ['default'] });
+  .check(
+    z.refine((k) => k.models.includes(k.default), { message: 'default is not in its models list', path: ['default'] }),
+  );
 
 export const modelCatalogSchema = z.object({ vector: kindSchema, agent: kindSchema, vlm: kindSchema });
 export type ModelCatalog = z.infer<typeof modelCatalogSchema>;
@@ -35,7 +38,7 @@ export function parseModelCatalog(value: unknown): ModelCatalog {
       throw new ConfigError('MODEL_CATALOG is not valid JSON', { cause });
     }
   }
-  const parsed = modelCatalogSchema.safeParse(input);
+  const parsed = z.safeParse(modelCatalogSchema, input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? issue.path.join('.') : '';

@@ -1,10 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import * as z from 'zod';
 import { PROXY_REQUEST_ERRORS, proxyBody } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
 import type { ChannelReviewStore } from '#shared/repositories/channels';
 import { channelIdSchema } from '#shared/schemas/channels';
+import * as z from '#shared/zod';
 
 /** Most ids one call may name. */
 export const MAX_BATCH_IDS = 1_000;
@@ -17,7 +17,7 @@ export interface BatchDeleteDeps {
 }
 
 /** A batch delete body: a JSON array of at most MAX_BATCH_IDS channel ids. */
-export const batchDeleteBodySchema = z.array(channelIdSchema).max(MAX_BATCH_IDS);
+export const batchDeleteBodySchema = z.array(channelIdSchema).check(z.maxLength(MAX_BATCH_IDS));
 
 /** The ids of a batch delete body; anything else is a 400 naming the bad item or the count. */
 export function parseBatchIds(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): string[] {
@@ -26,7 +26,7 @@ export function parseBatchIds(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase
 
 const BATCH_ERRORS = {
   malformed: PROXY_REQUEST_ERRORS.malformed,
-  invalid: (error: z.ZodError, ids: unknown) => {
+  invalid: (error: z.core.$ZodError, ids: unknown) => {
     if (error.issues.some((i) => i.code === 'too_big')) {
       return new ProxyApiError(
         400,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from '#shared/zod';
 
 /** The built console: one HTML document and the Content-Security-Policy that lets exactly it run. */
 export interface ConsolePage {
@@ -47,8 +47,8 @@ export function consoleResponse(page: ConsolePage): APIGatewayProxyResult {
 }
 
 const pageFileSchema = z.object({
-  html: z.string().min(1),
-  contentSecurityPolicy: z.string().startsWith("default-src 'none'"),
+  html: z.string().check(z.minLength(1)),
+  contentSecurityPolicy: z.string().check(z.startsWith("default-src 'none'")),
 });
 
 /** Reads a built page file; a missing or malformed file fails the cold start, naming the file. */
@@ -59,7 +59,7 @@ export function readConsolePage(file: string): ConsolePage {
   } catch (error) {
     throw new Error(`The console page ${file} cannot be read`, { cause: error });
   }
-  const result = pageFileSchema.safeParse(parsed);
+  const result = z.safeParse(pageFileSchema, parsed);
   if (!result.success) throw new Error(`The console page ${file} is not a built page`);
   return Object.freeze(result.data);
 }

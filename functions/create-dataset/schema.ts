@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   modelNameField,
   nameField,
@@ -7,6 +6,7 @@ import {
   requestError,
   typeField,
 } from '#shared/schemas/dataset-fields';
+import * as z from '#shared/zod';
 
 export { DEFAULT_AVATARS } from '#shared/schemas/dataset-fields';
 
@@ -16,9 +16,15 @@ export const createDatasetBodySchema = z.object(
     name: nameField,
     type: typeField,
     parentId: parentIdField,
-    intro: optionalTextField('intro', 2000).transform((v) => v ?? ''),
+    intro: z.pipe(
+      optionalTextField('intro', 2000),
+      z.transform((v) => v ?? ''),
+    ),
     // Blank means "not given" too, so the per-type default applies (it depends on `type`).
-    avatar: optionalTextField('avatar', 1024).transform((v) => v || undefined),
+    avatar: z.pipe(
+      optionalTextField('avatar', 1024),
+      z.transform((v) => v || undefined),
+    ),
     vectorModel: modelNameField('vectorModel'),
     agentModel: modelNameField('agentModel'),
     vlmModel: modelNameField('vlmModel'),
@@ -29,4 +35,4 @@ export const createDatasetBodySchema = z.object(
 export type CreateDatasetBody = z.infer<typeof createDatasetBodySchema>;
 
 /** Maps a failed parse of the body to the API error (missing name first, then the first problem). */
-export const bodyError = (error: z.ZodError) => requestError(error);
+export const bodyError = (error: z.core.$ZodError) => requestError(error);

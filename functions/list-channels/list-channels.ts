@@ -1,10 +1,10 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import * as z from 'zod';
 import { type ChannelView, toChannelView } from '#shared/channel-view';
 import { proxyQuery } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
 import type { ChannelFilter, ChannelListEntry, ChannelReviewStore } from '#shared/repositories/channels';
 import { withinChars } from '#shared/text';
+import * as z from '#shared/zod';
 
 export const DEFAULT_PER_PAGE = 10;
 export const MAX_PER_PAGE = 100;
@@ -26,38 +26,56 @@ export interface ListDeps {
 
 const wholeNumber = (name: string, min: number, max: number) => {
   const message = `${name} must be a whole number ${max === MAX_PER_PAGE ? `from ${min} to ${max}` : `from ${min}`}`;
-  return z
-    .string()
-    .regex(/^\d{0,16}$/, message)
-    .refine((v) => v === '' || (Number(v) >= min && Number(v) <= max), message)
-    .transform((v) => (v === '' ? undefined : Number(v)))
-    .optional();
+  return z.optional(
+    z.pipe(
+      z.string().check(
+        z.regex(/^\d{0,16}$/, message),
+        z.refine((v) => v === '' || (Number(v) >= min && Number(v) <= max), message),
+      ),
+      z.transform((v) => (v === '' ? undefined : Number(v))),
+    ),
+  );
 };
-const filterText = z
-  .string()
-  .transform((v) => (v === '' ? undefined : v))
-  .optional();
+const filterText = () =>
+  z.optional(
+    z.pipe(
+      z.string(),
+      z.transform((v) => (v === '' ? undefined : v)),
+    ),
+  );
 
 /**
  * The list's query parameters as strings, as API Gateway hands them over; an empty value means "no filter" (or
  * the default for page and per_page). Messages name the parameter and never repeat a value.
  */
 export const listQuerySchema = z.object({
-  page: wholeNumber('page', 1, Number.MAX_SAFE_INTEGER).meta({ description: 'From 1 (default 1)' }),
-  per_page: wholeNumber('per_page', 1, MAX_PER_PAGE).meta({ description: 'From 1 to 100 (default 10)' }),
-  provider: filterText.meta({ description: 'Exact provider' }),
-  status: z
-    .enum(['', 'enabled', 'disabled'], { error: 'status must be "enabled" or "disabled"' })
-    .transform((v) => (v === '' ? undefined : v))
-    .optional(),
-  name: filterText.meta({ description: 'Exact name' }),
-  legacy_id: wholeNumber('legacy_id', 0, Number.MAX_SAFE_INTEGER).meta({ description: 'Exact legacy row id' }),
+  page: wholeNumber('page', 1, Number.MAX_SAFE_INTEGER).register(z.globalRegistry, {
+    description: 'From 1 (default 1)',
+  }),
+  per_page: wholeNumber('per_page', 1, MAX_PER_PAGE).register(z.globalRegistry, {
+    description: 'From 1 to 100 (default 10)',
+  }),
+  provider: filterText().register(z.globalRegistry, { description: 'Exact provider' }),
+  status: z.optional(
+    z.pipe(
+      z.enum(['', 'enabled', 'disabled'], { error: 'status must be "enabled" or "disabled"' }),
+      z.transform((v) => (v === '' ? undefined : v)),
+    ),
+  ),
+  name: filterText().register(z.globalRegistry, { description: 'Exact name' }),
+  legacy_id: wholeNumber('legacy_id', 0, Number.MAX_SAFE_INTEGER).register(z.globalRegistry, {
+    description: 'Exact legacy row id',
+  }),
   keyword: z
-    .string()
-    .refine(withinChars(MAX_KEYWORD_LENGTH), `keyword must be at most ${MAX_KEYWORD_LENGTH} characters`)
-    .transform((v) => (v === '' ? undefined : v.toLowerCase()))
-    .optional()
-    .meta({ description: 'Case-insensitive substring of name, baseUrl, provider or any model' }),
+    .optional(
+      z.pipe(
+        z
+          .string()
+          .check(z.refine(withinChars(MAX_KEYWORD_LENGTH), `keyword must be at most ${MAX_KEYWORD_LENGTH} characters`)),
+        z.transform((v) => (v === '' ? undefined : v.toLowerCase())),
+      ),
+    )
+    .register(z.globalRegistry, { description: 'Case-insensitive substring of name, baseUrl, provider or any model' }),
 });
 
 /** The query parameters the list takes; any other is a 400, so a filter is never silently ignored. */

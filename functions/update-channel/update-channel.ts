@@ -1,5 +1,4 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import * as z from 'zod';
 import {
   type ChannelView,
   channelNotFound,
@@ -11,6 +10,7 @@ import {
 import { ProxyApiError } from '#shared/errors';
 import { ChannelChangedError, type ChannelChanges, type ChannelReviewStore } from '#shared/repositories/channels';
 import { CONTROL_CHARACTER, wellFormed, withinChars } from '#shared/text';
+import * as z from '#shared/zod';
 
 export const UPDATABLE_FIELDS = ['name', 'baseUrl', 'models', 'status', 'key'] as const;
 export const MAX_NAME_CHARS = 64;
@@ -35,46 +35,64 @@ function isBaseUrl(s: string): boolean {
 
 // Every message names its field and never repeats the value: a body may hold a key.
 export const updateChannelBodySchema = z.object({
-  name: z
-    .string({ error: 'name must be a string' })
-    .trim()
-    .min(1, 'name must not be blank')
-    .refine(withinChars(MAX_NAME_CHARS), `name must be at most ${MAX_NAME_CHARS} characters`)
-    .refine(noControl, 'name must not contain control characters')
-    .refine(wellFormed, 'name must be valid Unicode text')
-    .optional(),
-  baseUrl: z
-    .string({ error: 'baseUrl must be a string' })
-    .trim()
-    .refine(withinChars(MAX_BASE_URL_CHARS), `baseUrl must be at most ${MAX_BASE_URL_CHARS} characters`)
-    .refine(isBaseUrl, 'baseUrl must be an http(s) URL without user name or password, or ""')
-    // Stored as the import stores it: one trailing slash removed, nothing appended.
-    .transform((s) => (s.endsWith('/') ? s.slice(0, -1) : s))
-    .optional(),
-  models: z
-    .array(
+  name: z.optional(
+    z
+      .string({ error: 'name must be a string' })
+      .check(
+        z.trim(),
+        z.minLength(1, 'name must not be blank'),
+        z.refine(withinChars(MAX_NAME_CHARS), `name must be at most ${MAX_NAME_CHARS} characters`),
+        z.refine(noControl, 'name must not contain control characters'),
+        z.refine(wellFormed, 'name must be valid Unicode text'),
+      ),
+  ),
+  baseUrl: z.optional(
+    z.pipe(
       z
-        .string({ error: 'models must hold only strings' })
-        .trim()
-        .min(1, 'models must not hold a blank name')
-        .refine(withinChars(MAX_MODEL_CHARS), `each model must be at most ${MAX_MODEL_CHARS} characters`)
-        .refine(noControl, 'models must not contain control characters')
-        .refine(wellFormed, 'models must be valid Unicode text'),
-      { error: 'models must be an array of strings' },
-    )
-    .min(1, 'models must name at least one model')
-    .max(MAX_MODELS, `models must name at most ${MAX_MODELS} models`)
-    // As the import does: duplicates dropped (case-sensitively), first-seen order kept.
-    .transform((models) => [...new Set(models)])
-    .optional(),
-  status: z.enum(['enabled', 'disabled'], { error: 'status must be "enabled" or "disabled"' }).optional(),
-  key: z
-    .string({ error: 'key must be a string' })
-    .min(1, 'key must not be empty')
-    .refine(withinChars(MAX_KEY_CHARS), `key must be at most ${MAX_KEY_CHARS} characters`)
-    .refine(noControl, 'key must not contain control characters')
-    .refine(wellFormed, 'key must be valid Unicode text')
-    .optional(),
+        .string({ error: 'baseUrl must be a string' })
+        .check(
+          z.trim(),
+          z.refine(withinChars(MAX_BASE_URL_CHARS), `baseUrl must be at most ${MAX_BASE_URL_CHARS} characters`),
+          z.refine(isBaseUrl, 'baseUrl must be an http(s) URL without user name or password, or ""'),
+        ),
+      // Stored as the import stores it: one trailing slash removed, nothing appended.
+      z.transform((s) => (s.endsWith('/') ? s.slice(0, -1) : s)),
+    ),
+  ),
+  models: z.optional(
+    z.pipe(
+      z
+        .array(
+          z
+            .string({ error: 'models must hold only strings' })
+            .check(
+              z.trim(),
+              z.minLength(1, 'models must not hold a blank name'),
+              z.refine(withinChars(MAX_MODEL_CHARS), `each model must be at most ${MAX_MODEL_CHARS} characters`),
+              z.refine(noControl, 'models must not contain control characters'),
+              z.refine(wellFormed, 'models must be valid Unicode text'),
+            ),
+          { error: 'models must be an array of strings' },
+        )
+        .check(
+          z.minLength(1, 'models must name at least one model'),
+          z.maxLength(MAX_MODELS, `models must name at most ${MAX_MODELS} models`),
+        ),
+      // As the import does: duplicates dropped (case-sensitively), first-seen order kept.
+      z.transform((models) => [...new Set(models)]),
+    ),
+  ),
+  status: z.optional(z.enum(['enabled', 'disabled'], { error: 'status must be "enabled" or "disabled"' })),
+  key: z.optional(
+    z
+      .string({ error: 'key must be a string' })
+      .check(
+        z.minLength(1, 'key must not be empty'),
+        z.refine(withinChars(MAX_KEY_CHARS), `key must be at most ${MAX_KEY_CHARS} characters`),
+        z.refine(noControl, 'key must not contain control characters'),
+        z.refine(wellFormed, 'key must be valid Unicode text'),
+      ),
+  ),
 });
 
 export type UpdateChannelBody = z.output<typeof updateChannelBodySchema>;

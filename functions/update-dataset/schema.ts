@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import {
   idField,
   modelNameField,
@@ -7,6 +6,7 @@ import {
   optionalTypeField,
   parentIdField,
 } from '#shared/schemas/dataset-fields';
+import * as z from '#shared/zod';
 
 /**
  * The body of PUT /api/core/dataset/update. A field that is absent (or null, for the optional texts
@@ -15,11 +15,17 @@ import {
 export const updateDatasetBodySchema = z.object(
   {
     id: idField('id'),
-    name: nameField.optional(),
-    intro: optionalTextField('intro', 2000).transform((v) => v ?? undefined),
-    avatar: optionalTextField('avatar', 1024).transform((v) => v ?? undefined),
+    name: z.optional(nameField),
+    intro: z.pipe(
+      optionalTextField('intro', 2000),
+      z.transform((v) => v ?? undefined),
+    ),
+    avatar: z.pipe(
+      optionalTextField('avatar', 1024),
+      z.transform((v) => v ?? undefined),
+    ),
     // Absent: stays. The create rules map null and "" to the root.
-    parentId: parentIdField.optional(),
+    parentId: z.optional(parentIdField),
     agentModel: modelNameField('agentModel'),
     vlmModel: modelNameField('vlmModel'),
     // Never change; naming them with the value they have is accepted.

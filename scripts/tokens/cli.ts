@@ -66,8 +66,8 @@ const ALLOWED: Record<Exclude<Command['name'], 'help'>, readonly (keyof typeof O
   list: ['secret-id'],
 };
 
-function valid<T>(schema: z.ZodType<T>, option: string, value: string): T {
-  const parsed = schema.safeParse(value);
+function valid<T>(schema: z.core.$ZodType<T>, option: string, value: string): T {
+  const parsed = z.safeParse(schema, value);
   if (!parsed.success) throw new UsageError(`--${option} ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
   return parsed.data;
 }

@@ -1,7 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
 import { DATASET_ERROR_KINDS, DatasetApiError, type DatasetErrorKind, datasetErrors } from '#shared/errors';
 import {
   type CallerContext,
@@ -14,9 +13,10 @@ import {
 import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { flushMetrics } from '#shared/metrics';
 import { requestError } from '#shared/schemas/dataset-fields';
+import * as z from '#shared/zod';
 
 /** The body of a knowledge-base API success (docs/knowledge-base-api.md) around the call's `data`. */
-export const datasetSuccessBodySchema = <T extends z.ZodType>(data: T) =>
+export const datasetSuccessBodySchema = <T extends z.core.$ZodType>(data: T) =>
   z.strictObject({ code: z.literal(200), statusText: z.literal(''), message: z.literal(''), data });
 
 /** The body of a knowledge-base API error: exactly these four keys; one kind's `code` and `statusText` when given. */
@@ -95,7 +95,7 @@ const DATASET_QUERY_ERRORS: RequestErrors = {
 };
 
 /** The request's JSON body validated with the function's schema, or the API's 400 saying what is wrong. */
-export function datasetBody<S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> {
+export function datasetBody<S extends z.core.$ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> {
   return validBody(event, schema, DATASET_REQUEST_ERRORS);
 }
 
@@ -103,6 +103,6 @@ export function datasetBody<S extends z.ZodType>(event: APIGatewayProxyEvent, sc
  * The request's query string parameters (last value of a repeated name, as API Gateway hands them)
  * validated with the function's schema, or the API's 400.
  */
-export function datasetQuery<S extends z.ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> {
+export function datasetQuery<S extends z.core.$ZodType>(event: APIGatewayProxyEvent, schema: S): z.output<S> {
   return validRequest({ ...(event.queryStringParameters ?? {}) }, schema, DATASET_QUERY_ERRORS);
 }

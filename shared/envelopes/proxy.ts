@@ -1,14 +1,14 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import * as z from 'zod';
 import { ProxyApiError } from '#shared/errors';
 import { callerFrom, jsonResponse, type RequestErrors, validBody, validRequest } from '#shared/http';
 import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { flushMetrics } from '#shared/metrics';
+import * as z from '#shared/zod';
 
 /** The body of a channel proxy API success (docs/channel-import.md) around the call's `data`. */
-export const proxySuccessBodySchema = <T extends z.ZodType>(data: T) =>
+export const proxySuccessBodySchema = <T extends z.core.$ZodType>(data: T) =>
   z.strictObject({ success: z.literal(true), data });
 
 /** The body of every channel proxy API error. */
@@ -44,7 +44,7 @@ export const PROXY_REQUEST_ERRORS: RequestErrors = {
 };
 
 /** The request's JSON body validated with the function's schema, or the API's 400 saying what is wrong. */
-export function proxyBody<S extends z.ZodType>(
+export function proxyBody<S extends z.core.$ZodType>(
   event: Parameters<typeof validBody>[0],
   schema: S,
   options: Parameters<typeof validBody>[3] = {},
@@ -54,7 +54,7 @@ export function proxyBody<S extends z.ZodType>(
 }
 
 /** The request's query parameters (already decoded) validated with the function's schema, or the API's 400. */
-export function proxyQuery<S extends z.ZodType>(query: unknown, schema: S): z.output<S> {
+export function proxyQuery<S extends z.core.$ZodType>(query: unknown, schema: S): z.output<S> {
   return validRequest(query, schema, PROXY_REQUEST_ERRORS);
 }
 

@@ -95,6 +95,8 @@ export class ChannelWriteError extends Error {
 }
 
 export interface ChannelRepositoryOptions extends BatchRetryOptions {
+  /** Segments of the list's parallel Scan (default 4). */
+  scanSegments?: number;
   /** BatchWriteItem calls in flight at once, across all of this repository's putMany calls (default 4). */
   writeConcurrency?: number;
 }
@@ -105,6 +107,7 @@ type Key = { id: string };
 export class ChannelRepository implements ChannelStore, ChannelReviewStore {
   private readonly retry: BatchRetry;
   private readonly writeSlots: Slots;
+  private readonly scanSegments: number;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -113,6 +116,7 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
   ) {
     this.retry = new BatchRetry(options);
     this.writeSlots = new Slots(options.writeConcurrency ?? 4);
+    this.scanSegments = options.scanSegments ?? 4;
   }
 
   async getMany(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, StoredChannel>> {
@@ -174,23 +178,32 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
       Object.assign(names, { '#source': 'source', '#legacyId': 'legacyId' });
       exact('#source.#legacyId', filter.legacyId, ':legacyId');
     }
-    const entries: ChannelListEntry[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const out = await this.client.send(
-        new ScanCommand({
-          TableName: this.tableName,
-          ProjectionExpression: projection.join(', '),
-          ExpressionAttributeNames: names,
-          ...(conditions.length > 0
-            ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeValues: values }
-            : {}),
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of out.Items ?? []) entries.push(item as ChannelListEntry);
-      start = out.LastEvaluatedKey;
-    } while (start);
+    // A parallel Scan: each segment pages on its own, so DynamoDB reads the segments at once (and locally the
+    // engine reads one page while this process decodes another).
+    const segments = await Promise.all(
+      Array.from({ length: this.scanSegments }, async (_, segment) => {
+        const entries: ChannelListEntry[] = [];
+        let start: Record<string, unknown> | undefined;
+        do {
+          const out = await this.client.send(
+            new ScanCommand({
+              TableName: this.tableName,
+              ProjectionExpression: projection.join(', '),
+              ExpressionAttributeNames: names,
+              ...(conditions.length > 0
+                ? { FilterExpression: conditions.join(' AND '), ExpressionAttributeValues: values }
+                : {}),
+              ...(this.scanSegments > 1 ? { Segment: segment, TotalSegments: this.scanSegments } : {}),
+              ExclusiveStartKey: start,
+            }),
+          );
+          for (const item of out.Items ?? []) entries.push(item as ChannelListEntry);
+          start = out.LastEvaluatedKey;
+        } while (start);
+        return entries;
+      }),
+    );
+    const entries = segments.flat();
     return entries;
   }
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '#shared/zod';
 
 /**
  * The review API's channel shapes, written once: the functions build values of these types and the OpenAPI
@@ -7,10 +7,13 @@ import * as z from 'zod';
 
 /** A channel id in a request: sha256 hex (64 characters), either case; compared in lower case. */
 export const channelIdSchema = z
-  .string()
-  .regex(/^[0-9a-fA-F]{64}$/)
-  .transform((id) => id.toLowerCase())
-  .meta({ description: 'Channel id: the sha256 (hex) of provider, base URL and key at import time' });
+  .pipe(
+    z.string().check(z.regex(/^[0-9a-fA-F]{64}$/)),
+    z.transform((id: string) => id.toLowerCase()),
+  )
+  .register(z.globalRegistry, {
+    description: 'Channel id: the sha256 (hex) of provider, base URL and key at import time',
+  });
 
 /** A channel as the review API shows it: every stored field, the key masked, `editedAt` null until an update. */
 export const channelViewSchema = z.strictObject({
@@ -20,17 +23,22 @@ export const channelViewSchema = z.strictObject({
   name: z.string(),
   baseUrl: z.string(),
   models: z.array(z.string()),
-  key: z.string().meta({ description: 'Masked: first 3 and last 4 characters around "…" (12 or more), else "****"' }),
+  key: z.string().register(z.globalRegistry, {
+    description: 'Masked: first 3 and last 4 characters around "…" (12 or more), else "****"',
+  }),
   status: z.enum(['enabled', 'disabled']),
   source: z.strictObject({ legacyId: z.int(), host: z.string(), database: z.string() }),
   createdAt: z.string(),
   updatedAt: z.string(),
-  editedAt: z.string().nullable(),
+  editedAt: z.nullable(z.string()),
 });
 export type ChannelView = z.infer<typeof channelViewSchema>;
 
 /** The `data` of a list. */
-export const channelPageSchema = z.strictObject({ channels: z.array(channelViewSchema), total: z.int().min(0) });
+export const channelPageSchema = z.strictObject({
+  channels: z.array(channelViewSchema),
+  total: z.int().check(z.minimum(0)),
+});
 
 /** The `data` of a batch delete. */
-export const batchDeleteResultSchema = z.strictObject({ deleted: z.int().min(0) });
+export const batchDeleteResultSchema = z.strictObject({ deleted: z.int().check(z.minimum(0)) });

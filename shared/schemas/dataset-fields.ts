@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { type DatasetApiError, datasetErrors } from '#shared/errors';
 import { CONTROL_CHARACTER, wellFormed, withinChars } from '#shared/text';
+import * as z from '#shared/zod';
 
 /**
  * Field rules of the knowledge-base API, shared by every call (docs/knowledge-base-api.md). Every
@@ -28,42 +28,48 @@ const MISSING_NAME = missing('name');
 /** `name`: trimmed, 1..100 characters, no control characters; missing, null or blank is 507004. */
 export const nameField = z
   .string({ error: (issue) => (issue.input == null ? MISSING_NAME : 'name must be a string') })
-  .trim()
-  .min(1, MISSING_NAME)
-  .refine(withinChars(100), 'name must be at most 100 characters')
-  .refine((s) => !CONTROL_CHARACTER.test(s), 'name must not contain control characters')
-  .refine(wellFormed, 'name must be valid Unicode text');
+  .check(
+    z.trim(),
+    z.minLength(1, MISSING_NAME),
+    z.refine(withinChars(100), 'name must be at most 100 characters'),
+    z.refine((s) => !CONTROL_CHARACTER.test(s), 'name must not contain control characters'),
+    z.refine(wellFormed, 'name must be valid Unicode text'),
+  );
 
 /** `type` of a new record: `dataset` when omitted or null. */
-export const typeField = z
-  .enum(DATASET_TYPES, { error: 'type must be "dataset" or "folder"' })
-  .nullish()
-  .transform((v) => v ?? 'dataset');
+export const typeField = z.pipe(
+  z.nullish(z.enum(DATASET_TYPES, { error: 'type must be "dataset" or "folder"' })),
+  z.transform((v) => v ?? 'dataset'),
+);
 
 /** A `type` filter or check: omitted, null or "" = none. */
-export const optionalTypeField = z
-  .union([z.literal(''), z.enum(DATASET_TYPES)], { error: 'type must be "dataset" or "folder"' })
-  .nullish()
-  .transform((v) => v || undefined);
+export const optionalTypeField = z.pipe(
+  z.nullish(z.union([z.literal(''), z.enum(DATASET_TYPES)], { error: 'type must be "dataset" or "folder"' })),
+  z.transform((v) => v || undefined),
+);
 
 const HEX_ID = /^[0-9a-fA-F]{24}$/;
 
 // Ids are stored in lowercase; an uppercase spelling of the same ObjectId finds the same record.
 /** `parentId`: omitted, null or "" = the root (null); otherwise a 24-character hex id, in lowercase. */
-export const parentIdField = z
-  .string({ error: 'parentId must be a string or null' })
-  .regex(/^([0-9a-fA-F]{24})?$/, 'parentId must be a 24-character hex id')
-  .nullish()
-  .transform((v) => (v ? v.toLowerCase() : null));
+export const parentIdField = z.pipe(
+  z.nullish(
+    z
+      .string({ error: 'parentId must be a string or null' })
+      .check(z.regex(/^([0-9a-fA-F]{24})?$/, 'parentId must be a 24-character hex id')),
+  ),
+  z.transform((v) => (v ? v.toLowerCase() : null)),
+);
 
 /** A required record id (`id`, `sourceId`): missing or empty is 507004, not 24 hex characters 507000. */
 export const idField = (field: string) => {
   const absent = missing(field);
-  return z
-    .string({ error: (issue) => (issue.input == null ? absent : `${field} must be a string`) })
-    .min(1, absent)
-    .regex(HEX_ID, `${field} must be a 24-character hex id`)
-    .transform((v) => v.toLowerCase());
+  return z.pipe(
+    z
+      .string({ error: (issue) => (issue.input == null ? absent : `${field} must be a string`) })
+      .check(z.minLength(1, absent), z.regex(HEX_ID, `${field} must be a 24-character hex id`)),
+    z.transform((v) => v.toLowerCase()),
+  );
 };
 
 /** The query of the calls that name one record (detail, delete): `?id=<id>`. */
@@ -73,22 +79,28 @@ export type IdQuery = z.output<typeof idQuerySchema>;
 // null is accepted as "not given" for the optional strings: JSON clients often send it for absent values.
 /** An optional free text of at most `max` characters. */
 export const optionalTextField = (field: string, max: number) =>
-  z
-    .string({ error: `${field} must be a string` })
-    .refine(withinChars(max), `${field} must be at most ${max} characters`)
-    .refine(wellFormed, `${field} must be valid Unicode text`)
-    .nullish();
+  z.nullish(
+    z
+      .string({ error: `${field} must be a string` })
+      .check(
+        z.refine(withinChars(max), `${field} must be at most ${max} characters`),
+        z.refine(wellFormed, `${field} must be valid Unicode text`),
+      ),
+  );
 
 /** An optional model name: omitted, null or blank = not given (undefined). */
 export const modelNameField = (field: string) =>
-  z
-    .string({ error: `${field} must be a string` })
-    .refine(wellFormed, `${field} must be valid Unicode text`)
-    .nullish()
-    .transform((v) => v?.trim() || undefined);
+  z.pipe(
+    z.nullish(
+      z
+        .string({ error: `${field} must be a string` })
+        .check(z.refine(wellFormed, `${field} must be valid Unicode text`)),
+    ),
+    z.transform((v) => v?.trim() || undefined),
+  );
 
 /** Maps a failed parse to the API error: a missing required field first, then the first problem. */
-export function requestError(error: z.ZodError, what = 'The body is invalid'): DatasetApiError {
+export function requestError(error: z.core.$ZodError, what = 'The body is invalid'): DatasetApiError {
   const absent = error.issues.find((i) => MISSING_MESSAGES.has(i.message));
   if (absent) return datasetErrors.missingParams(absent.message);
   return datasetErrors.invalidParams(error.issues[0]?.message ?? what);

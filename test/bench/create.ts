@@ -3,9 +3,10 @@ import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { newObjectId } from '#shared/ids';
-import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
-import { REPO_ROOT } from './bundle.ts';
+import { ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import { bundleFunction, REPO_ROOT } from './bundle.ts';
+import type { InProcessRun } from './create-child.ts';
+import { CREATE_CONDITION, createBody, createdItem } from './create-item.ts';
 import { type Figure, figure, median, quantile } from './figures.ts';
 import type { LocalServerReady } from './local-server-child.ts';
 
@@ -22,6 +23,8 @@ export interface CreateOptions {
 const CONCURRENCIES = [1, 16] as const;
 /** Target: create through the server at c=16, median latency at most this multiple of raw PutItem. */
 const C16_MEDIAN_RATIO_TARGET = 1.3;
+/** Target: one warm create-dataset invocation in-process, median latency at most this multiple of raw PutItem. */
+const IN_PROCESS_MEDIAN_RATIO_TARGET = 1.15;
 
 interface Side {
   latencies: number[];
@@ -79,7 +82,7 @@ export async function benchCreate(options: CreateOptions): Promise<Figure[]> {
 }
 
 function sideFigures(concurrency: number, server: Side, raw: Side): Figure[] {
-  const prefix = `create c=${concurrency}`;
+  const prefix = `create through the local server c=${concurrency}`;
   const rps = (s: Side) => (s.requests / s.elapsedMs) * 1000;
   return [
     figure(
@@ -131,7 +134,7 @@ function serverCall(ready: LocalServerReady, agent: Agent): Call {
   const headers = { Authorization: `Bearer ${ready.token}`, 'Content-Type': 'application/json' };
   return (i) =>
     new Promise<void>((resolve, reject) => {
-      const body = JSON.stringify({ name: `bench dataset ${i}`, intro: 'created by npm run bench' });
+      const body = JSON.stringify(createBody(i));
       const req = request(url, { method: 'POST', agent, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -147,31 +150,11 @@ function serverCall(ready: LocalServerReady, agent: Agent): Call {
     });
 }
 
-/** The item the handler stores for the same body (docs/knowledge-base-api.md), written with the handler's condition. */
+/** The item the handler stores for the same body, written with the handler's condition. */
 function rawPutCall(ready: LocalServerReady, documents: DynamoDBDocumentClient): Call {
   return async (i) => {
-    const time = new Date().toISOString();
     await documents.send(
-      new PutCommand({
-        TableName: 'datasets',
-        Item: {
-          id: newObjectId(),
-          teamId: ready.teamId,
-          tmbId: ready.tmbId,
-          parentId: null,
-          type: 'dataset',
-          name: `bench dataset ${i}`,
-          intro: 'created by npm run bench',
-          avatar: '/icon/logo.svg',
-          vectorModel: BUILT_IN_MODEL_CATALOG.vector.default,
-          agentModel: BUILT_IN_MODEL_CATALOG.agent.default,
-          vlmModel: BUILT_IN_MODEL_CATALOG.vlm.default,
-          inheritPermission: true,
-          createTime: time,
-          updateTime: time,
-        },
-        ConditionExpression: 'attribute_not_exists(id)',
-      }),
+      new PutCommand({ TableName: 'datasets', Item: createdItem(i, ready), ConditionExpression: CREATE_CONDITION }),
     );
   };
 }
@@ -205,4 +188,87 @@ export async function startServerChild(): Promise<{ ready: LocalServerReady; sto
       clearTimeout(timer);
     },
   };
+}
+
+export interface InProcessOptions {
+  workDir: string;
+  /** Calls per side, interleaved call by call. */
+  requests: number;
+  /** Calls per side before measuring (JIT, connections, table warm-up). */
+  warmup: number;
+  log: (line: string) => void;
+}
+
+/**
+ * Part 2b: one warm create-dataset invocation in-process, what a deployed function costs per request: the
+ * handler bundled as the stack bundles it and called directly in a child process with a REST proxy event,
+ * against a raw PutItem of the same item through the same client, one call at a time; dynalite runs in a
+ * process of its own. No gateway, no authorizer (API Gateway's work in AWS), no HTTP in front of the handler.
+ */
+export async function benchCreateInProcess(options: InProcessOptions): Promise<Figure[]> {
+  const child = await bundleFunction('test/bench/create-child.ts', join(options.workDir, 'create-child'));
+  const engine = await startDynamoEngine({ port: 0 });
+  const client = localDynamoClient(engine.endpoint);
+  try {
+    const names = { datasets: 'bench-datasets', channels: 'bench-channels' };
+    await ensureTables(client, names);
+    const run = await runInProcessChild(child.file, {
+      DATASETS_TABLE: names.datasets,
+      AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
+      BENCH_REQUESTS: String(options.requests),
+      BENCH_WARMUP: String(options.warmup),
+    });
+    const p50 = { handler: median(run.handler), raw: median(run.raw) };
+    options.log(
+      `create in-process: handler p50 ${p50.handler.toFixed(3)} ms, raw PutItem p50 ${p50.raw.toFixed(3)} ms`,
+    );
+    return [
+      figure('create in-process: p50 latency (vs raw PutItem)', p50.handler, 'ms', p50.raw, {
+        of: 'ratio',
+        max: IN_PROCESS_MEDIAN_RATIO_TARGET,
+      }),
+      figure(
+        'create in-process: p99 latency (vs raw PutItem)',
+        quantile(run.handler, 0.99),
+        'ms',
+        quantile(run.raw, 0.99),
+      ),
+      // Each handler call minus the raw call next to it: the handler's own cost, load drift cancelled out.
+      figure(
+        "create in-process: the handler's own time, p50 of paired differences",
+        median(run.handler.map((ms, i) => ms - (run.raw[i] ?? ms))),
+        'ms',
+      ),
+    ];
+  } finally {
+    client.destroy();
+    await engine.close();
+  }
+}
+
+async function runInProcessChild(file: string, env: Record<string, string>): Promise<InProcessRun> {
+  const child = spawn(process.execPath, [file], {
+    // Stdout carries the handler's metric lines (EMF), as in Lambda: nobody reads them here.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...env,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_EC2_METADATA_DISABLED: 'true',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      LOG_LEVEL: 'INFO',
+    },
+  });
+  return new Promise<InProcessRun>((resolve, reject) => {
+    let result: InProcessRun | undefined;
+    child.once('message', (m) => {
+      result = m as InProcessRun;
+    });
+    child.once('error', reject);
+    child.once('exit', (code) =>
+      result ? resolve(result) : reject(new Error(`the in-process create child exited with code ${code}`)),
+    );
+  });
 }

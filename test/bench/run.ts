@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './bundle.ts';
 import { benchColdStart } from './cold-start.ts';
 import { benchConsolePage } from './console-page.ts';
-import { benchCreate } from './create.ts';
+import { benchCreate, benchCreateInProcess } from './create.ts';
 import { type Figure, formatTable, writeResults } from './figures.ts';
 import { benchImport } from './import.ts';
 import { benchList } from './list.ts';
@@ -43,7 +43,16 @@ try {
     figures.push(...(await benchColdStart({ workDir, processes: quick ? 20 : 30, log })));
   }
   if (only.has('create')) {
-    log('create: local server against raw PutItem');
+    log('create in-process: the handler called directly against raw PutItem');
+    figures.push(
+      ...(await benchCreateInProcess({
+        workDir,
+        requests: quick ? 600 : 2_000,
+        warmup: quick ? 200 : 500,
+        log,
+      })),
+    );
+    log('create through the local server: against raw PutItem');
     figures.push(
       ...(await benchCreate({
         requests: quick ? { 1: 150, 16: 600 } : { 1: 400, 16: 2_000 },

@@ -2,35 +2,25 @@
  * GET /console in a real browser (Debian's Chromium, headless, driven by playwright-core) against the
  * local server: the response headers, the policy holding in the browser, and accessibility.
  */
-import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { recordPage } from '#test/support/browser';
 import {
   type ConsoleWorld,
   expectCleanRun,
   expectNoSecretsKept,
-  openConsole,
   seriousA11yViolations,
-  startConsoleWorld,
-  stopConsoleWorld,
+  useConsoleWorld,
 } from './console.helpers.ts';
 
+const files = useConsoleWorld();
 let world: ConsoleWorld;
-const pages: Page[] = [];
-
-beforeAll(async () => {
-  world = await startConsoleWorld();
-}, 120_000);
-
-afterAll(async () => {
-  for (const page of pages) await page.close().catch(() => {});
-  await stopConsoleWorld(world ?? {});
+beforeAll(() => {
+  world = files.world();
 });
 
 describe('GET /console in Chromium', () => {
   it('is served with the policy, nosniff, no referrer and an HTML type, and runs with no CSP violation and no other request', async () => {
-    const page = await world.browser.context.newPage();
-    pages.push(page);
+    const page = await files.newPage();
     const recorder = await recordPage(page);
 
     const response = await page.goto(`${world.server.url}/console`);
@@ -49,8 +39,7 @@ describe('GET /console in Chromium', () => {
   });
 
   it('reports a CSP violation when something outside the policy runs (the detector works)', async () => {
-    const { page, recorder } = await openConsole(world);
-    pages.push(page);
+    const { page, recorder } = await files.open();
 
     await page.evaluate("document.head.append(Object.assign(document.createElement('style'), { textContent: 'p{}' }))");
     await page.waitForFunction('true');
@@ -59,8 +48,7 @@ describe('GET /console in Chromium', () => {
   });
 
   it('has no serious or critical accessibility violation on the first screen, runs clean and keeps nothing', async () => {
-    const { page, recorder } = await openConsole(world);
-    pages.push(page);
+    const { page, recorder } = await files.open();
 
     const violations = await seriousA11yViolations(page);
 

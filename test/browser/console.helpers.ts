@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { FIXTURE_KEYS, FIXTURE_SQL } from '#test/integration/import.helpers';
 import {
   callImport,
@@ -31,6 +31,56 @@ export async function startConsoleWorld(): Promise<ConsoleWorld> {
 
 export async function stopConsoleWorld(world: Partial<ConsoleWorld>): Promise<void> {
   await Promise.all([world.browser?.close(), stopImportHarness(world)]);
+}
+
+/**
+ * A test file's world, started in beforeAll and stopped in afterAll with every tab the file opened:
+ * `world()` once started, `open()` a fresh tab on GET /console, `newPage()` a blank tracked tab.
+ */
+export function useConsoleWorld() {
+  let world: ConsoleWorld | undefined;
+  const pages: Page[] = [];
+  beforeAll(async () => {
+    world = await startConsoleWorld();
+  }, 120_000);
+  afterAll(async () => {
+    for (const page of pages) await page.close().catch(() => {});
+    await stopConsoleWorld(world ?? {});
+  });
+  const started = (): ConsoleWorld => {
+    if (!world) throw new Error('The console test world is not started');
+    return world;
+  };
+  return {
+    world: started,
+    async open(viewport?: { width: number; height: number }) {
+      const opened = await openConsole(started(), viewport);
+      pages.push(opened.page);
+      return opened;
+    },
+    async newPage(): Promise<Page> {
+      const page = await started().browser.context.newPage();
+      pages.push(page);
+      return page;
+    },
+  };
+}
+
+/** Runs the DSN form: the preview (dry run), waiting for its report. */
+export async function previewImport(page: Page, dsn: string): Promise<void> {
+  await page.getByLabel("DSN of the legacy gateway's MySQL database").fill(dsn);
+  await page.getByRole('button', { name: 'Preview import' }).click();
+  await page.getByRole('heading', { name: 'Preview: nothing is written yet' }).waitFor();
+}
+
+/** After a preview of the fixture: "Import", waiting for the report and the table's 21 channels. */
+export async function runImport(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Import', exact: true }).click();
+  await page.getByRole('heading', { name: 'Import done' }).waitFor();
+  await page
+    .locator('#page-info')
+    .filter({ hasText: /21 channels/ })
+    .waitFor();
 }
 
 /** Empties the channels table and, unless `imported` is false, imports the fixture through the API. */

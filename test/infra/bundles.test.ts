@@ -309,6 +309,26 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned?.body).not.toContain('s3cret-P4ss');
   });
 
+  it('validates with zod/mini in every function bundle: none carries classic zod', () => {
+    // Classic zod names its constructors ZodString, ZodObject...; zod/mini's are ZodMiniString, ZodMiniObject...
+    for (const [name, file] of bundles) {
+      const text = readFileSync(file, 'utf8');
+      expect([name, /["']ZodObject["']/.test(text)]).toEqual([name, false]);
+    }
+    expect(readFileSync(bundles.get('create-dataset') ?? '', 'utf8')).toMatch(/["']ZodMiniObject["']/);
+  });
+
+  it('fails the cold start of a bundle in English naming the variable, for a message zod/mini would leave blank', async () => {
+    const failure = await invoke('import-legacygw', readEvent('import-legacygw.json'), {
+      [ENV.legacygwMaxRows]: 'many',
+    }).then(
+      () => undefined,
+      (error: { stderr?: string }) => error.stderr ?? '',
+    );
+
+    expect(failure).toContain(`${ENV.legacygwMaxRows} Invalid input: expected number, received NaN`);
+  });
+
   it('console bundle ships its built page beside it and serves it with the policy naming its inline hashes', async () => {
     const outcome = await invoke('console', readEvent('console.json'));
 

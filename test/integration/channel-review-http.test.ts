@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
 import type { StoredChannel } from '#shared/repositories/channels';
-import { startTestServer, type TestServer } from '#test/support/local-server';
+import { useTestServer } from '#test/support/local-server';
 import { channelPath, reviewChannel, seedChannels } from './channel-review.helpers.ts';
 import {
   type ChannelsTable,
@@ -15,22 +15,19 @@ import {
 
 // docs/channel-review-api.md through HTTP: the local server runs the real authorizer and the five review functions.
 
-let server: TestServer;
+const server = useTestServer({ LOG_LEVEL: 'DEBUG' });
 let table: ChannelsTable;
 /** Every exchange of this file, searched for whole keys at the end. */
 const exchanges: Exchange[] = [];
 /** Every key any test stored, sent or saw stored. */
 const keys = new Set<string>();
 
-beforeAll(async () => {
-  process.env.LOG_LEVEL = 'DEBUG';
-  server = await startTestServer();
+beforeAll(() => {
   table = channelsTable(server);
 });
 
-afterAll(async () => {
+afterAll(() => {
   table?.close();
-  await server?.close();
 });
 
 beforeEach(async () => {

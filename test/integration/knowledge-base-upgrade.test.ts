@@ -10,6 +10,7 @@ import { type LocalGateway, startGateway } from '#infra/local/gateway';
 import { loadOrCreateLocalCredentials } from '#shared/local-credentials';
 import { backfillParentKeys } from '#shared/repositories/datasets-backfill';
 import { DATASETS_BY_PARENT } from '#shared/tables';
+import { contractCheckHook } from '#test/support/local-server';
 import { kbClient, seedRecord } from './knowledge-base.helpers.ts';
 
 // A data directory as the version before the by-parent index left it: the datasets table without
@@ -60,7 +61,7 @@ describe('npm start on data written before the by-parent index', () => {
     await engine.close();
 
     backend = await startLocalBackend({ dataDir, dynamoPort: 0 });
-    gateway = await startGateway(backend, { host: '127.0.0.1', port: 0 });
+    gateway = await startGateway(backend, { host: '127.0.0.1', port: 0, onResponse: contractCheckHook() });
     const api = kbClient(gateway, `Bearer ${token.token}`);
     const client = localDynamoClient(backend.dynamoEndpoint);
     const documents = DynamoDBDocumentClient.from(client);

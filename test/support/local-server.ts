@@ -54,6 +54,17 @@ function sharedBackend() {
 let checker: ReturnType<typeof contractChecker> | undefined;
 
 /**
+ * The response hook that checks every response against the API's OpenAPI document and records what
+ * breaks it (test/support/setup.ts fails the test). startTestServer installs it; a test that starts a
+ * gateway of its own passes it as `onResponse`.
+ */
+export function contractCheckHook(documents?: OpenApiDocuments): NonNullable<GatewayOptions['onResponse']> {
+  checker ??= contractChecker();
+  const check = documents ? contractChecker(documents) : checker;
+  return (exchange) => recordContractViolations(check(exchange));
+}
+
+/**
  * Starts the local server (the real authorizer and handlers over the tests' engine) on a random
  * port. Every response it sends is checked against the API's OpenAPI document; a mismatch fails the
  * test that caused it (test/support/setup.ts).
@@ -66,13 +77,11 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const { backend: b, dataDir } = await sharedBackend();
   const { contractDocuments, ...gatewayOptions } = options;
-  checker ??= contractChecker();
-  const check = contractDocuments ? contractChecker(contractDocuments) : checker;
   const gateway = await startGateway(b, {
     ...gatewayOptions,
     host: '127.0.0.1',
     port: 0,
-    onResponse: (exchange) => recordContractViolations(check(exchange)),
+    onResponse: contractCheckHook(contractDocuments),
   });
   const dynamo = localDynamoClient(b.dynamoEndpoint);
   return {

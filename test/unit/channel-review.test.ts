@@ -183,7 +183,7 @@ describe('ChannelRepository (review calls)', () => {
       .resolvesOnce({ Items: [entry(1)], LastEvaluatedKey: { id: 'id-1' } })
       .resolvesOnce({ Items: [entry(2)] });
 
-    const entries = await repository().scanEntries(
+    const entries = await new ChannelRepository(documentClient, TABLE, { scanSegments: 1 }).scanEntries(
       { provider: 'openai', name: 'n', status: 'enabled', legacyId: 4 },
       { forKeyword: true },
     );
@@ -199,6 +199,23 @@ describe('ChannelRepository (review calls)', () => {
     });
     expect(first?.ProjectionExpression).not.toMatch(/key/i);
     expect(second?.ExclusiveStartKey).toEqual({ id: 'id-1' });
+  });
+
+  it('scans in 4 parallel segments by default and returns the entries of all of them', async () => {
+    dynamo.on(ScanCommand).callsFake((input: { Segment?: number }) => ({
+      Items: [{ id: `id-${input.Segment}`, provider: 'p', name: 'n' }],
+    }));
+
+    const entries = await repository().scanEntries({});
+
+    const inputs = dynamo.commandCalls(ScanCommand).map((c) => c.args[0].input);
+    expect(inputs.map((i) => [i.Segment, i.TotalSegments]).sort()).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 4],
+      [3, 4],
+    ]);
+    expect(entries.map((e) => e.id).sort()).toEqual(['id-0', 'id-1', 'id-2', 'id-3']);
   });
 
   it('scans without a filter expression when no filter is set, reading only id, provider and name', async () => {

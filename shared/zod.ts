@@ -1,0 +1,16 @@
+/**
+ * The zod every function validates with at run time: `zod/mini`, the same engine as classic zod with
+ * functions in place of methods, so esbuild keeps only what a bundle calls. Classic zod's schema
+ * objects carry every method, which keeps all of it in each bundle (about 90 KB and most of the
+ * module-load time over the AWS SDK floor; docs/performance.md). Classic zod stays for what never
+ * runs in a function (the OpenAPI documents, response schemas, the stage config, tools).
+ *
+ * zod/mini loads no messages: English is configured here, once, so an issue without a message of
+ * ours reads as it does with classic zod, bundled or not.
+ */
+import { config } from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
+
+config(en());
+
+export * from 'zod/mini';
