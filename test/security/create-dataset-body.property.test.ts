@@ -7,28 +7,14 @@ import { jsonText as jsonTextOf, TRICKY_KEYS } from '#test/reliability/fuzz-requ
 import { PROPERTY_RUNS } from '#test/reliability/harness';
 import { proxyEvent } from '#test/support/events';
 import { loadCreateDatasetHandler } from '#test/support/handler';
+import { CREATED_FOLDER_FIELDS } from '../integration/create-dataset.helpers.ts';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const CALLER = { scope: 'dataset', teamId: 'team-prop', tmbId: 'member-prop', tokenId: 'token-prop' };
 // The one parent id the fake table knows: a folder of the caller's team.
 const FOLDER_ID = '65a0c0ffee0000000000f01d';
 const KNOWN_FIELDS = ['name', 'type', 'parentId', 'intro', 'avatar', 'vectorModel', 'agentModel', 'vlmModel'];
-const STORED_FIELDS = new Set([
-  'id',
-  'teamId',
-  'tmbId',
-  'parentId',
-  'type',
-  'name',
-  'intro',
-  'avatar',
-  'vectorModel',
-  'agentModel',
-  'vlmModel',
-  'inheritPermission',
-  'createTime',
-  'updateTime',
-]);
+const STORED_FIELDS = new Set<string>([...CREATED_FOLDER_FIELDS, 'vectorModel', 'agentModel', 'vlmModel']);
 
 function event(body: string | null): APIGatewayProxyEvent {
   return proxyEvent('/api/core/dataset/create', body, CALLER);
