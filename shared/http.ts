@@ -30,9 +30,12 @@ export function parseJsonBody(
   }
 }
 
-/** Decodes a proxy event's body into a plain JSON object, without trusting its size or shape. */
-export function parseJsonObjectBody(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): BodyResult {
-  const parsed = parseJsonBody(event);
+/** Decodes a proxy event's body into a plain JSON object, without trusting its size (`maxBytes`) or shape. */
+export function parseJsonObjectBody(
+  event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
+  maxBytes = MAX_BODY_BYTES,
+): BodyResult {
+  const parsed = parseJsonBody(event, maxBytes);
   if (!parsed.ok) return parsed;
   const { value } = parsed;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
@@ -81,8 +84,8 @@ export function callerFrom(event: Pick<APIGatewayProxyEvent, 'requestContext'>):
 export interface RequestErrors {
   /** The body is not a JSON object at all (too large, not JSON, not an object). */
   malformed(problem: string): Error;
-  /** The decoded body or query fails the function's schema. */
-  invalid(error: z.core.$ZodError): Error;
+  /** The decoded body or query (`value`) fails the function's schema. */
+  invalid(error: z.core.$ZodError, value: unknown): Error;
 }
 
 /**
@@ -91,17 +94,27 @@ export interface RequestErrors {
  */
 export function validRequest<S extends z.core.$ZodType>(value: unknown, schema: S, errors: RequestErrors): z.output<S> {
   const parsed = z.safeParse(schema, value);
-  if (!parsed.success) throw errors.invalid(parsed.error);
+  if (!parsed.success) throw errors.invalid(parsed.error, value);
   return parsed.data;
 }
 
-/** Decodes the event's JSON object body (size and shape checked) and validates it with `schema`. */
+/**
+ * Decodes the event's JSON body, a JSON object unless `options.shape` says array, at most `options.maxBytes`
+ * (default MAX_BODY_BYTES), and validates it with `schema`.
+ */
 export function validBody<S extends z.core.$ZodType>(
   event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>,
   schema: S,
   errors: RequestErrors,
+  options: { shape?: 'object' | 'array'; maxBytes?: number } = {},
 ): z.output<S> {
-  const body = parseJsonObjectBody(event);
-  if (!body.ok) throw errors.malformed(BODY_PROBLEMS[body.reason]);
+  const maxBytes = options.maxBytes ?? MAX_BODY_BYTES;
+  const body: BodyResult<unknown> =
+    options.shape === 'array' ? parseJsonArrayBody(event, maxBytes) : parseJsonObjectBody(event, maxBytes);
+  if (!body.ok) {
+    throw errors.malformed(
+      body.reason === 'too-large' ? `The body must be at most ${maxBytes} bytes` : BODY_PROBLEMS[body.reason],
+    );
+  }
   return validRequest(body.value, schema, errors);
 }

@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { PROXY_REQUEST_ERRORS, proxyBody } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
-import { BODY_PROBLEMS, parseJsonArrayBody } from '#shared/http';
 import type { ChannelReviewStore } from '#shared/repositories/channels';
 import { channelIdSchema } from '#shared/schemas/channels';
 import * as z from '#shared/zod';
@@ -21,22 +21,22 @@ export const batchDeleteBodySchema = z.array(channelIdSchema).check(z.maxLength(
 
 /** The ids of a batch delete body; anything else is a 400 naming the bad item or the count. */
 export function parseBatchIds(event: Pick<APIGatewayProxyEvent, 'body' | 'isBase64Encoded'>): string[] {
-  const body = parseJsonArrayBody(event, MAX_BATCH_BODY_BYTES);
-  if (!body.ok) {
-    const problem =
-      body.reason === 'too-large'
-        ? `The body must be at most ${MAX_BATCH_BODY_BYTES} bytes`
-        : BODY_PROBLEMS[body.reason];
-    throw new ProxyApiError(400, problem);
-  }
-  const parsed = z.safeParse(batchDeleteBodySchema, body.value);
-  if (parsed.success) return parsed.data;
-  if (parsed.error.issues.some((i) => i.code === 'too_big')) {
-    throw new ProxyApiError(400, `The body may name at most ${MAX_BATCH_IDS} ids; it names ${body.value.length}`);
-  }
-  const issue = parsed.error.issues[0];
-  throw new ProxyApiError(400, `ids[${String(issue?.path[0])}] must be a channel id (64 hexadecimal characters)`);
+  return proxyBody(event, batchDeleteBodySchema, { shape: 'array', maxBytes: MAX_BATCH_BODY_BYTES }, BATCH_ERRORS);
 }
+
+const BATCH_ERRORS = {
+  malformed: PROXY_REQUEST_ERRORS.malformed,
+  invalid: (error: z.core.$ZodError, ids: unknown) => {
+    if (error.issues.some((i) => i.code === 'too_big')) {
+      return new ProxyApiError(
+        400,
+        `The body may name at most ${MAX_BATCH_IDS} ids; it names ${(ids as unknown[]).length}`,
+      );
+    }
+    const issue = error.issues[0];
+    return new ProxyApiError(400, `ids[${String(issue?.path[0])}] must be a channel id (64 hexadecimal characters)`);
+  },
+};
 
 /** Deletes every named channel that exists (an id named twice counts once); `deleted` counts those that existed. */
 export async function batchDeleteChannels(ids: readonly string[], deps: BatchDeleteDeps): Promise<{ deleted: number }> {

@@ -1,11 +1,8 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { documentClient } from '#shared/clients/dynamodb';
 import { ENV, importEnvSchema, loadConfig } from '#shared/config';
-import { proxyBody, proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
-import { ProxyApiError } from '#shared/errors';
-import { callerFrom } from '#shared/http';
-import { createLogger, withLambdaContext } from '#shared/logger';
-import { createMetrics, flushMetrics } from '#shared/metrics';
+import { adminHandler, proxyBody } from '#shared/envelopes/proxy';
+import { createLogger } from '#shared/logger';
+import { createMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
 import { legacySourceOpener } from './legacy-source.ts';
@@ -28,20 +25,12 @@ const deps: ImportDeps = {
 };
 
 /** POST /api/channels/import/legacygw behind the authorizer. */
-export const handler = withLambdaContext(
+export const handler = adminHandler(
   logger,
-  async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
-    try {
-      // The authorizer's policy already keeps access tokens out; checked again in case a policy is ever wrong.
-      if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
-      const body = proxyBody(event, importBodySchema);
-      const input = { dsn: body.dsn, dryRun: body.dryRun ?? false };
-      const report = await measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
-      return proxySuccess(report);
-    } catch (error) {
-      return proxyErrorResponse(error, logger);
-    } finally {
-      flushMetrics(metrics);
-    }
+  (event) => {
+    const body = proxyBody(event, importBodySchema);
+    const input = { dsn: body.dsn, dryRun: body.dryRun ?? false };
+    return measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
   },
+  { metrics },
 );

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type ChannelView, toChannelView } from '#shared/channel-view';
+import { proxyQuery } from '#shared/envelopes/proxy';
 import { ProxyApiError } from '#shared/errors';
 import type { ChannelFilter, ChannelListEntry, ChannelReviewStore } from '#shared/repositories/channels';
 import { withinChars } from '#shared/text';
@@ -96,11 +97,7 @@ export function parseListQuery(parameters: Readonly<Record<string, readonly stri
     if ((values?.length ?? 0) > 1) throw new ProxyApiError(400, `Query parameter ${name} is given more than once`);
     single[name] = values?.[0] ?? '';
   }
-  const parsed = z.safeParse(listQuerySchema, single);
-  if (!parsed.success) {
-    throw new ProxyApiError(400, [...new Set(parsed.error.issues.map((issue) => issue.message))].join('; '));
-  }
-  const { page, per_page, provider, status, name, legacy_id, keyword } = parsed.data;
+  const { page, per_page, provider, status, name, legacy_id, keyword } = proxyQuery(single, listQuerySchema);
   const filter: ChannelFilter = {};
   if (provider !== undefined) filter.provider = provider;
   if (name !== undefined) filter.name = name;

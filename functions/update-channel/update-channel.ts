@@ -95,19 +95,16 @@ export const updateChannelBodySchema = z.object({
   ),
 });
 
+export type UpdateChannelBody = z.output<typeof updateChannelBodySchema>;
+
 /**
- * The changes an update body asks for. Fields other than the five updatable ones (what a client read back: id,
- * provider, source, timestamps...) are ignored; at least one updatable field must be present.
+ * The changes a validated update body asks for. Fields other than the five updatable ones (what a client read
+ * back: id, provider, source, timestamps...) are ignored; at least one updatable field must be present.
  */
-export function parseChannelUpdate(body: Record<string, unknown>): ChannelChanges {
-  const parsed = z.safeParse(updateChannelBodySchema, body);
-  if (!parsed.success) {
-    const messages = [...new Set(parsed.error.issues.map((issue) => issue.message))];
-    throw new ProxyApiError(400, messages.join('; '));
-  }
+export function channelChanges(body: UpdateChannelBody): ChannelChanges {
   const changes: ChannelChanges = {};
   for (const field of UPDATABLE_FIELDS) {
-    if (parsed.data[field] !== undefined) Object.assign(changes, { [field]: parsed.data[field] });
+    if (body[field] !== undefined) Object.assign(changes, { [field]: body[field] });
   }
   if (Object.keys(changes).length === 0) {
     throw new ProxyApiError(400, `The body must set at least one of ${UPDATABLE_FIELDS.join(', ')}`);

@@ -2,7 +2,8 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ProxyApiError } from '#shared/errors';
-import { callerFrom, jsonResponse, type RequestErrors, validBody } from '#shared/http';
+import { callerFrom, jsonResponse, type RequestErrors, validBody, validRequest } from '#shared/http';
+import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { flushMetrics } from '#shared/metrics';
 import * as z from '#shared/zod';
 
@@ -39,12 +40,22 @@ export function proxyErrorResponse(error: unknown, logger: Logger): APIGatewayPr
 /** How the channel proxy API says a request is wrong: every problem of the body, in one message. */
 export const PROXY_REQUEST_ERRORS: RequestErrors = {
   malformed: (problem) => new ProxyApiError(400, problem),
-  invalid: (error) => new ProxyApiError(400, error.issues.map((i) => i.message).join('; ')),
+  invalid: (error) => new ProxyApiError(400, [...new Set(error.issues.map((i) => i.message))].join('; ')),
 };
 
 /** The request's JSON body validated with the function's schema, or the API's 400 saying what is wrong. */
-export function proxyBody<S extends z.core.$ZodType>(event: Parameters<typeof validBody>[0], schema: S): z.output<S> {
-  return validBody(event, schema, PROXY_REQUEST_ERRORS);
+export function proxyBody<S extends z.core.$ZodType>(
+  event: Parameters<typeof validBody>[0],
+  schema: S,
+  options: Parameters<typeof validBody>[3] = {},
+  errors: RequestErrors = PROXY_REQUEST_ERRORS,
+): z.output<S> {
+  return validBody(event, schema, errors, options);
+}
+
+/** The request's query parameters (already decoded) validated with the function's schema, or the API's 400. */
+export function proxyQuery<S extends z.core.$ZodType>(query: unknown, schema: S): z.output<S> {
+  return validRequest(query, schema, PROXY_REQUEST_ERRORS);
 }
 
 /** A loggable description of an error and its causes: name, code, errno and message only (no stack, no request data). */
@@ -68,8 +79,8 @@ export function adminHandler(
   logger: Logger,
   handle: (event: APIGatewayProxyEvent) => Promise<unknown>,
   options: { metrics?: Metrics } = {},
-): (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult> {
-  return async (event) => {
+): LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return withLambdaContext(logger, async (event) => {
     try {
       if (callerFrom(event)?.scope !== 'admin') throw new ProxyApiError(401, 'The admin key is required for this API');
       return proxySuccess(await handle(event));
@@ -79,5 +90,5 @@ export function adminHandler(
       // What the call recorded is written on every path, error paths too.
       if (options.metrics) flushMetrics(options.metrics);
     }
-  };
+  });
 }

@@ -50,23 +50,33 @@ const BASE_ENV = {
   AWS_MAX_ATTEMPTS: '1',
   [ENV.logLevel]: 'SILENT',
 };
+/** The table variable of each function that uses `table`. */
+const withTable = (variable: string, table: string, names: readonly FunctionName[]) =>
+  Object.fromEntries(names.map((name) => [name, { [variable]: table }])) as Record<
+    FunctionName,
+    Record<string, string>
+  >;
 const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
+  ...withTable(ENV.datasetsTable, 'datasets', [
+    'create-dataset',
+    'list-datasets',
+    'dataset-detail',
+    'update-dataset',
+    'delete-dataset',
+    'dataset-paths',
+  ]),
+  ...withTable(ENV.channelsTable, 'channels', [
+    'import-legacygw',
+    'list-channels',
+    'get-channel',
+    'update-channel',
+    'delete-channel',
+    'batch-delete-channels',
+  ]),
   authorizer: {
     [ENV.accessTokensSecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:access-tokens-AbCdEf',
     [ENV.adminKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf',
   },
-  'create-dataset': { [ENV.datasetsTable]: 'datasets' },
-  'list-datasets': { [ENV.datasetsTable]: 'datasets' },
-  'dataset-detail': { [ENV.datasetsTable]: 'datasets' },
-  'update-dataset': { [ENV.datasetsTable]: 'datasets' },
-  'delete-dataset': { [ENV.datasetsTable]: 'datasets' },
-  'dataset-paths': { [ENV.datasetsTable]: 'datasets' },
-  'import-legacygw': { [ENV.channelsTable]: 'channels' },
-  'list-channels': { [ENV.channelsTable]: 'channels' },
-  'get-channel': { [ENV.channelsTable]: 'channels' },
-  'update-channel': { [ENV.channelsTable]: 'channels' },
-  'delete-channel': { [ENV.channelsTable]: 'channels' },
-  'batch-delete-channels': { [ENV.channelsTable]: 'channels' },
   console: {},
   openapi: {},
 };

@@ -107,3 +107,18 @@ export const NEW_DATASET_DEFAULTS = {
   vlmModel: 'gpt-4o-mini',
   inheritPermission: true,
 } as const;
+
+/** The attributes the create call itself writes for a folder; a dataset adds its three model fields. */
+export const CREATED_FOLDER_FIELDS = [
+  'id',
+  'teamId',
+  'tmbId',
+  'parentId',
+  'type',
+  'name',
+  'intro',
+  'avatar',
+  'inheritPermission',
+  'createTime',
+  'updateTime',
+] as const;

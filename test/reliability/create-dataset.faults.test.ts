@@ -9,10 +9,9 @@ import {
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { handler as Handler } from '#functions/create-dataset/handler';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { proxyEvent } from '#test/support/events';
-import { loadHandler } from '#test/support/handler';
+import { loadCreateDatasetHandler } from '#test/support/handler';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const CALLER = { scope: 'dataset', teamId: 'team-faults', tmbId: 'member-faults', tokenId: 'token-faults' };
@@ -54,20 +53,9 @@ const FAILURES: ReadonlyArray<[string, () => Error]> = [
 
 const GENERIC_500 = { code: 500, statusText: 'error', message: 'Internal error', data: null };
 
+const { handler } = await loadCreateDatasetHandler('datasets-faults');
+
 describe('create-dataset under DynamoDB faults (aws-sdk-client-mock)', () => {
-  let handler: typeof Handler;
-
-  beforeAll(async () => {
-    ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
-      '#functions/create-dataset/handler',
-      {
-        DATASETS_TABLE: 'datasets-faults',
-        MODEL_CATALOG: '',
-        LOG_LEVEL: 'SILENT',
-      },
-    ));
-  });
-
   beforeEach(() => {
     dynamo.reset();
   });

@@ -104,9 +104,12 @@ export const PROPERTY_RUNS = Math.max(100, Math.ceil(FUZZ_RUNS / 4));
 /** The seed of every fuzz sample of a run: FUZZ_SEED replays a failed run; otherwise taken from the clock. */
 export const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31);
 
-/** `runs` values drawn from `arbitrary` with the run's seed (the fuzz test names print it). */
-export function sampleFuzz<T>(arbitrary: fc.Arbitrary<T>, runs: number = FUZZ_RUNS): T[] {
-  return fc.sample(arbitrary, { numRuns: runs, seed: FUZZ_SEED });
+/**
+ * `runs` values drawn from `arbitrary` with the run's seed (the fuzz test names print it), moved by
+ * `seedOffset` when one test samples several arbitraries.
+ */
+export function sampleFuzz<T>(arbitrary: fc.Arbitrary<T>, runs: number = FUZZ_RUNS, seedOffset = 0): T[] {
+  return fc.sample(arbitrary, { numRuns: runs, seed: FUZZ_SEED + seedOffset });
 }
 
 /** What a fuzz run saw: every reply, the failures (`problems <- request`), and the statuses, sorted. */

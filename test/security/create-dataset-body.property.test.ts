@@ -2,34 +2,19 @@ import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dyn
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import fc from 'fast-check';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { handler as Handler } from '#functions/create-dataset/handler';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { jsonText as jsonTextOf, TRICKY_KEYS } from '#test/reliability/fuzz-requests';
 import { PROPERTY_RUNS } from '#test/reliability/harness';
 import { proxyEvent } from '#test/support/events';
-import { loadHandler } from '#test/support/handler';
+import { loadCreateDatasetHandler } from '#test/support/handler';
+import { CREATED_FOLDER_FIELDS } from '../integration/create-dataset.helpers.ts';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const CALLER = { scope: 'dataset', teamId: 'team-prop', tmbId: 'member-prop', tokenId: 'token-prop' };
 // The one parent id the fake table knows: a folder of the caller's team.
 const FOLDER_ID = '65a0c0ffee0000000000f01d';
 const KNOWN_FIELDS = ['name', 'type', 'parentId', 'intro', 'avatar', 'vectorModel', 'agentModel', 'vlmModel'];
-const STORED_FIELDS = new Set([
-  'id',
-  'teamId',
-  'tmbId',
-  'parentId',
-  'type',
-  'name',
-  'intro',
-  'avatar',
-  'vectorModel',
-  'agentModel',
-  'vlmModel',
-  'inheritPermission',
-  'createTime',
-  'updateTime',
-]);
+const STORED_FIELDS = new Set<string>([...CREATED_FOLDER_FIELDS, 'vectorModel', 'agentModel', 'vlmModel']);
 
 function event(body: string | null): APIGatewayProxyEvent {
   return proxyEvent('/api/core/dataset/create', body, CALLER);
@@ -77,20 +62,9 @@ const fieldValue = fc.oneof(
 /** Bodies shaped like real requests: each known field either absent or any value. */
 const fieldBody = fc.record(Object.fromEntries(KNOWN_FIELDS.map((f) => [f, fieldValue])), { requiredKeys: [] });
 
+const { handler } = await loadCreateDatasetHandler('datasets-property');
+
 describe('create-dataset body schema (property)', () => {
-  let handler: typeof Handler;
-
-  beforeAll(async () => {
-    ({ handler } = await loadHandler<typeof import('#functions/create-dataset/handler')>(
-      '#functions/create-dataset/handler',
-      {
-        DATASETS_TABLE: 'datasets-property',
-        MODEL_CATALOG: '',
-        LOG_LEVEL: 'SILENT',
-      },
-    ));
-  });
-
   beforeEach(() => {
     dynamo.reset();
     dynamo.on(PutCommand).resolves({});

@@ -10,3 +10,12 @@ export async function loadHandler<M>(entry: string, env: Readonly<Record<string,
   vi.resetModules();
   return (await import(entry)) as M;
 }
+
+/** The create-dataset handler as a cold start on the table `datasetsTable`, with the built-in catalogue and logs off. */
+export function loadCreateDatasetHandler(datasetsTable: string) {
+  return loadHandler<typeof import('#functions/create-dataset/handler')>('#functions/create-dataset/handler', {
+    DATASETS_TABLE: datasetsTable,
+    MODEL_CATALOG: '',
+    LOG_LEVEL: 'SILENT',
+  });
+}

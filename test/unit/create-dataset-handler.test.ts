@@ -5,7 +5,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
 import { proxyEvent } from '#test/support/events';
-import { loadHandler } from '#test/support/handler';
+import { loadCreateDatasetHandler, loadHandler } from '#test/support/handler';
 import { expectDatasetInternalError } from '#test/support/responses';
 
 type HandlerModule = typeof import('#functions/create-dataset/handler');
@@ -22,11 +22,7 @@ describe('create-dataset handler', () => {
   let handler: HandlerModule['handler'];
 
   beforeAll(async () => {
-    ({ handler } = await loadHandler<HandlerModule>(HANDLER, {
-      DATASETS_TABLE: 'datasets-unit',
-      MODEL_CATALOG: '',
-      LOG_LEVEL: 'SILENT',
-    }));
+    ({ handler } = await loadCreateDatasetHandler('datasets-unit'));
   });
 
   afterAll(() => {
