@@ -239,7 +239,10 @@ describe('an import whose BatchWriteItem calls leave items unprocessed', () => {
 
     expect(failed.error).toBeInstanceOf(Error);
     expect((failed.error as { written?: number }).written).toBe(afterFailure.length);
-    expect(afterFailure.length).toBeGreaterThan(200);
+    // Some writes landed before the failure and some did not. How many depends on how the import's chunks
+    // interleave (up to three chunks are written at once), so only the bounds are fixed.
+    expect(afterFailure.length).toBeGreaterThan(0);
+    expect(afterFailure.length).toBeLessThan(reference.small.channels.length);
     expect(rerun.report?.channels.unchanged).toBe(afterFailure.length);
     expect(await scan(table)).toEqual(reference.small.channels);
   });
