@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateScan, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { parentKeyOf } from './datasets.ts';
 
 export interface BackfillResult {
@@ -18,16 +18,15 @@ export interface BackfillResult {
 export async function backfillParentKeys(client: DynamoDBDocumentClient, tableName: string): Promise<BackfillResult> {
   let found = 0;
   let updated = 0;
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: 'attribute_not_exists(parentKey)',
-        ProjectionExpression: 'teamId, id, parentId',
-        ExclusiveStartKey,
-      }),
-    );
+  const pages = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      FilterExpression: 'attribute_not_exists(parentKey)',
+      ProjectionExpression: 'teamId, id, parentId',
+    },
+  );
+  for await (const page of pages) {
     for (const item of (page.Items ?? []) as { teamId: string; id: string; parentId?: string | null }[]) {
       found++;
       try {
@@ -45,7 +44,6 @@ export async function backfillParentKeys(client: DynamoDBDocumentClient, tableNa
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
       }
     }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  }
   return { found, updated };
 }

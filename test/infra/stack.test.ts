@@ -461,6 +461,7 @@ describe('large configuration', () => {
   });
 
   it('counts an unresolved table name or secret ARN at its largest, not at the length of its token', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal text of an unresolved CDK token
     const bytes = environmentBytes({ A: '${Token[TOKEN.1]}', LOG_LEVEL: 'INFO' });
 
     expect(bytes).toBe(2 + 3 + 1 + UNRESOLVED_VALUE_BYTES + 1 + 11 + 1 + 6 + 1);

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, paginateQuery } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import {
   type LocalAccessToken,
@@ -80,19 +80,11 @@ export async function teamRecords(
   table = process.env.DATASETS_TABLE ?? 'datasets',
 ): Promise<DatasetRecord[]> {
   const records: DatasetRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'teamId = :teamId',
-        ExpressionAttributeValues: { ':teamId': teamId },
-        ExclusiveStartKey,
-      }),
-    );
-    records.push(...((page.Items ?? []) as DatasetRecord[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const pages = paginateQuery(
+    { client },
+    { TableName: table, KeyConditionExpression: 'teamId = :teamId', ExpressionAttributeValues: { ':teamId': teamId } },
+  );
+  for await (const page of pages) records.push(...((page.Items ?? []) as DatasetRecord[]));
   return records;
 }
 
