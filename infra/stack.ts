@@ -195,6 +195,9 @@ export class ServiceStack extends Stack {
     });
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
     importLegacygw.useTable(channels, ENV.channelsTable, ['BatchGetItem', 'BatchWriteItem']);
+    // One Scan of Limit 1 at the start asks whether the table is empty (then no chunk is read before it is written);
+    // the grant lets that Scan return the id only, so the import still cannot read whole channels by scanning.
+    importLegacygw.useKeyOnlyScan(channels);
 
     // The channel review API: one small function per call, each granted exactly the calls its code makes.
     const reviewFunction = (id: string, name: ChannelReviewFunction, description: string, actions: TableAction[]) => {

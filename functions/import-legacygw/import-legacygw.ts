@@ -46,6 +46,8 @@ const CHUNK_CHANNELS = 100;
 // so memory stays flat whatever the table size (docs/performance.md has the measurements).
 const CHUNKS_IN_FLIGHT = 3;
 
+const NOTHING_STORED: ReadonlyMap<string, ComparedChannel> = new Map();
+
 /** The abort reason at the deadline; turned into DeadlineExceededError with the count written so far. */
 class DeadlineReached extends Error {
   constructor() {
@@ -72,11 +74,18 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
   const writes = new WriteBehind(CHUNKS_IN_FLIGHT);
   let source: LegacySource | undefined;
 
+  // Set once, before the first chunk is classified: whether the table held no channel when this import started.
+  let tableWasEmpty = false;
+
   const classifyAndWrite = async (channels: MappedChannel[]): Promise<number> => {
-    const existing = await deps.repo.getCompared(
-      channels.map((c) => c.id),
-      { signal },
-    );
+    // docs/channel-import.md, "An import into an empty table": every id is then new (the mapper never hands the same
+    // id over twice), so there is nothing to compare and no edit to protect, and the read is skipped.
+    const existing = tableWasEmpty
+      ? NOTHING_STORED
+      : await deps.repo.getCompared(
+          channels.map((c) => c.id),
+          { signal },
+        );
     const changes: StoredChannel[] = [];
     for (const channel of channels) {
       const before = existing.get(channel.id);
@@ -103,6 +112,10 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
 
   deps.logger.info('Legacy import started', { ...origin, dryRun: input.dryRun });
   try {
+    // Checked while the source is being opened; awaited before the first row is read. The side branch only keeps a
+    // failure from being unhandled when opening the source fails first.
+    const emptyCheck = deps.repo.isEmpty({ signal });
+    emptyCheck.catch(() => {});
     const target = await untilAborted(resolveTarget(dsn.host, deps.config.allowedHosts, deps.lookup), signal);
     source = await deps.openSource(dsn, target, {
       maxRows: deps.config.maxRows,
@@ -110,6 +123,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       deadlineAt,
       now: () => deps.now().getTime(),
     });
+    tableWasEmpty = await untilAborted(emptyCheck, signal);
     const mapper = createRowMapper(source.kind);
     let pending: MappedChannel[] = [];
     for await (const row of source.rows()) {

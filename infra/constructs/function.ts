@@ -222,6 +222,11 @@ export class AppFunction extends Construct {
     return this.tables > 0;
   }
 
+  /** Grants a Scan of `table` that may return its partition key only (AppTable.grantKeyOnlyScan); call `useTable` too. */
+  useKeyOnlyScan(table: AppTable): void {
+    table.grantKeyOnlyScan(this.role);
+  }
+
   /** Grants `actions` on one index of `table` only (call `useTable` for the table's name and item actions). */
   useIndex(table: AppTable, indexName: string, actions: readonly IndexAction[]): void {
     table.grantIndex(this.role, indexName, actions);

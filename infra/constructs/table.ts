@@ -107,6 +107,29 @@ export class AppTable extends Construct {
     this.grantKey(grantee, actions);
   }
 
+  /**
+   * Grants `dynamodb:Scan` on the table only for requests that return nothing but the partition key: IAM conditions
+   * `dynamodb:Select = SPECIFIC_ATTRIBUTES` and `dynamodb:Attributes` within `[partition key]`. `ForAllValues` holds
+   * for a request that names no attribute at all, so `Null: false` requires the key to be present; a Scan with
+   * another Select (ALL_ATTRIBUTES, COUNT) or another attribute is denied. Enough to ask whether the table is empty,
+   * never to read a channel.
+   */
+  grantKeyOnlyScan(grantee: IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:Scan'],
+        resources: [this.table.tableArn],
+        conditions: {
+          StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [this.props.definition.partitionKey] },
+          Null: { 'dynamodb:Attributes': 'false' },
+        },
+      }),
+    );
+    this.granted.add('Scan');
+    this.grantKey(grantee, ['Scan']);
+  }
+
   /** Grants `actions` on one index only (and, under a customer-managed key, the key's read actions). */
   grantIndex(grantee: IGrantable, indexName: string, actions: readonly IndexAction[]): void {
     grantee.grantPrincipal.addToPrincipalPolicy(

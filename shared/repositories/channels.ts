@@ -40,6 +40,8 @@ export interface ChannelStore {
   getCompared(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Map<string, ComparedChannel>>;
   /** Writes (creates or replaces) every item; resolves with the number written. */
   putMany(items: readonly StoredChannel[], options?: { signal?: AbortSignal }): Promise<number>;
+  /** True when the table holds no channel at all (a strongly consistent Scan of one key). */
+  isEmpty(options?: { signal?: AbortSignal }): Promise<boolean>;
 }
 
 /** What the list needs of a channel to filter and order it (a projection; never the key). */
@@ -132,6 +134,25 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
 
   getMany(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, StoredChannel>> {
     return this.batchGet<StoredChannel>(ids, options.signal);
+  }
+
+  async isEmpty(options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    const out = await this.client.send(
+      new ScanCommand({
+        TableName: this.tableName,
+        Limit: 1,
+        // The import's role may Scan only under dynamodb:Select = SPECIFIC_ATTRIBUTES and dynamodb:Attributes = id
+        // (infra/stack.ts): Select is sent explicitly so the condition key is present in the request.
+        Select: 'SPECIFIC_ATTRIBUTES',
+        ProjectionExpression: '#id',
+        ExpressionAttributeNames: { '#id': 'id' },
+        // An import that another one just finished must not take the table for empty.
+        ConsistentRead: true,
+      }),
+      { abortSignal: options.signal },
+    );
+    // With no filter, a Scan of Limit 1 returns the first item it evaluates, if there is one.
+    return (out.Items?.length ?? 0) === 0;
   }
 
   /** BatchGetItem of `ids` (duplicates dropped), strongly consistent, with only `attributes` when given. */

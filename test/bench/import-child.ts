@@ -2,19 +2,21 @@
  * Child process of the import benchmark, bundled like a function and run with plain `node`, so its
  * peak RSS holds one import and nothing else. Modes (BENCH_MODE):
  * - `core`: the import function's core (`importLegacyGw`) with its production collaborators;
- * - `raw`: the baseline, the same streamed SELECT written with BatchWriteItem, unmapped.
+ * - `raw`: the baseline, the same streamed SELECT written with BatchWriteItem, unmapped;
+ * - `raw-read`: the same, but each chunk of 100 rows is first read back with one BatchGetItem of its keys,
+ *   projected as the import projects its read: the floor that a read-before-write imposes.
  * Input comes from the environment (the DSN carries a password, so never on the command line);
  * prints one JSON line `ImportRun`.
  */
 import { readFileSync } from 'node:fs';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import mysql from 'mysql2';
 import { importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from '#functions/import-legacygw/legacy-columns';
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
 import { ANY_HOST } from '#shared/allow-list';
 import { documentClient } from '#shared/clients/dynamodb';
-import { ChannelRepository } from '#shared/repositories/channels';
+import { ChannelRepository, COMPARED_ATTRIBUTES } from '#shared/repositories/channels';
 
 /** What one child reports. */
 export interface ImportRun {
@@ -35,6 +37,9 @@ export interface ImportRun {
 const WRITE_BATCH = 25;
 // The repository's default BatchWriteItem parallelism, so both sides write alike.
 const WRITES_IN_FLIGHT = 4;
+// `raw-read`: the import's chunk (one BatchGetItem of 100 keys) and its chunks in flight.
+const READ_CHUNK = 100;
+const CHUNKS_IN_FLIGHT = 3;
 
 function required(name: string): string {
   const value = process.env[name];
@@ -65,6 +70,7 @@ async function runCore(): Promise<{ rows: number; items: number; readIds: number
           items += channels.length;
           return repository.putMany(channels, options);
         },
+        isEmpty: (options) => repository.isEmpty(options),
       },
       // The deadline is the measurement's to report, not to enforce: 50k rows must fit in 25 s.
       config: { maxRows, deadlineMs: 600_000, allowedHosts: ANY_HOST },
@@ -75,8 +81,8 @@ async function runCore(): Promise<{ rows: number; items: number; readIds: number
   return { rows: report.source.rows, items, readIds };
 }
 
-/** The same SELECT as the import (all columns it reads, id order, streamed), written as-is. */
-async function runRaw(): Promise<{ rows: number; items: number; readIds: number }> {
+/** A connection to the legacy database and the import's SELECT (all columns it reads, id order). */
+function legacySelect() {
   const [credentials, address] = splitGoDsn(dsn);
   const connection = mysql.createConnection({
     ...credentials,
@@ -85,7 +91,12 @@ async function runRaw(): Promise<{ rows: number; items: number; readIds: number 
     flags: ['-LOCAL_FILES'],
   });
   const columns = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].map((c) => `\`${c}\``).join(', ');
-  const sql = `SELECT ${columns} FROM \`channels\` ORDER BY \`id\` LIMIT ${maxRows + 1}`;
+  return { connection, sql: `SELECT ${columns} FROM \`channels\` ORDER BY \`id\` LIMIT ${maxRows + 1}` };
+}
+
+/** The same SELECT as the import (all columns it reads, id order, streamed), written as-is. */
+async function runRaw(): Promise<{ rows: number; items: number; readIds: number }> {
+  const { connection, sql } = legacySelect();
   const inFlight = new Set<Promise<void>>();
   let rows = 0;
   let items = 0;
@@ -114,6 +125,85 @@ async function runRaw(): Promise<{ rows: number; items: number; readIds: number 
     connection.end();
   }
   return { rows, items, readIds: 0 };
+}
+
+/**
+ * `raw` plus the read the import makes before it writes: rows in chunks of 100, each chunk read back with one
+ * BatchGetItem of its keys (projected to the import's compared attributes), then written in batches of 25; three
+ * chunks in flight, four BatchWriteItem calls in flight across them, as the import does.
+ */
+async function runRawWithRead(): Promise<{ rows: number; items: number; readIds: number }> {
+  const { connection, sql } = legacySelect();
+  const writeSlots = semaphore(WRITES_IN_FLIGHT);
+  const chunks = new Set<Promise<void>>();
+  let rows = 0;
+  let items = 0;
+  let readIds = 0;
+  let chunk: Record<string, unknown>[] = [];
+  const projection = {
+    ProjectionExpression: COMPARED_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(COMPARED_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+  };
+  const readAndWrite = async (rowsOfChunk: Record<string, unknown>[]) => {
+    let keys = rowsOfChunk.map((row) => ({ id: row.id }));
+    readIds += keys.length;
+    while (keys.length > 0) {
+      const out = await documentClient.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true, ...projection } } }),
+      );
+      keys = (out.UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
+    }
+    const batches: Promise<void>[] = [];
+    for (let i = 0; i < rowsOfChunk.length; i += WRITE_BATCH) {
+      const batch = rowsOfChunk.slice(i, i + WRITE_BATCH);
+      batches.push(
+        writeSlots(async () => {
+          // Not `items += await ...`: that reads `items` before the await and loses the other chunks' counts.
+          const written = await writeBatch(batch);
+          items += written;
+        }),
+      );
+    }
+    await Promise.all(batches);
+  };
+  const start = async (rowsOfChunk: Record<string, unknown>[]) => {
+    while (chunks.size >= CHUNKS_IN_FLIGHT) await Promise.race(chunks);
+    const pending: Promise<void> = readAndWrite(rowsOfChunk).finally(() => chunks.delete(pending));
+    chunks.add(pending);
+  };
+  try {
+    for await (const raw of connection.query(sql).stream({ highWaterMark: 64 })) {
+      const row = raw as Record<string, unknown>;
+      rows += 1;
+      chunk.push({ ...row, id: String(row.id) });
+      if (chunk.length === READ_CHUNK) {
+        await start(chunk);
+        chunk = [];
+      }
+    }
+    if (chunk.length > 0) await start(chunk);
+    await Promise.all(chunks);
+  } finally {
+    connection.end();
+  }
+  return { rows, items, readIds };
+}
+
+/** At most `limit` tasks at once; the others wait in arrival order. */
+function semaphore(limit: number): (task: () => Promise<void>) => Promise<void> {
+  let free = limit;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (free > 0) free -= 1;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else free += 1;
+    }
+  };
 }
 
 async function writeBatch(items: Record<string, unknown>[]): Promise<number> {
@@ -166,7 +256,9 @@ const peakRssKiB = peakRssMeter();
 const startRssKiB = Math.round(process.memoryUsage().rss / 1024);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const { rows, items, readIds } = mode === 'core' ? await runCore() : await runRaw();
+const run = { core: runCore, raw: runRaw, 'raw-read': runRawWithRead }[mode];
+if (run === undefined) throw new Error(`BENCH_MODE ${mode} is not core, raw or raw-read`);
+const { rows, items, readIds } = await run();
 const ms = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
 const result: ImportRun = {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
 import { startMariaDb } from '#test/support/mariadb';
@@ -22,8 +22,21 @@ export interface ImportBenchOptions {
   log: (line: string) => void;
 }
 
-/** `rerun`: the core again over the table its own run just filled, from the same unchanged rows. */
-type Mode = 'core' | 'raw' | 'rerun';
+/**
+ * `core`: the import into an empty table (it reads nothing back). `read-path`: the same import into a table holding
+ * one unrelated channel, so every chunk is read before it is written. `rerun`: the core again over the table its own
+ * run just filled, from the same unchanged rows. `raw-read`: the raw baseline plus one projected BatchGetItem of each
+ * chunk's keys before its writes (the floor a read-before-write imposes).
+ */
+type Mode = 'core' | 'read-path' | 'raw' | 'raw-read' | 'rerun';
+const ALTERNATED: readonly Exclude<Mode, 'rerun'>[] = ['core', 'raw', 'read-path', 'raw-read'];
+/** What `read-path` finds in its table: no generated row maps to it, so it changes no outcome. */
+const UNRELATED_CHANNEL = {
+  id: { S: 'bench-unrelated-channel' },
+  name: { S: 'unrelated' },
+  status: { S: 'enabled' },
+  models: { L: [{ S: 'm' }] },
+};
 type Measured = ImportRun & { engineCpuMs: number };
 
 const THROUGHPUT_RATIO_TARGET = 0.8;
@@ -49,10 +62,10 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
     const results = new Map<number, Record<Mode, Measured[]>>();
     for (const size of options.sizes) {
       const database = await createLegacyDatabase(mariadb, size);
-      const runs: Record<Mode, Measured[]> = { core: [], raw: [], rerun: [] };
+      const runs: Record<Mode, Measured[]> = { core: [], 'read-path': [], raw: [], 'raw-read': [], rerun: [] };
       for (let round = 0; round < options.rounds; round++) {
-        // Alternating order, so drift in machine load does not favour one side.
-        const order: Exclude<Mode, 'rerun'>[] = round % 2 === 0 ? ['core', 'raw'] : ['raw', 'core'];
+        // The order turns each round, so drift in machine load does not favour one side.
+        const order = ALTERNATED.map((_, i) => ALTERNATED[(i + round) % ALTERNATED.length]!);
         for (const mode of order) {
           const table = `bench-channels-${mode}-${size}-${round}`;
           const names = { datasets: `${table}-unused-datasets`, channels: table };
@@ -61,7 +74,7 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
             const measure = async (as: Mode, expected: { items: number; readIds: number }) => {
               // This process is idle but for dynalite while it waits, so its CPU time is the engine's work.
               const engineCpu = process.cpuUsage();
-              const run = await runChild(child.file, as === 'raw' ? 'raw' : 'core', {
+              const run = await runChild(child.file, as === 'rerun' || as === 'read-path' ? 'core' : as, {
                 endpoint: engine.endpoint,
                 table,
                 dsn: mariadb.dsn(database),
@@ -80,7 +93,11 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
               );
               runs[as].push(result);
             };
-            await measure(mode, { items: size, readIds: mode === 'core' ? size : 0 });
+            if (mode === 'read-path') {
+              await client.send(new PutItemCommand({ TableName: table, Item: UNRELATED_CHANNEL }));
+            }
+            // The core starts on an empty table, so it reads nothing back (docs/channel-import.md).
+            await measure(mode, { items: size, readIds: mode === 'core' || mode === 'raw' ? 0 : size });
             // The same rows again over what the first import wrote: every channel read, unchanged, nothing written.
             if (mode === 'core') await measure('rerun', { items: 0, readIds: size });
           } finally {
@@ -144,6 +161,31 @@ function importFigures(sizes: readonly number[], results: Map<number, Record<Mod
       ),
       figure(`${prefix}: CPU time of the importer (vs raw)`, cpuSeconds(size, 'core'), 's', cpuSeconds(size, 'raw')),
       figure(`${prefix}: CPU time of dynalite (vs raw)`, engineSeconds(size, 'core'), 's', engineSeconds(size, 'raw')),
+      figure(
+        `${prefix}: into a table holding channels (every chunk read first): throughput (vs raw)`,
+        size / seconds(size, 'read-path'),
+        'rows/s',
+        size / seconds(size, 'raw'),
+      ),
+      figure(
+        `${prefix}: into a table holding channels: throughput (vs raw with read-before-write)`,
+        size / seconds(size, 'read-path'),
+        'rows/s',
+        size / seconds(size, 'raw-read'),
+      ),
+      // The floor a read-before-write imposes: what the raw baseline loses when it reads each chunk back first.
+      figure(
+        `${prefix}: raw with read-before-write: throughput (vs raw)`,
+        size / seconds(size, 'raw-read'),
+        'rows/s',
+        size / seconds(size, 'raw'),
+      ),
+      figure(
+        `${prefix}: raw with read-before-write: CPU time of dynalite (vs raw)`,
+        engineSeconds(size, 'raw-read'),
+        's',
+        engineSeconds(size, 'raw'),
+      ),
       figure(`${prefix}: peak RSS (vs raw)`, peakMiB(size, 'core'), 'MiB', peakMiB(size, 'raw')),
       // The child checks that the re-run handed nothing to the repository to write.
       figure(
@@ -177,7 +219,7 @@ function importFigures(sizes: readonly number[], results: Map<number, Record<Mod
 
 async function runChild(
   file: string,
-  mode: Mode,
+  mode: Exclude<Mode, 'rerun'>,
   input: { endpoint: string; table: string; dsn: string; maxRows: number },
 ): Promise<ImportRun> {
   const { stdout } = await exec(process.execPath, [file], {

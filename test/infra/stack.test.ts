@@ -9,7 +9,16 @@ import { ENV } from '#shared/config';
 import { GATEWAY_RESPONSES, gatewayResponseBody } from '#shared/gateway-responses';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
-import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack, tempDir } from './synth.ts';
+import {
+  allowStatementsOf,
+  arnOf,
+  logicalId,
+  permissionsOf,
+  refOf,
+  removeTempDirs,
+  synthStack,
+  tempDir,
+} from './synth.ts';
 
 afterAll(removeTempDirs);
 
@@ -522,9 +531,12 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('console'))).toEqual(baseline('console'));
   });
 
-  /** Each channel function and the DynamoDB actions it is granted, on the channels table only. */
+  /**
+   * Each channel function and the DynamoDB actions it is granted, on the channels table only. The import's Scan is
+   * granted only under conditions (the next tests); permissionsOf lists actions whatever their conditions.
+   */
   const CHANNEL_FUNCTIONS = {
-    'import-legacygw': ['BatchGetItem', 'BatchWriteItem'],
+    'import-legacygw': ['BatchGetItem', 'BatchWriteItem', 'Scan'],
     'list-channels': ['Scan', 'BatchGetItem'],
     'get-channel': ['GetItem'],
     'update-channel': ['GetItem', 'UpdateItem'],
@@ -548,6 +560,44 @@ describe('least privilege', () => {
     },
   );
 
+  it('lets the import Scan the channels table only for its ids: Select SPECIFIC_ATTRIBUTES, Attributes [id], nothing else', () => {
+    const statements = allowStatementsOf(template, id.role('import-legacygw'));
+    const scans = statements.filter((st) => st.actions.some((a) => /^dynamodb:(Scan|\*)$/.test(a)));
+
+    // One statement, the Scan alone, on the table (not its indexes), and only with all three conditions:
+    // ForAllValues holds for a request naming no attribute, so the Null test makes dynamodb:Attributes required.
+    expect(scans).toEqual([
+      {
+        actions: ['dynamodb:Scan'],
+        resources: [arnOf(id.table('channels'))],
+        condition: {
+          StringEquals: { 'dynamodb:Select': 'SPECIFIC_ATTRIBUTES' },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [TABLES.channels.partitionKey] },
+          Null: { 'dynamodb:Attributes': 'false' },
+        },
+      },
+    ]);
+    expect(TABLES.channels.partitionKey).toBe('id');
+  });
+
+  it('gives the import no other conditioned DynamoDB grant, no Query and nothing on an index', () => {
+    const statements = allowStatementsOf(template, id.role('import-legacygw'));
+    const dynamo = statements.filter((st) => st.actions.some((a) => a.startsWith('dynamodb:')));
+    const unconditioned = dynamo.filter((st) => st.condition === undefined);
+
+    expect(unconditioned.flatMap((st) => st.actions).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+    ]);
+    expect(dynamo.filter((st) => st.condition !== undefined).flatMap((st) => st.actions)).toEqual(['dynamodb:Scan']);
+    expect(dynamo.flatMap((st) => st.actions).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:BatchWriteItem',
+      'dynamodb:Scan',
+    ]);
+    expect(dynamo.flatMap((st) => st.resources)).not.toContainEqual(expect.stringMatching(/\/index\/|\*/));
+  });
+
   it('never lets the list or the detail write, the update create or delete, or a delete read whole tables', () => {
     const actions = (name: FunctionName) => [...permissionsOf(template, id.role(name)).keys()].join(' ');
 
@@ -569,13 +619,15 @@ describe('least privilege', () => {
       delete: ['DeleteItem'],
       deleteMany: ['BatchGetItem', 'BatchWriteItem'],
       putMany: ['BatchWriteItem'],
+      getCompared: ['BatchGetItem'],
+      isEmpty: ['Scan'],
     };
     for (const name of Object.keys(CHANNEL_FUNCTIONS) as (keyof typeof CHANNEL_FUNCTIONS)[]) {
       const source = readFileSync(join(import.meta.dirname, '..', '..', 'functions', name, `${name}.ts`), 'utf8');
       const repo = /repo: (Pick<ChannelReviewStore, ([^>]*)>|ChannelStore);/.exec(source);
       const methods = repo?.[2]
         ? [...repo[2].matchAll(/'(\w+)'/g)].map(([, m]) => m as string)
-        : ['getMany', 'putMany'];
+        : ['getCompared', 'putMany', 'isEmpty'];
       const sent = new Set(methods.flatMap((m) => SENDS[m] ?? [`unknown method ${m}`]).map((a) => `dynamodb:${a}`));
 
       const granted = [...permissionsOf(template, id.role(name)).keys()].filter((a) => a.startsWith('dynamodb:'));
@@ -630,8 +682,10 @@ describe('least privilege', () => {
     for (const name of ['create-dataset', 'import-legacygw', ...KB_FUNCTIONS] as const) {
       expect(mentions(name)).not.toContain(id.adminKey());
       expect(mentions(name)).not.toContain(id.accessTokens());
-      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/\*|dynamodb:\*|DeleteItem|Scan/);
+      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/\*|dynamodb:\*|DeleteItem/);
     }
+    // The import's one Scan is conditioned to return ids only (tested above); the others may not Scan at all.
+    for (const name of ['create-dataset', ...KB_FUNCTIONS] as const) expect(mentions(name)).not.toMatch(/Scan/);
     // Only the two functions that walk the tree may read the index.
     for (const name of [
       'create-dataset',

@@ -73,6 +73,27 @@ export function permissionsOf(template: Template, roleLogicalId: string): Map<st
   return allowed;
 }
 
+/** Each Allow statement of the policies attached to a role: its actions, resources and condition block as synthesized. */
+export function allowStatementsOf(
+  template: Template,
+  roleLogicalId: string,
+): { actions: string[]; resources: string[]; condition: Json | undefined }[] {
+  const statements: { actions: string[]; resources: string[]; condition: Json | undefined }[] = [];
+  for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
+    const props = policy.Properties as Json;
+    if (!(props.Roles as Json[]).some((r) => r.Ref === roleLogicalId)) continue;
+    for (const statement of (props.PolicyDocument as Json).Statement as Json[]) {
+      if (statement.Effect !== 'Allow') continue;
+      statements.push({
+        actions: [statement.Action].flat() as string[],
+        resources: [statement.Resource].flat().map((r) => JSON.stringify(r)),
+        condition: statement.Condition as Json | undefined,
+      });
+    }
+  }
+  return statements;
+}
+
 /** `Fn::GetAtt <id>.Arn` as a permissionsOf resource entry. */
 export const arnOf = (id: string): string => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
 /** `Ref <id>` as a permissionsOf resource entry (a secret's ARN). */

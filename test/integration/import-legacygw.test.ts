@@ -407,6 +407,7 @@ describe('an import that failed part-way', () => {
       ...healthy,
       repo: {
         getCompared: (ids, options) => healthy.repo.getCompared(ids, options),
+        isEmpty: (options) => healthy.repo.isEmpty(options),
         putMany: async (items, options) => {
           const written = await healthy.repo.putMany(items.slice(0, 10), options);
           throw new ChannelWriteError(written, { cause: new Error('throttled') });

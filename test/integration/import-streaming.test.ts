@@ -25,6 +25,8 @@ function gatedStore() {
   let reads = 0;
   let written = 0;
   const store: ChannelStore = {
+    // Not empty, so every chunk is read (and held here).
+    isEmpty: async () => false,
     async getCompared() {
       reads += 1;
       await gate;

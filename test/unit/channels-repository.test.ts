@@ -1,5 +1,5 @@
 import { DynamoDBClient, ResourceNotFoundException, ThrottlingException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChannelRepository, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
@@ -239,5 +239,35 @@ describe('ChannelRepository.getCompared', () => {
     );
     expect(request?.ConsistentRead).toBe(true);
     expect(found.get('id-1')).toEqual(compared);
+  });
+});
+
+describe('ChannelRepository.isEmpty', () => {
+  beforeEach(() => {
+    dynamo.reset();
+  });
+
+  it('scans one item for its id only, with Select SPECIFIC_ATTRIBUTES, as the import role is allowed to', async () => {
+    dynamo.on(ScanCommand).resolves({ Items: [] });
+
+    const empty = await repository().isEmpty();
+
+    expect(empty).toBe(true);
+    const calls = dynamo.commandCalls(ScanCommand);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.args[0].input).toEqual({
+      TableName: TABLE,
+      Limit: 1,
+      Select: 'SPECIFIC_ATTRIBUTES',
+      ProjectionExpression: '#id',
+      ExpressionAttributeNames: { '#id': 'id' },
+      ConsistentRead: true,
+    });
+  });
+
+  it('says a table holding one channel is not empty', async () => {
+    dynamo.on(ScanCommand).resolves({ Items: [{ id: 'id-1' }], LastEvaluatedKey: { id: 'id-1' } });
+
+    expect(await repository().isEmpty()).toBe(false);
   });
 });

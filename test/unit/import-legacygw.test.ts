@@ -48,10 +48,25 @@ function fakeSource(data: LegacyRow[], options: { hangAfter?: number; kind?: Sou
   return { openSource, calls };
 }
 
+/** A stored channel that no generated row maps to: it makes a table non-empty without changing any outcome. */
+const UNRELATED: StoredChannel = {
+  id: 'unrelated-channel',
+  provider: 'openai',
+  legacyType: 1,
+  name: 'kept',
+  baseUrl: 'https://api.openai.com',
+  models: ['gpt-4o'],
+  key: 'sk-unit-unrelated',
+  status: 'enabled',
+  source: { legacyId: 9_999, host: '10.0.0.5', database: 'other' },
+  createdAt: '2025-01-01T00:00:00.000Z',
+  updatedAt: '2025-01-01T00:00:00.000Z',
+};
+
 /** An in-memory ChannelStore that records every call. */
 function memoryStore(initial: StoredChannel[] = []) {
   const items = new Map(initial.map((i) => [i.id, i]));
-  const calls = { getCompared: [] as number[], putMany: [] as number[] };
+  const calls = { getCompared: [] as number[], putMany: [] as number[], isEmpty: 0 };
   const store: ChannelStore = {
     async getCompared(ids) {
       calls.getCompared.push(ids.length);
@@ -61,6 +76,10 @@ function memoryStore(initial: StoredChannel[] = []) {
       calls.putMany.push(batch.length);
       for (const item of batch) items.set(item.id, item);
       return batch.length;
+    },
+    async isEmpty() {
+      calls.isEmpty += 1;
+      return items.size === 0;
     },
   };
   return { store, items, calls };
@@ -79,14 +98,69 @@ function deps(openSource: OpenSource, repo: ChannelStore, config: Partial<Import
 describe('importLegacyGw', () => {
   it('classifies and writes in chunks of at most 100 channels, reading each chunk before writing it', async () => {
     const source = fakeSource(rows(250));
-    const memory = memoryStore();
+    const memory = memoryStore([UNRELATED]);
 
     const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, memory.store));
 
     expect(report.channels).toEqual({ created: 250, updated: 0, unchanged: 0, edited: 0 });
     expect(memory.calls.getCompared).toEqual([100, 100, 50]);
     expect(memory.calls.putMany).toEqual([100, 100, 50]);
-    expect(memory.items.size).toBe(250);
+    expect(memory.items.size).toBe(251);
+    expect(source.calls.closed).toBe(1);
+  });
+
+  it('reads nothing back when the table held no channel at the start, and reports what the read path reports', async () => {
+    const empty = memoryStore();
+    const holdingOther = memoryStore([UNRELATED]);
+
+    const fromEmpty = await importLegacyGw(
+      { dsn: DSN, dryRun: false },
+      deps(fakeSource(rows(250)).openSource, empty.store),
+    );
+    const fromRead = await importLegacyGw(
+      { dsn: DSN, dryRun: false },
+      deps(fakeSource(rows(250)).openSource, holdingOther.store),
+    );
+
+    expect(empty.calls.isEmpty).toBe(1);
+    expect(empty.calls.getCompared).toEqual([]);
+    expect(empty.calls.putMany).toEqual([100, 100, 50]);
+    expect(holdingOther.calls.getCompared).toEqual([100, 100, 50]);
+    expect(fromEmpty).toEqual(fromRead);
+    holdingOther.items.delete(UNRELATED.id);
+    expect(empty.items).toEqual(holdingOther.items);
+  });
+
+  it('asks whether the table is empty once per import, so a second import reads and classifies', async () => {
+    const memory = memoryStore();
+    await importLegacyGw({ dsn: DSN, dryRun: false }, deps(fakeSource(rows(120)).openSource, memory.store));
+
+    const again = await importLegacyGw(
+      { dsn: DSN, dryRun: false },
+      deps(fakeSource(rows(120)).openSource, memory.store),
+    );
+
+    expect(memory.calls.isEmpty).toBe(2);
+    expect(memory.calls.getCompared).toEqual([100, 20]);
+    expect(again.channels).toEqual({ created: 0, updated: 0, unchanged: 120, edited: 0 });
+  });
+
+  it('fails without writing when the emptiness check fails, and still closes the source', async () => {
+    const source = fakeSource(rows(3));
+    const memory = memoryStore();
+    const store: ChannelStore = {
+      ...memory.store,
+      isEmpty: async () => {
+        throw new Error('dynamodb down');
+      },
+    };
+
+    const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, store)).catch(
+      (e: unknown) => e,
+    );
+
+    expect((error as Error).message).toBe('dynamodb down');
+    expect(memory.calls.putMany).toEqual([]);
     expect(source.calls.closed).toBe(1);
   });
 
@@ -150,7 +224,7 @@ describe('importLegacyGw', () => {
   });
 
   it('reads and classifies on a dry run but never writes', async () => {
-    const memory = memoryStore();
+    const memory = memoryStore([UNRELATED]);
 
     const report = await importLegacyGw(
       { dsn: DSN, dryRun: true },
@@ -161,6 +235,20 @@ describe('importLegacyGw', () => {
     expect(report.channels.created).toBe(120);
     expect(memory.calls.getCompared).toEqual([100, 20]);
     expect(memory.calls.putMany).toEqual([]);
+  });
+
+  it('on a dry run into an empty table, reads nothing, writes nothing and counts every channel created', async () => {
+    const memory = memoryStore();
+
+    const report = await importLegacyGw(
+      { dsn: DSN, dryRun: true },
+      deps(fakeSource(rows(120)).openSource, memory.store),
+    );
+
+    expect(report.channels).toEqual({ created: 120, updated: 0, unchanged: 0, edited: 0 });
+    expect(memory.calls.getCompared).toEqual([]);
+    expect(memory.calls.putMany).toEqual([]);
+    expect(memory.items.size).toBe(0);
   });
 
   it('lists at most 1,000 items and then says the list was truncated', async () => {
@@ -208,6 +296,8 @@ describe('importLegacyGw', () => {
   it('counts the writes of a chunk that was cut off by the deadline', async () => {
     const source = fakeSource(rows(150));
     const store: ChannelStore = {
+      // A table that already holds channels: every chunk is read before it is written.
+      isEmpty: async () => false,
       getCompared: async () => new Map(),
       putMany: async (items, options) => {
         if (items.length === 100) return 100;
@@ -228,6 +318,8 @@ describe('importLegacyGw', () => {
   it('reports a write failure as a 500 that says how many channels were written, and still closes the source', async () => {
     const source = fakeSource(rows(3));
     const failing: ChannelStore = {
+      // A table that already holds channels: every chunk is read before it is written.
+      isEmpty: async () => false,
       getCompared: async () => new Map(),
       putMany: async () => {
         throw new ChannelWriteError(1, { cause: new Error('dynamodb down') });
@@ -251,6 +343,8 @@ describe('importLegacyGw', () => {
     let peak = 0;
     const stored: StoredChannel[] = [];
     const store: ChannelStore = {
+      // A table that already holds channels: every chunk is read before it is written.
+      isEmpty: async () => false,
       getCompared: async (ids) => {
         events.push(`read ${ids.length}`);
         return new Map();
@@ -286,6 +380,8 @@ describe('importLegacyGw', () => {
       thirdChunkClassified = resolve;
     });
     const store: ChannelStore = {
+      // A table that already holds channels: every chunk is read before it is written.
+      isEmpty: async () => false,
       getCompared: async (ids) => {
         reads.push(ids.length);
         if (reads.length === 3) thirdChunkClassified();
@@ -317,6 +413,8 @@ describe('importLegacyGw', () => {
     const source = fakeSource(rows(250), { hangAfter: 230 });
     let writes = 0;
     const store: ChannelStore = {
+      // A table that already holds channels: every chunk is read before it is written.
+      isEmpty: async () => false,
       getCompared: async () => new Map(),
       putMany: async (items, options) => {
         writes += 1;
