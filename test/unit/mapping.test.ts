@@ -724,6 +724,27 @@ describe('createRowMapper: warnings about what is not imported', () => {
     expect(warnings).toEqual(['legacy config not imported: config.region, config']);
   });
 
+  it.each([
+    '{ "region" : "" ,\n\t"sk" : null , "ak":false,"plugin":0, "user_id": [ ], "library_id": { } }',
+    '{"region":"","region":""}',
+    '{"":""}',
+    '{"reg\\u0069on":""}',
+  ])('does not warn about the config %j, every value empty (read without parsing)', (config) => {
+    expect(imported(mapOne({ id: 1, config })).warnings).toEqual([]);
+  });
+
+  it.each([
+    '{"region":"" "sk":""}',
+    '{"region":"",}',
+    '{,"region":""}',
+    '{"reg\tion":""}',
+    '{"region":01}',
+    '{"region":""}}',
+    '{"region":""\u00a0}',
+  ])('reports the config %j as "config": not JSON, or a value that is not empty', (config) => {
+    expect(imported(mapOne({ id: 1, config })).warnings).toEqual(['legacy config not imported: config']);
+  });
+
   it.each(['not json', '{"region":', '"a string"', '42', 'true', '["x"]'])(
     'reports the non-empty config %j that is not a JSON object as "config"',
     (config) => {
