@@ -31,7 +31,8 @@ export async function bundleFunction(entry: string, outDir: string): Promise<Bun
     target: 'node24',
     format: 'esm',
     outfile: file,
-    minify: true,
+    // BENCH_CPU_PROF (docs/performance.md): readable function names in the profiles, at the cost of the figures.
+    minify: !process.env.BENCH_CPU_PROF,
     sourcemap: true,
     sourcesContent: false,
     mainFields: ['module', 'main'],

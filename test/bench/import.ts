@@ -222,7 +222,10 @@ async function runChild(
   mode: Exclude<Mode, 'rerun'>,
   input: { endpoint: string; table: string; dsn: string; maxRows: number },
 ): Promise<ImportRun> {
-  const { stdout } = await exec(process.execPath, [file], {
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of every child, one folder per mode (rerun and read-path go under core).
+  const profile = process.env.BENCH_CPU_PROF;
+  const prof = profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, mode)}`] : [];
+  const { stdout } = await exec(process.execPath, [...prof, file], {
     env: {
       PATH: process.env.PATH ?? '',
       BENCH_MODE: mode,
