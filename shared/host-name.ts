@@ -26,9 +26,9 @@ export function unbracket(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
-// One IPv4 octet in decimal, 0-255, without leading zeros (as node:net's isIPv4 reads it).
-const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)';
-const IPV4 = new RegExp(`^(?:${OCTET}\\.){3}${OCTET}$`);
+// Four decimal octets, 0-255 each, without leading zeros (as node:net's isIPv4 reads them). A literal,
+// so a bundle that never checks an address drops it.
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]\d|\d)$/;
 const HEX_GROUP = /^[0-9A-Fa-f]{1,4}$/;
 
 /**
