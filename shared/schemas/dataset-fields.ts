@@ -26,15 +26,15 @@ const missing = (field: string) => {
 const MISSING_NAME = missing('name');
 
 /** `name`: trimmed, 1..100 characters, no control characters; missing, null or blank is 507004. */
-export const nameField = z
-  .string({ error: (issue) => (issue.input == null ? MISSING_NAME : 'name must be a string') })
-  .check(
+export const nameField = /* @__PURE__ */ z.moduleSchema(() =>
+  z.string({ error: (issue) => (issue.input == null ? MISSING_NAME : 'name must be a string') }).check(
     z.trim(),
     z.minLength(1, MISSING_NAME),
     z.refine(withinChars(100), 'name must be at most 100 characters'),
     z.refine((s) => !CONTROL_CHARACTER.test(s), 'name must not contain control characters'),
     z.refine(wellFormed, 'name must be valid Unicode text'),
-  );
+  ),
+);
 
 /** `type` of a new record: `dataset` when omitted or null. */
 export const typeField = /* @__PURE__ */ z.moduleSchema(() =>
