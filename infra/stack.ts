@@ -20,12 +20,38 @@ import {
 import { STACK_OUTPUTS } from './stack-outputs.ts';
 import type { StageConfig } from './stage-config.ts';
 
+type KnowledgeBaseFunction =
+  | 'create-dataset'
+  | 'list-datasets'
+  | 'dataset-detail'
+  | 'update-dataset'
+  | 'delete-dataset'
+  | 'dataset-paths';
 type ChannelReviewFunction =
   | 'list-channels'
   | 'get-channel'
   | 'update-channel'
   | 'delete-channel'
   | 'batch-delete-channels';
+
+/** What sets one small table function apart: its route, exactly the calls its code makes, and any larger size. */
+interface TableFunctionSpec {
+  readonly description: string;
+  readonly table: TableAction[];
+  /** Calls on the datasets table's by-parent index. */
+  readonly index?: Parameters<AppFunction['useIndex']>[2];
+  readonly memorySize?: number;
+  readonly timeoutSeconds?: number;
+  readonly bundledEnvironment?: Readonly<Record<string, string>>;
+}
+
+/** `create-dataset` → `CreateDataset`: the construct id of each function, as it has always been. */
+const constructId = (name: string): string =>
+  name.replace(/(^|-)([a-z])/g, (_, _dash: string, letter: string) => letter.toUpperCase());
+
+/** Applies `make` to every entry of a record, keeping its keys. */
+const mapRecord = <K extends string, V, R>(record: Readonly<Record<K, V>>, make: (value: V, key: K) => R) =>
+  Object.fromEntries(Object.entries<V>(record).map(([key, value]) => [key, make(value, key as K)])) as Record<K, R>;
 
 export interface ServiceStackProps extends StackProps {
   readonly config: StageConfig;
@@ -108,73 +134,58 @@ export class ServiceStack extends Stack {
     authorizer.readSecret(accessTokens, ENV.accessTokensSecretId);
     authorizer.readSecret(adminKey, ENV.adminKeySecretId);
 
-    const createDataset = new AppFunction(this, 'CreateDataset', {
-      name: 'create-dataset',
-      description: 'POST /api/core/dataset/create: creates a knowledge base or folder',
-      memorySize: 512,
-      timeout: Duration.seconds(10),
-      environment: { [ENV.logLevel]: config.logLevel },
-      // A catalogue of hundreds of models would not fit Lambda's 4 KB environment: it ships in the bundle.
-      bundledEnvironment: { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) },
-      ...common,
-    });
-    // Conditional PutItem for the new record; GetItem to check the parent folder.
-    createDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'PutItem']);
-
-    const datasetFunction = (
-      id: string,
-      name: FunctionName,
-      description: string,
-      bundledEnvironment: Readonly<Record<string, string>> = {},
-    ) =>
-      new AppFunction(this, id, {
+    // Small, quick functions on one table, unless their spec says otherwise; each is granted exactly its calls.
+    const tableFunction = (table: AppTable, tableEnv: string, name: FunctionName, spec: TableFunctionSpec) => {
+      const fn = new AppFunction(this, constructId(name), {
         name,
-        description,
-        memorySize: 512,
-        timeout: Duration.seconds(10),
+        description: spec.description,
+        memorySize: spec.memorySize ?? 512,
+        timeout: Duration.seconds(spec.timeoutSeconds ?? 10),
         environment: { [ENV.logLevel]: config.logLevel },
-        bundledEnvironment,
+        ...(spec.bundledEnvironment ? { bundledEnvironment: spec.bundledEnvironment } : {}),
         ...common,
       });
-    const byParent = DATASETS_BY_PARENT.name;
-    const listDatasets = datasetFunction(
-      'ListDatasets',
-      'list-datasets',
-      'POST /api/core/dataset/list: lists a folder, or searches the team',
+      fn.useTable(table, tableEnv, spec.table);
+      if (spec.index) fn.useIndex(table, DATASETS_BY_PARENT.name, spec.index);
+      return fn;
+    };
+    // A catalogue of hundreds of models would not fit Lambda's 4 KB environment: it ships in the bundle.
+    const modelCatalog = { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) };
+    const knowledgeBaseSpecs: Record<KnowledgeBaseFunction, TableFunctionSpec> = {
+      'create-dataset': {
+        description: 'POST /api/core/dataset/create: creates a knowledge base or folder',
+        // Conditional PutItem for the new record; GetItem to check the parent folder.
+        table: ['GetItem', 'PutItem'],
+        bundledEnvironment: modelCatalog,
+      },
+      'list-datasets': {
+        description: 'POST /api/core/dataset/list: lists a folder, or searches the team',
+        // GetItem checks the parent folder, Query on the index lists it, Query on the table searches the team.
+        table: ['GetItem', 'Query'],
+        index: ['Query'],
+      },
+      'dataset-detail': { description: 'GET /api/core/dataset/detail', table: ['GetItem'] },
+      'update-dataset': {
+        description: 'PUT /api/core/dataset/update: renames, edits or moves a record',
+        // GetItem reads the record and walks the new parent's ancestors; a conditional UpdateItem writes.
+        table: ['GetItem', 'UpdateItem'],
+        bundledEnvironment: modelCatalog,
+      },
+      'delete-dataset': {
+        description: 'DELETE /api/core/dataset/delete: deletes a record, a folder with its whole subtree',
+        // GetItem reads the record, Query on the index walks the subtree, BatchWriteItem deletes it.
+        table: ['GetItem', 'BatchWriteItem'],
+        index: ['Query'],
+        // A 10,000-record subtree is ~400 BatchWriteItem calls: more memory is more CPU and network.
+        memorySize: 1024,
+        // Below API Gateway's 29 s; a delete cut short is finished by calling it again.
+        timeoutSeconds: 28,
+      },
+      'dataset-paths': { description: 'GET /api/core/dataset/paths: the folders above a record', table: ['GetItem'] },
+    };
+    const knowledgeBase = mapRecord(knowledgeBaseSpecs, (spec, name) =>
+      tableFunction(datasets, ENV.datasetsTable, name, spec),
     );
-    // GetItem checks the parent folder, Query on the index lists it, Query on the table searches the team.
-    listDatasets.useTable(datasets, ENV.datasetsTable, ['GetItem', 'Query']);
-    listDatasets.useIndex(datasets, byParent, ['Query']);
-    const datasetDetail = datasetFunction('DatasetDetail', 'dataset-detail', 'GET /api/core/dataset/detail');
-    datasetDetail.useTable(datasets, ENV.datasetsTable, ['GetItem']);
-    const datasetPaths = datasetFunction(
-      'DatasetPaths',
-      'dataset-paths',
-      'GET /api/core/dataset/paths: the folders above a record',
-    );
-    datasetPaths.useTable(datasets, ENV.datasetsTable, ['GetItem']);
-    const updateDataset = datasetFunction(
-      'UpdateDataset',
-      'update-dataset',
-      'PUT /api/core/dataset/update: renames, edits or moves a record',
-      // The same catalogue as create, compiled into the bundle the same way.
-      { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) },
-    );
-    // GetItem reads the record and walks the new parent's ancestors; a conditional UpdateItem writes.
-    updateDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'UpdateItem']);
-    const deleteDataset = new AppFunction(this, 'DeleteDataset', {
-      name: 'delete-dataset',
-      description: 'DELETE /api/core/dataset/delete: deletes a record, a folder with its whole subtree',
-      // A 10,000-record subtree is ~400 BatchWriteItem calls: more memory is more CPU and network.
-      memorySize: 1024,
-      // Below API Gateway's 29 s; a delete cut short is finished by calling it again.
-      timeout: Duration.seconds(28),
-      environment: { [ENV.logLevel]: config.logLevel },
-      ...common,
-    });
-    // GetItem reads the record, Query on the index walks the subtree, BatchWriteItem deletes it.
-    deleteDataset.useTable(datasets, ENV.datasetsTable, ['GetItem', 'BatchWriteItem']);
-    deleteDataset.useIndex(datasets, byParent, ['Query']);
 
     const importLegacygw = new AppFunction(this, 'ImportLegacygw', {
       name: 'import-legacygw',
@@ -199,48 +210,36 @@ export class ServiceStack extends Stack {
     // the grant lets that Scan return the id only, so the import still cannot read whole channels by scanning.
     importLegacygw.useKeyOnlyScan(channels);
 
-    // The channel review API: one small function per call, each granted exactly the calls its code makes.
-    const reviewFunction = (id: string, name: ChannelReviewFunction, description: string, actions: TableAction[]) => {
-      const fn = new AppFunction(this, id, {
-        name,
-        description,
-        memorySize: name === 'list-channels' ? 1024 : 256,
-        timeout: Duration.seconds(name === 'list-channels' ? 28 : 10),
-        environment: { [ENV.logLevel]: config.logLevel },
-        ...common,
-      });
-      fn.useTable(channels, ENV.channelsTable, actions);
-      return fn;
+    // The channel review API: one small function per call.
+    const reviewSpecs: Record<ChannelReviewFunction, TableFunctionSpec> = {
+      'list-channels': {
+        description: 'GET /api/channels/: lists channels',
+        // Scan (only id, provider and name travel), then BatchGetItem for the page's channels only.
+        table: ['Scan', 'BatchGetItem'],
+        // Sorting every channel's id, provider and name is O(n): 50,000 channels need the CPU and the time.
+        memorySize: 1024,
+        timeoutSeconds: 28,
+      },
+      'get-channel': { description: 'GET /api/channel/{id}: one channel', table: ['GetItem'], memorySize: 256 },
+      'update-channel': {
+        description: 'PUT /api/channel/{id}: corrects a channel',
+        // GetItem to compare the masked key and read updatedAt; a conditional UpdateItem writes the change.
+        table: ['GetItem', 'UpdateItem'],
+        memorySize: 256,
+      },
+      'delete-channel': {
+        description: 'DELETE /api/channel/{id}: deletes a channel',
+        table: ['DeleteItem'],
+        memorySize: 256,
+      },
+      'batch-delete-channels': {
+        description: 'POST /api/channels/batch_delete: deletes channels',
+        // BatchGetItem finds which ids exist (the count answered), BatchWriteItem deletes them.
+        table: ['BatchGetItem', 'BatchWriteItem'],
+        memorySize: 256,
+      },
     };
-    const review = {
-      // Scan (only id, provider and name travel), then BatchGetItem for the page's channels only.
-      'list-channels': reviewFunction('ListChannels', 'list-channels', 'GET /api/channels/: lists channels', [
-        'Scan',
-        'BatchGetItem',
-      ]),
-      'get-channel': reviewFunction('GetChannel', 'get-channel', 'GET /api/channel/{id}: one channel', ['GetItem']),
-      // GetItem to compare the masked key and read updatedAt; a conditional UpdateItem writes the change.
-      'update-channel': reviewFunction('UpdateChannel', 'update-channel', 'PUT /api/channel/{id}: corrects a channel', [
-        'GetItem',
-        'UpdateItem',
-      ]),
-      'delete-channel': reviewFunction(
-        'DeleteChannel',
-        'delete-channel',
-        'DELETE /api/channel/{id}: deletes a channel',
-        ['DeleteItem'],
-      ),
-      // BatchGetItem finds which ids exist (the count answered), BatchWriteItem deletes them.
-      'batch-delete-channels': reviewFunction(
-        'BatchDeleteChannels',
-        'batch-delete-channels',
-        'POST /api/channels/batch_delete: deletes channels',
-        ['BatchGetItem', 'BatchWriteItem'],
-      ),
-    } as const;
-    const reviewHandlers = Object.fromEntries(
-      Object.entries(review).map(([name, fn]) => [name, fn.function]),
-    ) as Record<ChannelReviewFunction, AppFunction['function']>;
+    const review = mapRecord(reviewSpecs, (spec, name) => tableFunction(channels, ENV.channelsTable, name, spec));
 
     const consolePage = new AppFunction(this, 'Console', {
       name: 'console',
@@ -271,14 +270,9 @@ export class ServiceStack extends Stack {
       authorizer: authorizer.function,
       authorizerCacheTtl: Duration.seconds(config.authorizerCacheTtlSeconds),
       handlers: {
-        'create-dataset': createDataset.function,
-        'list-datasets': listDatasets.function,
-        'dataset-detail': datasetDetail.function,
-        'update-dataset': updateDataset.function,
-        'delete-dataset': deleteDataset.function,
-        'dataset-paths': datasetPaths.function,
+        ...mapRecord(knowledgeBase, (fn) => fn.function),
         'import-legacygw': importLegacygw.function,
-        ...reviewHandlers,
+        ...mapRecord(review, (fn) => fn.function),
         console: consolePage.function,
         openapi: openApi.function,
       },
@@ -298,12 +292,7 @@ export class ServiceStack extends Stack {
     this.secrets = { adminKey, accessTokens };
     this.functions = {
       authorizer,
-      'create-dataset': createDataset,
-      'list-datasets': listDatasets,
-      'dataset-detail': datasetDetail,
-      'update-dataset': updateDataset,
-      'delete-dataset': deleteDataset,
-      'dataset-paths': datasetPaths,
+      ...knowledgeBase,
       'import-legacygw': importLegacygw,
       console: consolePage,
       openapi: openApi,

@@ -49,4 +49,5 @@ function addCidr(networks: BlockList, entry: string, address: string, prefixText
 }
 
 /** No allow-list: any target that is not link-local. */
-export const ANY_HOST: AllowList = parseAllowList([]);
+// Marked pure so a bundle that never reads it (every function but the import) drops it, and `node:net` with it.
+export const ANY_HOST: AllowList = /* @__PURE__ */ parseAllowList([]);

@@ -38,17 +38,19 @@ export const DEFAULTS = Object.freeze({
   secretsMaxAgeSeconds: 60,
 } as const);
 
-const logLevel = z._default(
-  z.pipe(
-    z.string(),
+const logLevel = /* @__PURE__ */ z.moduleSchema(() =>
+  z._default(
     z.pipe(
-      z.transform((s: string) => s.toUpperCase()),
-      z.enum(LOG_LEVELS),
+      z.string(),
+      z.pipe(
+        z.transform((s: string) => s.toUpperCase()),
+        z.enum(LOG_LEVELS),
+      ),
     ),
+    DEFAULTS.logLevel,
   ),
-  DEFAULTS.logLevel,
 );
-const requiredName = z.string().check(z.trim(), z.minLength(1, 'is required'));
+const requiredName = /* @__PURE__ */ z.moduleSchema(() => z.string().check(z.trim(), z.minLength(1, 'is required')));
 /**
  * An optional variable turned into its value by `parse`; what `parse` throws (a ConfigError naming the
  * problem) becomes the variable's issue, so the cold start fails naming the variable.
@@ -83,51 +85,63 @@ export function loadConfig<S extends z.core.$ZodType>(
   return Object.freeze(parsed.data);
 }
 
-export const createDatasetEnvSchema = z.object({
-  [ENV.datasetsTable]: requiredName,
-  [ENV.modelCatalog]: parsedString((v) =>
-    v === undefined || v.trim() === '' ? BUILT_IN_MODEL_CATALOG : parseModelCatalog(v),
-  ),
-  [ENV.logLevel]: logLevel,
-});
+export const createDatasetEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    [ENV.datasetsTable]: requiredName,
+    [ENV.modelCatalog]: parsedString((v) =>
+      v === undefined || v.trim() === '' ? BUILT_IN_MODEL_CATALOG : parseModelCatalog(v),
+    ),
+    [ENV.logLevel]: logLevel,
+  }),
+);
 export type CreateDatasetConfig = z.infer<typeof createDatasetEnvSchema>;
 
 /** Environment of the knowledge-base functions that need no model catalogue (list, detail, delete, paths). */
-export const datasetsEnvSchema = z.object({
-  [ENV.datasetsTable]: requiredName,
-  [ENV.logLevel]: logLevel,
-});
+export const datasetsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    [ENV.datasetsTable]: requiredName,
+    [ENV.logLevel]: logLevel,
+  }),
+);
 
-export const importEnvSchema = z.object({
-  [ENV.channelsTable]: requiredName,
-  [ENV.legacygwMaxRows]: positiveInt(DEFAULTS.legacygwMaxRows),
-  [ENV.legacygwDeadlineMs]: positiveInt(DEFAULTS.legacygwDeadlineMs),
-  // Comma-separated host names, IP addresses or CIDRs; empty = any non-link-local target. Parsed here, once,
-  // so a bad entry fails the cold start naming the variable and the import receives a ready matcher.
-  [ENV.legacygwAllowedHosts]: parsedString((v) => parseAllowList((v ?? '').split(','))),
-  [ENV.legacygwCaBundle]: parsedString((v) =>
-    v === undefined || v.trim() === '' ? [] : parsePemBundle(v, ENV.legacygwCaBundle),
-  ),
-  [ENV.logLevel]: logLevel,
-});
+export const importEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    [ENV.channelsTable]: requiredName,
+    [ENV.legacygwMaxRows]: positiveInt(DEFAULTS.legacygwMaxRows),
+    [ENV.legacygwDeadlineMs]: positiveInt(DEFAULTS.legacygwDeadlineMs),
+    // Comma-separated host names, IP addresses or CIDRs; empty = any non-link-local target. Parsed here, once,
+    // so a bad entry fails the cold start naming the variable and the import receives a ready matcher.
+    [ENV.legacygwAllowedHosts]: parsedString((v) => parseAllowList((v ?? '').split(','))),
+    [ENV.legacygwCaBundle]: parsedString((v) =>
+      v === undefined || v.trim() === '' ? [] : parsePemBundle(v, ENV.legacygwCaBundle),
+    ),
+    [ENV.logLevel]: logLevel,
+  }),
+);
 export type ImportConfig = z.infer<typeof importEnvSchema>;
 
 /** The log level alone: every function's setting, and all the local server's authorizer needs. */
-export const logLevelEnvSchema = z.object({ [ENV.logLevel]: logLevel });
+export const logLevelEnvSchema = /* @__PURE__ */ z.moduleSchema(() => z.object({ [ENV.logLevel]: logLevel }));
 
 /** The deployed authorizer: Secrets Manager only (the local run wires its own source, shared/local-credentials.ts). */
-export const authorizerEnvSchema = z.extend(logLevelEnvSchema, {
-  [ENV.accessTokensSecretId]: requiredName,
-  [ENV.adminKeySecretId]: requiredName,
-  [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
-});
+export const authorizerEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(logLevelEnvSchema, {
+    [ENV.accessTokensSecretId]: requiredName,
+    [ENV.adminKeySecretId]: requiredName,
+    [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
+  }),
+);
 
 /** The channel review functions (list, detail, update, delete, batch delete): the table and the log level. */
-export const channelsEnvSchema = z.extend(logLevelEnvSchema, { [ENV.channelsTable]: requiredName });
+export const channelsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(logLevelEnvSchema, { [ENV.channelsTable]: requiredName }),
+);
 export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 
-export const consoleEnvSchema = z.object({
-  [ENV.consolePageFile]: z.optional(z.string().check(z.trim(), z.minLength(1))),
-});
+export const consoleEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    [ENV.consolePageFile]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+  }),
+);
 export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;

@@ -82,13 +82,15 @@ export const BUSINESS_METRICS = {
 const NAMESPACE = /^(?!AWS\/)[A-Za-z0-9._/#:-]{1,255}$/;
 
 /** Zod check of a metrics namespace, shared by the stage config (synth) and the functions (cold start). */
-export const metricsNamespace = z
-  .string()
-  .check(z.regex(NAMESPACE, 'must be 1-255 of A-Z a-z 0-9 . _ / # : - and not start with AWS/'));
+export const metricsNamespace = /* @__PURE__ */ z.moduleSchema(() =>
+  z.string().check(z.regex(NAMESPACE, 'must be 1-255 of A-Z a-z 0-9 . _ / # : - and not start with AWS/')),
+);
 
-const metricsEnvSchema = z.object({
-  [ENV.metricsNamespace]: z._default(metricsNamespace, LOCAL_METRICS_NAMESPACE),
-});
+const metricsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    [ENV.metricsNamespace]: z._default(metricsNamespace, LOCAL_METRICS_NAMESPACE),
+  }),
+);
 
 /**
  * The function's Metrics, made once at cold start. POWERTOOLS_METRICS_DISABLED=true (the test

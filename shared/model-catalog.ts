@@ -6,20 +6,27 @@ export const MODEL_KINDS = ['vector', 'agent', 'vlm'] as const;
 export type ModelKind = (typeof MODEL_KINDS)[number];
 
 const modelName = () => z.string().check(z.trim(), z.minLength(1));
-const kindSchema = z
-  .object({
-    models: z.array(modelName()).check(z.minLength(1, 'needs at least one model')),
-    default: modelName(),
-  })
-  .check(
-    z.refine((k) => k.models.includes(k.default), { message: 'default is not in its models list', path: ['default'] }),
-  );
+const kindSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z
+    .object({
+      models: z.array(modelName()).check(z.minLength(1, 'needs at least one model')),
+      default: modelName(),
+    })
+    .check(
+      z.refine((k) => k.models.includes(k.default), {
+        message: 'default is not in its models list',
+        path: ['default'],
+      }),
+    ),
+);
 
-export const modelCatalogSchema = z.object({ vector: kindSchema, agent: kindSchema, vlm: kindSchema });
+export const modelCatalogSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({ vector: kindSchema, agent: kindSchema, vlm: kindSchema }),
+);
 export type ModelCatalog = z.infer<typeof modelCatalogSchema>;
 
 /** The catalogue used when the operator configures none (and locally). */
-export const BUILT_IN_MODEL_CATALOG: ModelCatalog = Object.freeze({
+export const BUILT_IN_MODEL_CATALOG: ModelCatalog = /* @__PURE__ */ Object.freeze({
   vector: {
     models: ['text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002', 'bge-m3'],
     default: 'text-embedding-3-small',

@@ -14,3 +14,14 @@ import en from 'zod/v4/locales/en.js';
 config(en());
 
 export * from 'zod/mini';
+
+/**
+ * Builds a schema at module scope. Call it behind esbuild's `@__PURE__` annotation (see
+ * shared/config.ts): esbuild drops a call so marked when no code of the bundle reads its result,
+ * and the argument, a function, has no side effect of its own. A bundle then builds at cold start
+ * only the schemas its function uses, and loads nothing only another function's schema needs (the
+ * import's allow-list and CA bundle bring `node:net` and `node:crypto`). zod marks its own
+ * functions free of side effects, but esbuild honours those marks only inside zod's files, so a
+ * bare `z.object(...)` at module scope stays in every bundle that imports its module.
+ */
+export const moduleSchema = <T>(build: () => T): T => build();

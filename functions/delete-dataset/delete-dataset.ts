@@ -3,11 +3,10 @@ import type { CallerContext } from '#shared/http';
 import type { DatasetTreeRepository } from '#shared/repositories/datasets';
 import type { IdQuery } from '#shared/schemas/dataset-fields';
 
-export interface DeleteDatasetDeps {
-  repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany'>;
-  /** Folders whose children are read at once while walking the subtree. */
-  walkConcurrency: number;
-}
+export type DeleteDatasetDeps = { repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany'> };
+
+/** Folders whose children are read at once while walking the subtree: a wide tree's walk stays short. */
+const WALK_CONCURRENCY = 8;
 
 /**
  * Deletes one of the caller's records; for a folder, its whole subtree; answers how many records it deleted. Safe to repeat after any
@@ -63,6 +62,6 @@ async function childrenOf(
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(deps.walkConcurrency, parents.length) }, worker));
+  await Promise.all(Array.from({ length: Math.min(WALK_CONCURRENCY, parents.length) }, worker));
   return { folders, datasets };
 }

@@ -1,6 +1,5 @@
-import { isIPv4, isIPv6 } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { isHostName, unbracket } from '#shared/host-name';
+import { isHostName, isIPv4Address, isIPv6Address, unbracket } from '#shared/host-name';
 
 // `name[:port]`, where the name may be a bracketed IPv6 address.
 const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/;
@@ -10,7 +9,7 @@ const PATH_PREFIX = /^(?:\/[A-Za-z0-9._~-]+)*$/;
 function isHostHeader(value: string): boolean {
   const name = HOST_HEADER.exec(value)?.[1];
   if (!name) return false;
-  return isHostName(name) || isIPv4(name) || (name.startsWith('[') && isIPv6(unbracket(name)));
+  return isHostName(name) || isIPv4Address(name) || (name.startsWith('[') && isIPv6Address(unbracket(name)));
 }
 
 const header = (event: APIGatewayProxyEvent, name: string): string | undefined =>

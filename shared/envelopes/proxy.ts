@@ -12,7 +12,9 @@ export const proxySuccessBodySchema = <T extends z.core.$ZodType>(data: T) =>
   z.strictObject({ success: z.literal(true), data });
 
 /** The body of every channel proxy API error. */
-export const proxyErrorBodySchema = z.strictObject({ success: z.literal(false), message: z.string() });
+export const proxyErrorBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.strictObject({ success: z.literal(false), message: z.string() }),
+);
 export type ProxyErrorBody = z.infer<typeof proxyErrorBodySchema>;
 
 /** The channel proxy API's success envelope (docs/channel-import.md). */

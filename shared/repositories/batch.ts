@@ -79,6 +79,52 @@ export class BatchRetry {
   }
 }
 
+export interface BatchWriterOptions extends BatchRetryOptions {
+  /** BatchWriteItem calls in flight at once, across every write of the writer (default 4). */
+  writeConcurrency?: number;
+}
+
+/** The BatchWriteItem side of a repository: its retries, and one bound on the calls in flight for all its writes. */
+export class BatchWriter {
+  readonly retry: BatchRetry;
+  private readonly slots: Slots;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+    options: BatchWriterOptions = {},
+  ) {
+    this.retry = new BatchRetry(options);
+    this.slots = new Slots(options.writeConcurrency ?? 4);
+  }
+
+  /**
+   * Sends every request, 25 per call, each call in one of the writer's slots (so overlapping writes, such as
+   * the import queueing one chunk while another is written, share the bound). After the first failure, the
+   * calls of this write still waiting for a slot are not sent, and the failure is thrown once the others end.
+   */
+  async writeAll(
+    requests: readonly WriteRequest[],
+    signal?: AbortSignal,
+    onWritten: (count: number) => void = () => {},
+  ): Promise<void> {
+    let failure: { error: unknown } | undefined;
+    await Promise.all(
+      chunks(requests, WRITE_BATCH).map(async (batch) => {
+        try {
+          await this.slots.run(async () => {
+            if (failure !== undefined) return;
+            await this.retry.writeBatch(this.client, this.tableName, batch, signal, onWritten);
+          }, signal);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }),
+    );
+    if (failure !== undefined) throw failure.error;
+  }
+}
+
 /** At most `limit` tasks run at once; the others wait in arrival order, or until their signal aborts. */
 export class Slots {
   private free: number;

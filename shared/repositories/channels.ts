@@ -7,7 +7,8 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { BatchRetry, type BatchRetryOptions, chunks, GET_BATCH, Slots, WRITE_BATCH } from './batch.ts';
+import { type BatchRetry, type BatchWriterOptions, chunks, GET_BATCH } from './batch.ts';
+import { TableRepository } from './table-repository.ts';
 
 /** A channel as stored in the `channels` table (docs/channel-import.md). Holds an API key: never log one. */
 export interface StoredChannel {
@@ -103,29 +104,24 @@ export class ChannelWriteError extends Error {
   }
 }
 
-export interface ChannelRepositoryOptions extends BatchRetryOptions {
+export interface ChannelRepositoryOptions extends BatchWriterOptions {
   /** Segments of the list's parallel Scan (default 4). */
   scanSegments?: number;
-  /** BatchWriteItem calls in flight at once, across all of this repository's putMany calls (default 4). */
-  writeConcurrency?: number;
 }
 
 type Key = { id: string };
 
 /** Channel storage over the DynamoDB Document client; batch calls only (dynalite supports them). */
-export class ChannelRepository implements ChannelStore, ChannelReviewStore {
-  private readonly retry: BatchRetry;
-  private readonly writeSlots: Slots;
+export class ChannelRepository extends TableRepository implements ChannelStore, ChannelReviewStore {
   private readonly scanSegments: number;
 
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    options: ChannelRepositoryOptions = {},
-  ) {
-    this.retry = new BatchRetry(options);
-    this.writeSlots = new Slots(options.writeConcurrency ?? 4);
+  constructor(client: DynamoDBDocumentClient, tableName: string, options: ChannelRepositoryOptions = {}) {
+    super(client, tableName, options);
     this.scanSegments = options.scanSegments ?? 4;
+  }
+
+  private get retry(): BatchRetry {
+    return this.writer.retry;
   }
 
   getCompared(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, ComparedChannel>> {
@@ -310,36 +306,20 @@ export class ChannelRepository implements ChannelStore, ChannelReviewStore {
 
   async deleteMany(ids: readonly string[]): Promise<number> {
     const existing = [...(await this.getMany(ids)).keys()];
-    for (const batch of chunks(existing, WRITE_BATCH)) {
-      const requests = batch.map((id) => ({ DeleteRequest: { Key: { id } } }));
-      await this.retry.writeBatch(this.client, this.tableName, requests, undefined, () => {});
-    }
+    await this.writer.writeAll(existing.map((id) => ({ DeleteRequest: { Key: { id } } })));
     return existing.length;
   }
 
   async putMany(items: readonly StoredChannel[], options: { signal?: AbortSignal } = {}): Promise<number> {
-    const { signal } = options;
     let written = 0;
-    let failure: { error: unknown } | undefined;
-    // Each batch waits for one of the repository's write slots, so callers that overlap putMany calls (the
-    // import queues one chunk while another is written) never put more than writeConcurrency calls in flight.
-    await Promise.all(
-      chunks(items, WRITE_BATCH).map(async (batch) => {
-        try {
-          await this.writeSlots.run(async () => {
-            // After this call's first failure, its batches still waiting for a slot are not sent.
-            if (failure !== undefined) return;
-            const requests = batch.map((item) => ({ PutRequest: { Item: { ...item } } }));
-            await this.retry.writeBatch(this.client, this.tableName, requests, signal, (n) => {
-              written += n;
-            });
-          }, signal);
-        } catch (error) {
-          failure ??= { error };
-        }
-      }),
-    );
-    if (failure !== undefined) throw new ChannelWriteError(written, { cause: failure.error });
+    try {
+      const requests = items.map((item) => ({ PutRequest: { Item: { ...item } } }));
+      await this.writer.writeAll(requests, options.signal, (n) => {
+        written += n;
+      });
+    } catch (error) {
+      throw new ChannelWriteError(written, { cause: error });
+    }
     return written;
   }
 }

@@ -1,13 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import {
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DATASETS_BY_PARENT } from '#shared/tables';
-import { BatchRetry, type BatchRetryOptions, chunks, Slots, WRITE_BATCH } from './batch.ts';
+import { TableRepository } from './table-repository.ts';
 
 /** A knowledge base or folder as stored in the `datasets` table (docs/knowledge-base-api.md). */
 export interface DatasetRecord {
@@ -103,25 +97,8 @@ const SUMMARY_PROJECTION = {
   names: Object.fromEntries(SUMMARY_ATTRIBUTES.map((a, i) => [`#p${i}`, a])),
 };
 
-export interface DatasetRepositoryOptions extends BatchRetryOptions {
-  /** BatchWriteItem calls in flight at once during one deleteMany (default 4). */
-  writeConcurrency?: number;
-}
-
 /** DatasetRepository over the DynamoDB Document client: GetItem, conditional Put/UpdateItem, Query, BatchWriteItem. */
-export class DynamoDatasetRepository implements DatasetTreeRepository {
-  private readonly retry: BatchRetry;
-  private readonly writeConcurrency: number;
-
-  constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
-    options: DatasetRepositoryOptions = {},
-  ) {
-    this.retry = new BatchRetry(options);
-    this.writeConcurrency = options.writeConcurrency ?? 4;
-  }
-
+export class DynamoDatasetRepository extends TableRepository implements DatasetTreeRepository {
   async get(teamId: string, id: string): Promise<DatasetRecord | undefined> {
     // Consistent, so a folder created a moment ago can already be used as a parent.
     const { Item } = await this.client.send(
@@ -225,22 +202,6 @@ export class DynamoDatasetRepository implements DatasetTreeRepository {
   }
 
   async deleteMany(teamId: string, ids: readonly string[]): Promise<void> {
-    const slots = new Slots(this.writeConcurrency);
-    let failure: { error: unknown } | undefined;
-    await Promise.all(
-      chunks(ids, WRITE_BATCH).map(async (batch) => {
-        try {
-          await slots.run(async () => {
-            // After the first failure, batches still waiting for a slot are not sent.
-            if (failure !== undefined) return;
-            const requests = batch.map((id) => ({ DeleteRequest: { Key: { teamId, id } } }));
-            await this.retry.writeBatch(this.client, this.tableName, requests, undefined, () => {});
-          }, undefined);
-        } catch (error) {
-          failure ??= { error };
-        }
-      }),
-    );
-    if (failure !== undefined) throw failure.error;
+    await this.writer.writeAll(ids.map((id) => ({ DeleteRequest: { Key: { teamId, id } } })));
   }
 }

@@ -16,29 +16,35 @@ export const channelIdSchema = z
   });
 
 /** A channel as the review API shows it: every stored field, the key masked, `editedAt` null until an update. */
-export const channelViewSchema = z.strictObject({
-  id: z.string(),
-  provider: z.string(),
-  legacyType: z.int(),
-  name: z.string(),
-  baseUrl: z.string(),
-  models: z.array(z.string()),
-  key: z.string().register(z.globalRegistry, {
-    description: 'Masked: first 3 and last 4 characters around "…" (12 or more), else "****"',
+export const channelViewSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.strictObject({
+    id: z.string(),
+    provider: z.string(),
+    legacyType: z.int(),
+    name: z.string(),
+    baseUrl: z.string(),
+    models: z.array(z.string()),
+    key: z.string().register(z.globalRegistry, {
+      description: 'Masked: first 3 and last 4 characters around "…" (12 or more), else "****"',
+    }),
+    status: z.enum(['enabled', 'disabled']),
+    source: z.strictObject({ legacyId: z.int(), host: z.string(), database: z.string() }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    editedAt: z.nullable(z.string()),
   }),
-  status: z.enum(['enabled', 'disabled']),
-  source: z.strictObject({ legacyId: z.int(), host: z.string(), database: z.string() }),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  editedAt: z.nullable(z.string()),
-});
+);
 export type ChannelView = z.infer<typeof channelViewSchema>;
 
 /** The `data` of a list. */
-export const channelPageSchema = z.strictObject({
-  channels: z.array(channelViewSchema),
-  total: z.int().check(z.minimum(0)),
-});
+export const channelPageSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.strictObject({
+    channels: z.array(channelViewSchema),
+    total: z.int().check(z.minimum(0)),
+  }),
+);
 
 /** The `data` of a batch delete. */
-export const batchDeleteResultSchema = z.strictObject({ deleted: z.int().check(z.minimum(0)) });
+export const batchDeleteResultSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.strictObject({ deleted: z.int().check(z.minimum(0)) }),
+);

@@ -26,39 +26,45 @@ const missing = (field: string) => {
 const MISSING_NAME = missing('name');
 
 /** `name`: trimmed, 1..100 characters, no control characters; missing, null or blank is 507004. */
-export const nameField = z
-  .string({ error: (issue) => (issue.input == null ? MISSING_NAME : 'name must be a string') })
-  .check(
+export const nameField = /* @__PURE__ */ z.moduleSchema(() =>
+  z.string({ error: (issue) => (issue.input == null ? MISSING_NAME : 'name must be a string') }).check(
     z.trim(),
     z.minLength(1, MISSING_NAME),
     z.refine(withinChars(100), 'name must be at most 100 characters'),
     z.refine((s) => !CONTROL_CHARACTER.test(s), 'name must not contain control characters'),
     z.refine(wellFormed, 'name must be valid Unicode text'),
-  );
+  ),
+);
 
 /** `type` of a new record: `dataset` when omitted or null. */
-export const typeField = z.pipe(
-  z.nullish(z.enum(DATASET_TYPES, { error: 'type must be "dataset" or "folder"' })),
-  z.transform((v) => v ?? 'dataset'),
+export const typeField = /* @__PURE__ */ z.moduleSchema(() =>
+  z.pipe(
+    z.nullish(z.enum(DATASET_TYPES, { error: 'type must be "dataset" or "folder"' })),
+    z.transform((v) => v ?? 'dataset'),
+  ),
 );
 
 /** A `type` filter or check: omitted, null or "" = none. */
-export const optionalTypeField = z.pipe(
-  z.nullish(z.union([z.literal(''), z.enum(DATASET_TYPES)], { error: 'type must be "dataset" or "folder"' })),
-  z.transform((v) => v || undefined),
+export const optionalTypeField = /* @__PURE__ */ z.moduleSchema(() =>
+  z.pipe(
+    z.nullish(z.union([z.literal(''), z.enum(DATASET_TYPES)], { error: 'type must be "dataset" or "folder"' })),
+    z.transform((v) => v || undefined),
+  ),
 );
 
 const HEX_ID = /^[0-9a-fA-F]{24}$/;
 
 // Ids are stored in lowercase; an uppercase spelling of the same ObjectId finds the same record.
 /** `parentId`: omitted, null or "" = the root (null); otherwise a 24-character hex id, in lowercase. */
-export const parentIdField = z.pipe(
-  z.nullish(
-    z
-      .string({ error: 'parentId must be a string or null' })
-      .check(z.regex(/^([0-9a-fA-F]{24})?$/, 'parentId must be a 24-character hex id')),
+export const parentIdField = /* @__PURE__ */ z.moduleSchema(() =>
+  z.pipe(
+    z.nullish(
+      z
+        .string({ error: 'parentId must be a string or null' })
+        .check(z.regex(/^([0-9a-fA-F]{24})?$/, 'parentId must be a 24-character hex id')),
+    ),
+    z.transform((v) => (v ? v.toLowerCase() : null)),
   ),
-  z.transform((v) => (v ? v.toLowerCase() : null)),
 );
 
 /** A required record id (`id`, `sourceId`): missing or empty is 507004, not 24 hex characters 507000. */
@@ -73,7 +79,7 @@ export const idField = (field: string) => {
 };
 
 /** The query of the calls that name one record (detail, delete): `?id=<id>`. */
-export const idQuerySchema = z.object({ id: idField('id') });
+export const idQuerySchema = /* @__PURE__ */ z.moduleSchema(() => z.object({ id: idField('id') }));
 export type IdQuery = z.output<typeof idQuerySchema>;
 
 // null is accepted as "not given" for the optional strings: JSON clients often send it for absent values.

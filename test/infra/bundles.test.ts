@@ -318,6 +318,24 @@ describe('synthesized function bundles', () => {
     expect(readFileSync(bundles.get('create-dataset') ?? '', 'utf8')).toMatch(/["']ZodMiniObject["']/);
   });
 
+  it("builds at cold start only its own function's configuration: no other function's schema, nor what only that one loads", () => {
+    const text = (name: FunctionName) => readFileSync(bundles.get(name) ?? '', 'utf8');
+    // The import's allow-list and CA bundle checks; the model catalogue of create and update.
+    const importOnly = 'is not a host name, an IP address or a CIDR';
+    const catalogueOnly = 'MODEL_CATALOG is not valid JSON';
+    for (const name of bundles.keys()) {
+      expect([name, text(name).includes(importOnly)]).toEqual([name, name === 'import-legacygw']);
+      expect([name, text(name).includes(catalogueOnly)]).toEqual([
+        name,
+        name === 'create-dataset' || name === 'update-dataset',
+      ]);
+    }
+    // Neither uses the AWS SDK, which loads both anyway; they would cost these two about 1-4 ms each.
+    for (const name of ['console', 'openapi'] as const) {
+      expect([name, /["']node:(net|crypto)["']/.test(text(name))]).toEqual([name, false]);
+    }
+  });
+
   it('fails the cold start of a bundle in English naming the variable, for a message zod/mini would leave blank', async () => {
     const failure = await invoke('import-legacygw', readEvent('import-legacygw.json'), {
       [ENV.legacygwMaxRows]: 'many',

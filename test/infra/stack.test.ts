@@ -646,8 +646,9 @@ describe('least privilege', () => {
       const read = (file: string) =>
         readFileSync(join(import.meta.dirname, '..', '..', 'shared', 'repositories', file), 'utf8');
       const source = read(`${repo}.ts`);
-      // The batch retries live in batch.ts; a repository that uses them sends its BatchWriteItem calls.
-      const sources = source.includes("from './batch.ts'") ? [source, read('batch.ts')] : [source];
+      // The batch writer lives in batch.ts, held by every TableRepository: its BatchWriteItem calls are the repository's.
+      const batched = /from '\.\/(batch|table-repository)\.ts'/.test(source);
+      const sources = batched ? [source, read('batch.ts')] : [source];
       const sent = sources.flatMap((text) => {
         const imported = /import \{([^}]*)\} from '@aws-sdk\/lib-dynamodb'/.exec(text)?.[1] ?? '';
         return [...imported.matchAll(/\b(\w+)Command\b/g)].map(([, op]) =>

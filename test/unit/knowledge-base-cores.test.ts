@@ -122,7 +122,7 @@ describe('deleteDataset', () => {
       },
     };
 
-    await deleteDataset({ query: { id: id(1) }, caller }, { repo, walkConcurrency: 2 });
+    await deleteDataset({ query: { id: id(1) }, caller }, { repo });
 
     expect(deleted).toEqual([[id(3)], [id(2)], [id(1)]]);
   });

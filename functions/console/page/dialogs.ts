@@ -51,71 +51,102 @@ export function changesFrom(
   return changes;
 }
 
+/**
+ * Runs an open-and-act dialog: `trigger` (a form's submit, a button's click) runs `act` with `busy` disabled;
+ * `act` resolving true closes the dialog as done, false closes it with nothing done, and a failure stays in
+ * the dialog, shown in `error`, so the user can correct or cancel. Resolves whether an `act` was done.
+ */
+function runDialog(parts: {
+  dialog: HTMLDialogElement;
+  opener: HTMLElement;
+  trigger: HTMLFormElement | HTMLButtonElement;
+  busy: HTMLButtonElement;
+  cancel: HTMLButtonElement;
+  error: HTMLElement;
+  /** Where focus goes first, and back after a failure. */
+  focus: HTMLElement;
+  act: () => Promise<boolean>;
+  onClose?: () => void;
+}): Promise<boolean> {
+  const { dialog, trigger, busy, cancel, error, focus } = parts;
+  const event = trigger instanceof HTMLFormElement ? 'submit' : 'click';
+  say(error, '');
+  return new Promise((resolve) => {
+    let done = false;
+    const onTrigger = async (e: Event) => {
+      e.preventDefault();
+      busy.disabled = true;
+      say(error, '');
+      try {
+        done = (await parts.act()) || done;
+        dialog.close();
+      } catch (failure) {
+        fail(failure, error);
+        focus.focus();
+      } finally {
+        busy.disabled = false;
+      }
+    };
+    const onCancel = () => dialog.close();
+    trigger.addEventListener(event, onTrigger);
+    cancel.addEventListener('click', onCancel);
+    openModal(dialog, parts.opener, () => {
+      trigger.removeEventListener(event, onTrigger);
+      cancel.removeEventListener('click', onCancel);
+      parts.onClose?.();
+      resolve(done);
+    });
+    focus.focus();
+  });
+}
+
 /** The edit dialog for one channel; resolves true when a change was saved. */
 export function editDialog(
   channel: Channel,
   opener: HTMLElement,
   save: (changes: ChannelChanges) => Promise<void>,
 ): Promise<boolean> {
-  const dialog = byId<HTMLDialogElement>('edit-dialog');
   const form = byId<HTMLFormElement>('edit-form');
-  const name = byId<HTMLInputElement>('edit-name');
-  const baseUrl = byId<HTMLInputElement>('edit-base-url');
-  const models = byId<HTMLTextAreaElement>('edit-models');
-  const status = byId<HTMLSelectElement>('edit-status');
-  const key = byId<HTMLInputElement>('edit-key');
-  const error = byId('edit-error');
-  const submit = form.querySelector('button[type="submit"]') as HTMLButtonElement;
-  const cancel = byId<HTMLButtonElement>('edit-cancel');
-
+  const fields = {
+    name: byId<HTMLInputElement>('edit-name'),
+    baseUrl: byId<HTMLInputElement>('edit-base-url'),
+    models: byId<HTMLTextAreaElement>('edit-models'),
+    status: byId<HTMLSelectElement>('edit-status'),
+    key: byId<HTMLInputElement>('edit-key'),
+  };
   byId('edit-heading').textContent = `Edit ${channel.name}`;
-  name.value = channel.name;
-  baseUrl.value = channel.baseUrl;
-  models.value = channel.models.join('\n');
-  status.value = channel.status;
-  key.value = '';
+  fields.name.value = channel.name;
+  fields.baseUrl.value = channel.baseUrl;
+  fields.models.value = channel.models.join('\n');
+  fields.status.value = channel.status;
+  fields.key.value = '';
   byId('edit-key-current').textContent = channel.key;
-  say(error, '');
 
-  return new Promise((resolve) => {
-    let saved = false;
-    const onSubmit = async (event: SubmitEvent) => {
-      event.preventDefault();
+  return runDialog({
+    dialog: byId<HTMLDialogElement>('edit-dialog'),
+    opener,
+    trigger: form,
+    busy: form.querySelector('button[type="submit"]') as HTMLButtonElement,
+    cancel: byId<HTMLButtonElement>('edit-cancel'),
+    error: byId('edit-error'),
+    focus: fields.name,
+    act: async () => {
       const changes = changesFrom(channel, {
-        name: name.value,
-        baseUrl: baseUrl.value,
-        models: models.value,
-        status: status.value,
-        key: key.value,
+        name: fields.name.value,
+        baseUrl: fields.baseUrl.value,
+        models: fields.models.value,
+        status: fields.status.value,
+        key: fields.key.value,
       });
-      if (Object.keys(changes).length === 0) {
-        dialog.close();
-        return;
-      }
-      submit.disabled = true;
-      say(error, '');
-      try {
-        await save(changes);
-        saved = true;
-        dialog.close();
-      } catch (failure) {
-        fail(failure, error);
-        name.focus();
-      } finally {
-        submit.disabled = false;
-      }
-    };
-    const onCancel = () => dialog.close();
-    form.addEventListener('submit', onSubmit);
-    cancel.addEventListener('click', onCancel);
-    openModal(dialog, opener, () => {
-      form.removeEventListener('submit', onSubmit);
-      cancel.removeEventListener('click', onCancel);
-      // The typed key never outlives the dialog.
-      key.value = '';
-      resolve(saved);
-    });
-    name.focus();
+      // Nothing changed: the dialog closes without a call.
+      if (Object.keys(changes).length === 0) return false;
+      await save(changes);
+      return true;
+    },
+    // The typed key never outlives the dialog.
+    onClose: () => {
+      fields.key.value = '';
+    },
   });
 }
 
@@ -126,38 +157,22 @@ export function confirmDialog(
   opener: HTMLElement,
   action: () => Promise<unknown>,
 ): Promise<boolean> {
-  const dialog = byId<HTMLDialogElement>('confirm-dialog');
-  const ok = byId<HTMLButtonElement>('confirm-ok');
-  const cancel = byId<HTMLButtonElement>('confirm-cancel');
-  const error = byId('confirm-error');
   byId('confirm-heading').textContent = title;
   byId('confirm-text').textContent = text;
-  say(error, '');
-
-  return new Promise((resolve) => {
-    let done = false;
-    const onOk = async () => {
-      ok.disabled = true;
-      say(error, '');
-      try {
-        await action();
-        done = true;
-        dialog.close();
-      } catch (failure) {
-        fail(failure, error);
-      } finally {
-        ok.disabled = false;
-      }
-    };
-    const onCancel = () => dialog.close();
-    ok.addEventListener('click', onOk);
-    cancel.addEventListener('click', onCancel);
-    openModal(dialog, opener, () => {
-      ok.removeEventListener('click', onOk);
-      cancel.removeEventListener('click', onCancel);
-      resolve(done);
-    });
+  const ok = byId<HTMLButtonElement>('confirm-ok');
+  const cancel = byId<HTMLButtonElement>('confirm-cancel');
+  return runDialog({
+    dialog: byId<HTMLDialogElement>('confirm-dialog'),
+    opener,
+    trigger: ok,
+    busy: ok,
+    cancel,
+    error: byId('confirm-error'),
     // The safe choice has focus first.
-    cancel.focus();
+    focus: cancel,
+    act: async () => {
+      await action();
+      return true;
+    },
   });
 }
