@@ -16,6 +16,7 @@ import { OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from '#functions/import-legacygw/l
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
 import { ANY_HOST } from '#shared/allow-list';
 import { documentClient } from '#shared/clients/dynamodb';
+import { Slots } from '#shared/repositories/batch';
 import { ChannelRepository, COMPARED_ATTRIBUTES } from '#shared/repositories/channels';
 
 /** What one child reports. */
@@ -81,8 +82,14 @@ async function runCore(): Promise<{ rows: number; items: number; readIds: number
   return { rows: report.source.rows, items, readIds };
 }
 
-/** A connection to the legacy database and the import's SELECT (all columns it reads, id order). */
-function legacySelect() {
+/**
+ * The import's SELECT (all columns it reads, id order) streamed from the legacy database, in chunks of `size`
+ * rows (the id as a string, as a key); each chunk is handed to `onChunk`, awaited before more rows are read.
+ */
+async function streamChunks(
+  size: number,
+  onChunk: (rows: Record<string, unknown>[]) => Promise<void>,
+): Promise<number> {
   const [credentials, address] = splitGoDsn(dsn);
   const connection = mysql.createConnection({
     ...credentials,
@@ -91,55 +98,52 @@ function legacySelect() {
     flags: ['-LOCAL_FILES'],
   });
   const columns = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].map((c) => `\`${c}\``).join(', ');
-  return { connection, sql: `SELECT ${columns} FROM \`channels\` ORDER BY \`id\` LIMIT ${maxRows + 1}` };
-}
-
-/** The same SELECT as the import (all columns it reads, id order, streamed), written as-is. */
-async function runRaw(): Promise<{ rows: number; items: number; readIds: number }> {
-  const { connection, sql } = legacySelect();
-  const inFlight = new Set<Promise<void>>();
+  const sql = `SELECT ${columns} FROM \`channels\` ORDER BY \`id\` LIMIT ${maxRows + 1}`;
   let rows = 0;
-  let items = 0;
-  let batch: Record<string, unknown>[] = [];
-  const write = (requests: Record<string, unknown>[]) => {
-    const pending: Promise<void> = writeBatch(requests).then((n) => {
-      items += n;
-      inFlight.delete(pending);
-    });
-    inFlight.add(pending);
-  };
+  let chunk: Record<string, unknown>[] = [];
   try {
     for await (const raw of connection.query(sql).stream({ highWaterMark: 64 })) {
       const row = raw as Record<string, unknown>;
       rows += 1;
-      batch.push({ ...row, id: String(row.id) });
-      if (batch.length === WRITE_BATCH) {
-        write(batch);
-        batch = [];
-        if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
+      chunk.push({ ...row, id: String(row.id) });
+      if (chunk.length === size) {
+        await onChunk(chunk);
+        chunk = [];
       }
     }
-    if (batch.length > 0) write(batch);
-    await Promise.all(inFlight);
+    if (chunk.length > 0) await onChunk(chunk);
   } finally {
     connection.end();
   }
+  return rows;
+}
+
+/** The same SELECT as the import, written as-is: batches of 25, four BatchWriteItem calls in flight. */
+async function runRaw(): Promise<{ rows: number; items: number; readIds: number }> {
+  const inFlight = new Set<Promise<void>>();
+  let items = 0;
+  const rows = await streamChunks(WRITE_BATCH, async (batch) => {
+    const pending: Promise<void> = writeBatch(batch).then((n) => {
+      items += n;
+      inFlight.delete(pending);
+    });
+    inFlight.add(pending);
+    if (inFlight.size >= WRITES_IN_FLIGHT) await Promise.race(inFlight);
+  });
+  await Promise.all(inFlight);
   return { rows, items, readIds: 0 };
 }
 
 /**
  * `raw` plus the read the import makes before it writes: rows in chunks of 100, each chunk read back with one
  * BatchGetItem of its keys (projected to the import's compared attributes), then written in batches of 25; three
- * chunks in flight, four BatchWriteItem calls in flight across them, as the import does.
+ * chunks in flight, four BatchWriteItem calls in flight across them (the import's own `Slots`), as the import does.
  */
 async function runRawWithRead(): Promise<{ rows: number; items: number; readIds: number }> {
-  const { connection, sql } = legacySelect();
-  const writeSlots = semaphore(WRITES_IN_FLIGHT);
+  const writeSlots = new Slots(WRITES_IN_FLIGHT);
   const chunks = new Set<Promise<void>>();
-  let rows = 0;
   let items = 0;
   let readIds = 0;
-  let chunk: Record<string, unknown>[] = [];
   const projection = {
     ProjectionExpression: COMPARED_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
     ExpressionAttributeNames: Object.fromEntries(COMPARED_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
@@ -157,53 +161,22 @@ async function runRawWithRead(): Promise<{ rows: number; items: number; readIds:
     for (let i = 0; i < rowsOfChunk.length; i += WRITE_BATCH) {
       const batch = rowsOfChunk.slice(i, i + WRITE_BATCH);
       batches.push(
-        writeSlots(async () => {
+        writeSlots.run(async () => {
           // Not `items += await ...`: that reads `items` before the await and loses the other chunks' counts.
           const written = await writeBatch(batch);
           items += written;
-        }),
+        }, undefined),
       );
     }
     await Promise.all(batches);
   };
-  const start = async (rowsOfChunk: Record<string, unknown>[]) => {
+  const rows = await streamChunks(READ_CHUNK, async (rowsOfChunk) => {
     while (chunks.size >= CHUNKS_IN_FLIGHT) await Promise.race(chunks);
     const pending: Promise<void> = readAndWrite(rowsOfChunk).finally(() => chunks.delete(pending));
     chunks.add(pending);
-  };
-  try {
-    for await (const raw of connection.query(sql).stream({ highWaterMark: 64 })) {
-      const row = raw as Record<string, unknown>;
-      rows += 1;
-      chunk.push({ ...row, id: String(row.id) });
-      if (chunk.length === READ_CHUNK) {
-        await start(chunk);
-        chunk = [];
-      }
-    }
-    if (chunk.length > 0) await start(chunk);
-    await Promise.all(chunks);
-  } finally {
-    connection.end();
-  }
+  });
+  await Promise.all(chunks);
   return { rows, items, readIds };
-}
-
-/** At most `limit` tasks at once; the others wait in arrival order. */
-function semaphore(limit: number): (task: () => Promise<void>) => Promise<void> {
-  let free = limit;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (free > 0) free -= 1;
-    else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else free += 1;
-    }
-  };
 }
 
 async function writeBatch(items: Record<string, unknown>[]): Promise<number> {

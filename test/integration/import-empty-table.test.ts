@@ -1,25 +1,15 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ImportDeps } from '#functions/import-legacygw/import-legacygw';
 import { channelId } from '#functions/import-legacygw/mapping';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
-import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
-import { FIXTURE_SQL, importDeps, runImport, startTestDynamo, type TestDynamo } from './import.helpers.ts';
+import { FIXTURE_SQL, importDeps, runImport, useImportEngines } from './import.helpers.ts';
 
 // docs/channel-import.md, "An import into an empty table": the first import into a table with no channel reads
 // nothing back; any later one reads and classifies every chunk. Counted on the commands the repository sends.
 
-let db: TestMariaDb;
-let dynamo: TestDynamo;
-
-beforeAll(async () => {
-  [db, dynamo] = await Promise.all([startMariaDb(), startTestDynamo()]);
-});
-
-afterAll(async () => {
-  await Promise.all([db?.stop(), dynamo?.stop()]);
-});
+const { db, dynamo } = useImportEngines();
 
 /** A channel no fixture row maps to: it makes a table non-empty without changing any outcome of the import. */
 const UNRELATED: StoredChannel = {

@@ -1,32 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ImportDeps } from '#functions/import-legacygw/import-legacygw';
 import { channelId } from '#functions/import-legacygw/mapping';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { ChannelsNotStoredError } from '#shared/errors';
 import { ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 import { captureOutput } from '#test/support/capture-output';
-import { freePort, startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import { freePort } from '#test/support/mariadb';
 import {
   FIXTURE_KEYS,
   FIXTURE_SQL,
   FIXTURE_V05_SQL,
   importDeps,
   runImport,
-  startTestDynamo,
-  type TestDynamo,
   testLogger,
+  useImportEngines,
 } from './import.helpers.ts';
 
-let db: TestMariaDb;
-let dynamo: TestDynamo;
-
-beforeAll(async () => {
-  [db, dynamo] = await Promise.all([startMariaDb(), startTestDynamo()]);
-});
-
-afterAll(async () => {
-  await Promise.all([db?.stop(), dynamo?.stop()]);
-});
+const { db, dynamo } = useImportEngines();
 
 const NOW = '2026-03-01T10:00:00.000Z';
 

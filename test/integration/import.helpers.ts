@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
 import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
@@ -8,6 +9,8 @@ import { ANY_HOST } from '#shared/allow-list';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
 import { startTestEngine, uniqueTableName } from '#test/support/dynamo-engine';
+import { startedInBeforeAll } from '#test/support/local-server';
+import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 
 export const FIXTURE_SQL = readFileSync(new URL('../fixtures/legacygw-channels.sql', import.meta.url), 'utf8');
 export const FIXTURE_V05_SQL = readFileSync(new URL('../fixtures/legacygw-channels-v05.sql', import.meta.url), 'utf8');
@@ -32,6 +35,22 @@ export interface TestDynamo {
   /** Every item of a table, sorted by id. */
   scan(table: string): Promise<StoredChannel[]>;
   stop(): Promise<void>;
+}
+
+/** A throwaway MariaDB and the test DynamoDB engine for this test file: started in beforeAll, stopped after it. */
+export function useImportEngines(): { db: TestMariaDb; dynamo: TestDynamo } {
+  let db: TestMariaDb | undefined;
+  let dynamo: TestDynamo | undefined;
+  beforeAll(async () => {
+    [db, dynamo] = await Promise.all([startMariaDb(), startTestDynamo()]);
+  });
+  afterAll(async () => {
+    await Promise.all([db?.stop(), dynamo?.stop()]);
+  });
+  return {
+    db: startedInBeforeAll(() => db, 'the MariaDB server'),
+    dynamo: startedInBeforeAll(() => dynamo, 'the DynamoDB engine'),
+  };
 }
 
 export async function startTestDynamo(): Promise<TestDynamo> {
