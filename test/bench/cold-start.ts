@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { writeConsolePage } from '#functions/console/build';
@@ -86,6 +86,32 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   openapi: 'test/bench/sdk-floor/openapi.ts',
 };
 
+/**
+ * Per function, its SDK floor plus exactly what the project's rules make every such function do at
+ * module load, through the shared modules the functions use: zod/mini (shared/zod.ts) with one
+ * environment schema parsed by `loadConfig` (shared/config.ts), the Powertools Logger
+ * (shared/logger.ts), Powertools Metrics (shared/metrics.ts) where the function emits metrics, and the
+ * authorizer's Powertools Parameters secrets getter; nothing of the function's own (test/bench/rules-floor/).
+ * What the function loads over it is its own code. Console and openapi have none: they use neither the
+ * SDK nor Powertools, and the console's one environment parse is most of what it loads over its floor.
+ * Functions that share an entry share one bundle, loaded once per round, to keep the bench short.
+ */
+const RULES_FLOOR_ENTRIES: Readonly<Partial<Record<FunctionName, string>>> = {
+  'create-dataset': 'test/bench/rules-floor/create-dataset.ts',
+  'list-datasets': 'test/bench/rules-floor/datasets.ts',
+  'dataset-detail': 'test/bench/rules-floor/datasets.ts',
+  'update-dataset': 'test/bench/rules-floor/datasets.ts',
+  'delete-dataset': 'test/bench/rules-floor/datasets-metrics.ts',
+  'dataset-paths': 'test/bench/rules-floor/datasets.ts',
+  authorizer: 'test/bench/rules-floor/authorizer.ts',
+  'import-legacygw': 'test/bench/rules-floor/import-legacygw.ts',
+  'list-channels': 'test/bench/rules-floor/channel-review.ts',
+  'get-channel': 'test/bench/rules-floor/channel-review.ts',
+  'update-channel': 'test/bench/rules-floor/channel-review-metrics.ts',
+  'delete-channel': 'test/bench/rules-floor/channel-review.ts',
+  'batch-delete-channels': 'test/bench/rules-floor/channel-review.ts',
+};
+
 /** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */
 const SOURCE_MAPS = '--enable-source-maps';
 
@@ -97,7 +123,7 @@ interface LoadedModule {
 /**
  * Part 1: bundle size of each function and of its SDK floor, and module-load time measured inside
  * a fresh node process (performance.now() around a dynamic import of the bundle) against an empty
- * module and against the SDK floor. Processes of all modules are interleaved and run one at a time,
+ * module, against the SDK floor and against the rules floor. Processes of all modules are interleaved and run one at a time,
  * so a busy machine slows every module alike. A second set loads the functions with
  * --enable-source-maps, for whoever turns it on while debugging.
  */
@@ -108,6 +134,10 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
   for (const name of names) {
     bundles.set(name, await bundleFunction(FUNCTION_ENTRIES[name], join(options.workDir, 'bundles', name)));
     floors.set(name, await bundleFunction(SDK_FLOOR_ENTRIES[name], join(options.workDir, 'sdk-floor', name)));
+  }
+  const rulesFloors = new Map<string, Bundle>();
+  for (const entry of new Set(Object.values(RULES_FLOOR_ENTRIES))) {
+    rulesFloors.set(entry, await bundleFunction(entry, join(options.workDir, 'rules-floor', basename(entry, '.ts'))));
   }
   // The console handler reads its built page beside the bundle at load, as in Lambda.
   for (const dir of ['bundles', 'sdk-floor']) writeConsolePage(join(options.workDir, dir, 'console'));
@@ -122,7 +152,11 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
   ];
   const production = await loadTimes(
     loader,
-    [...functionModules, ...names.map((name) => ({ key: `floor:${name}`, file: floors.get(name)!.file }))],
+    [
+      ...functionModules,
+      ...names.map((name) => ({ key: `floor:${name}`, file: floors.get(name)!.file })),
+      ...[...rulesFloors].map(([entry, bundle]) => ({ key: `rules:${entry}`, file: bundle.file })),
+    ],
     '',
     options.processes,
   );
@@ -153,6 +187,16 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
       figure(`${name}: module load (vs SDK floor)`, load, 'ms', floor, { of: 'ratio', max: LOAD_VS_FLOOR_TARGET }),
       figure(`${name}: module-load overhead, with ${SOURCE_MAPS}`, loadWithMaps - emptyWithMaps, 'ms'),
     );
+    const rulesEntry = RULES_FLOOR_ENTRIES[name];
+    if (rulesEntry !== undefined) {
+      const rules = production.get(`rules:${rulesEntry}`)!;
+      options.log(`cold start: ${name} rules floor ${rules.toFixed(2)} ms (${basename(rulesEntry)})`);
+      // No targets: they say how much of the time over the SDK floor the rules take, and what is the function's own.
+      figures.push(
+        figure(`${name}: rules floor (vs SDK floor)`, rules, 'ms', floor),
+        figure(`${name}: module load (vs rules floor)`, load, 'ms', rules),
+      );
+    }
   }
   return figures;
 }
