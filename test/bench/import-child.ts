@@ -4,7 +4,9 @@
  * - `core`: the import function's core (`importLegacyGw`) with its production collaborators;
  * - `raw`: the baseline, the same streamed SELECT written with BatchWriteItem, unmapped;
  * - `raw-read`: the same, but each chunk of 100 rows is first read back with one BatchGetItem of its keys,
- *   projected as the import projects its read: the floor that a read-before-write imposes.
+ *   projected as the import projects its read: the floor that a read-before-write imposes;
+ * - `raw-reread`: over the table `raw` just filled, the same SELECT with each chunk read back and nothing written:
+ *   the raw counterpart of a re-run of an unchanged import.
  * Input comes from the environment (the DSN carries a password, so never on the command line);
  * prints one JSON line `ImportRun`.
  */
@@ -41,6 +43,10 @@ const WRITES_IN_FLIGHT = 4;
 // `raw-read`: the import's chunk (one BatchGetItem of 100 keys) and its chunks in flight.
 const READ_CHUNK = 100;
 const CHUNKS_IN_FLIGHT = 3;
+const COMPARED_PROJECTION = {
+  ProjectionExpression: COMPARED_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(COMPARED_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
+};
 
 function required(name: string): string {
   const value = process.env[name];
@@ -144,19 +150,10 @@ async function runRawWithRead(): Promise<{ rows: number; items: number; readIds:
   const chunks = new Set<Promise<void>>();
   let items = 0;
   let readIds = 0;
-  const projection = {
-    ProjectionExpression: COMPARED_ATTRIBUTES.map((_, i) => `#a${i}`).join(', '),
-    ExpressionAttributeNames: Object.fromEntries(COMPARED_ATTRIBUTES.map((name, i) => [`#a${i}`, name])),
-  };
   const readAndWrite = async (rowsOfChunk: Record<string, unknown>[]) => {
-    let keys = rowsOfChunk.map((row) => ({ id: row.id }));
-    readIds += keys.length;
-    while (keys.length > 0) {
-      const out = await documentClient.send(
-        new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true, ...projection } } }),
-      );
-      keys = (out.UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
-    }
+    // Not `readIds += await ...`: that reads `readIds` before the await and loses the other chunks' counts.
+    const read = await readBack(rowsOfChunk);
+    readIds += read;
     const batches: Promise<void>[] = [];
     for (let i = 0; i < rowsOfChunk.length; i += WRITE_BATCH) {
       const batch = rowsOfChunk.slice(i, i + WRITE_BATCH);
@@ -177,6 +174,35 @@ async function runRawWithRead(): Promise<{ rows: number; items: number; readIds:
   });
   await Promise.all(chunks);
   return { rows, items, readIds };
+}
+
+/** Reads a chunk's keys back with one BatchGetItem, projected to the import's compared attributes; returns the keys read. */
+async function readBack(rowsOfChunk: readonly Record<string, unknown>[]): Promise<number> {
+  let keys = rowsOfChunk.map((row) => ({ id: row.id }));
+  while (keys.length > 0) {
+    const out = await documentClient.send(
+      new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true, ...COMPARED_PROJECTION } } }),
+    );
+    keys = (out.UnprocessedKeys?.[table]?.Keys ?? []) as typeof keys;
+  }
+  return rowsOfChunk.length;
+}
+
+/** `raw-read` without the writes, over the table `raw` filled: the raw counterpart of an unchanged re-run. */
+async function runRawReread(): Promise<{ rows: number; items: number; readIds: number }> {
+  const chunks = new Set<Promise<void>>();
+  let readIds = 0;
+  const rows = await streamChunks(READ_CHUNK, async (rowsOfChunk) => {
+    while (chunks.size >= CHUNKS_IN_FLIGHT) await Promise.race(chunks);
+    const pending: Promise<void> = readBack(rowsOfChunk)
+      .then((n) => {
+        readIds += n;
+      })
+      .finally(() => chunks.delete(pending));
+    chunks.add(pending);
+  });
+  await Promise.all(chunks);
+  return { rows, items: 0, readIds };
 }
 
 async function writeBatch(items: Record<string, unknown>[]): Promise<number> {
@@ -229,8 +255,8 @@ const peakRssKiB = peakRssMeter();
 const startRssKiB = Math.round(process.memoryUsage().rss / 1024);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const run = { core: runCore, raw: runRaw, 'raw-read': runRawWithRead }[mode];
-if (run === undefined) throw new Error(`BENCH_MODE ${mode} is not core, raw or raw-read`);
+const run = { core: runCore, raw: runRaw, 'raw-read': runRawWithRead, 'raw-reread': runRawReread }[mode];
+if (run === undefined) throw new Error(`BENCH_MODE ${mode} is not core, raw, raw-read or raw-reread`);
 const { rows, items, readIds } = await run();
 const ms = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);
