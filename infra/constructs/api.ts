@@ -178,7 +178,7 @@ export class AppApi extends Construct {
       {
         id: 'AwsSolutions::AwsSolutions-COG4',
         reason:
-          'Callers authenticate with FastGPT-style API keys and an admin key, not Cognito users; a Lambda TOKEN authorizer checks them against Secrets Manager on every method (SPEC 4).',
+          'Callers authenticate with FastGPT-style API keys and an admin key, not Cognito users; a Lambda TOKEN authorizer checks them against Secrets Manager on every method (docs/authorization.md).',
       },
     );
   }

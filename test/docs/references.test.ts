@@ -92,6 +92,17 @@ describe('documentation references', () => {
     expect(problems).toEqual([]);
   });
 
+  it('no test name, message or other string cites the product spec either', () => {
+    const problems: string[] = [];
+    for (const file of SOURCES.filter((f) => f !== import.meta.filename)) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/\bSPEC (?:\d|Appendix)[^\n]{0,12}|\bAppendix [A-Z]\b/g)) {
+        problems.push(`${relative(ROOT, file)}: "${m[0]}"`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it('would report a citation of the product spec and a missing document', () => {
     const text = comments("const url = 'https://x/SPEC 1'; // see SPEC 2.2\n/* Appendix A and docs/missing.md */");
 

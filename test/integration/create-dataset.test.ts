@@ -165,7 +165,7 @@ describe('POST /api/core/dataset/create: parents', () => {
 });
 
 describe('POST /api/core/dataset/create: stored record', () => {
-  it('stores a dataset as SPEC 2.3 describes, with the trimmed name, defaults and its by-parent index key', async () => {
+  it('stores a dataset as docs/knowledge-base-api.md describes, with the trimmed name, defaults and its by-parent index key', async () => {
     const body = { name: '  Product docs  ', teamId: 'spoofed', tmbId: 'spoofed', permission: 'owner', extra: 1 };
 
     const id = expectCreated(await createRequest(server, body, bearer));

@@ -21,7 +21,7 @@ const { db, server, channels } = useImportHarness();
 const secretsOf = (extra: readonly string[] = []) => ({ server, mysqlPassword: db.password, extra });
 
 describe('importing the legacy gateway fixture through the local server', () => {
-  it('answers 200 with the SPEC 3.5 report: 20 rows, 18 imported as 21 channels, 2 skipped', async () => {
+  it('answers 200 with the import report of docs/channel-import.md: 20 rows, 18 imported as 21 channels, 2 skipped', async () => {
     // The DSN grammar is the point: a non-root user whose password holds every delimiter of the Go form.
     expect(db.user).not.toBe('root');
     expect(db.password).toMatch(/@.*:.*\/.*\(.*\)/);

@@ -262,7 +262,7 @@ async function freshFixture(sql = FIXTURE_SQL) {
 }
 
 describe('importing the legacy gateway fixture', () => {
-  it('imports 18 rows as 21 channels, field by field as SPEC Appendix B says', async () => {
+  it('imports 18 rows as 21 channels, field by field as the expected import in docs/channel-import.md says', async () => {
     const { database, table, dsn } = await freshFixture();
 
     const result = await runImport(dsn, importDeps(dynamo, table));

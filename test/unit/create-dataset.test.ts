@@ -75,7 +75,7 @@ async function rejectionOf(body: unknown): Promise<DatasetApiError> {
 }
 
 describe('createDataset', () => {
-  it('stores a dataset with the SPEC 2.3 attributes and the default models', async () => {
+  it('stores a dataset with the attributes of docs/knowledge-base-api.md and the default models', async () => {
     const result = await createDataset({ body: valid({ name: '  Docs  ', extra: 'dropped' }), caller }, deps);
 
     expect(result).toEqual({ id: '000000000000000000000001' });

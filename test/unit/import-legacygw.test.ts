@@ -164,7 +164,7 @@ describe('importLegacyGw', () => {
     expect(source.calls.closed).toBe(1);
   });
 
-  it('stores SPEC 3.4 items: the DSN host and database as source, never credentials', async () => {
+  it('stores channel items as docs/channel-import.md describes them: the DSN host and database as source, never credentials', async () => {
     const source = fakeSource([row(7, { base_url: 'https://proxy.example.com/', models: 'a, b,a' })]);
     const memory = memoryStore();
 

@@ -335,7 +335,7 @@ function channelsOf(outcomes: Map<number, RowOutcome>, legacyId: number): Mapped
   return imported(outcome).channels;
 }
 
-describe('mapping the fixture legacygw-channels.sql (SPEC Appendix B)', () => {
+describe('mapping the fixture legacygw-channels.sql (its expected import in docs/channel-import.md)', () => {
   const outcomes = mapAll(FIXTURE_ROWS);
   const all = [...outcomes.values()];
 
@@ -501,7 +501,7 @@ describe('mapping the fixture legacygw-channels-v05.sql', () => {
   });
 });
 
-describe('provider table (SPEC Appendix A)', () => {
+describe('provider table (docs/channel-import.md)', () => {
   it('lists types 1 to 51 and nothing else', () => {
     expect([...LEGACY_PROVIDERS.keys()]).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
     expect(new Set([...LEGACY_PROVIDERS.values()].map((p) => p.provider)).size).toBe(51);
