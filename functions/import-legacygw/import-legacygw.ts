@@ -246,19 +246,10 @@ function toStored(
   createdAt: string,
   updatedAt: string,
 ): StoredChannel {
-  return {
-    id: channel.id,
-    provider: channel.provider,
-    legacyType: channel.legacyType,
-    name: channel.name,
-    baseUrl: channel.baseUrl,
-    models: [...channel.models],
-    key: channel.key,
-    status: channel.status,
-    source: { legacyId: channel.legacyId, host: origin.host, database: origin.database },
-    createdAt,
-    updatedAt,
-  };
+  // The mapped channel is the stored one but for where it came from and when.
+  const { legacyId, ...fields } = channel;
+  const source = { legacyId, host: origin.host, database: origin.database };
+  return { ...fields, models: [...channel.models], source, createdAt, updatedAt };
 }
 
 /** Settles with `promise`, or rejects with the signal's reason once it aborts (DNS lookups take no signal). */
