@@ -111,6 +111,18 @@ export class ServiceStack extends Stack {
       secretStringValue: SecretValue.unsafePlainText(JSON.stringify({ tokens: [] })),
       removalPolicy: config.removalPolicy,
     });
+    // docs/channel-import.md, "Identity": every channel id is an HMAC under this key, so ids reveal nothing about
+    // keys. Generated once and kept like the data (the ids of stored channels depend on it); never rotated.
+    const channelIdKey = new Secret(this, 'ChannelIdKeySecret', {
+      description: 'Key of the channel ids (HMAC-SHA-256); never rotate: stored channel ids depend on it',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true, includeSpace: false },
+      removalPolicy: config.removalPolicy,
+    });
+    Validations.of(channelIdKey).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-SMG4',
+      reason:
+        'Never rotated on purpose: every stored channel id is an HMAC under this key, so a new key would turn each re-import into new channels (docs/channel-import.md).',
+    });
     for (const secret of [adminKey, accessTokens]) {
       Validations.of(secret).acknowledge({
         id: 'AwsSolutions::AwsSolutions-SMG4',
@@ -202,6 +214,8 @@ export class ServiceStack extends Stack {
       ...(config.vpc ? { vpc: this.vpcPlacement(config.vpc) } : {}),
       // A private CA's PEM bundle can be several KB: it ships in the bundle, not the environment.
       ...(config.legacygw.caBundle ? { bundledEnvironment: { [ENV.legacygwCaBundle]: config.legacygw.caBundle } } : {}),
+      // Under SAM the import reads its channel-id key from the same copied credentials file as the authorizer.
+      ...(sam ? { afterBundling: copyCredentialsBesideBundle(sam.credentialsFile) } : {}),
       ...common,
     });
     // BatchGetItem to compare with existing channels (created/updated/unchanged), BatchWriteItem to store.
@@ -209,6 +223,7 @@ export class ServiceStack extends Stack {
     // One Scan of Limit 1 at the start asks whether the table is empty (then no chunk is read before it is written);
     // the grant lets that Scan return the id only, so the import still cannot read whole channels by scanning.
     importLegacygw.useKeyOnlyScan(channels);
+    importLegacygw.readSecret(channelIdKey, ENV.channelIdKeySecretId);
 
     // The channel review API: one small function per call.
     const reviewSpecs: Record<ChannelReviewFunction, TableFunctionSpec> = {
@@ -314,6 +329,8 @@ export class ServiceStack extends Stack {
       // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);
       // the values already point at `npm start`'s engine and the copied credentials file.
       authorizer.setEnvironment(LOCAL_CREDENTIALS_FILE_ENV, SAM_CREDENTIALS_PATH);
+      // The import's channel-id key is the local run's too, so SAM and npm start give the same ids.
+      importLegacygw.setEnvironment(ENV.localCredentialsFile, SAM_CREDENTIALS_PATH);
       for (const fn of Object.values(this.functions)) {
         if (fn.usesTables) fn.setEnvironment(ENV.dynamodbEndpoint, SAM_DYNAMODB_ENDPOINT);
       }

@@ -18,6 +18,10 @@ export const ENV = {
   legacygwAllowedHosts: 'LEGACYGW_ALLOWED_HOSTS',
   /** PEM certificates of a private CA that `tls=true` trusts too (compiled into the bundle by the stack). */
   legacygwCaBundle: 'LEGACYGW_CA_BUNDLE',
+  /** The Secrets Manager secret holding the channel-id key (docs/channel-import.md, "Identity"). */
+  channelIdKeySecretId: 'CHANNEL_ID_KEY_SECRET_ID',
+  /** Local run and SAM only: the local credentials file, which holds the local channel-id key. */
+  localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
   logLevel: 'LOG_LEVEL',
   /** The AWS SDK's DynamoDB endpoint override: the local engine (npm start, tests, sam local). */
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
@@ -115,6 +119,15 @@ export const importEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.legacygwCaBundle]: parsedString((v) =>
       v === undefined || v.trim() === '' ? [] : parsePemBundle(v, ENV.legacygwCaBundle),
     ),
+    // Where the channel-id key is: the secret when deployed, the local credentials file locally and under SAM.
+    [ENV.channelIdKeySecretId]: parsedString((v) => {
+      const id = v?.trim() || undefined;
+      if (id === undefined && !process.env[ENV.localCredentialsFile]?.trim()) {
+        throw new ConfigError('is required (or LOCAL_CREDENTIALS_FILE in a local run)');
+      }
+      return id;
+    }),
+    [ENV.localCredentialsFile]: z.optional(z.string()),
     [ENV.logLevel]: logLevel,
   }),
 );

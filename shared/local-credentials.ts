@@ -34,6 +34,8 @@ const WHAT = 'local credentials file';
 const nonEmpty = () => z.string().check(z.minLength(1));
 export const localCredentialsSchema = z.object({
   adminKey: z.string().check(z.minLength(32)),
+  /** The channel-id key of the local run (docs/channel-import.md, "Identity"); added to older files on start. */
+  channelIdKey: z.optional(z.string().check(z.minLength(32))),
   accessTokens: z.array(
     z.object({
       id: nonEmpty(),
@@ -96,12 +98,18 @@ export async function loadOrCreateLocalCredentials(
   file: string,
 ): Promise<{ credentials: LocalCredentials; created: boolean }> {
   try {
-    return { credentials: await readLocalCredentials(file), created: false };
+    const credentials = await readLocalCredentials(file);
+    if (credentials.channelIdKey !== undefined) return { credentials, created: false };
+    // A file from before keyed channel ids: the key is added once and kept from then on.
+    const withKey = { ...credentials, channelIdKey: newAdminKeyValue() };
+    await writeLocalCredentials(file, withKey);
+    return { credentials: withKey, created: false };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   const credentials: LocalCredentials = {
     adminKey: newAdminKeyValue(),
+    channelIdKey: newAdminKeyValue(),
     accessTokens: [
       { id: randomUUID(), token: newAccessTokenValue(), teamId: newHexId(), tmbId: newHexId(), label: 'local default' },
     ],

@@ -1,9 +1,11 @@
 import { documentClient } from '#shared/clients/dynamodb';
 import { ENV, importEnvSchema, loadConfig } from '#shared/config';
 import { adminHandler, proxyBody } from '#shared/envelopes/proxy';
+import { channelIdKeySource } from '#shared/channel-id-key';
 import { createLogger } from '#shared/logger';
 import { createMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
+import { FAMILIES } from './families/index.ts';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
 import { legacySourceOpener } from './legacy-source.ts';
 import { measureImport } from './metrics.ts';
@@ -15,6 +17,11 @@ const metrics = createMetrics();
 const deps: ImportDeps = {
   openSource: legacySourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
   repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
+  families: FAMILIES,
+  channelIdKey: channelIdKeySource({
+    secretId: config[ENV.channelIdKeySecretId],
+    credentialsFile: config[ENV.localCredentialsFile],
+  }),
   config: {
     maxRows: config.LEGACYGW_MAX_ROWS,
     deadlineMs: config.LEGACYGW_DEADLINE_MS,

@@ -7,10 +7,13 @@ import {
   type ComparedChannel,
   type StoredChannel,
 } from '#shared/repositories/channels';
-import { describeDsn, parseDsn } from './dsn.ts';
-import type { LegacySource, OpenSource } from './legacy-source.ts';
-import { createRowMapper, type MappedChannel } from './mapping.ts';
+import { parseDsn } from './dsn.ts';
+import { detectFamily } from './families/detect.ts';
+import type { Family } from './families/family.ts';
+import type { OpenSource } from './legacy-source.ts';
+import { createRowMapper, type LegacyId, type MappedChannel, type RowOutcome, sameSettings } from './mapping.ts';
 import { type ImportReport, ReportBuilder } from './report.ts';
+import type { RowSource, SourceOrigin } from './source.ts';
 import { type LookupFn, resolveTarget } from './target.ts';
 
 export interface ImportInput {
@@ -20,20 +23,30 @@ export interface ImportInput {
   dryRun: boolean;
 }
 
-export interface ImportDeps {
-  openSource: OpenSource;
+/** What every import needs, whatever its source. */
+export interface ImportCoreDeps {
   repo: ChannelStore;
+  /** The families a table may belong to (functions/import-legacygw/families). */
+  families: readonly Family[];
+  /** The deployment's channel-id key (functions/import-legacygw/identity.ts); read once per execution environment. */
+  channelIdKey: () => Promise<Buffer>;
   config: {
     /** LEGACYGW_MAX_ROWS */
     maxRows: number;
-    /** LEGACYGW_DEADLINE_MS: the whole import, from parsing the DSN to the last write. */
+    /** LEGACYGW_DEADLINE_MS: the whole import, from parsing the request to the last write. */
     deadlineMs: number;
-    /** LEGACYGW_ALLOWED_HOSTS, parsed at cold start. */
-    allowedHosts: AllowList;
   };
   /** The one clock of an import: timestamps and the deadline. */
   now: () => Date;
   logger: Pick<Logger, 'info'>;
+}
+
+export interface ImportDeps extends ImportCoreDeps {
+  openSource: OpenSource;
+  config: ImportCoreDeps['config'] & {
+    /** LEGACYGW_ALLOWED_HOSTS, parsed at cold start. */
+    allowedHosts: AllowList;
+  };
   /** DNS lookup; the system resolver unless a test substitutes one. */
   lookup?: LookupFn;
 }
@@ -56,83 +69,170 @@ class DeadlineReached extends Error {
   }
 }
 
+/** The deadline of one import: a signal that aborts at it, and the instant as epoch milliseconds. */
+export interface Deadline {
+  readonly signal: AbortSignal;
+  readonly at: number;
+  clear(): void;
+}
+
+/** Starts an import's deadline clock. */
+export function startDeadline(deps: Pick<ImportCoreDeps, 'config' | 'now'>): Deadline {
+  const controller = new AbortController();
+  const at = deps.now().getTime() + deps.config.deadlineMs;
+  const timer = setTimeout(() => controller.abort(new DeadlineReached()), deps.config.deadlineMs);
+  return { signal: controller.signal, at, clear: () => clearTimeout(timer) };
+}
+
 /**
- * Imports the channels of a legacy gateway database (docs/channel-import.md): parse the DSN, check the target, stream
- * the rows through the mapper, and classify and write them in chunks. Rows are never loaded all at
- * once. At the deadline the connection is destroyed and DeadlineExceededError reports what was written;
- * running the same import again completes it.
+ * Imports the channels of a legacy gateway database (docs/channel-import.md): parse the DSN, check the target, open
+ * the source, and run the import core over it. At the deadline the connection is destroyed and
+ * DeadlineExceededError reports exactly what was written; running the same import again completes it.
  */
 export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Promise<ImportReport> {
   const dsn = parseDsn(input.dsn);
-  const origin = describeDsn(dsn);
-  const deadline = new AbortController();
-  const deadlineAt = deps.now().getTime() + deps.config.deadlineMs;
-  const timer = setTimeout(() => deadline.abort(new DeadlineReached()), deps.config.deadlineMs);
+  const deadline = startDeadline(deps);
   const { signal } = deadline;
+  let source: RowSource | undefined;
+  try {
+    const target = await untilAborted(resolveTarget(dsn.host, deps.config.allowedHosts, deps.lookup), signal);
+    source = await deps.openSource(dsn, target, {
+      signal,
+      deadlineAt: deadline.at,
+      now: () => deps.now().getTime(),
+    });
+    return await importFromSource(source, input.dryRun, deadline, deps);
+  } catch (e) {
+    if (signal.aborted && !(e instanceof ProxyApiError)) throw new DeadlineExceededError(0, { cause: e });
+    throw e;
+  } finally {
+    deadline.clear();
+    await source?.close();
+  }
+}
+
+/**
+ * The import core (docs/channel-import.md): detects the table's family from its columns, streams the rows through
+ * the family's mapper, and classifies and writes the channels in chunks behind the stream. It knows no source and
+ * no family by name. Rows are never loaded all at once.
+ */
+export async function importFromSource(
+  source: RowSource,
+  dryRun: boolean,
+  deadline: Deadline,
+  deps: ImportCoreDeps,
+): Promise<ImportReport> {
+  const { signal } = deadline;
+  const origin = source.origin;
   const report = new ReportBuilder();
   const timestamp = deps.now().toISOString();
   const writes = new WriteBehind(CHUNKS_IN_FLIGHT);
-  let source: LegacySource | undefined;
+  // Whether each legacy row became at least one enabled channel, for the rows an identical later row collapses into.
+  const served = new Map<LegacyId, boolean>();
 
   // Set once, before the first chunk is classified: whether the table held no channel when this import started.
   let tableWasEmpty = false;
 
-  const classifyAndWrite = async (channels: MappedChannel[]): Promise<number> => {
+  const classifyAndWrite = async (rows: readonly Extract<RowOutcome, { outcome: 'imported' }>[]): Promise<number> => {
+    const channels = rows.flatMap((r) => r.channels);
     // docs/channel-import.md, "An import into an empty table": every id is then new (the mapper never hands the same
-    // id over twice), so there is nothing to compare and no edit to protect, and the read is skipped.
+    // id over twice), so there is nothing to compare and no edit to protect, and the reads are skipped.
     const existing = tableWasEmpty
       ? NOTHING_STORED
       : await deps.repo.getCompared(
           channels.map((c) => c.id),
           { signal },
         );
+    // docs/channel-import.md, "Moving to keyed ids": a channel not found under its id may be stored under the id an
+    // import before keyed ids gave it; it moves to its keyed id with everything an operator edited.
+    const missing = channels.filter((c) => !existing.has(c.id));
+    const unkeyed =
+      tableWasEmpty || missing.length === 0
+        ? new Map<string, StoredChannel>()
+        : await deps.repo.getMany(
+            missing.map((c) => c.unkeyedId),
+            { signal },
+          );
     const changes: StoredChannel[] = [];
+    const moved: string[] = [];
+    const enabledAfter = new Map<string, boolean>();
     for (const channel of channels) {
       const before = existing.get(channel.id);
-      if (before === undefined) {
+      const old = unkeyed.get(channel.unkeyedId);
+      if (before === undefined && old !== undefined && sameLegacyId(old.source?.legacyId, channel.legacyId)) {
+        unkeyed.delete(channel.unkeyedId);
+        moved.push(old.id);
+        const keep = old.editedAt !== undefined;
+        if (keep) report.channels.edited += 1;
+        else if (differs(old, channel)) report.channels.updated += 1;
+        else report.channels.unchanged += 1;
+        const stored = keep
+          ? { ...old, id: channel.id }
+          : toStored(channel, origin, old.createdAt ?? timestamp, timestamp);
+        changes.push(stored);
+        enabledAfter.set(channel.id, stored.status === 'enabled');
+      } else if (before === undefined) {
         report.channels.created += 1;
         changes.push(toStored(channel, origin, timestamp, timestamp));
+        enabledAfter.set(channel.id, channel.status === 'enabled');
       } else if (before.editedAt !== undefined) {
         // An operator corrected it through the review API: their edit wins over the legacy row.
         report.channels.edited += 1;
+        enabledAfter.set(channel.id, before.status === 'enabled');
       } else if (differs(before, channel)) {
         report.channels.updated += 1;
         changes.push(toStored(channel, origin, before.createdAt ?? timestamp, timestamp));
+        enabledAfter.set(channel.id, channel.status === 'enabled');
       } else {
         report.channels.unchanged += 1;
+        enabledAfter.set(channel.id, channel.status === 'enabled');
       }
     }
-    if (input.dryRun || changes.length === 0) return 0;
-    return deps.repo.putMany(changes, { signal });
+    for (const row of rows) {
+      const isServed = row.channels.some((c) => enabledAfter.get(c.id) === true);
+      served.set(row.legacyId, isServed);
+      report.rowServed(row, isServed);
+    }
+    if (dryRun || changes.length === 0) return 0;
+    return deps.repo.putMany(changes, { signal, deletes: moved });
   };
-  const flush = async (channels: MappedChannel[]): Promise<void> => {
+  const flush = async (rows: Extract<RowOutcome, { outcome: 'imported' }>[]): Promise<void> => {
     writes.throwIfFailed();
-    if (channels.length > 0) await writes.start(() => classifyAndWrite(channels));
+    if (rows.length > 0) await writes.start(() => classifyAndWrite(rows));
   };
 
-  deps.logger.info('Legacy import started', { ...origin, dryRun: input.dryRun });
+  deps.logger.info('Import started', { ...origin, dryRun });
+  let kind: Family['kind'] | undefined;
   try {
-    // Checked while the source is being opened; awaited before the first row is read. The side branch only keeps a
-    // failure from being unhandled when opening the source fails first.
+    // Checked while the columns are read; awaited before the first row is read. The side branch only keeps a
+    // failure from being unhandled when reading the columns fails first.
     const emptyCheck = deps.repo.isEmpty({ signal });
     emptyCheck.catch(() => {});
-    const target = await untilAborted(resolveTarget(dsn.host, deps.config.allowedHosts, deps.lookup), signal);
-    source = await deps.openSource(dsn, target, {
-      maxRows: deps.config.maxRows,
-      signal,
-      deadlineAt,
-      now: () => deps.now().getTime(),
-    });
+    const idKey = await untilAborted(deps.channelIdKey(), signal);
+    const columns = await source.columns();
+    const detected = detectFamily(columns, deps.families, origin.database);
+    kind = detected.family.kind;
+    const rowCount = await source.count();
+    if (rowCount > deps.config.maxRows) throw tooManyRows(deps.config.maxRows, rowCount);
     tableWasEmpty = await untilAborted(emptyCheck, signal);
-    const mapper = createRowMapper(source.kind);
-    let pending: MappedChannel[] = [];
-    for await (const row of source.rows()) {
+    const mapper = createRowMapper({ family: detected.family, idKey });
+    let pending: Extract<RowOutcome, { outcome: 'imported' }>[] = [];
+    let pendingChannels = 0;
+    for await (const row of source.rows(detected.select, deps.config.maxRows)) {
+      if (report.rows.read >= deps.config.maxRows) throw tooManyRows(deps.config.maxRows);
       const outcome = mapper.map(row);
       report.addRow(outcome);
-      if (outcome.outcome === 'imported') pending.push(...outcome.channels);
-      if (pending.length >= CHUNK_CHANNELS) {
+      if (outcome.outcome === 'imported') {
+        pending.push(outcome);
+        pendingChannels += outcome.channels.length;
+      } else if (outcome.identicalTo !== undefined) {
+        // It serves its routes when the row it collapsed into does, which may not be classified yet.
+        report.rowCollapsed(outcome, outcome.identicalTo);
+      } else report.rowServed(outcome, false);
+      if (pendingChannels >= CHUNK_CHANNELS) {
         const chunk = pending;
         pending = [];
+        pendingChannels = 0;
         await flush(chunk);
       }
     }
@@ -145,16 +245,12 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     await writes.settle();
     if (signal.aborted) throw new DeadlineExceededError(writes.written, { cause: failure.error });
     throw withWrittenCount(failure.error, writes.written);
-  } finally {
-    clearTimeout(timer);
-    await source?.close();
   }
-  const kind = source?.kind ?? 'legacygw';
-  const result = report.build(input.dryRun, { ...origin, kind });
-  deps.logger.info('Legacy import finished', {
+  const result = report.build(dryRun, { ...reportOrigin(origin), kind: kind ?? 'oneapi' }, served);
+  deps.logger.info('Import finished', {
     ...origin,
     kind,
-    dryRun: input.dryRun,
+    dryRun,
     rows: result.source.rows,
     imported: result.rows.imported,
     skipped: result.rows.skipped,
@@ -162,6 +258,22 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     written: writes.written,
   });
   return result;
+}
+
+function reportOrigin(origin: SourceOrigin): { host: string; port: number; database: string } {
+  return { host: origin.host, port: origin.port, database: origin.database };
+}
+
+function sameLegacyId(stored: number | string | undefined, legacyId: LegacyId): boolean {
+  return stored !== undefined && String(stored) === String(legacyId);
+}
+
+function tooManyRows(maxRows: number, rows?: number): ProxyApiError {
+  const found = rows === undefined ? 'more than' : `${rows} rows;`;
+  return new ProxyApiError(
+    400,
+    `The channels table has too many rows (${found} at most ${maxRows} can be imported, see LEGACYGW_MAX_ROWS)`,
+  );
 }
 
 /**
@@ -228,15 +340,19 @@ function withWrittenCount(error: unknown, written: number): unknown {
   return error;
 }
 
-// docs/channel-import.md: an existing channel counts `updated` when its models, name or status differ. Provider,
-// base URL and key are part of the id, so they cannot differ.
+// docs/channel-import.md: an existing channel counts `updated` when anything the legacy row decides differs. The key
+// and the legacy id make the id, so they cannot.
 function differs(before: ComparedChannel, channel: MappedChannel): boolean {
   return (
+    before.provider !== channel.provider ||
+    before.legacyType !== channel.legacyType ||
+    before.baseUrl !== channel.baseUrl ||
     before.name !== channel.name ||
     before.status !== channel.status ||
     !Array.isArray(before.models) ||
     before.models.length !== channel.models.length ||
-    before.models.some((m, i) => m !== channel.models[i])
+    before.models.some((m, i) => m !== channel.models[i]) ||
+    !sameSettings(before.settings, channel.settings)
   );
 }
 
@@ -247,7 +363,7 @@ function toStored(
   updatedAt: string,
 ): StoredChannel {
   // The mapped channel is the stored one but for where it came from and when.
-  const { legacyId, ...fields } = channel;
+  const { legacyId, unkeyedId: _unkeyedId, ...fields } = channel;
   const source = { legacyId, host: origin.host, database: origin.database };
   return { ...fields, models: [...channel.models], source, createdAt, updatedAt };
 }

@@ -1,18 +1,14 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { ProxyApiError } from '#shared/errors';
 import { rewriteDriverError } from './driver-errors.ts';
 import type { ParsedDsn } from './dsn.ts';
-import { checkColumns, type SourceColumn, toLegacyRow } from './legacy-columns.ts';
+import type { ColumnSpec, SourceRow } from './families/family.ts';
 import { connect, type Link, type TrustOptions, trustedCas } from './legacy-connection.ts';
-import type { LegacyRow } from './mapping.ts';
-import type { SourceKind } from './providers.ts';
+import type { RowSource } from './source.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /** Bounds of one read. */
 export interface SourceLimits {
-  /** Refuse a table with more rows than this (LEGACYGW_MAX_ROWS). */
-  maxRows: number;
   /** Aborted at the import's deadline: the connection is destroyed and pending reads fail with its reason. */
   signal: AbortSignal;
   /** The deadline as epoch milliseconds; no query's own timeout outlives it by much. */
@@ -21,18 +17,8 @@ export interface SourceLimits {
   now: () => number;
 }
 
-/** An open, checked legacy `channels` table. */
-export interface LegacySource {
-  /** Whose table it is, found from its columns: the legacy gateway's or New API's. */
-  readonly kind: SourceKind;
-  /** Streams the rows in id order; the driver stops reading the socket while the consumer is busy. */
-  rows(): AsyncIterable<LegacyRow>;
-  /** Ends the connection: politely after a complete read, by destroying it otherwise. Never throws. */
-  close(): Promise<void>;
-}
-
-/** Opens a legacy source; the import receives it as a parameter so tests can substitute it. */
-export type OpenSource = (dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits) => Promise<LegacySource>;
+/** Opens a database source; the import receives it as a parameter so tests can substitute it. */
+export type OpenSource = (dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits) => Promise<RowSource>;
 
 // Metadata queries are tiny; one that takes longer than this means the server is stuck.
 const METADATA_QUERY_TIMEOUT_MS = 10_000;
@@ -53,11 +39,11 @@ export function legacySourceOpener(options: TrustOptions = {}): OpenSource {
 export const openLegacySource: OpenSource = legacySourceOpener();
 
 /**
- * Connects to the legacy database (at the checked address), checks the `channels` table and its
- * row count, and returns a source that streams it. All driver errors are rewritten (see
- * `rewriteDriverError`); the deadline surfaces as `limits.signal.reason`.
+ * Connects to the MySQL database (at the checked address) in a read-only consistent snapshot and returns a source
+ * over its `channels` table. All driver errors are rewritten (see `rewriteDriverError`); the deadline surfaces as
+ * `limits.signal.reason`.
  */
-async function open(dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits, ca: string[]): Promise<LegacySource> {
+async function open(dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits, ca: string[]): Promise<RowSource> {
   let source: MySqlLegacySource | undefined;
   try {
     source = new MySqlLegacySource(await connect(dsn, target, limits.signal, ca), dsn, limits);
@@ -69,9 +55,8 @@ async function open(dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits
   }
 }
 
-class MySqlLegacySource implements LegacySource {
-  kind: SourceKind = 'legacygw';
-  private columns: SourceColumn[] = [];
+class MySqlLegacySource implements RowSource {
+  readonly origin;
   private failure: unknown;
   private readonly pending = new Set<(e: unknown) => void>();
   private activeRows: Readable | undefined;
@@ -84,6 +69,7 @@ class MySqlLegacySource implements LegacySource {
     private readonly dsn: ParsedDsn,
     private readonly limits: SourceLimits,
   ) {
+    this.origin = { engine: 'mysql', host: dsn.host, port: dsn.port, database: dsn.database } as const;
     // Without a listener, a lost connection would be an uncaught 'error' event; and a streaming
     // query is not told about it by the driver, so the row stream is failed from here.
     link.connection.on('error', (e) => this.fail(e));
@@ -91,27 +77,27 @@ class MySqlLegacySource implements LegacySource {
     if (limits.signal.aborted) this.fail(limits.signal.reason);
   }
 
-  /** Pins a read-only snapshot, discovers the columns and refuses tables the import must not read. */
+  /** Pins a read-only snapshot: the count and the rows come from it, and the session cannot write even by mistake. */
   async prepare(): Promise<void> {
-    // One snapshot for the count and the rows, and a session that cannot write even by mistake.
     await this.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
+  }
+
+  async columns(): Promise<ReadonlySet<string>> {
     const found = await this.query<{ name: string }>(
       'SELECT LOWER(COLUMN_NAME) AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
       [this.dsn.database, 'channels'],
     );
-    ({ kind: this.kind, columns: this.columns } = checkColumns(
-      new Set(found.map((c) => String(c.name))),
-      this.dsn.database,
-    ));
-    const [count] = await this.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM `channels`');
-    const rows = Number(count?.n ?? 0);
-    if (rows > this.limits.maxRows) throw tooManyRows(this.limits.maxRows, rows);
+    return new Set(found.map((c) => String(c.name)));
   }
 
-  async *rows(): AsyncGenerator<LegacyRow> {
-    const select = this.columns.map((c) => `\`${c}\``).join(', ');
+  async count(): Promise<number> {
+    const [count] = await this.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM `channels`');
+    return Number(count?.n ?? 0);
+  }
+
+  async *rows(select: readonly ColumnSpec[], limit: number): AsyncGenerator<SourceRow> {
     // LIMIT keeps the read bounded even if rows appear after the count (e.g. a snapshot-less engine).
-    const sql = `SELECT ${select} FROM \`channels\` ORDER BY \`id\` LIMIT ${this.limits.maxRows + 1}`;
+    const sql = `SELECT ${select.map(selectExpression).join(', ')} FROM \`channels\` ORDER BY \`id\` LIMIT ${limit + 1}`;
     this.throwIfFailed();
     const query = this.link.connection.query({ sql, timeout: this.timeoutMs(Number.POSITIVE_INFINITY) });
     // The row stream drops its listeners when destroyed, but the query's own timer can still fire
@@ -119,13 +105,8 @@ class MySqlLegacySource implements LegacySource {
     query.on('error', (e) => this.fail(e));
     const stream = query.stream({ highWaterMark: ROW_BUFFER });
     this.activeRows = stream;
-    let count = 0;
     try {
-      for await (const raw of stream) {
-        count += 1;
-        if (count > this.limits.maxRows) throw tooManyRows(this.limits.maxRows);
-        yield toLegacyRow(raw as Record<string, unknown>, this.columns);
-      }
+      for await (const raw of stream) yield toSourceRow(raw as Record<string, unknown>, select);
       this.throwIfFailed();
       this.completed = true;
     } catch (e) {
@@ -195,14 +176,44 @@ class MySqlLegacySource implements LegacySource {
   }
 }
 
-function tooManyRows(maxRows: number, rows?: number): ProxyApiError {
-  const found = rows === undefined ? 'more than' : `${rows} rows;`;
-  return new ProxyApiError(
-    400,
-    `The channels table has too many rows (${found} at most ${maxRows} can be imported, see LEGACYGW_MAX_ROWS)`,
-  );
-}
-
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+const quote = (name: string) => `\`${name.replaceAll('`', '``')}\``;
+const overAlias = (name: string) => quote(`__over_${name}`);
+
+/**
+ * The SELECT expression(s) of one column (docs/channel-import.md, "Limits"): integers as text, so an id above 2^53
+ * survives; a bounded value only when its octet length is within the limit, with a flag saying it was over, so a
+ * value over the limit never crosses the network; a name cut to one character more than is kept.
+ */
+function selectExpression(column: ColumnSpec): string {
+  const c = quote(column.name);
+  if (column.kind === 'integer') return `CAST(${c} AS CHAR) AS ${c}`;
+  if (column.prefixChars !== undefined) return `LEFT(${c}, ${column.prefixChars + 1}) AS ${c}`;
+  const value = column.kind === 'json' ? `CAST(${c} AS CHAR)` : c;
+  if (column.maxBytes === null) return `${value} AS ${c}`;
+  const n = column.maxBytes;
+  return `CASE WHEN OCTET_LENGTH(${c}) <= ${n} THEN ${value} END AS ${c}, (OCTET_LENGTH(${c}) > ${n}) AS ${overAlias(column.name)}`;
+}
+
+function toSourceRow(raw: Record<string, unknown>, select: readonly ColumnSpec[]): SourceRow {
+  const values: Record<string, string | null> = {};
+  const oversize: string[] = [];
+  for (const column of select) {
+    values[column.name] = toText(raw[column.name]);
+    const over = raw[`__over_${column.name}`];
+    if (over === 1 || over === '1' || over === true) oversize.push(column.name);
+  }
+  return { values, oversize };
+}
+
+// Binary collations and BLOB columns come back as Buffers; a MySQL JSON value parsed by the driver is re-serialised.
+function toText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (Buffer.isBuffer(value)) return value.toString('utf8');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
 }

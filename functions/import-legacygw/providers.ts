@@ -1,4 +1,3 @@
-import type { SourceKind } from '#shared/schemas/import-report';
 
 /** One row of a type table: the provider a channel type maps to, and that gateway's default base URL for it. */
 export interface LegacyProvider {
@@ -6,8 +5,6 @@ export interface LegacyProvider {
   readonly defaultBaseUrl: string | null;
 }
 
-/** Which gateway's `channels` table an import reads; each has its own type table (named in the report's schema). */
-export type { SourceKind };
 
 /**
  * Every provider either type table can name, once: slug -> the provider or API the slug stands for. A slug
@@ -240,14 +237,3 @@ export const LEGACY_PROVIDERS: ReadonlyMap<number, LegacyProvider> = typeTable(L
 
 /** New API channel type -> provider and New API's default base URL. */
 export const NEWAPI_PROVIDERS: ReadonlyMap<number, LegacyProvider> = typeTable(NEWAPI_TABLE);
-
-/** The type table of each source kind. */
-export const TYPE_TABLES: Readonly<Record<SourceKind, ReadonlyMap<number, LegacyProvider>>> = {
-  legacygw: LEGACY_PROVIDERS,
-  newapi: NEWAPI_PROVIDERS,
-};
-
-/** The table entry for a type, or undefined for a type the table does not list (or NULL). */
-export function legacyProvider(type: number | null, kind: SourceKind = 'legacygw'): LegacyProvider | undefined {
-  return type === null ? undefined : TYPE_TABLES[kind].get(type);
-}

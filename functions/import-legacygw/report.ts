@@ -1,6 +1,5 @@
-import type { ImportReport, ReportItem } from '#shared/schemas/import-report';
-import type { RowOutcome } from './mapping.ts';
-import type { SourceKind } from './providers.ts';
+import type { ImportReport, ReportItem, SourceKind } from '#shared/schemas/import-report';
+import type { LegacyId, RowOutcome, RowRoutes } from './mapping.ts';
 
 export type { ImportReport, ReportItem };
 
@@ -12,6 +11,7 @@ export class ReportBuilder {
   readonly rows = { read: 0, imported: 0, skipped: 0 };
   readonly channels = { created: 0, updated: 0, unchanged: 0, edited: 0 };
   private readonly items: ReportItem[] = [];
+  private readonly collapsed: { routes: RowRoutes; identicalTo: LegacyId }[] = [];
   private itemsTruncated = false;
 
   addRow(outcome: RowOutcome): void {
@@ -33,7 +33,26 @@ export class ReportBuilder {
     }
   }
 
-  build(dryRun: boolean, source: { host: string; port: number; database: string; kind: SourceKind }): ImportReport {
+  /**
+   * A row's part in the routes (docs/channel-import.md, "Routes"): whether the import turns it into at least one
+   * enabled channel. Called once per row, after its channels are classified.
+   */
+  rowServed(_row: { routes: RowRoutes }, _served: boolean): void {
+    // The route tally (functions/import-legacygw/routes.ts) counts the row here once it is wired in.
+  }
+
+  /** A row collapsed into an identical earlier row: it serves its routes when that row does (known by build time). */
+  rowCollapsed(row: { routes: RowRoutes }, identicalTo: LegacyId): void {
+    this.collapsed.push({ routes: row.routes, identicalTo });
+  }
+
+  build(
+    dryRun: boolean,
+    source: { host: string; port: number; database: string; kind: SourceKind },
+    served: ReadonlyMap<LegacyId, boolean> = new Map(),
+  ): ImportReport {
+    for (const row of this.collapsed) this.rowServed(row, served.get(row.identicalTo) === true);
+    this.collapsed.length = 0;
     const { kind, ...origin } = source;
     return {
       dryRun,

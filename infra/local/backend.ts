@@ -106,6 +106,8 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       [ENV.datasetsTable]: tableNames.datasets,
       [ENV.channelsTable]: tableNames.channels,
       [ENV.consolePageFile]: consolePageFile,
+      // The import's channel-id key is the local credentials file's (docs/channel-import.md, "Identity").
+      [ENV.localCredentialsFile]: credentialsFile,
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
       // Never sign local calls with a developer's real AWS credentials.
       AWS_ACCESS_KEY_ID: 'local',

@@ -47,7 +47,9 @@ export class BatchRetry {
     let requests = [...batch];
     for (let attempt = 1; ; attempt++) {
       const request = new BatchWriteCommand({ RequestItems: { [tableName]: requests } });
-      const out = await this.tryOnce(() => client.send(request, { abortSignal: signal }), attempt, signal);
+      // The signal stops the next attempt, never a call in flight: a BatchWriteItem the table may already have
+      // applied is always waited for, so the count of what was written stays exact (an import's deadline report).
+      const out = await this.tryOnce(() => client.send(request), attempt, signal);
       if (!out) continue;
       const unprocessed = (out.UnprocessedItems?.[tableName] ?? []) as WriteRequest[];
       onWritten(requests.length - unprocessed.length);

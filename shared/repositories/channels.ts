@@ -7,6 +7,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { ChannelSettings } from '../schemas/channel-settings.ts';
 import { type BatchRetry, type BatchWriterOptions, chunks, GET_BATCH } from './batch.ts';
 import { TableRepository } from './table-repository.ts';
 
@@ -20,8 +21,10 @@ export interface StoredChannel {
   models: string[];
   key: string;
   status: 'enabled' | 'disabled';
-  /** Where the channel came from; never credentials. */
-  source: { legacyId: number; host: string; database: string };
+  /** What a relay needs besides base URL, models and key (shared/schemas/channel-settings.ts); secret parts inside. */
+  settings?: ChannelSettings;
+  /** Where the channel came from; never credentials. `legacyId` is text when the legacy id is not an integer up to 2^53. */
+  source: { legacyId: number | string; host: string; database: string };
   createdAt: string;
   updatedAt: string;
   /** Set by the review API's update; an import leaves an edited channel untouched. */
@@ -29,18 +32,37 @@ export interface StoredChannel {
 }
 
 /**
- * What the import reads of an existing channel: what it compares (name, status, models), whether an operator
- * edited it, and `createdAt`, which it keeps. Only these travel: never the key, and a third of the item's bytes.
+ * What the import reads of an existing channel: what it compares (everything the legacy row decides but the key,
+ * which is part of the id), whether an operator edited it, and `createdAt`, which it keeps. Never the key.
  */
-export const COMPARED_ATTRIBUTES = ['id', 'name', 'status', 'models', 'createdAt', 'editedAt'] as const;
+export const COMPARED_ATTRIBUTES = [
+  'id',
+  'provider',
+  'legacyType',
+  'name',
+  'baseUrl',
+  'status',
+  'models',
+  'settings',
+  'createdAt',
+  'editedAt',
+] as const;
 export type ComparedChannel = Pick<StoredChannel, (typeof COMPARED_ATTRIBUTES)[number]>;
 
 /** What the import needs from channel storage; the DynamoDB repository below is the real one. */
 export interface ChannelStore {
   /** Existing channels among `ids`, by id, with the compared attributes only. */
   getCompared(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Map<string, ComparedChannel>>;
-  /** Writes (creates or replaces) every item; resolves with the number written. */
-  putMany(items: readonly StoredChannel[], options?: { signal?: AbortSignal }): Promise<number>;
+  /** Every stored channel among `ids`, whole (the import reads channels stored under unkeyed ids to move them). */
+  getMany(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Map<string, StoredChannel>>;
+  /**
+   * Writes (creates or replaces) every item, then deletes the channels `deletes` names; resolves with the number of
+   * items written (deletes not counted).
+   */
+  putMany(
+    items: readonly StoredChannel[],
+    options?: { signal?: AbortSignal; deletes?: readonly string[] },
+  ): Promise<number>;
   /** True when the table holds no channel at all (a strongly consistent Scan of one key). */
   isEmpty(options?: { signal?: AbortSignal }): Promise<boolean>;
 }
@@ -310,13 +332,19 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
     return existing.length;
   }
 
-  async putMany(items: readonly StoredChannel[], options: { signal?: AbortSignal } = {}): Promise<number> {
+  async putMany(
+    items: readonly StoredChannel[],
+    options: { signal?: AbortSignal; deletes?: readonly string[] } = {},
+  ): Promise<number> {
     let written = 0;
     try {
       const requests = items.map((item) => ({ PutRequest: { Item: { ...item } } }));
       await this.writer.writeAll(requests, options.signal, (n) => {
         written += n;
       });
+      // Only after every put landed, so a failure never loses a channel (an unkeyed one is moved, not dropped).
+      const deletes = (options.deletes ?? []).map((id) => ({ DeleteRequest: { Key: { id } } }));
+      if (deletes.length > 0) await this.writer.writeAll(deletes, options.signal);
     } catch (error) {
       throw new ChannelWriteError(written, { cause: error });
     }

@@ -28,7 +28,7 @@ export const channelViewSchema = /* @__PURE__ */ z.moduleSchema(() =>
       description: 'Masked: first 3 and last 4 characters around "…" (12 or more), else "****"',
     }),
     status: z.enum(['enabled', 'disabled']),
-    source: z.strictObject({ legacyId: z.int(), host: z.string(), database: z.string() }),
+    source: z.strictObject({ legacyId: z.union([z.int(), z.string()]), host: z.string(), database: z.string() }),
     createdAt: z.string(),
     updatedAt: z.string(),
     editedAt: z.nullable(z.string()),

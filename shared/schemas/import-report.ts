@@ -6,20 +6,26 @@ import * as z from 'zod';
  */
 const count = z.int().min(0);
 
-/** Which gateway's `channels` table an import read; each has its own type table. */
-export const sourceKindSchema = z.enum(['legacygw', 'newapi']);
+/**
+ * Which gateway's `channels` table an import read (its family); each has its own type table. Reports before
+ * families said `legacygw` for One API's table: a client reading a stored report treats it as `oneapi`.
+ */
+export const sourceKindSchema = z.enum(['oneapi', 'newapi', 'onehub', 'donehub']);
+
+/** A legacy row's id: an integer in 1..2^53, or the id's text when it is anything else. */
+const legacyIdSchema = z.union([z.int().min(1), z.string()]);
 export type SourceKind = z.infer<typeof sourceKindSchema>;
 
 /** One noteworthy row: every skipped row and every imported row with warnings. Never carries a value of the row. */
 export const reportItemSchema = z.discriminatedUnion('outcome', [
   z.strictObject({
-    legacyId: z.int(),
+    legacyId: legacyIdSchema,
     outcome: z.literal('skipped'),
     reason: z.string(),
     warnings: z.array(z.string()).optional(),
   }),
   z.strictObject({
-    legacyId: z.int(),
+    legacyId: legacyIdSchema,
     outcome: z.literal('imported'),
     channels: count,
     warnings: z.array(z.string()),
