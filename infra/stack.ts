@@ -69,7 +69,7 @@ export const IMPORT_TIMEOUT = Duration.seconds(28);
  */
 export class ServiceStack extends Stack {
   readonly tables: Readonly<Record<TableName, AppTable>>;
-  readonly secrets: { readonly adminKey: Secret; readonly accessTokens: Secret };
+  readonly secrets: { readonly adminKey: Secret; readonly accessTokens: Secret; readonly channelIdKey: Secret };
   readonly functions: Readonly<Record<FunctionName, AppFunction>>;
   readonly apis: Readonly<Record<ApiName, AppApi>>;
   readonly monitoring: Monitoring;
@@ -304,7 +304,7 @@ export class ServiceStack extends Stack {
     });
 
     this.tables = { datasets, channels };
-    this.secrets = { adminKey, accessTokens };
+    this.secrets = { adminKey, accessTokens, channelIdKey };
     this.functions = {
       authorizer,
       ...knowledgeBase,

@@ -201,7 +201,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
           success: true,
           data: {
             dryRun: false,
-            source: { host: '10.0.3.15', port: 3306, database: 'legacygw', rows: 20, kind: 'legacygw' },
+            source: { host: '10.0.3.15', port: 3306, database: 'legacygw', rows: 20, kind: 'oneapi' },
             rows: { imported: 18, skipped: 2 },
             channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
             items: [
@@ -215,7 +215,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
       errors: [
         proxyError(
           400,
-          'Invalid body or DSN, a rejected DSN parameter, a refused host, MySQL access denied, unknown database, no `channels` table, a fork schema, too many rows',
+          'Invalid body or DSN, a rejected DSN parameter, a refused host, access denied, unknown database, no `channels` table, a table of no known family or of several, too many rows',
         ),
         proxyError(401, 'The admin key is required for this API'),
         proxyError(502, 'The legacy database is unreachable (refused, DNS failure, connect or query timeout)'),

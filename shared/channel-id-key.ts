@@ -17,8 +17,14 @@ export interface ChannelIdKeyLocation {
   credentialsFile?: string | undefined;
 }
 
-/** A memoised reader of the key; a failed read is tried again on the next call. */
+/**
+ * A memoised reader of the key; a failed read is tried again on the next call. Throws at once (a cold start) when
+ * neither location is configured.
+ */
 export function channelIdKeySource(location: ChannelIdKeyLocation): () => Promise<Buffer> {
+  if (!location.secretId?.trim() && !location.credentialsFile?.trim()) {
+    throw new ConfigError('Invalid environment: CHANNEL_ID_KEY_SECRET_ID is required (LOCAL_CREDENTIALS_FILE locally)');
+  }
   let pending: Promise<Buffer> | undefined;
   return () => {
     pending ??= readKey(location).catch((error: unknown) => {
@@ -31,13 +37,11 @@ export function channelIdKeySource(location: ChannelIdKeyLocation): () => Promis
 
 async function readKey({ secretId, credentialsFile }: ChannelIdKeyLocation): Promise<Buffer> {
   let value: unknown;
-  if (secretId) {
-    value = await getSecret(secretId, { maxAge: 86_400 });
-  } else if (credentialsFile) {
-    const parsed: unknown = JSON.parse(await readFile(credentialsFile, 'utf8'));
-    value = (parsed as { channelIdKey?: unknown } | null)?.channelIdKey;
+  if (secretId?.trim()) {
+    value = await getSecret(secretId.trim(), { maxAge: 86_400 });
   } else {
-    throw new ConfigError('No channel-id key is configured (CHANNEL_ID_KEY_SECRET_ID)');
+    const parsed: unknown = JSON.parse(await readFile(String(credentialsFile), 'utf8'));
+    value = (parsed as { channelIdKey?: unknown } | null)?.channelIdKey;
   }
   // Never quote the value: the message may reach a log.
   if (typeof value !== 'string' || value.length < MIN_KEY_LENGTH) {

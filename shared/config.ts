@@ -119,14 +119,9 @@ export const importEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.legacygwCaBundle]: parsedString((v) =>
       v === undefined || v.trim() === '' ? [] : parsePemBundle(v, ENV.legacygwCaBundle),
     ),
-    // Where the channel-id key is: the secret when deployed, the local credentials file locally and under SAM.
-    [ENV.channelIdKeySecretId]: parsedString((v) => {
-      const id = v?.trim() || undefined;
-      if (id === undefined && !process.env[ENV.localCredentialsFile]?.trim()) {
-        throw new ConfigError('is required (or LOCAL_CREDENTIALS_FILE in a local run)');
-      }
-      return id;
-    }),
+    // Where the channel-id key is: the secret when deployed, the local credentials file locally and under SAM. The
+    // handler requires one of the two at cold start (shared/channel-id-key.ts).
+    [ENV.channelIdKeySecretId]: z.optional(z.string()),
     [ENV.localCredentialsFile]: z.optional(z.string()),
     [ENV.logLevel]: logLevel,
   }),

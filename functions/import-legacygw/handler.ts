@@ -1,7 +1,7 @@
+import { channelIdKeySource } from '#shared/channel-id-key';
 import { documentClient } from '#shared/clients/dynamodb';
 import { ENV, importEnvSchema, loadConfig } from '#shared/config';
 import { adminHandler, proxyBody } from '#shared/envelopes/proxy';
-import { channelIdKeySource } from '#shared/channel-id-key';
 import { createLogger } from '#shared/logger';
 import { createMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';

@@ -96,8 +96,9 @@ class MySqlLegacySource implements RowSource {
   }
 
   async *rows(select: readonly ColumnSpec[], limit: number): AsyncGenerator<SourceRow> {
-    // LIMIT keeps the read bounded even if rows appear after the count (e.g. a snapshot-less engine).
-    const sql = `SELECT ${select.map(selectExpression).join(', ')} FROM \`channels\` ORDER BY \`id\` LIMIT ${limit + 1}`;
+    // LIMIT keeps the read bounded even if rows appear after the count (e.g. a snapshot-less engine). The ORDER BY
+    // names the table's column: the bare name would be the text alias, which sorts "12" before "2".
+    const sql = `SELECT ${select.map(selectExpression).join(', ')} FROM \`channels\` ORDER BY \`channels\`.\`id\` LIMIT ${limit + 1}`;
     this.throwIfFailed();
     const query = this.link.connection.query({ sql, timeout: this.timeoutMs(Number.POSITIVE_INFINITY) });
     // The row stream drops its listeners when destroyed, but the query's own timer can still fire

@@ -1,10 +1,8 @@
-
 /** One row of a type table: the provider a channel type maps to, and that gateway's default base URL for it. */
 export interface LegacyProvider {
   readonly provider: ProviderSlug;
   readonly defaultBaseUrl: string | null;
 }
-
 
 /**
  * Every provider either type table can name, once: slug -> the provider or API the slug stands for. A slug

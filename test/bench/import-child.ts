@@ -13,13 +13,28 @@
 import { readFileSync } from 'node:fs';
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import mysql from 'mysql2';
+import { FAMILIES } from '#functions/import-legacygw/families/index';
 import { importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import { OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from '#functions/import-legacygw/legacy-columns';
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
+import { CORE_COLUMNS } from '#functions/import-legacygw/limits';
 import { ANY_HOST } from '#shared/allow-list';
 import { documentClient } from '#shared/clients/dynamodb';
 import { Slots } from '#shared/repositories/batch';
 import { ChannelRepository, COMPARED_ATTRIBUTES } from '#shared/repositories/channels';
+
+/** The channel-id key of the bench's imports. */
+const BENCH_CHANNEL_ID_KEY = Buffer.from('bench-channel-id-key-0123456789abcdef012345', 'utf8');
+
+/**
+ * The columns the import reads from the bench table (One API's schema): the core's and One API's, plain, with none of
+ * the import's limits (the raw baseline is the SELECT and the writes alone).
+ */
+const RAW_COLUMNS = [
+  ...new Set([
+    ...CORE_COLUMNS.map((c) => c.name).filter((c) => c !== 'deleted_at'),
+    ...(FAMILIES.find((f) => f.kind === 'oneapi')?.columns ?? []).map((c) => c.name),
+  ]),
+];
 
 /** What one child reports. */
 export interface ImportRun {
@@ -77,8 +92,11 @@ async function runCore(): Promise<{ rows: number; items: number; readIds: number
           items += channels.length;
           return repository.putMany(channels, options);
         },
+        getMany: (ids, options) => repository.getMany(ids, options),
         isEmpty: (options) => repository.isEmpty(options),
       },
+      families: FAMILIES,
+      channelIdKey: async () => BENCH_CHANNEL_ID_KEY,
       // The deadline is the measurement's to report, not to enforce: 50k rows must fit in 25 s.
       config: { maxRows, deadlineMs: 600_000, allowedHosts: ANY_HOST },
       now: () => new Date(),
@@ -103,7 +121,7 @@ async function streamChunks(
     charset: 'utf8mb4_unicode_ci',
     flags: ['-LOCAL_FILES'],
   });
-  const columns = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].map((c) => `\`${c}\``).join(', ');
+  const columns = RAW_COLUMNS.map((c) => `\`${c}\``).join(', ');
   const sql = `SELECT ${columns} FROM \`channels\` ORDER BY \`id\` LIMIT ${maxRows + 1}`;
   let rows = 0;
   let chunk: Record<string, unknown>[] = [];

@@ -1,4 +1,4 @@
-import type { LegacyRow } from '#functions/import-legacygw/mapping';
+import type { TestRow } from '#test/support/legacy-mapper';
 import type { TestMariaDb } from '#test/support/mariadb';
 
 // The legacy gateway's current `channels` schema (docs/channel-import.md; as in test/fixtures/legacygw-channels.sql).
@@ -80,9 +80,9 @@ function row(id: number): unknown[] {
 }
 
 /** One generated legacy row as the import's source reader hands it to the mapper (column name to value). */
-export function legacyRow(id: number): LegacyRow {
+export function legacyRow(id: number): TestRow {
   const values = row(id);
-  return Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as unknown as LegacyRow;
+  return Object.fromEntries(COLUMNS.map((column, i) => [column, values[i]])) as unknown as TestRow;
 }
 
 /** Creates a database holding `rows` generated legacy channels (batched multi-row INSERTs); returns its name. */

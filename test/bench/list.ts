@@ -1,8 +1,8 @@
 import { Agent, request } from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { createRowMapper } from '#functions/import-legacygw/mapping';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
+import { testMapper } from '#test/support/legacy-mapper';
 import { startServerChild } from './create.ts';
 import { type Figure, figure, median } from './figures.ts';
 import { legacyRow } from './legacy-rows.ts';
@@ -80,13 +80,13 @@ export async function benchList(options: ListBenchOptions): Promise<Figure[]> {
 }
 
 async function fill(documents: DynamoDBDocumentClient, count: number): Promise<void> {
-  const mapper = createRowMapper();
+  const mapper = testMapper();
   const at = new Date().toISOString();
   const channels: StoredChannel[] = [];
   for (let id = 1; channels.length < count; id++) {
-    const outcome = mapper.map(legacyRow(id));
+    const outcome = mapper.raw(legacyRow(id));
     if (outcome.outcome !== 'imported') continue;
-    for (const { legacyId, ...c } of outcome.channels) {
+    for (const { legacyId, unkeyedId: _unkeyedId, ...c } of outcome.channels) {
       channels.push({ ...c, source: { legacyId, host: 'bench', database: 'legacy' }, createdAt: at, updatedAt: at });
     }
   }

@@ -35,6 +35,7 @@ const id = {
   channelsKey: () => logicalId(stack, stack.tables.channels.key ?? stack.tables.channels),
   adminKey: () => logicalId(stack, stack.secrets.adminKey),
   accessTokens: () => logicalId(stack, stack.secrets.accessTokens),
+  channelIdKey: () => logicalId(stack, stack.secrets.channelIdKey),
 };
 const resourcesOf = (type: string): [string, Json][] =>
   Object.entries(template.findResources(type)).map(([key, r]) => [key, r.Properties as Json]);
@@ -381,6 +382,7 @@ describe('functions', () => {
       [ENV.legacygwMaxRows]: '50000',
       [ENV.legacygwDeadlineMs]: '25000',
       [ENV.legacygwAllowedHosts]: '',
+      [ENV.channelIdKeySecretId]: { Ref: id.channelIdKey() },
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
@@ -555,6 +557,8 @@ describe('least privilege', () => {
       const writes = actions.some((a) => !['GetItem', 'Query', 'Scan', 'BatchGetItem'].includes(a));
       const keyActions = writes ? CHANNEL_KEY_WRITE_ACTIONS : ['kms:Decrypt', 'kms:DescribeKey'];
       for (const action of keyActions) expected.set(action, new Set([arnOf(id.channelsKey())]));
+      // The import alone reads the channel-id key (docs/channel-import.md, "Identity").
+      if (fn === 'import-legacygw') expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.channelIdKey())]));
 
       expect(permissionsOf(template, id.role(fn))).toEqual(expected);
     },
@@ -678,12 +682,17 @@ describe('least privilege', () => {
     }
     for (const name of ['import-legacygw', ...REVIEW_FUNCTIONS] as const) {
       expect(mentions(name)).not.toContain(id.table('datasets'));
-      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/|dynamodb:\*/);
+      expect(mentions(name)).not.toMatch(/\/index\/|dynamodb:\*/);
+      if (name !== 'import-legacygw') expect(mentions(name)).not.toMatch(/secretsmanager:/);
+    }
+    for (const name of ['create-dataset', ...KB_FUNCTIONS, ...REVIEW_FUNCTIONS] as const) {
+      expect(mentions(name)).not.toContain(id.channelIdKey());
     }
     for (const name of ['create-dataset', 'import-legacygw', ...KB_FUNCTIONS] as const) {
       expect(mentions(name)).not.toContain(id.adminKey());
       expect(mentions(name)).not.toContain(id.accessTokens());
-      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\/\*|dynamodb:\*|DeleteItem/);
+      expect(mentions(name)).not.toMatch(/\/index\/\*|dynamodb:\*|DeleteItem/);
+      if (name !== 'import-legacygw') expect(mentions(name)).not.toMatch(/secretsmanager:/);
     }
     // The import's one Scan is conditioned to return ids only (tested above); the others may not Scan at all.
     for (const name of ['create-dataset', ...KB_FUNCTIONS] as const) expect(mentions(name)).not.toMatch(/Scan/);
@@ -743,8 +752,8 @@ describe('tables', () => {
     expect(channels.GlobalSecondaryIndexes).toBeUndefined();
   });
 
-  // Two tables, two secrets, a log group per function and two per API, the channels key.
-  const DATA_RESOURCES = 2 + 2 + Object.keys(stack.functions).length + 2 * 2 + 1;
+  // Two tables, three secrets, a log group per function and two per API, the channels key.
+  const DATA_RESOURCES = 2 + 3 + Object.keys(stack.functions).length + 2 * 2 + 1;
   const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
   // The alarm topic's key only encrypts notifications in flight: it goes with the stack (monitoring.test.ts).
   const deletionPolicies = (t: typeof template) =>

@@ -1,4 +1,4 @@
-import { channelId } from '#functions/import-legacygw/mapping';
+import { unkeyedChannelId } from '#functions/import-legacygw/identity';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import type { TestServer } from '#test/support/local-server';
 
@@ -11,7 +11,7 @@ export function reviewChannel(
   const baseUrl = fields.baseUrl ?? 'https://api.openai.com';
   const key = fields.key ?? `sk-review-${String(n).padStart(4, '0')}-Zq8vLmN3pT`;
   return {
-    id: channelId(provider, baseUrl, key),
+    id: unkeyedChannelId(provider, baseUrl, key),
     provider,
     legacyType: 1,
     name: fields.name ?? `channel ${String(n).padStart(3, '0')}`,

@@ -33,7 +33,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
     const data = expectReport(reply);
     expect(data).toEqual({
       dryRun: false,
-      source: { host: db.host, port: db.port, database, rows: 20, kind: 'legacygw' },
+      source: { host: db.host, port: db.port, database, rows: 20, kind: 'oneapi' },
       rows: { imported: 18, skipped: 2 },
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: expect.any(Array),
@@ -41,7 +41,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
     });
     expect(data.items.filter((i) => i.outcome === 'skipped')).toEqual([
       { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },
-      { legacyId: 19, outcome: 'skipped', reason: 'duplicate of legacy channel 1' },
+      { legacyId: 19, outcome: 'skipped', reason: 'identical to legacy channel 1' },
     ]);
     expect(data.items).toEqual(
       expect.arrayContaining([
@@ -57,7 +57,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
     for (const channel of stored)
       expect(channel.source).toEqual({ legacyId: expect.any(Number), host: db.host, database });
     expect(JSON.stringify(stored)).not.toContain(db.password);
-    expect(reply.output).toContain('Legacy import finished');
+    expect(reply.output).toContain('Import finished');
     expectNoSecrets([reply], secretsOf());
   });
 

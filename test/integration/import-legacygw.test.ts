@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { ImportDeps } from '#functions/import-legacygw/import-legacygw';
-import { channelId } from '#functions/import-legacygw/mapping';
 import { proxyErrorResponse, proxySuccess } from '#shared/envelopes/proxy';
 import { ChannelsNotStoredError } from '#shared/errors';
 import { ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
 import { captureOutput } from '#test/support/capture-output';
+import { testChannelId } from '#test/support/channel-ids';
 import { freePort } from '#test/support/mariadb';
 import {
   FIXTURE_KEYS,
@@ -240,7 +240,7 @@ const EXPECTED_ITEMS = [
   { legacyId: 15, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: config.user_id'] },
   { legacyId: 16, outcome: 'imported', channels: 1, warnings: ['no models'] },
   { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },
-  { legacyId: 19, outcome: 'skipped', reason: 'duplicate of legacy channel 1' },
+  { legacyId: 19, outcome: 'skipped', reason: 'identical to legacy channel 1' },
   { legacyId: 20, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: config.user_id'] },
 ];
 
@@ -248,7 +248,8 @@ function storedFor(expected: Expected[], database: string, createdAt = NOW, upda
   return expected
     .map(({ legacyId, ...c }) => ({
       ...c,
-      id: channelId(c.provider, c.baseUrl, c.key),
+      id: testChannelId(legacyId, c.key),
+      settings: {},
       source: { legacyId, host: '127.0.0.1', database },
       createdAt,
       updatedAt,
@@ -269,7 +270,7 @@ describe('importing the legacy gateway fixture', () => {
 
     expect(result.ok && result.report).toEqual({
       dryRun: false,
-      source: { host: '127.0.0.1', port: db.port, database, rows: 20, kind: 'legacygw' },
+      source: { host: '127.0.0.1', port: db.port, database, rows: 20, kind: 'oneapi' },
       rows: { imported: 18, skipped: 2 },
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: EXPECTED_ITEMS,
@@ -315,9 +316,10 @@ describe('importing the legacy gateway fixture', () => {
 
     const result = await runImport(dsn, later);
 
-    expect(result.ok && result.report.channels).toEqual({ created: 0, updated: 2, unchanged: 19, edited: 0 });
+    // Row 19 was identical to row 1; with row 1's models changed it is a route of its own, so a channel of its own.
+    expect(result.ok && result.report.channels).toEqual({ created: 1, updated: 2, unchanged: 19, edited: 0 });
     const byId = new Map((await dynamo.scan(table)).map((c) => [c.id, c]));
-    const row1 = byId.get(channelId('openai', 'https://api.openai.com', 'sk-fixture-openai-main-0001'));
+    const row1 = byId.get(testChannelId(1, 'sk-fixture-openai-main-0001'));
     expect(row1).toMatchObject({
       name: 'openai-renamed',
       models: ['gpt-4o'],
@@ -325,9 +327,9 @@ describe('importing the legacy gateway fixture', () => {
       createdAt: NOW,
       updatedAt: '2026-03-02T00:00:00.000Z',
     });
-    const row6 = byId.get(channelId('api2d', 'https://oa.api2d.net', 'fk-fixture-api2d-0006'));
+    const row6 = byId.get(testChannelId(6, 'fk-fixture-api2d-0006'));
     expect(row6).toMatchObject({ status: 'disabled', createdAt: NOW, updatedAt: '2026-03-02T00:00:00.000Z' });
-    const row7 = byId.get(channelId('ali', 'https://dashscope.aliyuncs.com', 'sk-fixture-dashscope-0007'));
+    const row7 = byId.get(testChannelId(7, 'sk-fixture-dashscope-0007'));
     expect(row7?.updatedAt).toBe(NOW);
   });
 
@@ -398,6 +400,7 @@ describe('an import that failed part-way', () => {
       repo: {
         getCompared: (ids, options) => healthy.repo.getCompared(ids, options),
         isEmpty: (options) => healthy.repo.isEmpty(options),
+        getMany: (ids, options) => healthy.repo.getMany(ids, options),
         putMany: async (items, options) => {
           const written = await healthy.repo.putMany(items.slice(0, 10), options);
           throw new ChannelWriteError(written, { cause: new Error('throttled') });
@@ -475,17 +478,13 @@ describe('import failures', () => {
     ]);
   });
 
-  it('refuses a legacy table with fork columns added (it still has config) with 400 and writes nothing', async () => {
+  it('reads a One API table upgraded in place by New API (fork columns added beside config) as New API', async () => {
     const { database, table, dsn } = await freshFixture();
     await db.query(`ALTER TABLE \`${database}\`.channels ADD COLUMN tag varchar(30), ADD COLUMN auto_ban int`);
 
-    const result = await runImport(dsn, importDeps(dynamo, table));
+    const result = await runImport(dsn, importDeps(dynamo, table), true);
 
-    expect(!result.ok && [result.error.httpStatus, result.error.message]).toEqual([
-      400,
-      expect.stringMatching(/fork.*\(tag, auto_ban\).*never had \(config, system_prompt\)/),
-    ]);
-    expect(await dynamo.scan(table)).toEqual([]);
+    expect(result.ok && result.report.source.kind).toBe('newapi');
   });
 
   it('rejects a channels table that lacks a required column with 400', async () => {
@@ -564,7 +563,7 @@ describe('secrets', () => {
     }
 
     expect(responses.map((r) => JSON.parse(r).success)).toEqual([true, true, false, false]);
-    expect(output.text()).toContain('Legacy import finished');
+    expect(output.text()).toContain('Import finished');
     const everything = [...responses, output.text()].join('\n');
     for (const secret of [...FIXTURE_KEYS, db.password, dsn, wrongPassword]) expect(everything).not.toContain(secret);
     // The keys did reach the table, so the check above is not vacuous.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { channelId } from '#functions/import-legacygw/mapping';
 import type { StoredChannel } from '#shared/repositories/channels';
-import { callImport, expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
+import { localChannelId } from '#test/support/channel-ids';
+import { callImport, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 import {
   type ExpectedChannel,
   NEWAPI_EXPECTED_CHANNELS,
@@ -26,7 +26,8 @@ function storedFor(expected: readonly ExpectedChannel[], database: string) {
   return expected
     .map(({ legacyId, ...c }) => ({
       ...c,
-      id: channelId(c.provider, c.baseUrl, c.key),
+      id: localChannelId(server.credentials, legacyId, c.key),
+      settings: {},
       source: { legacyId, host: db.host, database },
       createdAt: expect.any(String),
       updatedAt: expect.any(String),
@@ -35,7 +36,7 @@ function storedFor(expected: readonly ExpectedChannel[], database: string) {
 }
 
 describe('importing the New API fixture through the local server', () => {
-  it('detects New API and imports 18 of 20 rows as 22 channels, field by field', async () => {
+  it('detects New API and imports 19 of 20 rows as 23 channels, field by field', async () => {
     const database = await db.createDatabase(undefined, NEWAPI_FIXTURE_SQL);
     await channels.clear();
 
@@ -44,8 +45,8 @@ describe('importing the New API fixture through the local server', () => {
     expect(expectReport(reply)).toEqual({
       dryRun: false,
       source: { host: db.host, port: db.port, database, rows: 20, kind: 'newapi' },
-      rows: { imported: 18, skipped: 2 },
-      channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
+      rows: { imported: 19, skipped: 1 },
+      channels: { created: 23, updated: 0, unchanged: 0, edited: 0 },
       items: NEWAPI_EXPECTED_ITEMS,
       itemsTruncated: false,
     });
@@ -69,7 +70,7 @@ describe('importing the New API fixture through the local server', () => {
     expect(byLegacyId(6).map((c) => c.key.split('|').length)).toEqual([3]);
   });
 
-  it('changes nothing on a second run: 0 created, 22 unchanged, the table untouched', async () => {
+  it('changes nothing on a second run: 0 created, 23 unchanged, the table untouched', async () => {
     const database = await db.createDatabase(undefined, NEWAPI_FIXTURE_SQL);
     await channels.clear();
     const first = await callImport(server, { json: { dsn: db.dsn(database) } });
@@ -80,8 +81,8 @@ describe('importing the New API fixture through the local server', () => {
 
     const data = expectReport(second);
     expect(data.source.kind).toBe('newapi');
-    expect(data.rows).toEqual({ imported: 18, skipped: 2 });
-    expect(data.channels).toEqual({ created: 0, updated: 0, unchanged: 22, edited: 0 });
+    expect(data.rows).toEqual({ imported: 19, skipped: 1 });
+    expect(data.channels).toEqual({ created: 0, updated: 0, unchanged: 23, edited: 0 });
     expect(await channels.scan()).toEqual(afterFirst);
     expectNoSecrets([first, second], secretsOf());
   });
@@ -95,8 +96,8 @@ describe('importing the New API fixture through the local server', () => {
     expect(expectReport(reply)).toMatchObject({
       dryRun: true,
       source: { database, rows: 20, kind: 'newapi' },
-      rows: { imported: 18, skipped: 2 },
-      channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
+      rows: { imported: 19, skipped: 1 },
+      channels: { created: 23, updated: 0, unchanged: 0, edited: 0 },
       items: NEWAPI_EXPECTED_ITEMS,
     });
     expect(await channels.scan()).toEqual([]);
@@ -142,7 +143,7 @@ describe('which table the import detects', () => {
 
     const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
 
-    expect(expectReport(reply).source.kind).toBe('legacygw');
+    expect(expectReport(reply).source.kind).toBe('oneapi');
     expect(await channels.scan()).toEqual([expect.objectContaining({ provider: 'proxy', legacyType: 43 })]);
     expectNoSecrets([reply], secretsOf([NEWAPI_KEY]));
   });
@@ -151,25 +152,22 @@ describe('which table the import detects', () => {
     { legacyColumn: 'config', type: 'longtext' },
     { legacyColumn: 'system_prompt', type: 'text' },
   ])(
-    'refuses a table with fork columns and the legacy-only column $legacyColumn, and imports nothing',
+    'reads a One API table upgraded in place by New API (fork columns beside $legacyColumn) as New API',
     async ({ legacyColumn, type }) => {
       const forkKey = 'sk-fork-gateway-0001';
       const database = await db.createDatabase(
         undefined,
         `CREATE TABLE channels (id bigint PRIMARY KEY, type bigint, \`key\` text, status bigint, name varchar(191),
            base_url varchar(191), models longtext, tag varchar(30), setting text, \`${legacyColumn}\` ${type});
-         INSERT INTO channels VALUES (1, 1, '${forkKey}', 1, 'fork', '', 'gpt-4o', 'prod', '{}', '');`,
+         INSERT INTO channels VALUES (1, 43, '${forkKey}', 1, 'fork', '', 'deepseek-chat', '', '{}', '');`,
       );
       await channels.clear();
 
       const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
 
-      expectError(
-        reply,
-        400,
-        new RegExp(`fork of the legacy gateway \\(tag, setting\\) and columns New API never had \\(${legacyColumn}\\)`),
-      );
-      expect(await channels.scan()).toEqual([]);
+      // New API's numbers are the ones such a gateway uses now: 43 is DeepSeek there, a pass-through proxy in One API.
+      expect(expectReport(reply).source.kind).toBe('newapi');
+      expect(await channels.scan()).toEqual([expect.objectContaining({ provider: 'deepseek', legacyType: 43 })]);
       expectNoSecrets([reply], secretsOf([forkKey]));
     },
   );

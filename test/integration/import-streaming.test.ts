@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import { type LegacySource, type OpenSource, openLegacySource } from '#functions/import-legacygw/legacy-source';
+import { type OpenSource, openLegacySource } from '#functions/import-legacygw/legacy-source';
+import type { RowSource } from '#functions/import-legacygw/source';
 import { ANY_HOST } from '#shared/allow-list';
 import type { ChannelStore, ComparedChannel } from '#shared/repositories/channels';
+import { TEST_IMPORT_CORE } from '#test/support/channel-ids';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL, testLogger } from './import.helpers.ts';
 
@@ -32,6 +34,7 @@ function gatedStore() {
       await gate;
       return new Map<string, ComparedChannel>();
     },
+    getMany: async () => new Map(),
     async putMany(items) {
       written += items.length;
       return items.length;
@@ -45,12 +48,14 @@ function gatedStore() {
 function countingSource(): { openSource: OpenSource; pulled: () => number } {
   let pulled = 0;
   const openSource: OpenSource = async (...args) => {
-    const source: LegacySource = await openLegacySource(...args);
+    const source: RowSource = await openLegacySource(...args);
     return {
-      kind: source.kind,
+      origin: source.origin,
+      columns: () => source.columns(),
+      count: () => source.count(),
       close: () => source.close(),
-      async *rows() {
-        for await (const row of source.rows()) {
+      async *rows(select, limit) {
+        for await (const row of source.rows(select, limit)) {
           pulled += 1;
           yield row;
         }
@@ -73,13 +78,14 @@ describe('streaming the legacy table', () => {
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
     await db.query(
       `TRUNCATE \`${database}\`.channels; INSERT INTO \`${database}\`.channels (id, type, \`key\`, status, base_url, models)
-       SELECT seq, 1, CONCAT('sk-stream-', seq), 1, '', CONCAT('m', seq, ',', REPEAT('x', 1000)) FROM seq_1_to_${rows}`,
+       SELECT seq, 1, CONCAT('sk-stream-', seq), 1, '', CONCAT('m', seq, ',', REPEAT('x,', 500)) FROM seq_1_to_${rows}`,
     );
     const gated = gatedStore();
     const counting = countingSource();
     const deps: ImportDeps = {
       openSource: counting.openSource,
       repo: gated.store,
+      ...TEST_IMPORT_CORE,
       config: { maxRows: 50_000, deadlineMs: 120_000, allowedHosts: ANY_HOST },
       now: () => new Date('2026-03-01T00:00:00.000Z'),
       logger: testLogger(),

@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
+import { FAMILIES } from '#functions/import-legacygw/families/index';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { openLegacySource } from '#functions/import-legacygw/legacy-source';
 import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
+import { TEST_CHANNEL_ID_KEY } from '#test/support/channel-ids';
 import { startTestEngine, uniqueTableName } from '#test/support/dynamo-engine';
 import { startedInBeforeAll } from '#test/support/local-server';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
@@ -92,6 +94,8 @@ export function importDeps(dynamo: TestDynamo, table: string, overrides: Partial
   const deps: ImportDeps = {
     openSource: openLegacySource,
     repo: new ChannelRepository(dynamo.documentClient, table, { baseDelayMs: 5 }),
+    families: FAMILIES,
+    channelIdKey: async () => TEST_CHANNEL_ID_KEY,
     config: { maxRows: 50_000, deadlineMs: 20_000, allowedHosts: ANY_HOST, ...overrides },
     now: () => new Date('2026-03-01T10:00:00.000Z'),
     logger: testLogger(),

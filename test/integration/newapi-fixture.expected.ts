@@ -36,7 +36,10 @@ const vertexPoolKey = (id: 'a' | 'b') =>
 const enabled = 'enabled' as const;
 const disabled = 'disabled' as const;
 
-/** The fixture's import, channel by channel (18 rows imported as 22 channels). */
+/**
+ * The fixture's import, channel by channel (19 rows imported as 23 channels). Row 19 shares row 7's key and base URL
+ * with other models: it is a channel of its own (a route of its own in New API), not a duplicate.
+ */
 export const NEWAPI_EXPECTED_CHANNELS: readonly ExpectedChannel[] = [
   {
     legacyId: 1,
@@ -208,6 +211,16 @@ export const NEWAPI_EXPECTED_CHANNELS: readonly ExpectedChannel[] = [
     key: 'cf-newapi-0018',
     status: enabled,
   },
+  {
+    legacyId: 19,
+    legacyType: 43,
+    provider: 'deepseek',
+    name: 'deepseek-copy',
+    baseUrl: 'https://api.deepseek.com',
+    models: ['deepseek-chat'],
+    key: 'sk-newapi-deepseek-0007',
+    status: enabled,
+  },
   ...(['a', 'b'] as const).map((k, i) => ({
     legacyId: 20,
     legacyType: 1,
@@ -251,7 +264,6 @@ export const NEWAPI_EXPECTED_ITEMS = [
   { legacyId: 15, outcome: 'skipped', reason: 'unknown legacy channel type 58' },
   { legacyId: 16, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: openai_organization'] },
   { legacyId: 18, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: other'] },
-  { legacyId: 19, outcome: 'skipped', reason: 'duplicate of legacy channel 7' },
 ];
 
 /** Every API key of the New API fixture, for "never leaks" checks (row 15's skipped key included). */

@@ -11,6 +11,7 @@ import { ANY_HOST } from '#shared/allow-list';
 import { ProxyApiError } from '#shared/errors';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
+import { TEST_IMPORT_CORE } from '#test/support/channel-ids';
 import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
 import { type FaultProxy, startFaultProxy } from './dynamo-fault-proxy.ts';
 import { type KillableMariaDb, startKillableMariaDb } from './mariadb-process.ts';
@@ -102,6 +103,7 @@ function deps(table: string, client = direct, maxAttempts = 8): ImportDeps {
   return {
     openSource: openLegacySource,
     repo: new ChannelRepository(client, table, { baseDelayMs: 2, maxDelayMs: 20, maxAttempts }),
+    ...TEST_IMPORT_CORE,
     config: { maxRows: 50_000, deadlineMs: 25_000, allowedHosts: ANY_HOST },
     now: () => NOW,
     logger: new Logger({ serviceName: 'reliability', logLevel: 'SILENT' }),

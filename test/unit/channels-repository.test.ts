@@ -226,14 +226,25 @@ describe('ChannelRepository.getCompared', () => {
   });
 
   it('reads only the compared attributes, strongly consistent: the key never travels', async () => {
-    const { key: _key, provider: _p, baseUrl: _b, source: _s, legacyType: _t, updatedAt: _u, ...compared } = channel(1);
+    const { key: _key, source: _s, updatedAt: _u, ...compared } = channel(1);
     dynamo.on(BatchGetCommand).resolves({ Responses: { [TABLE]: [compared] } });
 
     const found = await repository().getCompared(['id-1', 'id-2']);
 
     const request = dynamo.commandCalls(BatchGetCommand)[0]?.args[0].input.RequestItems?.[TABLE];
     const names = Object.values(request?.ExpressionAttributeNames ?? {}).sort();
-    expect(names).toEqual(['createdAt', 'editedAt', 'id', 'models', 'name', 'status']);
+    expect(names).toEqual([
+      'baseUrl',
+      'createdAt',
+      'editedAt',
+      'id',
+      'legacyType',
+      'models',
+      'name',
+      'provider',
+      'settings',
+      'status',
+    ]);
     expect(request?.ProjectionExpression?.split(', ').sort()).toEqual(
       Object.keys(request?.ExpressionAttributeNames ?? {}).sort(),
     );

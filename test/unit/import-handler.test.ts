@@ -9,7 +9,12 @@ let handler: Handler;
 beforeAll(async () => {
   ({ handler } = await loadHandler<typeof import('#functions/import-legacygw/handler')>(
     '#functions/import-legacygw/handler',
-    { CHANNELS_TABLE: 'channels-unit', LOG_LEVEL: 'SILENT', LEGACYGW_ALLOWED_HOSTS: '' },
+    {
+      CHANNELS_TABLE: 'channels-unit',
+      CHANNEL_ID_KEY_SECRET_ID: 'channel-id-key',
+      LOG_LEVEL: 'SILENT',
+      LEGACYGW_ALLOWED_HOSTS: '',
+    },
   ));
 });
 

@@ -1,11 +1,15 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import type { LegacySource, OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
-import { channelId, type LegacyRow } from '#functions/import-legacygw/mapping';
-import type { SourceKind } from '#functions/import-legacygw/providers';
+import type { OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
+import type { RowSource } from '#functions/import-legacygw/source';
 import { ANY_HOST, parseAllowList } from '#shared/allow-list';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
+import { TEST_IMPORT_CORE, testChannelId } from '#test/support/channel-ids';
+import { sourceRow, type TestRow } from '#test/support/legacy-mapper';
+
+/** A row of One API's table as these tests write it. */
+type LegacyRow = TestRow & { id: number; key?: string | null; name?: string | null };
 
 const DSN = 'importer:s3cret@pw@tcp(10.0.0.5:3306)/legacy';
 const T1 = new Date('2026-03-01T10:00:00.000Z');
@@ -21,13 +25,16 @@ const rows = (count: number, extra: Partial<LegacyRow> = {}) =>
  * A source over fixed rows. With `hangAfter`, it stops there like a silent server: the next read
  * fails only when the import's deadline aborts it (as the real source does).
  */
-function fakeSource(data: LegacyRow[], options: { hangAfter?: number; kind?: SourceKind } = {}) {
+function fakeSource(data: LegacyRow[], options: { hangAfter?: number; columns?: readonly string[] } = {}) {
   const calls = { opened: 0, closed: 0, limits: undefined as SourceLimits | undefined };
   const openSource: OpenSource = async (_dsn, _target, limits) => {
     calls.opened += 1;
     calls.limits = limits;
-    const source: LegacySource = {
-      kind: options.kind ?? 'legacygw',
+    const source: RowSource = {
+      origin: { engine: 'mysql', host: '10.0.0.5', port: 3306, database: 'legacy' },
+      columns: async () =>
+        new Set(options.columns ?? ['id', 'type', 'key', 'status', 'base_url', 'models', 'name', 'other']),
+      count: async () => data.length,
       async *rows() {
         for (const [index, r] of data.entries()) {
           if (index === options.hangAfter) {
@@ -36,7 +43,7 @@ function fakeSource(data: LegacyRow[], options: { hangAfter?: number; kind?: Sou
               limits.signal.addEventListener('abort', () => reject(limits.signal.reason), { once: true });
             });
           }
-          yield r;
+          yield sourceRow(r);
         }
       },
       async close() {
@@ -72,6 +79,9 @@ function memoryStore(initial: StoredChannel[] = []) {
       calls.getCompared.push(ids.length);
       return new Map(ids.flatMap((id) => (items.has(id) ? [[id, items.get(id)!] as const] : [])));
     },
+    async getMany(ids) {
+      return new Map(ids.flatMap((id) => (items.has(id) ? [[id, items.get(id)!] as const] : [])));
+    },
     async putMany(batch) {
       calls.putMany.push(batch.length);
       for (const item of batch) items.set(item.id, item);
@@ -89,6 +99,7 @@ function deps(openSource: OpenSource, repo: ChannelStore, config: Partial<Import
   return {
     openSource,
     repo,
+    ...TEST_IMPORT_CORE,
     config: { maxRows: 50_000, deadlineMs: 10_000, allowedHosts: ANY_HOST, ...config },
     now: () => T1,
     logger: { info: () => {} },
@@ -170,7 +181,7 @@ describe('importLegacyGw', () => {
 
     await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, memory.store));
 
-    const id = channelId('openai', 'https://proxy.example.com', 'sk-unit-7');
+    const id = testChannelId(7, 'sk-unit-7');
     expect(memory.items.get(id)).toEqual({
       id,
       provider: 'openai',
@@ -180,6 +191,7 @@ describe('importLegacyGw', () => {
       models: ['a', 'b'],
       key: 'sk-unit-7',
       status: 'enabled',
+      settings: {},
       source: { legacyId: 7, host: '10.0.0.5', database: 'legacy' },
       createdAt: T1.toISOString(),
       updatedAt: T1.toISOString(),
@@ -190,14 +202,15 @@ describe('importLegacyGw', () => {
   it('rewrites an existing channel whose models, name or status changed and keeps its createdAt', async () => {
     const created = '2025-01-01T00:00:00.000Z';
     const stored = (r: LegacyRow, over: Partial<StoredChannel> = {}): StoredChannel => ({
-      id: channelId('openai', 'https://api.openai.com', r.key!),
+      id: testChannelId(r.id, String(r.key)),
       provider: 'openai',
       legacyType: 1,
-      name: r.name!,
+      name: String(r.name),
       baseUrl: 'https://api.openai.com',
       models: ['gpt-4o'],
-      key: r.key!,
+      key: String(r.key),
       status: 'enabled',
+      settings: {},
       source: { legacyId: r.id, host: '10.0.0.5', database: 'legacy' },
       createdAt: created,
       updatedAt: created,
@@ -298,6 +311,7 @@ describe('importLegacyGw', () => {
     const store: ChannelStore = {
       // A table that already holds channels: every chunk is read before it is written.
       isEmpty: async () => false,
+      getMany: async () => new Map(),
       getCompared: async () => new Map(),
       putMany: async (items, options) => {
         if (items.length === 100) return 100;
@@ -320,6 +334,7 @@ describe('importLegacyGw', () => {
     const failing: ChannelStore = {
       // A table that already holds channels: every chunk is read before it is written.
       isEmpty: async () => false,
+      getMany: async () => new Map(),
       getCompared: async () => new Map(),
       putMany: async () => {
         throw new ChannelWriteError(1, { cause: new Error('dynamodb down') });
@@ -345,6 +360,7 @@ describe('importLegacyGw', () => {
     const store: ChannelStore = {
       // A table that already holds channels: every chunk is read before it is written.
       isEmpty: async () => false,
+      getMany: async () => new Map(),
       getCompared: async (ids) => {
         events.push(`read ${ids.length}`);
         return new Map();
@@ -382,6 +398,7 @@ describe('importLegacyGw', () => {
     const store: ChannelStore = {
       // A table that already holds channels: every chunk is read before it is written.
       isEmpty: async () => false,
+      getMany: async () => new Map(),
       getCompared: async (ids) => {
         reads.push(ids.length);
         if (reads.length === 3) thirdChunkClassified();
@@ -415,6 +432,7 @@ describe('importLegacyGw', () => {
     const store: ChannelStore = {
       // A table that already holds channels: every chunk is read before it is written.
       isEmpty: async () => false,
+      getMany: async () => new Map(),
       getCompared: async () => new Map(),
       putMany: async (items, options) => {
         writes += 1;
@@ -473,7 +491,7 @@ describe('importLegacyGw', () => {
     expect(source.calls.opened).toBe(0);
   });
 
-  it('hands the source the row cap and a deadline signal', async () => {
+  it('hands the source a deadline signal', async () => {
     const source = fakeSource([]);
 
     await importLegacyGw(
@@ -481,19 +499,21 @@ describe('importLegacyGw', () => {
       deps(source.openSource, memoryStore().store, { maxRows: 123, deadlineMs: 5_000 }),
     );
 
-    expect(source.calls.limits).toMatchObject({ maxRows: 123, deadlineAt: expect.any(Number) });
+    expect(source.calls.limits).toMatchObject({ deadlineAt: expect.any(Number) });
     expect(source.calls.limits?.signal.aborted).toBe(false);
   });
 });
 
-describe('importLegacyGw: the source kind', () => {
+const ONE_API_COLUMNS = ['id', 'type', 'key', 'status', 'base_url', 'models', 'name', 'other'];
+
+describe('importLegacyGw: the family', () => {
   it.each([
-    ['legacygw', 'proxy', 'sk-unit-1\nsk-unit-2', 2],
-    ['newapi', 'deepseek', 'sk-unit-1\nsk-unit-2', 1],
+    ['oneapi', ONE_API_COLUMNS, 'proxy', 'sk-unit-1\nsk-unit-2', 2],
+    ['newapi', [...ONE_API_COLUMNS, 'tag'], 'deepseek', 'sk-unit-1\nsk-unit-2', 1],
   ] as const)(
-    'reads a %s source through its own type table and key rule and says which in the report',
-    async (kind, provider, key, channels) => {
-      const source = fakeSource([row(1, { type: 43, key, base_url: 'https://gw.example.com' })], { kind });
+    'reads a %s table through its own type table and key rule and says which in the report',
+    async (kind, columns, provider, key, channels) => {
+      const source = fakeSource([row(1, { type: 43, key, base_url: 'https://gw.example.com' })], { columns });
       const memory = memoryStore();
       const logged: unknown[] = [];
 
@@ -505,7 +525,7 @@ describe('importLegacyGw: the source kind', () => {
       expect(report.source).toEqual({ host: '10.0.0.5', port: 3306, database: 'legacy', rows: 1, kind });
       expect(report.channels.created).toBe(channels);
       expect([...memory.items.values()].map((c) => c.provider)).toEqual(Array(channels).fill(provider));
-      expect(logged.at(-1)).toEqual(['Legacy import finished', expect.objectContaining({ kind })]);
+      expect(logged.at(-1)).toEqual(['Import finished', expect.objectContaining({ kind })]);
     },
   );
 });

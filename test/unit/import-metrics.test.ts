@@ -6,7 +6,7 @@ import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#s
 
 const REPORT: ImportReport = {
   dryRun: false,
-  source: { host: 'db.internal', port: 3306, database: 'legacy', rows: 20, kind: 'legacygw' },
+  source: { host: 'db.internal', port: 3306, database: 'legacy', rows: 20, kind: 'oneapi' },
   rows: { imported: 18, skipped: 2 },
   channels: { created: 21, updated: 3, unchanged: 4, edited: 0 },
   items: [],

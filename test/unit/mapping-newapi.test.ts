@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { channelId, createRowMapper, type LegacyRow, type RowOutcome } from '#functions/import-legacygw/mapping';
+import { testChannelId } from '#test/support/channel-ids';
+import { type TestOutcome as RowOutcome, type TestRow, testMapper } from '#test/support/legacy-mapper';
+
+/** A row of New API's table as these tests write it. */
+type LegacyRow = TestRow & { id: number; key?: string | null; status?: number | null };
+
+const createRowMapper = (kind: 'newapi' | 'legacygw') => testMapper(kind === 'legacygw' ? 'oneapi' : kind);
 
 const SINGLE_KEY_INFO =
   '{"is_multi_key":false,"multi_key_size":0,"multi_key_status_list":null,"multi_key_polling_index":0,"multi_key_mode":""}';
@@ -276,7 +282,7 @@ describe('New API mapping properties', () => {
         if (outcome.outcome === 'skipped') return;
         const multi = (() => {
           try {
-            return JSON.parse(source.channel_info ?? '')?.is_multi_key === true;
+            return JSON.parse(String(source.channel_info ?? ''))?.is_multi_key === true;
           } catch {
             return false;
           }
@@ -286,7 +292,7 @@ describe('New API mapping properties', () => {
         if (!multi) expect(outcome.channels.map((c) => c.key)).toEqual([(source.key ?? '').trim()]);
         for (const channel of outcome.channels) {
           expect(channel.key).not.toBe('');
-          expect(channel.id).toBe(channelId(channel.provider, channel.baseUrl, channel.key));
+          expect(channel.id).toBe(testChannelId(source.id, channel.key));
         }
       }),
       { numRuns: 300 },

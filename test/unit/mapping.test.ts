@@ -1,14 +1,31 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { unkeyedChannelId } from '#functions/import-legacygw/identity';
+import { LEGACY_PROVIDERS } from '#functions/import-legacygw/providers';
+import { testChannelId } from '#test/support/channel-ids';
 import {
-  channelId,
-  createRowMapper,
-  type LegacyRow,
-  type MappedChannel,
-  type RowOutcome,
-} from '#functions/import-legacygw/mapping';
-import { LEGACY_PROVIDERS, legacyProvider } from '#functions/import-legacygw/providers';
+  testMapper as createRowMapper,
+  familyOf,
+  type TestChannel as MappedChannel,
+  type TestOutcome as RowOutcome,
+} from '#test/support/legacy-mapper';
+
+const legacyProvider = (type: number) => familyOf('oneapi').types.get(type);
+
+/** A row of One API's table as these tests write it (absent optional columns left out). */
+type LegacyRow = {
+  id: number;
+  type: number | null;
+  key: string | null;
+  status: number | null;
+  base_url: string | null;
+  models: string | null;
+  name?: string | null;
+  model_mapping?: string | null;
+  config?: string | null;
+  other?: string | null;
+};
 
 const EMPTY_CONFIG = '{"region":"","sk":"","ak":"","user_id":"","vertex_ai_project_id":"","vertex_ai_adc":""}';
 
@@ -324,12 +341,12 @@ const V05_ROWS: LegacyRow[] = [
   },
 ];
 
-function mapAll(rows: LegacyRow[]): Map<number, RowOutcome> {
+function mapAll(rows: LegacyRow[]): Map<number | string, RowOutcome> {
   const mapper = createRowMapper();
   return new Map(rows.map((r) => [r.id, mapper.map(r)]));
 }
 
-function channelsOf(outcomes: Map<number, RowOutcome>, legacyId: number): MappedChannel[] {
+function channelsOf(outcomes: Map<number | string, RowOutcome>, legacyId: number): MappedChannel[] {
   const outcome = outcomes.get(legacyId);
   if (outcome === undefined) throw new Error(`no outcome for row ${legacyId}`);
   return imported(outcome).channels;
@@ -348,12 +365,12 @@ describe('mapping the fixture legacygw-channels.sql (its expected import in docs
     expect(new Set(channels.map((c) => c.id)).size).toBe(21);
   });
 
-  it('skips row 17 as an unknown type and row 19 as a duplicate of row 1', () => {
+  it('skips row 17 as an unknown type and row 19 as identical to row 1', () => {
     const skipped = all.filter((o) => o.outcome === 'skipped');
 
     expect(skipped).toEqual([
       { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999', warnings: [] },
-      { legacyId: 19, outcome: 'skipped', reason: 'duplicate of legacy channel 1', warnings: [] },
+      { legacyId: 19, outcome: 'skipped', reason: 'identical to legacy channel 1', warnings: [] },
     ]);
   });
 
@@ -452,7 +469,7 @@ describe('mapping the fixture legacygw-channels.sql (its expected import in docs
       expect(outcome.warnings, `row ${source.id} warnings`).toEqual(warnings);
       expect(outcome.channels, `row ${source.id}`).toEqual(
         keys.map((key, i) => ({
-          id: channelId(provider, baseUrl, key),
+          id: testChannelId(source.id, key),
           provider,
           legacyType: source.type,
           name: i === 0 ? source.name : `${source.name} #${i + 1}`,
@@ -460,6 +477,7 @@ describe('mapping the fixture legacygw-channels.sql (its expected import in docs
           models,
           key,
           status,
+          settings: {},
           legacyId: source.id,
         })),
       );
@@ -785,16 +803,30 @@ describe('createRowMapper: warnings about what is not imported', () => {
   });
 });
 
-describe('createRowMapper: duplicates within one run', () => {
-  it('skips a later row with the same provider, base URL and key, naming the first row', () => {
+describe('createRowMapper: identical rows within one run', () => {
+  it('skips a later row that differs only in its name, naming the first row', () => {
     const mapper = createRowMapper();
 
     mapper.map(row({ id: 1, key: 'k', base_url: '' }));
     const second = mapper.map(row({ id: 2, key: 'k', base_url: 'https://api.openai.com/', name: 'other name' }));
     const third = mapper.map(row({ id: 3, key: ' k \n' }));
 
-    expect(second).toEqual({ legacyId: 2, outcome: 'skipped', reason: 'duplicate of legacy channel 1', warnings: [] });
-    expect(third).toMatchObject({ outcome: 'skipped', reason: 'duplicate of legacy channel 1' });
+    expect(second).toEqual({ legacyId: 2, outcome: 'skipped', reason: 'identical to legacy channel 1', warnings: [] });
+    expect(third).toMatchObject({ outcome: 'skipped', reason: 'identical to legacy channel 1' });
+  });
+
+  it.each([
+    ['other models', { models: 'gpt-4o-mini' }],
+    ['another status', { status: 2 }],
+  ])('keeps a row with the same key and base URL and %s as a channel of its own', (_what, fields) => {
+    const mapper = createRowMapper();
+    const first = imported(mapper.map(row({ id: 1, key: 'k' })));
+
+    const second = imported(mapper.map(row({ id: 2, key: 'k', ...fields })));
+
+    expect(second.channels).toHaveLength(1);
+    expect(second.channels[0]?.id).not.toBe(first.channels[0]?.id);
+    expect(second.warnings).toEqual([]);
   });
 
   it('imports the same key under another provider or base URL', () => {
@@ -819,7 +851,7 @@ describe('createRowMapper: duplicates within one run', () => {
       ['k2', 'pool #2'],
       ['k4', 'pool #4'],
     ]);
-    expect(outcome.warnings).toEqual(['2 keys skipped as duplicate of legacy channels 1, 2']);
+    expect(outcome.warnings).toEqual(['2 keys skipped as identical to legacy channels 1, 2']);
   });
 
   it('words the warning for a single duplicated key', () => {
@@ -827,7 +859,7 @@ describe('createRowMapper: duplicates within one run', () => {
     mapper.map(row({ id: 1, key: 'k1' }));
 
     expect(imported(mapper.map(row({ id: 2, key: 'k1\nk2' }))).warnings).toEqual([
-      '1 key skipped as duplicate of legacy channel 1',
+      '1 key skipped as identical to legacy channel 1',
     ]);
   });
 
@@ -838,7 +870,7 @@ describe('createRowMapper: duplicates within one run', () => {
 
     expect(mapper.map(row({ id: 3, key: 'k1\nk2' }))).toMatchObject({
       outcome: 'skipped',
-      reason: 'duplicate of legacy channel 2',
+      reason: 'identical to legacy channel 2',
     });
   });
 
@@ -851,28 +883,39 @@ describe('createRowMapper: duplicates within one run', () => {
   });
 });
 
-describe('channelId', () => {
-  it('is the sha256 of the length-prefixed provider, base URL and key', () => {
-    const id = channelId('openai', 'https://api.openai.com', 'sk-1');
+describe('channel ids (docs/channel-import.md, "Identity")', () => {
+  it('are the same for the same legacy row and key whatever else the row says', () => {
+    const mapper = createRowMapper();
+    const a = imported(mapper.map(row({ id: 4, key: 'sk-same', models: 'a', name: 'x' })));
+    const b = imported(
+      createRowMapper().map(row({ id: 4, key: 'sk-same', models: 'b', base_url: 'https://o', status: 2 })),
+    );
 
-    expect(id).toBe(createHash('sha256').update('6:openai22:https://api.openai.com4:sk-1').digest('hex'));
-    expect(id).toBe('13506cf4cdbd4d8c505570fcc4976175f10d33c19df3e2f344e9d01fcef8ee59');
+    expect(a.channels[0]?.id).toBe(b.channels[0]?.id);
+    expect(a.channels[0]?.id).toBe(testChannelId(4, 'sk-same'));
   });
 
-  it('counts UTF-8 bytes in the length prefixes', () => {
-    expect(channelId('p', 'é', 'k')).toBe(createHash('sha256').update('1:p2:é1:k').digest('hex'));
+  it('differ for another legacy row with the same key', () => {
+    const mapper = createRowMapper();
+    const a = imported(mapper.map(row({ id: 4, key: 'sk-same', models: 'a' })));
+    const b = imported(mapper.map(row({ id: 5, key: 'sk-same', models: 'b' })));
+
+    expect(a.channels[0]?.id).not.toBe(b.channels[0]?.id);
   });
 
-  it('tells apart triples whose concatenations are equal', () => {
-    const ids = new Set([
-      channelId('ab', 'c', 'd'),
-      channelId('a', 'bc', 'd'),
-      channelId('a', 'b', 'cd'),
-      channelId('a', 'b:c', 'd'),
-      channelId('a:b', 'c', 'd'),
-    ]);
+  it('cannot be computed from the key without the deployment key: an unkeyed hash of the same inputs differs', () => {
+    const id = testChannelId(1, 'sk-1');
 
-    expect(ids.size).toBe(5);
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    expect(id).not.toBe(createHash('sha256').update('1:14:sk-1').digest('hex'));
+    expect(id).not.toBe(unkeyedChannelId('openai', 'https://api.openai.com', 'sk-1'));
+  });
+
+  it('keeps the unkeyed id of before: sha256 of the length-prefixed provider, base URL and key', () => {
+    expect(unkeyedChannelId('openai', 'https://api.openai.com', 'sk-1')).toBe(
+      '13506cf4cdbd4d8c505570fcc4976175f10d33c19df3e2f344e9d01fcef8ee59',
+    );
+    expect(unkeyedChannelId('p', 'é', 'k')).toBe(createHash('sha256').update('1:p2:é1:k').digest('hex'));
   });
 });
 
@@ -956,7 +999,7 @@ describe('createRowMapper properties', () => {
           expect([...channel.name].length).toBeLessThanOrEqual(64);
           expect(channel.name).not.toBe('');
           expect(channel.status).toBe(source.status === 1 ? 'enabled' : 'disabled');
-          expect(channel.id).toBe(channelId(channel.provider, channel.baseUrl, channel.key));
+          expect(channel.id).toBe(testChannelId(source.id, channel.key));
           expect(channel.legacyId).toBe(source.id);
         }
       }),

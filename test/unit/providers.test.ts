@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createRowMapper } from '#functions/import-legacygw/mapping';
 import {
   LEGACY_PROVIDERS,
   NEWAPI_NEWEST_TYPE,
@@ -8,6 +7,7 @@ import {
   PROVIDERS,
   type ProviderSlug,
 } from '#functions/import-legacygw/providers';
+import { testMapper } from '#test/support/legacy-mapper';
 
 // New API's channel types as its constant/channel.go names them at the commit read (NEWAPI_TYPES_COMMIT), and the
 // slug each one must have. Where the provider is one the legacy gateway knows, the slug is the legacy table's.
@@ -128,7 +128,7 @@ describe('New API type table', () => {
   });
 
   it.each([...NEWAPI_UNMAPPED.keys()])('skips a row of New API type %d as an unknown type', (type) => {
-    const outcome = createRowMapper('newapi').map({ id: 9, type, key: 'k', status: 1, base_url: '', models: 'm' });
+    const outcome = testMapper('newapi').map({ id: 9, type, key: 'k', status: 1, base_url: '', models: 'm' });
 
     expect(outcome).toEqual({
       legacyId: 9,

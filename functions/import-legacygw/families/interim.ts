@@ -1,6 +1,6 @@
-import { LEGACY_PROVIDERS, NEWAPI_PROVIDERS, NEWAPI_TYPES_COMMIT } from '../providers.ts';
 import { integerColumn, settingsColumn } from '../limits.ts';
 import { splitLines, trimOrEmpty, unique } from '../mapping.ts';
+import { LEGACY_PROVIDERS, NEWAPI_PROVIDERS, NEWAPI_TYPES_COMMIT } from '../providers.ts';
 import type { Family, RowValues } from './family.ts';
 
 /*
