@@ -83,6 +83,19 @@ export const PROVIDERS = {
   'doubao-video': 'Volcengine Ark video generation',
   sora: 'OpenAI Sora video API',
   codex: 'ChatGPT subscription (Codex)',
+  // Only One Hub and Done Hub have these.
+  'azure-speech': 'Azure AI Speech (text to speech)',
+  'azure-v1': 'Azure OpenAI (v1 API)',
+  'azure-databricks': 'Azure Databricks model serving',
+  stability: 'Stability AI',
+  'github-models': 'GitHub Models',
+  recraft: 'Recraft AI',
+  // Only Done Hub has these.
+  'gemini-cli': 'Google Gemini CLI (Code Assist, OAuth credentials)',
+  'claude-code': 'Claude subscription (Claude Code)',
+  antigravity: 'Google Antigravity (OAuth credentials)',
+  'vertex-ai-express': 'Google Vertex AI express mode (API key)',
+  'bedrock-messages': "AWS Bedrock's Anthropic Messages endpoint (bedrock-mantle)",
 } as const;
 
 /** A provider slug as stored in a channel's `provider`. */
