@@ -2,6 +2,7 @@ import type { ChannelSettings } from '#shared/schemas/channel-settings';
 import { integerColumn, settingsColumn } from '../limits.ts';
 import { NEWAPI_PROVIDERS, NEWAPI_TYPES_COMMIT } from '../providers.ts';
 import type { Family, KeysResult, RowSettings, RowType, RowValues } from './family.ts';
+import { DONEHUB_COLUMNS, HUB_COLUMNS, NEWAPI_OWN_COLUMNS, present } from './fingerprints.ts';
 import { AWS_KEY_FORMAT, VERTEX_KEY_FORMAT } from './oneapi.ts';
 import {
   commaList,
@@ -35,52 +36,17 @@ const VERTEX_AI = 41;
 const MOKAAI = 44;
 const COZE = 49;
 
-/**
- * Columns only New API's Channel model has. `auto_ban` and `open_ai_organization` (GORM's name for
- * OpenAIOrganization) are in every version since v0.0.4; the others came later. `openai_organization` is the JSON
- * spelling, accepted in case a table was written with it. `tag`, `test_model` and `header_override` are not here:
- * One Hub or Done Hub have them too.
- */
-export const NEWAPI_OWN_COLUMNS = [
-  'auto_ban',
-  'open_ai_organization',
-  'openai_organization',
-  'status_code_mapping',
-  'other_info',
-  'setting',
-  'settings',
-  'param_override',
-  'remark',
-  'channel_info',
-  'need_reconcile',
-] as const;
-
-/**
- * Columns only One Hub and Done Hub have (families/hub.ts): New API never had one, so a table with one of them and
- * one of New API's own is neither gateway's as it was written, and is refused rather than read through either table.
- */
-export const HUB_ONLY_COLUMNS = [
-  'proxy',
-  'plugin',
-  'only_chat',
-  'pre_cost',
-  'model_headers',
-  'custom_parameter',
-  'disabled_stream',
-  'compatible_response',
-  'allow_extra_body',
-  'deleted_at',
-  'cost_ratio',
-  'pass_through_body',
-] as const;
+// Columns only One Hub or Done Hub have: New API never had one, so a table with one of them and one of New API's own
+// is neither gateway's as it was written, and is refused rather than read through either table.
+const HUB_ONLY_COLUMNS = [...HUB_COLUMNS, ...DONEHUB_COLUMNS.filter((c) => c !== 'header_override')];
 
 /**
  * A New API table has one of New API's own columns and none of One Hub's or Done Hub's. One API's columns may be there
  * too (`config`, `system_prompt`: a database upgraded in place keeps them); New API ignores them and so does the import.
  */
 export function matchNewApi(columns: ReadonlySet<string>): readonly string[] | undefined {
-  const own = NEWAPI_OWN_COLUMNS.filter((c) => columns.has(c));
-  if (own.length === 0 || HUB_ONLY_COLUMNS.some((c) => columns.has(c))) return undefined;
+  const own = present(columns, NEWAPI_OWN_COLUMNS);
+  if (own.length === 0 || present(columns, HUB_ONLY_COLUMNS).length > 0) return undefined;
   return own;
 }
 
