@@ -37,6 +37,35 @@ describe('family fingerprints', () => {
     }
   });
 
+  it.each([
+    { table: 'a hub column beside New API columns', extra: ['proxy'], of: 'QuantumNous/new-api@0102ffab' },
+    { table: 'a column no gateway has beside One API columns', extra: ['tenant_id'], of: 'one-api@8df4a267' },
+    { table: 'tag beside One API columns (neither New API nor a hub)', extra: ['tag'], of: 'one-api@8df4a267' },
+    { table: 'test_model beside One API columns', extra: ['test_model'], of: 'one-api@8df4a267' },
+  ])('claims no family for $table', ({ extra, of }) => {
+    const version = SCHEMA_VERSIONS.find((v) => v.source.includes(of))!;
+    const columns = new Set([...version.columns, ...extra]);
+
+    expect(FAMILIES.filter((family) => family.match(columns) !== undefined)).toEqual([]);
+  });
+
+  it("names One API's own columns, or every column of a v0.5 table, and New API's own columns as evidence", () => {
+    const [oneApi, newApi] = [FAMILIES.find((f) => f.kind === 'oneapi')!, FAMILIES.find((f) => f.kind === 'newapi')!];
+    const newest = SCHEMA_VERSIONS.find((v) => v.source.includes('one-api@8df4a267'))!;
+    const v004 = SCHEMA_VERSIONS.find((v) => v.source.includes('new-api@d6ce413c') && v.note === undefined)!;
+
+    expect(oneApi.match(new Set(newest.columns))).toEqual(['config', 'system_prompt']);
+    expect(oneApi.match(new Set(['id', 'type', 'key', 'status', 'base_url', 'models']))).toEqual([
+      'base_url',
+      'id',
+      'key',
+      'models',
+      'status',
+      'type',
+    ]);
+    expect(newApi.match(new Set(v004.columns))).toEqual(['auto_ban', 'open_ai_organization']);
+  });
+
   it('refuses a hub table that also has a New API column: neither One Hub nor Done Hub', () => {
     const hub = SCHEMA_VERSIONS.find((v) => v.family === 'donehub' && v.readAs === 'donehub')!;
     for (const extra of ['setting', 'channel_info', 'auto_ban', 'status_code_mapping']) {

@@ -2,6 +2,7 @@ import type { ChannelSettings } from '#shared/schemas/channel-settings';
 import { integerColumn, settingsColumn } from '../limits.ts';
 import type { ProviderSlug } from '../providers.ts';
 import type { ColumnSpec, Family, KeysResult, RowSettings, RowType, RowValues, TypeEntry } from './family.ts';
+import { DONEHUB_COLUMNS, HUB_COLUMNS, NEWAPI_OWN_COLUMNS, present } from './fingerprints.ts';
 
 /*
  * One Hub (MartialBE/one-hub) and its fork Done Hub (deanxv/done-hub) write the same `channels` table, number their
@@ -41,48 +42,12 @@ const ANTIGRAVITY = 60;
 const VERTEX_AI_EXPRESS = 61;
 const BEDROCK_MESSAGES = 62;
 
-/**
- * Columns only One Hub's lineage has (never One API nor New API): any one of them makes a table a hub table. One
- * Hub added `proxy` in v0.5.10-2 (December 2023), so every One Hub started or upgraded since has at least that one.
- */
-export const HUB_COLUMNS = [
-  'proxy',
-  'plugin',
-  'only_chat',
-  'pre_cost',
-  'model_headers',
-  'custom_parameter',
-  'disabled_stream',
-  'compatible_response',
-  'allow_extra_body',
-  'deleted_at',
-] as const;
+// New API's own columns: a hub table never has them, so a table with one is not a hub table. One API's `config` and
+// `system_prompt` are not among them: One Hub runs on a One API database upgraded in place and keeps them (it reads
+// neither), and such a table is One Hub's because One Hub's numbers are what that gateway uses now.
+const NEWAPI_ONLY_COLUMNS = NEWAPI_OWN_COLUMNS;
 
-/** Columns Done Hub added to One Hub's table (`header_override` is also New API's, so it counts only beside a hub column). */
-export const DONEHUB_COLUMNS = ['cost_ratio', 'pass_through_body', 'header_override'] as const;
-
-/**
- * New API's own columns: a hub table never has them, so a table with one is not a hub table. One API's `config` and
- * `system_prompt` are not here: One Hub runs on a One API database upgraded in place and keeps them (it reads
- * neither), and such a table is One Hub's because One Hub's numbers are what that gateway uses now.
- */
-const NEWAPI_ONLY_COLUMNS = [
-  'setting',
-  'settings',
-  'auto_ban',
-  'status_code_mapping',
-  'channel_info',
-  'open_ai_organization',
-  'openai_organization',
-  'other_info',
-  'param_override',
-  'remark',
-  'need_reconcile',
-] as const;
-
-function present(columns: ReadonlySet<string>, names: readonly string[]): string[] {
-  return names.filter((name) => columns.has(name));
-}
+export { DONEHUB_COLUMNS, HUB_COLUMNS };
 
 /** One Hub: a hub column, none of Done Hub's and none of New API's. Evidence: the hub columns present. */
 export function matchOneHub(columns: ReadonlySet<string>): readonly string[] | undefined {
