@@ -216,6 +216,18 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
               { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },
             ],
             itemsTruncated: false,
+            routes: {
+              total: 95,
+              kept: 93,
+              changed: 1,
+              lost: 1,
+              items: [
+                { group: 'default', model: 'only-on-fork', legacy: 1, imported: 0 },
+                { group: 'vip', model: 'gpt-4o', legacy: 3, imported: 2 },
+              ],
+              itemsTruncated: false,
+              complete: true,
+            },
           },
         },
       },
