@@ -14,6 +14,7 @@ import * as newest from './newapi-newest-fixture.expected.ts';
 import * as upgraded from './newapi-upgraded-fixture.expected.ts';
 import * as v0 from './newapi-v0-fixture.expected.ts';
 import * as oneapi from './oneapi-fixture.expected.ts';
+import * as v05 from './oneapi-v05-fixture.expected.ts';
 
 /*
  * The oracle of the One API and New API families: each fixture, loaded into MariaDB and into PostgreSQL in GORM's
@@ -43,6 +44,15 @@ const ORACLES: readonly Oracle[] = [
     lost: oneapi.ONEAPI_LOST_MODELS,
     settings: oneapi.ONEAPI_EXPECTED_SETTINGS,
     warnings: oneapi.ONEAPI_EXPECTED_WARNINGS,
+  },
+  {
+    fixture: 'legacygw-channels-v05',
+    family: 'oneapi',
+    routing: v05.ONEAPI_V05_EXPECTED_ROUTING,
+    skips: v05.ONEAPI_V05_EXPECTED_SKIPS,
+    lost: v05.ONEAPI_V05_LOST_MODELS,
+    settings: v05.ONEAPI_V05_EXPECTED_SETTINGS,
+    warnings: v05.ONEAPI_V05_EXPECTED_WARNINGS,
   },
   {
     fixture: 'newapi-v0-channels',
