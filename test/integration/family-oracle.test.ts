@@ -15,6 +15,7 @@ import * as newest from './newapi-newest-fixture.expected.ts';
 import * as upgraded from './newapi-upgraded-fixture.expected.ts';
 import * as v0 from './newapi-v0-fixture.expected.ts';
 import * as oneapi from './oneapi-fixture.expected.ts';
+import * as v05 from './oneapi-v05-fixture.expected.ts';
 import * as onehub from './onehub-fixture.expected.ts';
 
 /*
@@ -45,6 +46,15 @@ const ORACLES: readonly Oracle[] = [
     lost: oneapi.ONEAPI_LOST_MODELS,
     settings: oneapi.ONEAPI_EXPECTED_SETTINGS,
     warnings: oneapi.ONEAPI_EXPECTED_WARNINGS,
+  },
+  {
+    fixture: 'legacygw-channels-v05',
+    family: 'oneapi',
+    routing: v05.ONEAPI_V05_EXPECTED_ROUTING,
+    skips: v05.ONEAPI_V05_EXPECTED_SKIPS,
+    lost: v05.ONEAPI_V05_LOST_MODELS,
+    settings: v05.ONEAPI_V05_EXPECTED_SETTINGS,
+    warnings: v05.ONEAPI_V05_EXPECTED_WARNINGS,
   },
   {
     fixture: 'newapi-v0-channels',
