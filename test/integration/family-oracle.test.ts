@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDsn } from '#functions/import-legacygw/dsn';
-import type { ColumnSpec, Family, FamilyKind, RowValues } from '#functions/import-legacygw/families/family';
+import type { ColumnSpec, FamilyKind, RowValues } from '#functions/import-legacygw/families/family';
 import { FAMILIES } from '#functions/import-legacygw/families/index';
 import { CORE_COLUMNS } from '#functions/import-legacygw/limits';
 import { openPgSource } from '#functions/import-legacygw/pg-source';
-import type { ChannelSettings } from '#shared/schemas/channel-settings';
-import { type RoutableChannel, type Routing, routingOf } from '#test/support/family-routing';
+import { mapRows } from '#test/support/family-mapping';
+import { type Routing, routingOf } from '#test/support/family-routing';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { startPostgres, type TestPostgres } from '#test/support/postgres';
 import * as donehub from './donehub-fixture.expected.ts';
@@ -181,72 +181,6 @@ async function postgresTable(name: string): Promise<Table> {
       }
     },
   };
-}
-
-interface Outcome {
-  readonly channels: (RoutableChannel & { readonly legacyId: number })[];
-  readonly skips: Record<number, string>;
-  readonly settings: Record<number, ChannelSettings>;
-  readonly warnings: Record<number, readonly string[]>;
-  readonly models: Record<number, readonly string[]>;
-}
-
-const split = (text: string | null | undefined, separator: RegExp | string) => [
-  ...new Set(
-    (text ?? '')
-      .split(separator)
-      .map((p) => p.trim())
-      .filter((p) => p !== ''),
-  ),
-];
-
-/** The family's reading of every row, wrapped in a minimal mapping of this test's own (docs/channel-import.md). */
-function mapRows(family: Family, rows: readonly RowValues[]): Outcome {
-  const outcome: Outcome = { channels: [], skips: {}, settings: {}, warnings: {}, models: {} };
-  for (const row of rows) {
-    const id = Number(row.id);
-    const typeNumber = Number(row.type);
-    const models = split(row.models, ',');
-    outcome.models[id] = models;
-    // GORM's soft delete (One Hub, Done Hub): the gateway never loads such a row.
-    if (row.deleted_at !== null && row.deleted_at !== undefined) {
-      outcome.skips[id] = 'deleted in the legacy gateway';
-      continue;
-    }
-    const entry = family.types.get(typeNumber);
-    if (entry === undefined) {
-      outcome.skips[id] = `unknown legacy channel type ${row.type}`;
-      continue;
-    }
-    const type = { type: typeNumber, entry };
-    const keys = family.keys(row, type);
-    if ('skip' in keys) {
-      outcome.skips[id] = keys.skip;
-      continue;
-    }
-    if (keys.keys.length === 0) {
-      outcome.skips[id] = 'no API key';
-      continue;
-    }
-    const { settings, warnings } = family.settings(row, type);
-    outcome.settings[id] = settings;
-    if (warnings.length > 0) outcome.warnings[id] = warnings;
-    const trimmed = (row.base_url ?? '').trim();
-    const baseUrl = (trimmed.endsWith('/') ? trimmed.slice(0, -1) : trimmed) || entry.defaultBaseUrl || '';
-    keys.keys.forEach((key, index) => {
-      const enabled = row.status === '1' && !(keys.disabled ?? []).includes(index);
-      outcome.channels.push({
-        legacyId: id,
-        provider: entry.provider,
-        baseUrl,
-        key,
-        status: enabled ? 'enabled' : 'disabled',
-        models,
-        settings,
-      });
-    });
-  }
-  return outcome;
 }
 
 const IDENTICAL = /^identical to legacy channel (\d+)$/;
