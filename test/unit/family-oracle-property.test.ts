@@ -102,9 +102,11 @@ function gatewayRouting(
     const [provider, fallback] = types[row.type]!;
     const baseUrl = row.baseUrl.replace(/\/$/, '') || fallback;
     for (const model of row.models) {
-      const targets = routing[model] ?? [];
-      for (const key of keysOf(row)) targets.push(target(provider, baseUrl, key));
-      routing[model] = targets;
+      for (const key of keysOf(row)) {
+        const targets = routing[model] ?? [];
+        targets.push(target(provider, baseUrl, key));
+        routing[model] = targets;
+      }
     }
   }
   return normalised(routing);
