@@ -121,7 +121,7 @@ export async function createLegacyPgDatabase(postgres: TestPostgres, rows: numbe
     for (let first = 1; first <= rows; first += INSERT_BATCH) {
       const columns: unknown[][] = COLUMNS.map(() => []);
       for (let id = first; id < Math.min(first + INSERT_BATCH, rows + 1); id++) {
-        row(id).forEach((value, i) => columns[i]?.push(value));
+        for (const [i, value] of row(id).entries()) columns[i]?.push(value);
       }
       await admin.query(`INSERT INTO "channels" (${names}) SELECT * FROM unnest(${types})`, columns);
     }
