@@ -15,7 +15,8 @@ export class LegacyDriverError extends Error {
   }
 }
 
-const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
+/** What a network error code means, in the import's words (shared by the MySQL and PostgreSQL sources). */
+export const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'the connection was refused',
   ETIMEDOUT: 'the connection timed out',
   ENOTFOUND: 'the host name was not found',
