@@ -10,14 +10,17 @@ import { mapRows } from '#test/support/family-mapping';
 import { type Routing, routingOf } from '#test/support/family-routing';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { startPostgres, type TestPostgres } from '#test/support/postgres';
+import * as donehub from './donehub-fixture.expected.ts';
+import * as legacygw from './legacygw-fixture.expected.ts';
 import * as newest from './newapi-newest-fixture.expected.ts';
 import * as upgraded from './newapi-upgraded-fixture.expected.ts';
 import * as v0 from './newapi-v0-fixture.expected.ts';
 import * as oneapi from './oneapi-fixture.expected.ts';
 import * as v05 from './oneapi-v05-fixture.expected.ts';
+import * as onehub from './onehub-fixture.expected.ts';
 
 /*
- * The oracle of the One API and New API families: each fixture, loaded into MariaDB and into PostgreSQL in GORM's
+ * The oracle of every family: each fixture, loaded into MariaDB and into PostgreSQL in GORM's
  * form for each, read through its family's functions, must route exactly what the gateway routes (the expected
  * tables, written by hand from the gateway's Go source). The rows are read as a source hands them over (the core's
  * columns and the family's, integers as text); the mapping around the family (type table, base URL default, status,
@@ -44,6 +47,15 @@ const ORACLES: readonly Oracle[] = [
     lost: oneapi.ONEAPI_LOST_MODELS,
     settings: oneapi.ONEAPI_EXPECTED_SETTINGS,
     warnings: oneapi.ONEAPI_EXPECTED_WARNINGS,
+  },
+  {
+    fixture: 'legacygw-channels',
+    family: 'oneapi',
+    routing: legacygw.LEGACYGW_EXPECTED_ROUTING,
+    skips: legacygw.LEGACYGW_EXPECTED_SKIPS,
+    lost: legacygw.LEGACYGW_LOST_MODELS,
+    settings: legacygw.LEGACYGW_EXPECTED_SETTINGS,
+    warnings: legacygw.LEGACYGW_EXPECTED_WARNINGS,
   },
   {
     fixture: 'legacygw-channels-v05',
@@ -81,6 +93,24 @@ const ORACLES: readonly Oracle[] = [
     lost: upgraded.NEWAPI_UPGRADED_LOST_MODELS,
     settings: upgraded.NEWAPI_UPGRADED_EXPECTED_SETTINGS,
     warnings: upgraded.NEWAPI_UPGRADED_EXPECTED_WARNINGS,
+  },
+  {
+    fixture: 'onehub-channels',
+    family: 'onehub',
+    routing: onehub.ONEHUB_EXPECTED_ROUTING,
+    skips: onehub.ONEHUB_EXPECTED_SKIPS,
+    lost: onehub.ONEHUB_LOST_MODELS,
+    settings: onehub.ONEHUB_EXPECTED_SETTINGS,
+    warnings: onehub.ONEHUB_EXPECTED_WARNINGS,
+  },
+  {
+    fixture: 'donehub-channels',
+    family: 'donehub',
+    routing: donehub.DONEHUB_EXPECTED_ROUTING,
+    skips: donehub.DONEHUB_EXPECTED_SKIPS,
+    lost: donehub.DONEHUB_LOST_MODELS,
+    settings: donehub.DONEHUB_EXPECTED_SETTINGS,
+    warnings: donehub.DONEHUB_EXPECTED_WARNINGS,
   },
 ];
 

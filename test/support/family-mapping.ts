@@ -35,6 +35,11 @@ export function mapRows(family: Family, rows: readonly RowValues[]): FamilyOutco
     const typeNumber = Number(row.type);
     const models = split(row.models, ',');
     outcome.models[id] = models;
+    // GORM's soft delete (One Hub, Done Hub): the gateway never loads such a row, and the core skips it.
+    if (row.deleted_at !== null && row.deleted_at !== undefined) {
+      outcome.skips[id] = 'deleted in the legacy gateway';
+      continue;
+    }
     const entry = family.types.get(typeNumber);
     if (entry === undefined) {
       outcome.skips[id] = `unknown legacy channel type ${row.type}`;

@@ -102,7 +102,9 @@ function gatewayRouting(
     const [provider, fallback] = types[row.type]!;
     const baseUrl = row.baseUrl.replace(/\/$/, '') || fallback;
     for (const model of row.models) {
-      for (const key of keysOf(row)) (routing[model] ??= []).push(target(provider, baseUrl, key));
+      const targets = routing[model] ?? [];
+      for (const key of keysOf(row)) targets.push(target(provider, baseUrl, key));
+      routing[model] = targets;
     }
   }
   return normalised(routing);
