@@ -14,7 +14,6 @@ import { benchConsolePage } from './console-page.ts';
 import { benchCreate, benchCreateInProcess } from './create.ts';
 import { type Figure, formatTable, writeResults } from './figures.ts';
 import { benchImport } from './import.ts';
-import { benchImportPostgres } from './import-postgres.ts';
 import { benchList } from './list.ts';
 
 // The SDK warns about Node 20 on every client; the figures are the same either way.
@@ -68,8 +67,6 @@ try {
     const sizes = [10_000, 50_000];
     log(`import: ${sizes.join(' and ')} rows from a throwaway MariaDB into dynalite, against a raw baseline`);
     figures.push(...(await benchImport({ workDir, sizes, rounds: quick ? 1 : 3, log })));
-    log(`import: ${sizes.join(' and ')} rows from a throwaway PostgreSQL into dynalite, against a raw baseline`);
-    figures.push(...(await benchImportPostgres({ workDir, sizes, rounds: quick ? 1 : 3, log })));
   }
   if (only.has('console')) {
     log('console page: size of the served document');
