@@ -84,7 +84,7 @@ describe('updateDataset', () => {
 
     const error = await updateDataset(
       { body: updateDatasetBodySchema.parse({ id: id(1), name: 'renamed' }), caller },
-      { repo, catalog: BUILT_IN_MODEL_CATALOG, now: () => new Date(0) },
+      { repo, catalog: BUILT_IN_MODEL_CATALOG, modelPolicy: 'strict', now: () => new Date(0) },
     ).catch((e: unknown) => e);
 
     expect(error).toMatchObject({ httpStatus: 404, code: 501002 });
@@ -99,7 +99,7 @@ describe('updateDataset', () => {
 
     await updateDataset(
       { body: updateDatasetBodySchema.parse({ id: id(2), intro: 'x', parentId: id(1).toUpperCase() }), caller },
-      { repo, catalog: BUILT_IN_MODEL_CATALOG, now: () => new Date(0) },
+      { repo, catalog: BUILT_IN_MODEL_CATALOG, modelPolicy: 'strict', now: () => new Date(0) },
     );
 
     expect(writes).toEqual([
