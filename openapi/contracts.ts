@@ -98,6 +98,12 @@ const CHANNEL_EXAMPLE = {
   createdAt: '2026-03-01T10:00:00.000Z',
   updatedAt: '2026-03-01T10:00:00.000Z',
   editedAt: null,
+  settings: {
+    modelMapping: { 'gpt-4': 'gpt-4o' },
+    priority: 10,
+    groups: ['default', 'vip'],
+    headerOverride: { 'X-Api-Key': 'sk-\u2026c7d2', 'X-Team': 'platform' },
+  },
 } as const;
 
 const LIST_DESCRIPTION =
@@ -183,7 +189,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
       operationId: 'updateDataset',
       summary: 'Rename, edit or move a knowledge base or folder',
       description:
-        'Changes only the fields it names and bumps `updateTime`. A `name` given as null or "" leaves the name as it is; `vectorModel` is ignored (it never changes) and `type` never changes; a folder never moves into its own subtree. `agentModelId`/`vlmModelId` are read as the fields without `Id`.',
+        'Changes only the fields it names and bumps `updateTime`. A `name` given as null or "" leaves the name as it is; `vectorModel` is ignored (it never changes) and `type` never changes; `agentModelId`/`vlmModelId` are read as the fields without `Id`. A folder never moves into its own subtree, and no record sits deeper than 100 levels. Moves into folders run one at a time per team: a move that waits too long, or a record moved by another request meanwhile, answers 429 (send it again).',
       request: { body: updateDatasetBodySchema, bodyExample: { id: '6740a1f2c3d4e5f6a7b8c9d0', name: 'Renamed' } },
       success: { status: 200, description: 'Updated', body: datasetSuccessBodySchema(z.null()) },
       errors: datasetErrors(
@@ -191,6 +197,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         'missingParams',
         'invalidModel',
         'unExistDataset',
+        'tooManyRequests',
         'unauthorized',
         'unAuthApiKey',
       ),
@@ -243,6 +250,18 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
               { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },
             ],
             itemsTruncated: false,
+            routes: {
+              total: 95,
+              kept: 93,
+              changed: 1,
+              lost: 1,
+              items: [
+                { group: 'default', model: 'only-on-fork', legacy: 1, imported: 0 },
+                { group: 'vip', model: 'gpt-4o', legacy: 3, imported: 2 },
+              ],
+              itemsTruncated: false,
+              complete: true,
+            },
           },
         },
       },
@@ -314,11 +333,15 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
       operationId: 'updateChannel',
       summary: 'Correct a channel',
       description:
-        'Changes the fields named (at least one of name, baseUrl, models, status, key; others are ignored) and stamps `editedAt`, so later imports leave the channel alone. `key` is write-only: its current masked form leaves it unchanged, any other masked-looking key is 400. The id never changes.',
+        'Changes the fields named (at least one of name, baseUrl, models, status, key, settings; others are ignored) and stamps `editedAt`, so later imports leave the channel alone. `settings` is partial: each field named replaces the stored one, `null` removes it, the others stay. `key` and the secret parts of `settings` are write-only: their current masked form leaves them unchanged, any other masked-looking value is 400. The id never changes.',
       request: {
         path: z.object({ id: channelIdSchema }),
         body: updateChannelBodySchema,
-        bodyExample: { status: 'disabled', models: ['gpt-4o'] },
+        bodyExample: {
+          status: 'disabled',
+          models: ['gpt-4o'],
+          settings: { modelMapping: { 'gpt-4': 'gpt-4o' }, weight: 5, tag: null },
+        },
       },
       success: {
         status: 200,
@@ -326,11 +349,20 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         body: proxySuccessBodySchema(channelViewSchema),
         example: {
           success: true,
-          data: { ...CHANNEL_EXAMPLE, status: 'disabled', models: ['gpt-4o'], editedAt: '2026-03-02T09:00:00.000Z' },
+          data: {
+            ...CHANNEL_EXAMPLE,
+            status: 'disabled',
+            models: ['gpt-4o'],
+            settings: { ...CHANNEL_EXAMPLE.settings, weight: 5 },
+            editedAt: '2026-03-02T09:00:00.000Z',
+          },
         },
       },
       errors: [
-        proxyError(400, 'A bad id, body or field (the message names it), or `key looks masked`'),
+        proxyError(
+          400,
+          'A bad id, body or field (the message names it, e.g. `settings.weight`), or `key looks masked`',
+        ),
         proxyError(401, 'The admin key is required for this API'),
         proxyError(404, 'No channel has this id'),
         proxyError(409, 'The channel kept changing while it was being updated; read it again and retry'),
