@@ -219,7 +219,8 @@ describe('security matrix: credential kind x API x method through the local serv
     }
 
     expect(actual).toEqual(expected);
-  });
+    // Hundreds of requests through the real authorizer and handlers: far longer than a single call on a loaded machine.
+  }, 180_000);
 
   it('answers the gateway 404 for a method a channel proxy path does not have, whatever the credential', async () => {
     const id = 'f'.repeat(64);
