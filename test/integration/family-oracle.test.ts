@@ -11,6 +11,7 @@ import { type Routing, routingOf } from '#test/support/family-routing';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { startPostgres, type TestPostgres } from '#test/support/postgres';
 import * as donehub from './donehub-fixture.expected.ts';
+import * as legacygw from './legacygw-fixture.expected.ts';
 import * as newest from './newapi-newest-fixture.expected.ts';
 import * as upgraded from './newapi-upgraded-fixture.expected.ts';
 import * as v0 from './newapi-v0-fixture.expected.ts';
@@ -46,6 +47,15 @@ const ORACLES: readonly Oracle[] = [
     lost: oneapi.ONEAPI_LOST_MODELS,
     settings: oneapi.ONEAPI_EXPECTED_SETTINGS,
     warnings: oneapi.ONEAPI_EXPECTED_WARNINGS,
+  },
+  {
+    fixture: 'legacygw-channels',
+    family: 'oneapi',
+    routing: legacygw.LEGACYGW_EXPECTED_ROUTING,
+    skips: legacygw.LEGACYGW_EXPECTED_SKIPS,
+    lost: legacygw.LEGACYGW_LOST_MODELS,
+    settings: legacygw.LEGACYGW_EXPECTED_SETTINGS,
+    warnings: legacygw.LEGACYGW_EXPECTED_WARNINGS,
   },
   {
     fixture: 'legacygw-channels-v05',
