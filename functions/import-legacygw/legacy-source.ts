@@ -1,9 +1,10 @@
 import { once } from 'node:events';
 import type { Readable } from 'node:stream';
 import { rewriteDriverError } from './driver-errors.ts';
-import type { ParsedDsn } from './dsn.ts';
+import type { MySqlDsn, ParsedDsn } from './dsn.ts';
 import type { ColumnSpec, SourceRow } from './families/family.ts';
 import { connect, type Link, type TrustOptions, trustedCas } from './legacy-connection.ts';
+import { pgSourceOpener } from './pg-source.ts';
 import type { RowSource } from './source.ts';
 import type { ResolvedTarget } from './target.ts';
 
@@ -28,11 +29,16 @@ const QUIT_WAIT_MS = 1_000;
 // Rows buffered between the driver and the consumer before the driver pauses the socket.
 const ROW_BUFFER = 64;
 
-/** Opens legacy sources whose `tls=true` connections trust `trustedCas(options)`. */
+/**
+ * Opens database sources, MySQL or PostgreSQL by the DSN's scheme, whose verified TLS connections trust
+ * `trustedCas(options)`.
+ */
 export function legacySourceOpener(options: TrustOptions = {}): OpenSource {
   // Built once per execution environment: about 270 certificates.
   const ca = trustedCas(options);
-  return (dsn, target, limits) => open(dsn, target, limits, ca);
+  const openPostgres = pgSourceOpener(options);
+  return (dsn, target, limits) =>
+    dsn.engine === 'postgres' ? openPostgres(dsn, target, limits) : open(dsn, target, limits, ca);
 }
 
 /** Opens a legacy source trusting Node's and Amazon RDS's CAs. */
@@ -43,7 +49,7 @@ export const openLegacySource: OpenSource = legacySourceOpener();
  * over its `channels` table. All driver errors are rewritten (see `rewriteDriverError`); the deadline surfaces as
  * `limits.signal.reason`.
  */
-async function open(dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits, ca: string[]): Promise<RowSource> {
+async function open(dsn: MySqlDsn, target: ResolvedTarget, limits: SourceLimits, ca: string[]): Promise<RowSource> {
   let source: MySqlLegacySource | undefined;
   try {
     source = new MySqlLegacySource(await connect(dsn, target, limits.signal, ca), dsn, limits);
@@ -66,7 +72,7 @@ class MySqlLegacySource implements RowSource {
 
   constructor(
     private readonly link: Link,
-    private readonly dsn: ParsedDsn,
+    private readonly dsn: MySqlDsn,
     private readonly limits: SourceLimits,
   ) {
     this.origin = { engine: 'mysql', host: dsn.host, port: dsn.port, database: dsn.database } as const;

@@ -1,18 +1,20 @@
 import type { ImportReport, ReportItem, SourceKind } from '#shared/schemas/import-report';
 import type { LegacyId, RowOutcome, RowRoutes } from './mapping.ts';
+import { type RouteRow, RouteTally, rowGroups } from './routes.ts';
 
 export type { ImportReport, ReportItem };
 
 /** Most entries `items` lists before it is cut off (docs/channel-import.md). */
 export const MAX_REPORT_ITEMS = 1_000;
 
-/** Counts outcomes as rows stream past, keeping at most MAX_REPORT_ITEMS items. */
+/** Counts outcomes and routes as rows stream past, keeping at most MAX_REPORT_ITEMS items. */
 export class ReportBuilder {
   readonly rows = { read: 0, imported: 0, skipped: 0 };
   readonly channels = { created: 0, updated: 0, unchanged: 0, edited: 0 };
   private readonly items: ReportItem[] = [];
-  private readonly collapsed: { routes: RowRoutes; identicalTo: LegacyId }[] = [];
+  private readonly collapsed: { routes: RouteRow; identicalTo: LegacyId }[] = [];
   private itemsTruncated = false;
+  private readonly routes = new RouteTally();
 
   addRow(outcome: RowOutcome): void {
     this.rows.read += 1;
@@ -34,16 +36,16 @@ export class ReportBuilder {
   }
 
   /**
-   * A row's part in the routes (docs/channel-import.md, "Routes"): whether the import turns it into at least one
-   * enabled channel. Called once per row, after its channels are classified.
+   * Counts one legacy row's routes, once its channels are classified (docs/channel-import.md, "Routes"). `served`:
+   * the import turns the row into at least one enabled channel; false for a skipped row.
    */
-  rowServed(_row: { routes: RowRoutes }, _served: boolean): void {
-    // The route tally (functions/import-legacygw/routes.ts) counts the row here once it is wired in.
+  rowServed(row: { routes: RowRoutes }, served: boolean): void {
+    this.routes.add(routeRow(row.routes), served);
   }
 
   /** A row collapsed into an identical earlier row: it serves its routes when that row does (known by build time). */
   rowCollapsed(row: { routes: RowRoutes }, identicalTo: LegacyId): void {
-    this.collapsed.push({ routes: row.routes, identicalTo });
+    this.collapsed.push({ routes: routeRow(row.routes), identicalTo });
   }
 
   build(
@@ -51,7 +53,7 @@ export class ReportBuilder {
     source: { host: string; port: number; database: string; kind: SourceKind },
     served: ReadonlyMap<LegacyId, boolean> = new Map(),
   ): ImportReport {
-    for (const row of this.collapsed) this.rowServed(row, served.get(row.identicalTo) === true);
+    for (const row of this.collapsed) this.routes.add(row.routes, served.get(row.identicalTo) === true);
     this.collapsed.length = 0;
     const { kind, ...origin } = source;
     return {
@@ -61,6 +63,7 @@ export class ReportBuilder {
       channels: { ...this.channels },
       items: this.items,
       itemsTruncated: this.itemsTruncated,
+      routes: this.routes.build(),
     };
   }
 
@@ -68,4 +71,8 @@ export class ReportBuilder {
     if (this.items.length < MAX_REPORT_ITEMS) this.items.push(item);
     else this.itemsTruncated = true;
   }
+}
+
+function routeRow(routes: RowRoutes): RouteRow {
+  return { groups: rowGroups(routes.group), models: routes.models, enabled: routes.enabled };
 }

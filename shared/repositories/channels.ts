@@ -21,14 +21,14 @@ export interface StoredChannel {
   models: string[];
   key: string;
   status: 'enabled' | 'disabled';
-  /** What a relay needs besides base URL, models and key (shared/schemas/channel-settings.ts); secret parts inside. */
-  settings?: ChannelSettings;
   /** Where the channel came from; never credentials. `legacyId` is text when the legacy id is not an integer up to 2^53. */
   source: { legacyId: number | string; host: string; database: string };
   createdAt: string;
   updatedAt: string;
   /** Set by the review API's update; an import leaves an edited channel untouched. */
   editedAt?: string;
+  /** What a relay needs besides base URL, models and key; may hold secrets (shared/settings-secrets.ts). */
+  settings?: ChannelSettings;
 }
 
 /**
@@ -85,8 +85,10 @@ export interface ChannelFilter {
   legacyId?: number;
 }
 
-/** The fields an update may change. */
-export type ChannelChanges = Partial<Pick<StoredChannel, 'name' | 'baseUrl' | 'models' | 'status' | 'key'>>;
+/** The fields an update may change; `settings` is the whole new settings object (the update merged it). */
+export type ChannelChanges = Partial<
+  Pick<StoredChannel, 'name' | 'baseUrl' | 'models' | 'status' | 'key' | 'settings'>
+>;
 
 /** The update lost a race: the channel changed (or vanished) after it was read. */
 export class ChannelChangedError extends Error {
@@ -196,12 +198,16 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
         });
         const out = await this.retry.tryOnce(() => this.client.send(request, { abortSignal: signal }), attempt, signal);
         if (!out) continue;
-        for (const item of out.Responses?.[this.tableName] ?? []) {
+        const items = out.Responses?.[this.tableName] ?? [];
+        for (const item of items) {
           const channel = item as T;
           found.set(channel.id, channel);
         }
         keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Key[];
-        if (keys.length > 0) {
+        // A call that returned items made progress: DynamoDB stops at 16 MB a call, so a page of large channels
+        // takes several calls. Only calls that return nothing count as failed attempts.
+        if (items.length > 0) attempt = 0;
+        else if (keys.length > 0) {
           if (attempt >= this.retry.maxAttempts)
             throw new Error('BatchGetItem left keys unprocessed after every retry');
           await this.retry.backoff(attempt, signal);

@@ -15,6 +15,8 @@ import {
   testLogger,
   useImportEngines,
 } from './import.helpers.ts';
+import { LEGACYGW_EXPECTED_SETTINGS } from './legacygw-fixture.expected.ts';
+import { ONEAPI_V05_EXPECTED_SETTINGS } from './oneapi-v05-fixture.expected.ts';
 
 const { db, dynamo } = useImportEngines();
 
@@ -154,7 +156,8 @@ const EXPECTED_CHANNELS: Expected[] = [
     legacyType: 42,
     provider: 'vertex-ai',
     baseUrl: '',
-    key: 'us-central1|fixture-project-13|{"type":"service_account","project_id":"fixture-project-13","private_key_id":"fixture","client_email":"svc@fixture-project-13.iam.gserviceaccount.com"}',
+    // One API sends config's service account (vertex_ai_adc), not the key column's (docs/channel-import.md).
+    key: 'us-central1|fixture-project-13|{"type":"service_account","project_id":"fixture-project-13"}',
     models: ['gemini-1.5-pro-002', 'claude-3-5-sonnet@20240620'],
     status: enabled,
     name: 'vertex',
@@ -211,48 +214,45 @@ const EXPECTED_CHANNELS: Expected[] = [
   },
 ];
 
+/**
+ * The report's `routes` for the fixture: row 17 (unknown type) is enabled and skipped, so the default group's gpt-4o
+ * keeps fewer rows than it had; row 19 is identical to row 1 and serves its routes through row 1's channel.
+ */
+const EXPECTED_ROUTES = {
+  total: 28,
+  kept: 27,
+  changed: 1,
+  lost: 0,
+  items: [{ group: 'default', model: 'gpt-4o', legacy: 5, imported: 4 }],
+  itemsTruncated: false,
+  complete: true,
+};
+
+// One API's settings are carried (test/integration/legacygw-fixture.expected.ts); what still warns is row 12's model
+// mapping (not a JSON object of names) and the rows without a base URL or models.
 const EXPECTED_ITEMS = [
-  { legacyId: 2, outcome: 'imported', channels: 1, warnings: ['model mapping not imported'] },
-  {
-    legacyId: 3,
-    outcome: 'imported',
-    channels: 1,
-    warnings: ['model mapping not imported', 'legacy config not imported: other'],
-  },
-  { legacyId: 8, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: other'] },
-  {
-    legacyId: 9,
-    outcome: 'imported',
-    channels: 1,
-    warnings: ['no base URL', 'legacy config not imported: config.region, config.sk, config.ak'],
-  },
+  { legacyId: 9, outcome: 'imported', channels: 1, warnings: ['no base URL'] },
   { legacyId: 12, outcome: 'imported', channels: 1, warnings: ['model mapping not imported'] },
-  {
-    legacyId: 13,
-    outcome: 'imported',
-    channels: 1,
-    warnings: [
-      'no base URL',
-      'legacy config not imported: config.region, config.vertex_ai_project_id, config.vertex_ai_adc',
-    ],
-  },
-  { legacyId: 14, outcome: 'imported', channels: 1, warnings: ['no base URL', 'legacy config not imported: other'] },
-  { legacyId: 15, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: config.user_id'] },
+  { legacyId: 13, outcome: 'imported', channels: 1, warnings: ['no base URL'] },
+  { legacyId: 14, outcome: 'imported', channels: 1, warnings: ['no base URL'] },
   { legacyId: 16, outcome: 'imported', channels: 1, warnings: ['no models'] },
   { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },
   { legacyId: 19, outcome: 'skipped', reason: 'identical to legacy channel 1' },
-  { legacyId: 20, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: config.user_id'] },
 ];
 
-function storedFor(expected: Expected[], database: string, createdAt = NOW, updatedAt = NOW): StoredChannel[] {
+function storedFor(
+  expected: Expected[],
+  database: string,
+  settings: Readonly<Record<number, unknown>> = LEGACYGW_EXPECTED_SETTINGS,
+): StoredChannel[] {
   return expected
     .map(({ legacyId, ...c }) => ({
       ...c,
       id: testChannelId(legacyId, c.key),
-      settings: {},
+      settings: settings[legacyId] as StoredChannel['settings'],
       source: { legacyId, host: '127.0.0.1', database },
-      createdAt,
-      updatedAt,
+      createdAt: NOW,
+      updatedAt: NOW,
     }))
     .sort((a, b) => a.id.localeCompare(b.id));
 }
@@ -275,6 +275,7 @@ describe('importing the legacy gateway fixture', () => {
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: EXPECTED_ITEMS,
       itemsTruncated: false,
+      routes: EXPECTED_ROUTES,
     });
     expect(await dynamo.scan(table)).toEqual(storedFor(EXPECTED_CHANNELS, database));
   });
@@ -303,6 +304,7 @@ describe('importing the legacy gateway fixture', () => {
       rows: { imported: 18, skipped: 2 },
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: EXPECTED_ITEMS,
+      routes: EXPECTED_ROUTES,
     });
     expect(await dynamo.scan(table)).toEqual([]);
   });
@@ -375,7 +377,7 @@ describe('importing the legacy gateway fixture', () => {
         name: 'legacy-qwen',
       },
     ];
-    expect(await dynamo.scan(table)).toEqual(storedFor(expected, database));
+    expect(await dynamo.scan(table)).toEqual(storedFor(expected, database, ONEAPI_V05_EXPECTED_SETTINGS));
   });
 
   it('accepts the URL form of the DSN and tls=preferred against a server without TLS', async () => {

@@ -5,7 +5,7 @@ import { callImport, expectNoSecrets, expectReport, useImportHarness } from './i
 import {
   type ExpectedChannel,
   NEWAPI_EXPECTED_CHANNELS,
-  NEWAPI_EXPECTED_ITEMS,
+  NEWAPI_EXPECTED_ROUTES,
   NEWAPI_FIXTURE_KEYS,
   NEWAPI_FIXTURE_SQL,
 } from './newapi-fixture.expected.ts';
@@ -42,15 +42,25 @@ describe('importing the New API fixture through the local server', () => {
 
     const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
 
-    expect(expectReport(reply)).toEqual({
+    // The report's items and every channel's settings follow New API's family (docs/channel-import.md, "New API: keys
+    // and settings"); test/integration/family-oracle.test.ts pins them field by field on the family's own fixtures.
+    expect(expectReport(reply)).toMatchObject({
       dryRun: false,
       source: { host: db.host, port: db.port, database, rows: 20, kind: 'newapi' },
       rows: { imported: 19, skipped: 1 },
       channels: { created: 23, updated: 0, unchanged: 0, edited: 0 },
-      items: NEWAPI_EXPECTED_ITEMS,
       itemsTruncated: false,
+      routes: NEWAPI_EXPECTED_ROUTES,
     });
-    expect(await channels.scan()).toEqual(storedFor(NEWAPI_EXPECTED_CHANNELS, database));
+    expect(expectReport(reply).items).toContainEqual({
+      legacyId: 15,
+      outcome: 'skipped',
+      reason: 'unknown legacy channel type 58',
+    });
+    const withoutSettings = (list: readonly StoredChannel[]) => list.map(({ settings: _settings, ...c }) => c);
+    expect(withoutSettings(await channels.scan())).toEqual(
+      withoutSettings(storedFor(NEWAPI_EXPECTED_CHANNELS, database) as StoredChannel[]),
+    );
     expectNoSecrets([reply], secretsOf());
   });
 
@@ -65,8 +75,13 @@ describe('importing the New API fixture through the local server', () => {
     const stored = await channels.scan();
     const [vertex] = byLegacyId(4);
     expect(byLegacyId(4)).toHaveLength(1);
-    expect(JSON.parse(vertex?.key ?? '')).toMatchObject({ type: 'service_account', project_id: 'fixture-vertex-0004' });
-    expect(vertex?.key.split('\n')).toHaveLength(9);
+    // New API keeps the region in `other`: the product's Vertex AI key is region|project_id|<the service account>.
+    const key = vertex?.key ?? '';
+    expect(JSON.parse(key.slice(key.indexOf('{')))).toMatchObject({
+      type: 'service_account',
+      project_id: 'fixture-vertex-0004',
+    });
+    expect(key.slice(key.indexOf('{')).split('\n')).toHaveLength(9);
     expect(byLegacyId(6).map((c) => c.key.split('|').length)).toEqual([3]);
   });
 
@@ -92,15 +107,18 @@ describe('importing the New API fixture through the local server', () => {
     await channels.clear();
 
     const reply = await callImport(server, { json: { dsn: db.dsn(database), dryRun: true } });
+    const dry = expectReport(reply);
+    expect(await channels.scan()).toEqual([]);
+    const real = expectReport(await callImport(server, { json: { dsn: db.dsn(database) } }));
 
-    expect(expectReport(reply)).toMatchObject({
+    expect(dry).toMatchObject({
       dryRun: true,
       source: { database, rows: 20, kind: 'newapi' },
       rows: { imported: 19, skipped: 1 },
       channels: { created: 23, updated: 0, unchanged: 0, edited: 0 },
-      items: NEWAPI_EXPECTED_ITEMS,
+      routes: NEWAPI_EXPECTED_ROUTES,
     });
-    expect(await channels.scan()).toEqual([]);
+    expect({ ...dry, dryRun: false }).toEqual(real);
     expectNoSecrets([reply], secretsOf());
   });
 });
@@ -108,8 +126,25 @@ describe('importing the New API fixture through the local server', () => {
 describe('which table the import detects', () => {
   const NEWAPI_KEY = 'sk-detect-newapi-0001';
 
+  it("refuses a table whose only column beyond One API's is tag: New API and the hubs share it, so it decides nothing", async () => {
+    const database = await db.createDatabase(
+      undefined,
+      `CREATE TABLE channels (id bigint PRIMARY KEY, type bigint, \`key\` longtext NOT NULL, status bigint,
+         name varchar(191), base_url varchar(191) DEFAULT '', models longtext, tag varchar(191));
+       INSERT INTO channels (id, type, \`key\`, status, name, base_url, models) VALUES
+         (1, 43, '${NEWAPI_KEY}', 1, 'ds', '', 'deepseek-chat');`,
+    );
+    await channels.clear();
+
+    const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
+
+    expect(reply.status).toBe(400);
+    expect(reply.body).toEqual({ success: false, message: expect.stringMatching(/matches no gateway.*tag/) });
+    expect(await channels.scan()).toEqual([]);
+    expectNoSecrets([reply], secretsOf([NEWAPI_KEY]));
+  });
+
   it.each([
-    { column: 'tag', type: 'varchar(191)' },
     { column: 'setting', type: 'text' },
     { column: 'auto_ban', type: 'bigint DEFAULT 1' },
     { column: 'status_code_mapping', type: "varchar(1024) DEFAULT ''" },

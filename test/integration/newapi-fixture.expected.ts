@@ -78,7 +78,8 @@ export const NEWAPI_EXPECTED_CHANNELS: readonly ExpectedChannel[] = [
     name: 'vertex-sa',
     baseUrl: '',
     models: ['gemini-2.5-pro', 'claude-sonnet-4@20250514'],
-    key: VERTEX_SINGLE_KEY,
+    // New API keeps the region in `other`: the product's Vertex AI key is region|project_id|<service account>.
+    key: `us-central1|fixture-vertex-0004|${VERTEX_SINGLE_KEY}`,
     status: enabled,
   },
   ...(['a', 'b'] as const).map((k, i) => ({
@@ -88,7 +89,7 @@ export const NEWAPI_EXPECTED_CHANNELS: readonly ExpectedChannel[] = [
     name: i === 0 ? 'vertex-pool' : 'vertex-pool #2',
     baseUrl: '',
     models: ['gemini-2.5-flash'],
-    key: vertexPoolKey(k),
+    key: `us-east5|fixture-vertex-${k}|${vertexPoolKey(k)}`,
     status: enabled,
   })),
   {
@@ -265,6 +266,20 @@ export const NEWAPI_EXPECTED_ITEMS = [
   { legacyId: 16, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: openai_organization'] },
   { legacyId: 18, outcome: 'imported', channels: 1, warnings: ['legacy config not imported: other'] },
 ];
+
+/**
+ * The report's `routes` for the fixture: row 15's type is unknown, so some-model loses its only row; row 19 is
+ * skipped as a duplicate of row 7, so deepseek-chat keeps one of its two rows.
+ */
+export const NEWAPI_EXPECTED_ROUTES = {
+  total: 18,
+  kept: 17,
+  changed: 0,
+  lost: 1,
+  items: [{ group: 'default', model: 'some-model', legacy: 1, imported: 0 }],
+  itemsTruncated: false,
+  complete: true,
+};
 
 /** Every API key of the New API fixture, for "never leaks" checks (row 15's skipped key included). */
 export const NEWAPI_FIXTURE_KEYS: readonly string[] = [

@@ -509,7 +509,7 @@ const ONE_API_COLUMNS = ['id', 'type', 'key', 'status', 'base_url', 'models', 'n
 describe('importLegacyGw: the family', () => {
   it.each([
     ['oneapi', ONE_API_COLUMNS, 'proxy', 'sk-unit-1\nsk-unit-2', 2],
-    ['newapi', [...ONE_API_COLUMNS, 'tag'], 'deepseek', 'sk-unit-1\nsk-unit-2', 1],
+    ['newapi', [...ONE_API_COLUMNS, 'auto_ban'], 'deepseek', 'sk-unit-1\nsk-unit-2', 1],
   ] as const)(
     'reads a %s table through its own type table and key rule and says which in the report',
     async (kind, columns, provider, key, channels) => {

@@ -14,6 +14,25 @@ export interface Channel {
   status: 'enabled' | 'disabled';
   editedAt?: string;
   source?: { legacyId?: number };
+  /** Secret parts already masked by the API. */
+  settings?: Settings;
+  /** List items only: fields the list shortened (the detail has them whole). */
+  abbreviated?: string[];
+}
+
+/** A channel's settings as the API shows them (the subset of shapes the page edits). */
+export interface Settings {
+  modelMapping?: Record<string, string>;
+  priority?: number;
+  weight?: number;
+  groups?: string[];
+  proxyUrl?: string;
+  systemPrompt?: string;
+  headerOverride?: Record<string, string>;
+  paramOverride?: Record<string, unknown>;
+  statusCodeMapping?: Record<string, string>;
+  extra?: Record<string, unknown>;
+  [field: string]: unknown;
 }
 
 export interface ChannelPage {
@@ -25,6 +44,25 @@ export type ReportItem =
   | { legacyId: number; outcome: 'skipped'; reason: string; warnings?: string[] }
   | { legacyId: number; outcome: 'imported'; channels: number; warnings: string[] };
 
+/** A (group, model) route the import loses (`imported` 0) or serves with fewer legacy rows than before. */
+export interface RouteItem {
+  group: string;
+  model: string;
+  legacy: number;
+  imported: number;
+}
+
+/** What the import keeps of the legacy gateway's routes. */
+export interface RoutesReport {
+  total: number;
+  kept: number;
+  changed: number;
+  lost: number;
+  items: RouteItem[];
+  itemsTruncated: boolean;
+  complete: boolean;
+}
+
 /** The `data` of an import (dry run or real). */
 export interface ImportReport {
   dryRun: boolean;
@@ -33,6 +71,7 @@ export interface ImportReport {
   channels: { created: number; updated: number; unchanged: number; edited?: number };
   items: ReportItem[];
   itemsTruncated: boolean;
+  routes: RoutesReport;
 }
 
 /** What a channel update may change; `key` is write-only. */
@@ -42,6 +81,8 @@ export interface ChannelChanges {
   models?: string[];
   status?: 'enabled' | 'disabled';
   key?: string;
+  /** Each field replaces the stored one; null removes it. */
+  settings?: Record<string, unknown>;
 }
 
 /** A failed call: the HTTP status (0 = no answer) and a message fit to show as it is. */

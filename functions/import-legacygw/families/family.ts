@@ -56,8 +56,14 @@ export interface RowType {
   readonly entry: TypeEntry;
 }
 
-/** The keys of one row in the product's format for its provider, or why the row cannot be imported (a skip reason). */
-export type KeysResult = { readonly keys: readonly string[] } | { readonly skip: string };
+/**
+ * The keys of one row in the product's format for its provider, or why the row cannot be imported (a skip reason).
+ * `disabled`: positions in `keys` of keys the family itself no longer uses although the row is enabled (New API's
+ * per-key status in a multi-key row); their channels are imported disabled, so no route is added.
+ */
+export type KeysResult =
+  | { readonly keys: readonly string[]; readonly disabled?: readonly number[] }
+  | { readonly skip: string };
 
 /** A row's settings in the product's shape and the warnings for what is not carried (names of fields, never values). */
 export interface RowSettings {
