@@ -955,3 +955,53 @@ describe('VPC placement', () => {
     }
   });
 });
+
+describe('docs/deploy.md', () => {
+  const DYNAMODB_ACTIONS = /\b(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem)\b/g;
+  const ROUTE = /`?(GET|POST|PUT|DELETE) (\/[^\s`,]*)`?/g;
+  const deployDoc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'deploy.md'), 'utf8');
+  // The rows of the table under "The functions": | `name` | routes | memory, timeout | may call |
+  const rows = new Map(
+    [...deployDoc.matchAll(/^\| `([a-z-]+)` \| (.*) \| (\d+) MB, (\d+) s \| (.*) \|$/gm)].map(
+      ([, name, routes, memory, timeout, calls]) => [
+        name as string,
+        {
+          routes: [...(routes ?? '').matchAll(ROUTE)].map(([, method, path]) => `${method} ${path}`).sort(),
+          memory: Number(memory),
+          timeout: Number(timeout),
+          dynamodb: [...new Set((calls ?? '').match(DYNAMODB_ACTIONS) ?? [])].sort(),
+        },
+      ],
+    ),
+  );
+  const functionNames = Object.keys(stack.functions).sort() as FunctionName[];
+  // Every route of both APIs, by the function behind it, as the template builds them.
+  const routesOf = (name: FunctionName) => [
+    ...new Set(
+      Object.values(APIS).flatMap((api) =>
+        api.routes.filter((r) => r.function === name).map((r) => `${r.method} ${r.path}`),
+      ),
+    ),
+  ];
+
+  it('describes exactly the functions the template has', () => {
+    expect([...rows.keys()].sort()).toEqual(functionNames);
+  });
+
+  it.each(functionNames)(
+    'lists every route of %s, its memory and timeout, and the DynamoDB calls its role allows',
+    (name) => {
+      const props = functionProps(name);
+      const allowed = [...permissionsOf(template, id.role(name)).keys()]
+        .filter((action) => action.startsWith('dynamodb:'))
+        .map((action) => action.slice('dynamodb:'.length));
+
+      expect(rows.get(name)).toEqual({
+        routes: routesOf(name).sort(),
+        memory: props.MemorySize,
+        timeout: props.Timeout,
+        dynamodb: [...new Set(allowed)].sort(),
+      });
+    },
+  );
+});
