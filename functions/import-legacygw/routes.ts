@@ -19,6 +19,13 @@ export const MAX_ROUTE_ITEMS = 1_000;
  */
 export const MAX_TRACKED_ROUTES = 100_000;
 
+/**
+ * Longest group or model name a route carries, in code points; a longer one is cut to this with a trailing "…". The
+ * import skips a row naming a longer model, but that row's routes still count, and a report of 1,000 routes must stay
+ * far below Lambda's 6 MB response limit whatever a hostile table holds (a `group` column may hold 64 KiB).
+ */
+export const MAX_ROUTE_NAME_CHARS = 256;
+
 /** The group every caller without another one is in; a row with no group serves it. */
 export const DEFAULT_GROUP = 'default';
 
@@ -66,8 +73,8 @@ export class RouteTally {
    */
   add(row: RouteRow, served: boolean): void {
     if (!row.enabled) return;
-    const models = new Set(row.models);
-    for (const group of new Set(row.groups)) {
+    const models = new Set(row.models.map(boundedName));
+    for (const group of new Set(row.groups.map(boundedName))) {
       let byModel = this.routes.get(group);
       for (const model of models) {
         let count = byModel?.get(model);
@@ -111,6 +118,14 @@ export class RouteTally {
       complete: this.complete,
     };
   }
+}
+
+// UTF-16 length is at least the code point count, so the common short name is returned without counting.
+function boundedName(name: string): string {
+  if (name.length <= MAX_ROUTE_NAME_CHARS) return name;
+  const codePoints = [...name];
+  if (codePoints.length <= MAX_ROUTE_NAME_CHARS) return name;
+  return `${codePoints.slice(0, MAX_ROUTE_NAME_CHARS - 1).join('')}…`;
 }
 
 // Code-unit order, the same whatever the runtime's locale; a model's groups stay together.

@@ -67,6 +67,15 @@ describe('routes in the import preview', () => {
       'gpt-4o (vip): 1 of 2 legacy rows to import',
     ]);
     expect(await page.getByRole('list', { name: 'Models that lose every channel' }).locator('li').count()).toBe(2);
+    // Each name from the legacy table is isolated, so a bidi character in one cannot reorder the sentence.
+    expect(await page.locator('#routes-body li bdi').allInnerTexts()).toEqual([
+      'o1',
+      'night shift',
+      'only-on-fork',
+      'default',
+      'gpt-4o',
+      'vip',
+    ]);
     expect(await precedes(page, '#routes-lost', '#import-run')).toBe(true);
     expect(await precedes(page, '#routes-lost', '#report-skipped')).toBe(true);
     const [lostTop, runTop] = await Promise.all(

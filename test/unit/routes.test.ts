@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_ROUTE_ITEMS,
+  MAX_ROUTE_NAME_CHARS,
   MAX_TRACKED_ROUTES,
   type RouteRow,
   RouteTally,
@@ -166,6 +167,34 @@ describe('RouteTally', () => {
     expect(routes.items).toHaveLength(MAX_ROUTE_ITEMS);
     expect(routes.items.slice(0, 700).every((i) => i.imported === 0)).toBe(true);
     expect(routes.items.slice(700).every((i) => i.imported === 1 && i.legacy === 2)).toBe(true);
+  });
+
+  it('cuts a group or model name over 256 characters, so 1,000 routes of a hostile table stay a small report', () => {
+    const tally = new RouteTally();
+    const long = (c: string) => c.repeat(40_000);
+    const exactly = '😀'.repeat(MAX_ROUTE_NAME_CHARS);
+
+    tally.add(enabledRow([long('g')], [long('m'), exactly]), false);
+    tally.add(enabledRow([`${long('g')}-other`], [long('m')]), false);
+
+    const items = tally.build().items;
+    const cut = (c: string) => `${c.repeat(MAX_ROUTE_NAME_CHARS - 1)}…`;
+    expect(items).toEqual([
+      { group: cut('g'), model: cut('m'), legacy: 2, imported: 0 },
+      { group: cut('g'), model: exactly, legacy: 1, imported: 0 },
+    ]);
+  });
+
+  it('keeps its largest report, 1,000 routes of the longest names, near 1 MB: far below a Lambda response', () => {
+    const tally = new RouteTally();
+    const groups = Array.from({ length: 40 }, (_, i) => `${i}`.padEnd(5_000, 'g'));
+    const models = Array.from({ length: 40 }, (_, i) => `${i}`.padEnd(5_000, 'm'));
+
+    tally.add(enabledRow(groups, models), false);
+
+    const routes = tally.build();
+    expect(routes).toMatchObject({ lost: 1_600, itemsTruncated: true });
+    expect(Buffer.byteLength(JSON.stringify(routes))).toBeLessThan(1.1 * 1024 * 1024);
   });
 
   it('stops counting new routes past its bound and says the figures are incomplete, still counting known ones', () => {

@@ -61,12 +61,24 @@ export function reportTables(items: readonly ReportItem[]): { skipped: HTMLEleme
 const ROUTES_LISTED = 20;
 
 const models = (n: number) => `${count(n)} ${n === 1 ? 'model' : 'models'}`;
-const routeName = (item: RouteItem) => `${item.model} (${item.group})`;
+// Names come from the legacy table: each is isolated (<bdi>) so a right-to-left or bidi control character in one
+// cannot reorder the text around it.
+const routeName = (item: RouteItem): (Node | string)[] => [
+  h('bdi', {}, item.model),
+  ' (',
+  h('bdi', {}, item.group),
+  ')',
+];
 
 /** The first ROUTES_LISTED routes as a list, then how many more there are. */
-function routeList(label: string, total: number, items: readonly RouteItem[], text: (item: RouteItem) => string) {
+function routeList(
+  label: string,
+  total: number,
+  items: readonly RouteItem[],
+  text: (item: RouteItem) => (Node | string)[],
+) {
   const shown = items.slice(0, ROUTES_LISTED);
-  const list = h('ul', { class: 'routes', 'aria-label': label }, ...shown.map((item) => h('li', {}, text(item))));
+  const list = h('ul', { class: 'routes', 'aria-label': label }, ...shown.map((item) => h('li', {}, ...text(item))));
   const more = total - shown.length;
   return more > 0 ? [list, h('p', {}, `And ${models(more)} more.`)] : [list];
 }
@@ -105,12 +117,10 @@ export function reportRoutes(report: ImportReport): HTMLElement[] {
         {},
         `${models(routes.changed)} ${dryRun ? 'would keep' : 'keep'} fewer of the legacy channels that served ${routes.changed === 1 ? 'it' : 'them'}:`,
       ),
-      ...routeList(
-        'Models that keep fewer channels',
-        routes.changed,
-        changed,
-        (item) => `${routeName(item)}: ${count(item.imported)} of ${count(item.legacy)} ${rows}`,
-      ),
+      ...routeList('Models that keep fewer channels', routes.changed, changed, (item) => [
+        ...routeName(item),
+        `: ${count(item.imported)} of ${count(item.legacy)} ${rows}`,
+      ]),
     );
   }
   if (!routes.complete) {
