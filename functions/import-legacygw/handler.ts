@@ -5,9 +5,9 @@ import { createLogger } from '#shared/logger';
 import { createMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
-import { sourceOpener } from './sources.ts';
 import { measureImport } from './metrics.ts';
 import { importBodySchema } from './schema.ts';
+import { sourceOpener } from './sources.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
