@@ -1,5 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -135,6 +136,35 @@ describe('npm start with the embedded engine', () => {
       expect(await stop(second.child)).toBe(0);
     },
   );
+});
+
+/** POSTs `body` without a token and resolves with the status; the server may close before reading it all. */
+function postUnauthenticated(url: string, body: Buffer): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(`${url}/api/core/dataset/create`, { method: 'POST' }, (res) => {
+      res.resume();
+      resolvePromise(res.statusCode ?? 0);
+    });
+    // The server answers 413 and closes while the client is still sending: only an error before any answer counts.
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('npm start under bad requests', () => {
+  it('answers an unauthenticated body over 10 MiB with 413 and goes on serving', async () => {
+    const dataDir = newDataDir();
+    const started = await start({ DATA_DIR: dataDir });
+    const [token] = (await readLocalCredentials(join(dataDir, 'credentials.json'))).accessTokens;
+
+    const status = await postUnauthenticated(started.url, Buffer.alloc(10 * 1024 * 1024 + 1, 0x61));
+    const after = await createFolder(started.url, token?.token, { name: 'after the 413', type: 'folder' });
+
+    expect(status).toBe(413);
+    expect(after.status).toBe(200);
+    expect(started.child.exitCode).toBeNull();
+    expect(await stop(started.child)).toBe(0);
+  });
 });
 
 describe('npm start with DYNAMODB_ENDPOINT', () => {
