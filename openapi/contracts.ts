@@ -97,6 +97,12 @@ const CHANNEL_EXAMPLE = {
   createdAt: '2026-03-01T10:00:00.000Z',
   updatedAt: '2026-03-01T10:00:00.000Z',
   editedAt: null,
+  settings: {
+    modelMapping: { 'gpt-4': 'gpt-4o' },
+    priority: 10,
+    groups: ['default', 'vip'],
+    headerOverride: { 'X-Api-Key': 'sk-\u2026c7d2', 'X-Team': 'platform' },
+  },
 } as const;
 
 export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, RouteContract>>>> = {
@@ -280,11 +286,15 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
       operationId: 'updateChannel',
       summary: 'Correct a channel',
       description:
-        'Changes the fields named (at least one of name, baseUrl, models, status, key; others are ignored) and stamps `editedAt`, so later imports leave the channel alone. `key` is write-only: its current masked form leaves it unchanged, any other masked-looking key is 400. The id never changes.',
+        'Changes the fields named (at least one of name, baseUrl, models, status, key, settings; others are ignored) and stamps `editedAt`, so later imports leave the channel alone. `settings` is partial: each field named replaces the stored one, `null` removes it, the others stay. `key` and the secret parts of `settings` are write-only: their current masked form leaves them unchanged, any other masked-looking value is 400. The id never changes.',
       request: {
         path: z.object({ id: channelIdSchema }),
         body: updateChannelBodySchema,
-        bodyExample: { status: 'disabled', models: ['gpt-4o'] },
+        bodyExample: {
+          status: 'disabled',
+          models: ['gpt-4o'],
+          settings: { modelMapping: { 'gpt-4': 'gpt-4o' }, weight: 5, tag: null },
+        },
       },
       success: {
         status: 200,
@@ -292,11 +302,20 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         body: proxySuccessBodySchema(channelViewSchema),
         example: {
           success: true,
-          data: { ...CHANNEL_EXAMPLE, status: 'disabled', models: ['gpt-4o'], editedAt: '2026-03-02T09:00:00.000Z' },
+          data: {
+            ...CHANNEL_EXAMPLE,
+            status: 'disabled',
+            models: ['gpt-4o'],
+            settings: { ...CHANNEL_EXAMPLE.settings, weight: 5 },
+            editedAt: '2026-03-02T09:00:00.000Z',
+          },
         },
       },
       errors: [
-        proxyError(400, 'A bad id, body or field (the message names it), or `key looks masked`'),
+        proxyError(
+          400,
+          'A bad id, body or field (the message names it, e.g. `settings.weight`), or `key looks masked`',
+        ),
         proxyError(401, 'The admin key is required for this API'),
         proxyError(404, 'No channel has this id'),
         proxyError(409, 'The channel kept changing while it was being updated; read it again and retry'),

@@ -1,28 +1,21 @@
 import { ProxyApiError } from './errors.ts';
+import { maskKey } from './mask.ts';
 import type { StoredChannel } from './repositories/channels.ts';
+import { type ChannelSettings, SETTINGS_FIELDS } from './schemas/channel-settings.ts';
 import { type ChannelView, channelIdSchema } from './schemas/channels.ts';
+import { maskSettings } from './settings-secrets.ts';
 
-/** Shortest key whose ends may be shown; a shorter one shows nothing of itself. */
-const MIN_KEY_SHOWN = 12;
-const ELLIPSIS = '\u2026';
-/** The masked form of a key too short to show any of it. */
-export const HIDDEN_KEY = '****';
-
+export { HIDDEN_KEY, looksMasked, maskKey } from './mask.ts';
 export type { ChannelView };
 
-/**
- * The key as a response may show it: the first 3 and last 4 characters around `…` when it has at least 12
- * characters (so at least 5 stay hidden), else `****`. Counted in code points, so a split never halves one.
- */
-export function maskKey(key: string): string {
-  const chars = [...key];
-  if (chars.length < MIN_KEY_SHOWN) return HIDDEN_KEY;
-  return `${chars.slice(0, 3).join('')}${ELLIPSIS}${chars.slice(-4).join('')}`;
-}
-
-/** True when `key` looks like a masked key rather than a real one (it holds `…` or is `****`). */
-export function looksMasked(key: string): boolean {
-  return key.includes(ELLIPSIS) || key === HIDDEN_KEY;
+/** The settings fields a response knows, by name: a field stored by a later version never leaks by accident. */
+function knownSettings(settings: ChannelSettings | undefined): ChannelSettings {
+  const known: Record<string, unknown> = {};
+  if (typeof settings !== 'object' || settings === null) return known;
+  for (const field of SETTINGS_FIELDS) {
+    if (settings[field] !== undefined && settings[field] !== null) known[field] = settings[field];
+  }
+  return known as ChannelSettings;
 }
 
 /** The response form of a stored channel; the only place a stored channel becomes a response. */
@@ -40,6 +33,7 @@ export function toChannelView(channel: StoredChannel): ChannelView {
     createdAt: channel.createdAt,
     updatedAt: channel.updatedAt,
     editedAt: channel.editedAt ?? null,
+    settings: maskSettings(knownSettings(channel.settings)),
   };
 }
 

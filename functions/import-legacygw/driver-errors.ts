@@ -15,7 +15,8 @@ export class LegacyDriverError extends Error {
   }
 }
 
-const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
+/** What a network error code means, in the import's words (shared by the MySQL and PostgreSQL sources). */
+export const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
   ECONNREFUSED: 'the connection was refused',
   ETIMEDOUT: 'the connection timed out',
   ENOTFOUND: 'the host name was not found',
@@ -58,6 +59,14 @@ export function rewriteDriverError(e: unknown, dsn: ParsedDsn, signal: AbortSign
   if (clientProblem) return new ProxyApiError(400, clientProblem, { cause });
   if (code === 'HANDSHAKE_NO_SSL_SUPPORT') {
     return new ProxyApiError(400, 'The MySQL server offers no TLS, but the DSN requires it (tls parameter)', { cause });
+  }
+  if (code === 'MYSQL_CLEAR_PASSWORD_NOT_ENABLED') {
+    // mysql2 refuses the switch before sending anything; the server is misconfigured or hostile, not the DSN.
+    return new ProxyApiError(
+      502,
+      'The MySQL server asked for the password in clear text (mysql_clear_password); the import never sends it that way',
+      { cause },
+    );
   }
   if (errno === 1040) {
     return new ProxyApiError(502, 'Could not use the MySQL server: it has too many connections', { cause });

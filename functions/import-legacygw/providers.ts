@@ -83,6 +83,19 @@ export const PROVIDERS = {
   'doubao-video': 'Volcengine Ark video generation',
   sora: 'OpenAI Sora video API',
   codex: 'ChatGPT subscription (Codex)',
+  // Only One Hub and Done Hub have these.
+  'azure-speech': 'Azure AI Speech (text to speech)',
+  'azure-v1': 'Azure OpenAI (v1 API)',
+  'azure-databricks': 'Azure Databricks model serving',
+  stability: 'Stability AI',
+  'github-models': 'GitHub Models',
+  recraft: 'Recraft AI',
+  // Only Done Hub has these.
+  'gemini-cli': 'Google Gemini CLI (Code Assist, OAuth credentials)',
+  'claude-code': 'Claude subscription (Claude Code)',
+  antigravity: 'Google Antigravity (OAuth credentials)',
+  'vertex-ai-express': 'Google Vertex AI express mode (API key)',
+  'bedrock-messages': "AWS Bedrock's Anthropic Messages endpoint (bedrock-mantle)",
 } as const;
 
 /** A provider slug as stored in a channel's `provider`. */
@@ -94,8 +107,18 @@ function typeTable(rows: readonly TableRow[]): ReadonlyMap<number, LegacyProvide
   return new Map(rows.map(([type, provider, defaultBaseUrl]) => [type, Object.freeze({ provider, defaultBaseUrl })]));
 }
 
-// The legacy gateway's types (docs/channel-import.md). Types missing here (0, 52, forks' numbers) are
-// skipped, never guessed: the same number means another provider in a fork of the legacy gateway.
+/**
+ * The One API source the legacy table was checked against: songquanpeng/one-api `relay/channeltype/define.go` (type
+ * numbers) and `relay/channeltype/url.go` (`ChannelBaseURLs`) at this commit, the newest; numbers 1-24 were compared
+ * with `common/constants.go` of v0.5.0 .. v0.6.0 too (no number ever changed meaning). Defaults are the newest ones:
+ * One API applies the running version's default when `base_url` is empty, and older versions' defaults for 2, 4, 11,
+ * 23 and 24 differed (docs/channel-import.md). Our own table, as data.
+ */
+export const ONEAPI_TYPES_COMMIT = '8df4a2670b98266bd287c698243fff327d9748cf';
+
+// One API's types (docs/channel-import.md). Types missing here (0, 52, forks' numbers) are skipped, never guessed:
+// the same number means another provider in a fork. One API's defaults for 46 and 51 end in `/`; the import removes
+// one trailing slash from every base URL, so they are listed without it.
 const LEGACY_TABLE: readonly TableRow[] = [
   [1, 'openai', 'https://api.openai.com'],
   [2, 'api2d', 'https://oa.api2d.net'],

@@ -11,13 +11,19 @@ import { ProxyApiError } from '#shared/errors';
 import { ChannelChangedError, type ChannelChanges, type ChannelReviewStore } from '#shared/repositories/channels';
 import { CONTROL_CHARACTER, wellFormed, withinChars } from '#shared/text';
 import * as z from '#shared/zod';
+import { mergeSettings, type SettingsUpdate, settingsUpdateSchema } from './settings.ts';
 
-export const UPDATABLE_FIELDS = ['name', 'baseUrl', 'models', 'status', 'key'] as const;
+export const UPDATABLE_FIELDS = ['name', 'baseUrl', 'models', 'status', 'key', 'settings'] as const;
 export const MAX_NAME_CHARS = 64;
 export const MAX_BASE_URL_CHARS = 2_048;
 export const MAX_MODELS = 500;
 export const MAX_MODEL_CHARS = 200;
 export const MAX_KEY_CHARS = 4_096;
+/**
+ * Largest channel an update may leave, as JSON text: DynamoDB refuses an item over 400 KB, and an update that grew
+ * one past it would otherwise fail as a 500. JSON text is longer than DynamoDB's own count, so this errs safe.
+ */
+export const MAX_CHANNEL_BYTES = 380_000;
 /** Reads and conditional writes tried before an update that keeps losing races answers 409. */
 const MAX_ATTEMPTS = 3;
 
@@ -93,6 +99,7 @@ export const updateChannelBodySchema = z.object({
         z.refine(wellFormed, 'key must be valid Unicode text'),
       ),
   ),
+  settings: z.optional(settingsUpdateSchema),
 });
 
 export type UpdateChannelBody = z.output<typeof updateChannelBodySchema>;
@@ -101,16 +108,20 @@ export type UpdateChannelBody = z.output<typeof updateChannelBodySchema>;
  * The changes a validated update body asks for. Fields other than the five updatable ones (what a client read
  * back: id, provider, source, timestamps...) are ignored; at least one updatable field must be present.
  */
-export function channelChanges(body: UpdateChannelBody): ChannelChanges {
-  const changes: ChannelChanges = {};
+export function channelChanges(body: UpdateChannelBody): ChannelUpdate {
+  const changes: ChannelUpdate = {};
   for (const field of UPDATABLE_FIELDS) {
     if (body[field] !== undefined) Object.assign(changes, { [field]: body[field] });
   }
+  if (changes.settings !== undefined && Object.keys(changes.settings).length === 0) delete changes.settings;
   if (Object.keys(changes).length === 0) {
     throw new ProxyApiError(400, `The body must set at least one of ${UPDATABLE_FIELDS.join(', ')}`);
   }
   return changes;
 }
+
+/** What an update asks for: fields that replace the stored ones, and settings fields to merge (`null` removes one). */
+export type ChannelUpdate = Omit<ChannelChanges, 'settings'> & { settings?: SettingsUpdate };
 
 export interface UpdateChannelDeps {
   repo: Pick<ChannelReviewStore, 'get' | 'update'>;
@@ -120,19 +131,27 @@ export interface UpdateChannelDeps {
 
 /**
  * Applies an update to the channel of the `{id}` of its path and stamps `editedAt`, so later imports leave it
- * alone. `key` is write-only: its current masked form leaves the key as it is (a client saving back what it
- * read); any other masked-looking key is refused. The id never changes, even with a new baseUrl or key.
+ * alone. `key` and the secret parts of `settings` are write-only: their current masked form leaves them as they
+ * are (a client saving back what it read); any other masked-looking value is refused. The id never changes.
  */
 export async function updateChannel(
   idParameter: unknown,
-  changes: ChannelChanges,
+  changes: ChannelUpdate,
   deps: UpdateChannelDeps,
 ): Promise<ChannelView> {
   const id = parseChannelId(idParameter, 'id');
   for (let attempt = 1; ; attempt++) {
     const current = await deps.repo.get(id);
     if (current === undefined) throw channelNotFound();
-    const apply = { ...changes };
+    const { settings, ...fields } = changes;
+    const apply: ChannelChanges = { ...fields };
+    if (settings !== undefined) apply.settings = mergeSettings(current.settings, settings);
+    if (Buffer.byteLength(JSON.stringify({ ...current, ...apply })) > MAX_CHANNEL_BYTES) {
+      throw new ProxyApiError(
+        400,
+        `The channel would be over ${MAX_CHANNEL_BYTES} bytes after this update; shorten or remove some settings`,
+      );
+    }
     if (apply.key !== undefined) {
       if (apply.key === maskKey(current.key)) delete apply.key;
       else if (looksMasked(apply.key))
@@ -140,7 +159,12 @@ export async function updateChannel(
     }
     try {
       const updated = await deps.repo.update(id, apply, deps.now().toISOString(), current.updatedAt);
-      deps.logger.info('Channel updated', { id, fields: Object.keys(apply) });
+      // Names only: a value may be a key or a secret setting.
+      deps.logger.info('Channel updated', {
+        id,
+        fields: Object.keys(apply),
+        ...(settings === undefined ? {} : { settings: Object.keys(settings) }),
+      });
       return toChannelView(updated);
     } catch (error) {
       if (!(error instanceof ChannelChangedError)) throw error;

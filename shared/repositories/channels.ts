@@ -7,6 +7,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { ChannelSettings } from '../schemas/channel-settings.ts';
 import { type BatchRetry, type BatchWriterOptions, chunks, GET_BATCH } from './batch.ts';
 import { TableRepository } from './table-repository.ts';
 
@@ -26,6 +27,8 @@ export interface StoredChannel {
   updatedAt: string;
   /** Set by the review API's update; an import leaves an edited channel untouched. */
   editedAt?: string;
+  /** What a relay needs besides base URL, models and key; may hold secrets (shared/settings-secrets.ts). */
+  settings?: ChannelSettings;
 }
 
 /**
@@ -63,8 +66,10 @@ export interface ChannelFilter {
   legacyId?: number;
 }
 
-/** The fields an update may change. */
-export type ChannelChanges = Partial<Pick<StoredChannel, 'name' | 'baseUrl' | 'models' | 'status' | 'key'>>;
+/** The fields an update may change; `settings` is the whole new settings object (the update merged it). */
+export type ChannelChanges = Partial<
+  Pick<StoredChannel, 'name' | 'baseUrl' | 'models' | 'status' | 'key' | 'settings'>
+>;
 
 /** The update lost a race: the channel changed (or vanished) after it was read. */
 export class ChannelChangedError extends Error {

@@ -1,4 +1,5 @@
 import * as z from '#shared/zod';
+import { channelSettingsSchema } from './channel-settings.ts';
 
 /**
  * The review API's channel shapes, written once: the functions build values of these types and the OpenAPI
@@ -25,13 +26,22 @@ export const channelViewSchema = /* @__PURE__ */ z.moduleSchema(() =>
     baseUrl: z.string(),
     models: z.array(z.string()),
     key: z.string().register(z.globalRegistry, {
-      description: 'Masked: first 3 and last 4 characters around "…" (12 or more), else "****"',
+      description: 'Masked: first 3 and last 4 characters around "…" (24 or more), else "****"',
     }),
     status: z.enum(['enabled', 'disabled']),
     source: z.strictObject({ legacyId: z.int(), host: z.string(), database: z.string() }),
     createdAt: z.string(),
     updatedAt: z.string(),
     editedAt: z.nullable(z.string()),
+    settings: channelSettingsSchema.register(z.globalRegistry, {
+      description: 'What a relay needs besides base URL, models and key; secret parts masked like the key',
+    }),
+    abbreviated: z.optional(
+      z.array(z.enum(['baseUrl', 'models', 'settings'])).register(z.globalRegistry, {
+        description:
+          'List items only, when the page would be too large: the fields shortened in this item (the detail has them whole)',
+      }),
+    ),
   }),
 );
 export type ChannelView = z.infer<typeof channelViewSchema>;

@@ -2,7 +2,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { useTestServer } from '#test/support/local-server';
-import { channelPath, reviewChannel, seedChannels } from './channel-review.helpers.ts';
+import {
+  channelPath,
+  reviewChannel,
+  SECRET_SETTINGS,
+  seedChannels,
+  settingsWithSecrets,
+} from './channel-review.helpers.ts';
 import {
   type ChannelsTable,
   callProxy,
@@ -235,11 +241,11 @@ describe('GET /api/channels/ (list)', () => {
     expect(longestKeyword.status).toBe(200);
   });
 
-  it('masks every key in the list: first 3 and last 4 characters, or **** under 12 characters', async () => {
-    const [long, short, twelve] = await seed([
+  it('masks every key in the list: first 3 and last 4 characters from 24 characters, else ****', async () => {
+    const [long, short, twentyThree] = await seed([
       reviewChannel(1, { key: 'sk-abcdefghijklmnop-WXYZ' }),
       reviewChannel(2, { key: 'sk-short-11' }),
-      reviewChannel(3, { key: 'sk-123456789' }),
+      reviewChannel(3, { key: 'sk-12345678901234567890' }),
     ]);
 
     const data = await list();
@@ -247,7 +253,7 @@ describe('GET /api/channels/ (list)', () => {
     const byId = new Map(data.channels.map((c) => [c.id, c.key]));
     expect(byId.get(long!.id)).toBe('sk-\u2026WXYZ');
     expect(byId.get(short!.id)).toBe('****');
-    expect(byId.get(twelve!.id)).toBe('sk-\u20266789');
+    expect(byId.get(twentyThree!.id)).toBe('****');
   });
 
   it('answers an empty table with no channels and a total of 0', async () => {
@@ -261,7 +267,7 @@ describe('GET /api/channel/{id} (detail)', () => {
 
     const data = expectData<ChannelView>(await call('GET', channelPath(channel!.id)));
 
-    expect(data).toEqual({ ...channel, key: 'sk-\u2026WXYZ', editedAt: null });
+    expect(data).toEqual({ ...channel, key: 'sk-\u2026WXYZ', editedAt: null, settings: {} });
   });
 
   it('finds a channel by the upper-case spelling of its id', async () => {
@@ -402,8 +408,11 @@ describe('PUT /api/channel/{id} (update)', () => {
     [{ key: 'k'.repeat(4097) }, /^key must be at most 4096 characters$/],
     [{ key: 'sk-line\nbreak-0123456789' }, /^key must not contain control characters$/],
     [{ key: 42 }, /^key must be a string$/],
-    [{}, /^The body must set at least one of name, baseUrl, models, status, key$/],
-    [{ provider: 'anthropic', id: 'x' }, /^The body must set at least one of name, baseUrl, models, status, key$/],
+    [{}, /^The body must set at least one of name, baseUrl, models, status, key, settings$/],
+    [
+      { provider: 'anthropic', id: 'x' },
+      /^The body must set at least one of name, baseUrl, models, status, key, settings$/,
+    ],
   ])('refuses %j with a 400 naming the field, and writes nothing', async (body, message) => {
     const [channel] = await seed([reviewChannel(1)]);
 
@@ -525,6 +534,127 @@ describe('POST /api/channels/batch_delete (delete many)', () => {
     expectError(notJson, 400, /^The body must be valid JSON$/);
     expectError(badItem, 400, /^ids\[1\] must be a channel id \(64 hexadecimal characters\)$/);
     expect(await table.scan()).toHaveLength(1);
+  });
+});
+
+describe('settings', () => {
+  const secrets = Object.values(SECRET_SETTINGS);
+  const remember = () => {
+    for (const secret of secrets) keys.add(secret);
+    // The PEM as it reads inside JSON text, and its body alone.
+    keys.add(JSON.stringify(SECRET_SETTINGS.privateKey).slice(1, -1));
+    keys.add('MIIEvQIBADANfixtureonly0123456789');
+  };
+  const stored = async (id: string) => (await storedById()).get(id);
+
+  it('answers settings in the list and the detail with every secret part masked', async () => {
+    remember();
+    const [channel] = await seed([reviewChannel(1, { settings: settingsWithSecrets() })]);
+
+    const detail = expectData<ChannelView>(await call('GET', channelPath(channel!.id)));
+    const item = (await list()).channels[0];
+
+    expect(item?.settings).toEqual(detail.settings);
+    expect(detail.settings).toEqual({
+      ...settingsWithSecrets(),
+      proxyUrl: 'http://****@proxy.internal:3128',
+      headerOverride: { Authorization: 'Bea\u2026Rt4Y', 'X-Team': 'platform' },
+      paramOverride: { temperature: 0.2, access_token: 'par\u2026v9Wx' },
+      extra: {
+        sk: 'aws\u2026i1Op',
+        api_key: '****',
+        vertex_ai_adc: expect.stringMatching(/^\{"t\u2026/),
+        deployment: 'eu-1',
+      },
+    });
+    for (const secret of secrets) expect(JSON.stringify(detail)).not.toContain(secret);
+  });
+
+  it('keeps every secret when a client saves back the settings it read, with one field changed', async () => {
+    remember();
+    const [channel] = await seed([reviewChannel(1, { settings: settingsWithSecrets() })]);
+    const read = expectData<ChannelView>(await call('GET', channelPath(channel!.id)));
+
+    const reply = await call('PUT', channelPath(channel!.id), { ...read, settings: { ...read.settings, weight: 7 } });
+
+    const data = expectData<ChannelView>(reply);
+    expect(data.settings).toEqual({ ...read.settings, weight: 7 });
+    expect(data.editedAt).not.toBeNull();
+    expect((await stored(channel!.id))?.settings).toEqual({ ...settingsWithSecrets(), weight: 7 });
+  });
+
+  it('replaces the fields named, removes those sent as null and keeps the others', async () => {
+    const [channel] = await seed([reviewChannel(1, { settings: settingsWithSecrets() })]);
+
+    expectData(
+      await call('PUT', channelPath(channel!.id), {
+        settings: { tag: null, region: 'eu-west-1', modelMapping: { 'gpt-4': 'gpt-4.1' }, groups: ['vip', 'vip'] },
+      }),
+    );
+
+    const { tag: _removed, ...rest } = settingsWithSecrets();
+    expect((await stored(channel!.id))?.settings).toEqual({
+      ...rest,
+      region: 'eu-west-1',
+      modelMapping: { 'gpt-4': 'gpt-4.1' },
+      groups: ['vip'],
+    });
+  });
+
+  it('stores a new secret write-only: the response masks it', async () => {
+    const [channel] = await seed([reviewChannel(1, { settings: settingsWithSecrets() })]);
+    const fresh = 'Bearer sk-brand-new-header-0123456789-KLMN';
+    keys.add(fresh);
+
+    const data = expectData<ChannelView>(
+      await call('PUT', channelPath(channel!.id), { settings: { headerOverride: { 'x-api-key': fresh } } }),
+    );
+
+    expect(data.settings.headerOverride).toEqual({ 'x-api-key': 'Bea\u2026KLMN' });
+    expect((await stored(channel!.id))?.settings?.headerOverride).toEqual({ 'x-api-key': fresh });
+  });
+
+  it('refuses a secret part that looks masked but is not its current mask, naming it, and writes nothing', async () => {
+    const [channel] = await seed([reviewChannel(1, { settings: settingsWithSecrets() })]);
+    const before = await stored(channel!.id);
+
+    const replies = [
+      await call('PUT', channelPath(channel!.id), { settings: { extra: { sk: 'aws\u2026zzzz' } } }),
+      await call('PUT', channelPath(channel!.id), { settings: { headerOverride: { Authorization: '****' } } }),
+      await call('PUT', channelPath(channel!.id), { settings: { proxyUrl: 'http://****@elsewhere.internal:3128' } }),
+      await call('PUT', channelPath(channel!.id), { name: 'x', settings: { paramOverride: { access_token: '****' } } }),
+    ];
+
+    expectError(replies[0]!, 400, /^settings\.extra\.sk looks masked; send the whole value or leave it out$/);
+    expectError(replies[1]!, 400, /^settings\.headerOverride\.Authorization looks masked/);
+    expectError(replies[2]!, 400, /^settings\.proxyUrl looks masked/);
+    expectError(replies[3]!, 400, /^settings\.paramOverride\.access_token looks masked/);
+    expect(await stored(channel!.id)).toEqual(before);
+  });
+
+  it.each([
+    [{ settings: 5 }, /^settings must be an object$/],
+    [{ settings: { colour: 'blue' } }, /^settings has no field "colour"; the fields are modelMapping, /],
+    [{ settings: { priority: 1.5 } }, /^settings\.priority must be a whole number$/],
+    [{ settings: { weight: -1 } }, /^settings\.weight must be 0 or more$/],
+    [{ settings: { groups: [] } }, /^settings\.groups must name at least one group/],
+    [{ settings: { groups: ['a,b'] } }, /^settings\.groups must not hold a comma/],
+    [{ settings: { tag: '  ' } }, /^settings\.tag must not be blank \(send null to remove it\)$/],
+    [{ settings: { region: 'r'.repeat(257) } }, /^settings\.region must be at most 256 characters$/],
+    [{ settings: { systemPrompt: 'a\u0000b' } }, /^settings\.systemPrompt must not contain control characters/],
+    [{ settings: { proxyUrl: 'ftp://proxy.internal' } }, /^settings\.proxyUrl must be an http, https, socks5/],
+    [{ settings: { modelMapping: { 'gpt-4': '' } } }, /^settings\.modelMapping: each requested and upstream/],
+    [{ settings: { modelMapping: ['gpt-4'] } }, /^settings\.modelMapping must be an object$/],
+    [{ settings: { headerOverride: { 'X-Bad': 'a\r\nInjected: 1' } } }, /^settings\.headerOverride: each header name/],
+    [{ settings: { statusCodeMapping: { '429': '700' } } }, /^settings\.statusCodeMapping: each upstream/],
+    [{ settings: { paramOverride: { '': 1 } } }, /^settings\.paramOverride must hold named properties/],
+  ])('refuses %j with a 400 naming the field, and writes nothing', async (body, message) => {
+    const [channel] = await seed([reviewChannel(1, { settings: settingsWithSecrets() })]);
+
+    const reply = await call('PUT', channelPath(channel!.id), body);
+
+    expectError(reply, 400, message);
+    expect((await stored(channel!.id))?.editedAt).toBeUndefined();
   });
 });
 

@@ -5,7 +5,7 @@ import type { TestServer } from '#test/support/local-server';
 /** A stored channel as the import would write it; `key` defaults to a long unique key (so it is masked, not hidden). */
 export function reviewChannel(
   n: number,
-  fields: Partial<Pick<StoredChannel, 'provider' | 'name' | 'baseUrl' | 'models' | 'key' | 'status'>> = {},
+  fields: Partial<Pick<StoredChannel, 'provider' | 'name' | 'baseUrl' | 'models' | 'key' | 'status' | 'settings'>> = {},
 ): StoredChannel {
   const provider = fields.provider ?? 'openai';
   const baseUrl = fields.baseUrl ?? 'https://api.openai.com';
@@ -22,6 +22,44 @@ export function reviewChannel(
     source: { legacyId: n, host: 'db.internal', database: 'legacy' },
     createdAt: '2026-03-01T10:00:00.000Z',
     updatedAt: '2026-03-01T10:00:00.000Z',
+    ...(fields.settings === undefined ? {} : { settings: fields.settings }),
+  };
+}
+
+/** Whole secret values a settings test stores; every response and log line is searched for them. */
+export const SECRET_SETTINGS = {
+  authorization: 'Bearer sk-header-secret-Hq7wPz2LmN8vRt4Y',
+  awsSecretKey: 'aws-secret-key-Vb3nKx9Qw2Er5Ty8Ui1Op',
+  privateKey: '-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANfixtureonly0123456789\n-----END PRIVATE KEY-----\n',
+  paramToken: 'param-token-Jk4Lm7Np0Qr3St6Uv9Wx',
+  proxyPassword: 'proxy-pass-Zx8Cv5Bn2',
+  shortSecret: 'sk-tiny-9',
+} as const;
+
+/** Settings of every kind, with a secret in each place a secret may sit. */
+export function settingsWithSecrets(): NonNullable<StoredChannel['settings']> {
+  return {
+    modelMapping: { 'gpt-4': 'gpt-4o', 'gpt-3.5-turbo': 'gpt-4o-mini' },
+    priority: 10,
+    weight: 3,
+    groups: ['default', 'vip'],
+    tag: 'team-a',
+    apiVersion: '2024-10-21',
+    region: 'us-east-1',
+    proxyUrl: `http://relay:${SECRET_SETTINGS.proxyPassword}@proxy.internal:3128`,
+    headerOverride: { Authorization: SECRET_SETTINGS.authorization, 'X-Team': 'platform' },
+    paramOverride: { temperature: 0.2, access_token: SECRET_SETTINGS.paramToken },
+    statusCodeMapping: { '429': '503' },
+    extra: {
+      sk: SECRET_SETTINGS.awsSecretKey,
+      api_key: SECRET_SETTINGS.shortSecret,
+      vertex_ai_adc: {
+        type: 'service_account',
+        project_id: 'fixture-project',
+        private_key: SECRET_SETTINGS.privateKey,
+      },
+      deployment: 'eu-1',
+    },
   };
 }
 

@@ -55,6 +55,30 @@ describe('a hostile MySQL server', () => {
     }
   });
 
+  it('asking for the password in clear text (mysql_clear_password) gets nothing and the import is a 502', async () => {
+    const password = 'clear-text-password-that-must-not-cross-0123';
+    const fake = await startFakeMySql({ kind: 'clear-password' });
+    const table = await dynamo.createChannelsTable();
+    const output = captureOutput();
+    try {
+      const result = await runImport(`u:${password}@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
+      const response = proxyErrorResponse(!result.ok && result.error, testLogger('DEBUG'));
+      output.restore();
+
+      expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({
+        status: 502,
+        body: { success: false, message: expect.stringMatching(/asked for the password in clear text/) },
+      });
+      // The handshake response went out (with a hashed password); nothing followed the switch request.
+      expect(fake.clientPayloads).toHaveLength(1);
+      expect(Buffer.concat(fake.clientPayloads).includes(password)).toBe(false);
+      expect(output.text()).not.toContain(password);
+    } finally {
+      output.restore();
+      await fake.close();
+    }
+  });
+
   it('that accepts the connection and never speaks is cut off by the DSN connect timeout (502)', async () => {
     const fake = await startFakeMySql({ kind: 'silent' });
     const table = await dynamo.createChannelsTable();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_CONNECT_TIMEOUT_MS, type ParsedDsn, parseDsn } from '#functions/import-legacygw/dsn';
+import { MAX_CONNECT_TIMEOUT_MS, type MySqlDsn, type ParsedDsn, parseDsn } from '#functions/import-legacygw/dsn';
 import { ProxyApiError } from '#shared/errors';
 import { PROPERTY_RUNS } from '#test/reliability/harness';
 
@@ -72,10 +72,16 @@ function queryOf(p: Record<string, string | number>): string {
 function expectedDsn(
   parts: Pick<ParsedDsn, 'user' | 'password' | 'host' | 'database'> & { port: number | undefined },
   p: { timeout?: number; tls?: string },
-): ParsedDsn {
+): MySqlDsn {
   const ms =
     p.timeout === undefined || p.timeout === 0 ? MAX_CONNECT_TIMEOUT_MS : Math.min(p.timeout, MAX_CONNECT_TIMEOUT_MS);
-  return { ...parts, port: parts.port ?? 3306, connectTimeoutMs: ms, tls: (p.tls ?? 'false') as ParsedDsn['tls'] };
+  return {
+    engine: 'mysql',
+    ...parts,
+    port: parts.port ?? 3306,
+    connectTimeoutMs: ms,
+    tls: (p.tls ?? 'false') as MySqlDsn['tls'],
+  };
 }
 
 describe('parseDsn (property)', () => {

@@ -13,20 +13,24 @@ export interface FakeMySql {
   readonly clientFlags: number[];
   /** Payloads the client sent after the server asked it for a local file. */
   readonly afterFileRequest: Buffer[];
+  /** Every payload the client sent (handshake response included), to look for a password. */
+  readonly clientPayloads: Buffer[];
   close(): Promise<void>;
 }
 
 /**
  * A fake MySQL server on a random loopback port. `silent` accepts connections and never speaks;
  * `local-infile` completes the handshake, then answers the first query with a LOCAL INFILE request
- * for `path` (the 0xFB packet a malicious server sends to read the client's files).
+ * for `path` (the 0xFB packet a malicious server sends to read the client's files); `clear-password`
+ * answers the handshake with an authentication switch to mysql_clear_password (the password in clear).
  */
 export async function startFakeMySql(
-  behaviour: { kind: 'silent' } | { kind: 'local-infile'; path: string },
+  behaviour: { kind: 'silent' } | { kind: 'local-infile'; path: string } | { kind: 'clear-password' },
 ): Promise<FakeMySql> {
   const sockets = new Set<Socket>();
   const clientFlags: number[] = [];
   const afterFileRequest: Buffer[] = [];
+  const clientPayloads: Buffer[] = [];
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -36,11 +40,17 @@ export async function startFakeMySql(
     let stage: 'auth' | 'query' | 'file' | 'done' = 'auth';
     socket.write(packet(0, greeting()));
     readPackets(socket, (seq, payload) => {
-      if (stage === 'auth') {
+      clientPayloads.push(Buffer.from(payload));
+      if (stage === 'auth' && behaviour.kind === 'clear-password') {
+        clientFlags.push(payload.readUInt32LE(0));
+        const authSwitch = [Buffer.from([0xfe]), Buffer.from('mysql_clear_password\0')];
+        socket.write(packet(seq + 1, Buffer.concat(authSwitch)));
+        stage = 'done';
+      } else if (stage === 'auth') {
         clientFlags.push(payload.readUInt32LE(0));
         socket.write(packet(seq + 1, OK));
         stage = 'query';
-      } else if (stage === 'query') {
+      } else if (stage === 'query' && behaviour.kind === 'local-infile') {
         socket.write(packet(seq + 1, Buffer.concat([Buffer.from([0xfb]), Buffer.from(behaviour.path)])));
         stage = 'file';
       } else if (stage === 'file') {
@@ -58,6 +68,7 @@ export async function startFakeMySql(
     port,
     clientFlags,
     afterFileRequest,
+    clientPayloads,
     close: () => closeServer(server, sockets),
   };
 }

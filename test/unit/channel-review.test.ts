@@ -32,17 +32,19 @@ beforeEach(() => {
 });
 
 describe('maskKey and looksMasked', () => {
-  it('shows the first 3 and last 4 characters of a key of at least 12, else ****', () => {
-    expect(maskKey('sk-0123456789')).toBe('sk-\u20266789');
-    expect(maskKey('123456789012')).toBe('123\u20269012');
-    expect(maskKey('12345678901')).toBe('****');
+  it('shows the first 3 and last 4 characters of a key of at least 24, else ****', () => {
+    expect(maskKey('sk-012345678901234567890')).toBe('sk-\u20267890');
+    expect(maskKey('123456789012345678901234')).toBe('123\u20261234');
+    expect(maskKey('12345678901234567890123')).toBe('****');
+    expect(maskKey('sk-0123456789')).toBe('****');
     expect(maskKey('')).toBe('****');
   });
 
   it('counts code points, so an emoji is never split in half', () => {
-    const key = '\u{1F511}\u{1F511}\u{1F511}456789\u{1F510}\u{1F510}\u{1F510}';
+    const key = `\u{1F511}\u{1F511}\u{1F511}${'4'.repeat(17)}9\u{1F510}\u{1F510}\u{1F510}`;
 
     expect(maskKey(key)).toBe('\u{1F511}\u{1F511}\u{1F511}\u20269\u{1F510}\u{1F510}\u{1F510}');
+    expect(maskKey(key.slice(0, -2))).toBe('****');
   });
 
   it('knows a masked key by its ellipsis or as ****', () => {

@@ -28,6 +28,7 @@ const defaults = { port: 3306, connectTimeoutMs: 10_000, tls: 'false' } as const
 
 /** `app:s3cret` on db.internal:3307, database `legacy`, in either DSN form. */
 const APP_AT_DB_INTERNAL: ParsedDsn = {
+  engine: 'mysql',
   user: 'app',
   password: 's3cret',
   host: 'db.internal',
@@ -131,6 +132,7 @@ describe('parseDsn, parameters', () => {
     );
 
     expect(parsed).toEqual({
+      engine: 'mysql',
       user: 'app',
       password: 'pw',
       host: 'db',
@@ -156,11 +158,11 @@ describe('parseDsn, parameters', () => {
   });
 
   it.each(['true', 'skip-verify', 'preferred', 'false'] as const)('honours tls=%s', (tls) => {
-    expect(parseDsn(`app:pw@tcp(db)/legacy?tls=${tls}`).tls).toBe(tls);
+    expect(parseDsn(`app:pw@tcp(db)/legacy?tls=${tls}`)).toMatchObject({ tls });
   });
 
   it('ignores empty parameter segments', () => {
-    expect(parseDsn('app:pw@tcp(db)/legacy?&tls=true&').tls).toBe('true');
+    expect(parseDsn('app:pw@tcp(db)/legacy?&tls=true&')).toMatchObject({ tls: 'true' });
   });
 
   it('accepts a DSN of exactly the maximum length', () => {
@@ -209,7 +211,7 @@ describe('parseDsn rejections (400, and the message never contains the password)
     ['a unix socket', `app:${PASSWORD}@unix(/var/run/mysqld/mysqld.sock)/legacy`, /network must be tcp/],
     ['tcp6', `app:${PASSWORD}@tcp6([::1]:3306)/legacy`, /network must be tcp/],
     ['a unix socket in the URL form', `mysql://app:${SECRET}@unix(/tmp/mysql.sock)/legacy`, /network must be tcp/],
-    ['another scheme', `postgres://app:${SECRET}@db/legacy`, /scheme must be mysql/],
+    ['another scheme', `mariadb://app:${SECRET}@db/legacy`, /scheme must be mysql/],
     ['an http URL', `http://app:${SECRET}@db/legacy`, /scheme must be mysql/],
     ['the mysqlx scheme', `mysqlx://app:${SECRET}@db/legacy`, /scheme must be mysql/],
     ['a JDBC URL', `jdbc:mysql://app:${SECRET}@db:3306/legacy`, /malformed/],
@@ -297,7 +299,145 @@ describe('parseDsn rejections (400, and the message never contains the password)
   });
 });
 
+describe('parseDsn, PostgreSQL URL', () => {
+  it.each(['postgres', 'postgresql', 'PostgreSQL'])(
+    'takes apart a %s:// URL, percent-decoding user and password',
+    (scheme) => {
+      const parsed = parseDsn(
+        `${scheme}://app%40corp:s3cret%2F%40%3A@db.internal:5433/legacy%20gw?sslmode=verify-full`,
+      );
+
+      expect(parsed).toEqual({
+        engine: 'postgres',
+        user: 'app@corp',
+        password: 's3cret/@:',
+        host: 'db.internal',
+        port: 5433,
+        database: 'legacy gw',
+        connectTimeoutMs: 10_000,
+        sslmode: 'verify-full',
+      });
+    },
+  );
+
+  it("defaults the port to 5432, the timeout to 10 s and sslmode to prefer (libpq's and pgx's default)", () => {
+    expect(parseDsn('postgres://app@10.0.0.5/legacy')).toEqual({
+      engine: 'postgres',
+      user: 'app',
+      password: '',
+      host: '10.0.0.5',
+      port: 5432,
+      database: 'legacy',
+      connectTimeoutMs: 10_000,
+      sslmode: 'prefer',
+    });
+  });
+
+  it('accepts a bracketed IPv6 host and returns it unbracketed', () => {
+    expect(parseDsn('postgres://app:pw@[::1]:6432/legacy')).toMatchObject({ host: '::1', port: 6432 });
+  });
+
+  it.each(['disable', 'prefer', 'require', 'verify-ca', 'verify-full'] as const)('honours sslmode=%s', (sslmode) => {
+    expect(parseDsn(`postgres://app:pw@db/legacy?sslmode=${sslmode}`)).toMatchObject({ sslmode });
+  });
+
+  it.each([
+    ['3', 3_000],
+    ['10', 10_000],
+    ['60', 10_000],
+    ['0', 10_000],
+  ])('reads connect_timeout=%s (seconds) as %d ms, capped at 10 s', (seconds, ms) => {
+    expect(parseDsn(`postgres://app:pw@db/legacy?connect_timeout=${seconds}`).connectTimeoutMs).toBe(ms);
+  });
+
+  it('accepts a database name of 63 bytes', () => {
+    expect(parseDsn(`postgres://app:pw@db/${'d'.repeat(63)}`).database).toHaveLength(63);
+  });
+
+  it.each([
+    ['a missing user', `postgres://:${SECRET}@db/legacy`, /no user name/],
+    ['no user info', 'postgres://db:5432/legacy', /no user name/],
+    ['a missing host (a unix socket to libpq)', `postgres://app:${SECRET}@/legacy`, /no host/],
+    ['a socket path as the host', `postgres://app:${SECRET}@%2Fvar%2Frun%2Fpostgresql/legacy`, /not a valid host/],
+    ['several hosts', `postgres://app:${SECRET}@db1,db2/legacy`, /not a valid host/],
+    ['a missing database', `postgres://app:${SECRET}@db:5432`, /no database name/],
+    ['an empty database', `postgres://app:${SECRET}@db:5432/`, /no database name/],
+    ['a database name over 63 bytes', `postgres://app:${SECRET}@db/${'é'.repeat(32)}`, /longer than 63 bytes/],
+    ['a bad port', `postgres://app:${SECRET}@db:0/legacy`, /port must be a number/],
+    ['bad percent-encoding in the password', `postgres://app:${SECRET}%zz@db/legacy`, /invalid percent-encoding/],
+    ['a fragment', `postgres://app:${SECRET}@db/legacy#x`, /malformed/],
+    ['the Go network form', `postgres://app:${SECRET}@tcp(db:5432)/legacy`, /network must be tcp/],
+    [
+      'an unknown sslmode',
+      `postgres://app:${SECRET}@db/legacy?sslmode=allow`,
+      /sslmode must be one of disable, prefer, require, verify-ca, verify-full/,
+    ],
+    ['sslmode in another case', `postgres://app:${SECRET}@db/legacy?sslmode=REQUIRE`, /sslmode must be one of/],
+    [
+      'a fractional connect_timeout',
+      `postgres://app:${SECRET}@db/legacy?connect_timeout=1.5`,
+      /whole number of seconds/,
+    ],
+    [
+      'a Go duration as connect_timeout',
+      `postgres://app:${SECRET}@db/legacy?connect_timeout=5s`,
+      /whole number of seconds/,
+    ],
+    [
+      'a duplicated sslmode',
+      `postgres://app:${SECRET}@db/legacy?sslmode=require&sslmode=disable`,
+      /given more than once/,
+    ],
+    [
+      'the keyword=value form',
+      `host=db user=app password=${SECRET} dbname=legacy sslmode=disable`,
+      /keyword=value form/,
+    ],
+  ])('rejects %s', (_case, dsn, message) => {
+    expectRejected(dsn, message);
+  });
+
+  it.each([
+    'options',
+    'sslrootcert',
+    'sslcert',
+    'sslkey',
+    'host',
+    'hostaddr',
+    'port',
+    'dbname',
+    'user',
+    'password',
+    'application_name',
+    'target_session_attrs',
+    'sslnegotiation',
+    'TimeZone',
+    'timeout',
+    'tls',
+  ])('rejects the parameter %s and names it', (param) => {
+    expectRejected(
+      `postgres://app:${SECRET}@db/legacy?sslmode=require&${param}=x`,
+      new RegExp(`parameter ${param} is not supported \\(allowed: sslmode, connect_timeout\\)`),
+    );
+  });
+
+  it('does not name a parameter that may be part of the password', () => {
+    expectRejected(`postgres://app:x@db/legacy?${SECRET}=1@other-db/legacy`, /parameter is not supported/);
+  });
+
+  it('rejects the MySQL parameters on a PostgreSQL URL and the PostgreSQL ones on a MySQL DSN', () => {
+    expectRejected(`postgres://app:${SECRET}@db/legacy?tls=true`, /parameter tls is not supported/);
+    expectRejected(`app:${PASSWORD}@tcp(db)/legacy?sslmode=require`, /parameter sslmode is not supported/);
+  });
+});
+
 describe('describeDsn', () => {
+  it('shows host, port and database of a PostgreSQL DSN only', () => {
+    const described = describeDsn(parseDsn(`postgres://app:${SECRET}@db.internal/legacy?sslmode=require`));
+
+    expect(described).toEqual({ host: 'db.internal', port: 5432, database: 'legacy' });
+  });
+
   it('shows host, port and database only', () => {
     const parsed = parseDsn(`app:${PASSWORD}@tcp(db.internal:3307)/legacy?tls=true`);
 
@@ -325,7 +465,14 @@ describe('parseDsn properties', () => {
     const anything = fc.string({ maxLength: 60, unit: 'binary' });
     const before = fc.oneof(
       anything.map((a) => `${a}:`),
-      fc.constantFrom('app:', 'mysql://app:', 'app:pw@tcp(db)/legacy?', 'mysql://app:pw@db/legacy?'),
+      fc.constantFrom(
+        'app:',
+        'mysql://app:',
+        'postgres://app:',
+        'app:pw@tcp(db)/legacy?',
+        'mysql://app:pw@db/legacy?',
+        'postgresql://app:pw@db/legacy?',
+      ),
     );
     const after = fc.oneof(
       anything,

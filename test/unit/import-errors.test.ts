@@ -7,6 +7,7 @@ import { DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { captureOutput } from '#test/support/capture-output';
 
 const dsn: ParsedDsn = {
+  engine: 'mysql',
   user: 'importer',
   password: 'pw-that-must-not-leak',
   host: 'db.internal',

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { DONEHUB } from '#functions/import-legacygw/families/donehub';
+import { ONEHUB } from '#functions/import-legacygw/families/onehub';
 import { createRowMapper } from '#functions/import-legacygw/mapping';
 import {
   LEGACY_PROVIDERS,
@@ -79,8 +81,13 @@ const NEWAPI_SKIPPED: ReadonlyArray<readonly [types: readonly number[], why: Reg
 const slugsOf = (table: ReadonlyMap<number, { provider: string }>) => [...table.values()].map((p) => p.provider);
 
 describe('one provider list for both type tables', () => {
-  it('takes every slug of both tables from the provider list, and uses every entry of it', () => {
-    const used = new Set([...slugsOf(LEGACY_PROVIDERS), ...slugsOf(NEWAPI_PROVIDERS)]);
+  it('takes every slug of every table from the provider list, and uses every entry of it', () => {
+    const used = new Set([
+      ...slugsOf(LEGACY_PROVIDERS),
+      ...slugsOf(NEWAPI_PROVIDERS),
+      ...slugsOf(ONEHUB.types),
+      ...slugsOf(DONEHUB.types),
+    ]);
 
     expect([...used].filter((slug) => !(slug in PROVIDERS))).toEqual([]);
     expect(Object.keys(PROVIDERS).filter((slug) => !used.has(slug))).toEqual([]);

@@ -42,6 +42,12 @@ describe('resolveTarget, link-local targets', () => {
     '0:0:0:0:0:ffff:a9fe:a9fe',
     '::169.254.169.254',
     'fd00:ec2::254',
+    '64:ff9b::169.254.169.254',
+    '64:ff9b::a9fe:a9fe',
+    '64:FF9B:0:0:0:0:a9fe:aa02',
+    '64:ff9b::169.254.0.0',
+    '64:ff9b::a9fe:ffff',
+    '64:ff9b:1:a9fe:a9:fe00::',
   ])('refuses the address %s with 400, without a DNS query', async (address) => {
     const lookup = fakeLookup({});
 
@@ -52,14 +58,23 @@ describe('resolveTarget, link-local targets', () => {
     expect(lookup.calls).toEqual([]);
   });
 
-  it.each(['169.253.255.255', '169.255.0.1', 'fec0::1', 'fe7f::1', '127.0.0.1', '::1', '10.1.2.3'])(
-    'accepts the neighbouring or ordinary address %s',
-    async (address) => {
-      const target = await resolveTarget(address, ANY_HOST, fakeLookup({}));
+  it.each([
+    '169.253.255.255',
+    '169.255.0.1',
+    'fec0::1',
+    'fe7f::1',
+    '127.0.0.1',
+    '::1',
+    '10.1.2.3',
+    '64:ff9b::a9fd:ffff',
+    '64:ff9b::a9ff:0',
+    '64:ff9b::10.1.2.3',
+    '64:ff9b:1:a9fd::',
+  ])('accepts the neighbouring or ordinary address %s', async (address) => {
+    const target = await resolveTarget(address, ANY_HOST, fakeLookup({}));
 
-      expect(target.address).toBe(address);
-    },
-  );
+    expect(target.address).toBe(address);
+  });
 
   it('refuses a host name that resolves to a link-local address', async () => {
     const lookup = fakeLookup({ 'metadata.example': ['169.254.169.254'] });
@@ -76,6 +91,15 @@ describe('resolveTarget, link-local targets', () => {
     const error = await rejection(resolveTarget('mixed.example', ANY_HOST, lookup));
 
     expect(error.httpStatus).toBe(400);
+  });
+
+  it('refuses a host name that a DNS64 resolver answers with the NAT64 form of the metadata address', async () => {
+    const lookup = fakeLookup({ 'metadata.dns64.example': ['64:ff9b::a9fe:a9fe'] });
+
+    const error = await rejection(resolveTarget('metadata.dns64.example', ANY_HOST, lookup));
+
+    expect(error.httpStatus).toBe(400);
+    expect(error.message).toMatch(/link-local/);
   });
 
   it('refuses a host name that resolves to an IPv4-mapped link-local address', async () => {

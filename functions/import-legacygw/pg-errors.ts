@@ -1,0 +1,118 @@
+import { ProxyApiError } from '#shared/errors';
+import { driverCode, NETWORK_PROBLEMS } from './driver-errors.ts';
+import type { PostgresDsn } from './dsn.ts';
+import { PgWireError } from './pg-wire.ts';
+
+/* The import's own wording for what node-postgres and the PostgreSQL server report: their text never reaches a response. */
+
+/** The facts of a PostgreSQL failure, without its message (the server's text can name users, hosts and values). */
+export class PgDriverError extends Error {
+  constructor(
+    readonly code: string | undefined,
+    readonly problem: string | undefined,
+  ) {
+    super(`PostgreSQL driver error code=${code ?? '-'} problem=${problem ?? '-'}`);
+    this.name = 'PgDriverError';
+  }
+}
+
+/** The DSN's connect timeout passed before the server let the import in, or a metadata query went unanswered. */
+export class PgTimeout extends Error {
+  constructor(readonly phase: 'connect' | 'query') {
+    super(`The PostgreSQL ${phase} timeout passed`);
+    this.name = 'PgTimeout';
+  }
+}
+
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+const DENIED = 'The PostgreSQL server denied access: check the user and password in the DSN';
+
+// By SQLSTATE (PostgreSQL's errcodes.txt): what the operator can fix in the DSN or the grants is a 400.
+const CLIENT_PROBLEMS: Readonly<Record<string, string>> = {
+  '28P01': DENIED,
+  '28000':
+    'The PostgreSQL server does not accept this user from this network address, or only over TLS (see sslmode); check its pg_hba.conf',
+  '42501': 'The PostgreSQL user may not connect to the database or read its channels table',
+  '42P01': 'The channels table cannot be read (it is gone, or the PostgreSQL user may not see it)',
+};
+
+const SERVER_PROBLEMS: Readonly<Record<string, string>> = {
+  '53300': 'it has too many connections',
+  '57P03': 'it is starting up or shutting down',
+  '57P01': 'it is shutting down',
+  '57014': 'a statement ran past its timeout',
+  '25006': 'it refused a read-only transaction',
+};
+
+// Node's TLS verification failures: the certificate chain, name or dates do not check out.
+const TLS_CODES = /^(?:ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH)/;
+const TLS_FAILED = 'the TLS handshake failed (is the certificate valid for this host name, from a trusted CA?)';
+
+const WIRE_PROBLEMS: Readonly<Record<PgWireError['problem'], string>> = {
+  'no-tls': '',
+  'cleartext-password':
+    'The PostgreSQL server asked for the password in clear text over a connection whose certificate was not ' +
+    'verified; the import never sends it that way (use sslmode=verify-full, or scram-sha-256 on the server)',
+  oversize: 'Could not read from the PostgreSQL server: it sent more data at once than the import accepts',
+  'tls-injection': 'Could not read from the PostgreSQL server: it sent unencrypted data inside the TLS handshake',
+  'bad-ssl-answer': 'Could not read from the PostgreSQL server: it did not answer the TLS request as PostgreSQL does',
+};
+
+/**
+ * Rewrites anything the PostgreSQL source can throw into a ProxyApiError with our own message
+ * (docs/channel-import.md, "PostgreSQL"); the cause keeps codes only. At the deadline the signal's reason passes
+ * through, so the caller can report how much it wrote.
+ */
+export function rewritePgError(e: unknown, dsn: PostgresDsn, signal: AbortSignal): unknown {
+  if (signal.aborted) return signal.reason;
+  if (e instanceof ProxyApiError) return e;
+  if (e instanceof PgWireError) {
+    const cause = new PgDriverError(undefined, e.problem);
+    if (e.problem === 'no-tls') {
+      return new ProxyApiError(
+        400,
+        `The PostgreSQL server offers no TLS, but the DSN requires it (sslmode=${dsn.sslmode})`,
+        {
+          cause,
+        },
+      );
+    }
+    return new ProxyApiError(502, WIRE_PROBLEMS[e.problem], { cause });
+  }
+  if (e instanceof PgTimeout) {
+    const problem = e.phase === 'connect' ? 'the connection timed out' : 'the server did not answer in time';
+    return new ProxyApiError(502, `Could not read from the PostgreSQL server: ${problem}`, {
+      cause: new PgDriverError(undefined, `${e.phase}-timeout`),
+    });
+  }
+  const code = driverCode(e);
+  const cause = new PgDriverError(code, undefined);
+  if (code !== undefined && SQLSTATE.test(code)) {
+    if (code === '3D000') {
+      return new ProxyApiError(
+        400,
+        `The database ${JSON.stringify(dsn.database)} does not exist on the PostgreSQL server`,
+        {
+          cause,
+        },
+      );
+    }
+    const client = CLIENT_PROBLEMS[code];
+    if (client) return new ProxyApiError(400, client, { cause });
+    const server = SERVER_PROBLEMS[code] ?? (code.startsWith('08') ? 'the connection failed' : undefined);
+    if (server) return new ProxyApiError(502, `Could not read from the PostgreSQL server: ${server}`, { cause });
+  }
+  if (code !== undefined && TLS_CODES.test(code)) {
+    return new ProxyApiError(502, `Could not read from the PostgreSQL server: ${TLS_FAILED}`, { cause });
+  }
+  const network = code === undefined ? undefined : NETWORK_PROBLEMS[code];
+  if (network) return new ProxyApiError(502, `Could not read from the PostgreSQL server: ${network}`, { cause });
+  // node-postgres reports a closed socket with this message only (no code).
+  if (e instanceof Error && /^Connection terminated/.test(e.message)) {
+    return new ProxyApiError(502, 'Could not read from the PostgreSQL server: the server closed the connection', {
+      cause: new PgDriverError(undefined, 'connection-terminated'),
+    });
+  }
+  return new ProxyApiError(500, 'Unexpected error while reading the legacy database', { cause });
+}

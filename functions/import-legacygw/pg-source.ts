@@ -1,0 +1,317 @@
+import type { Client } from 'pg';
+import type Cursor from 'pg-cursor';
+import type { PostgresDsn } from './dsn.ts';
+import type { ColumnSpec, SourceRow } from './families/family.ts';
+import { type TrustOptions, trustedCas } from './legacy-connection.ts';
+import { PgTimeout, rewritePgError } from './pg-errors.ts';
+import { PgWire, SMALL_WIRE_LIMITS } from './pg-wire.ts';
+import type { RowSource, SourceOrigin } from './source.ts';
+import type { ResolvedTarget } from './target.ts';
+
+/*
+ * A PostgreSQL database as a row source (docs/channel-import.md, "PostgreSQL"): one connection to the checked
+ * address, one read-only REPEATABLE READ transaction (one snapshot for the columns, the count and the rows), a
+ * statement timeout tied to the import's deadline, and the rows through a cursor, each bounded value checked
+ * with octet_length in SQL so that a value over its limit is never sent.
+ */
+
+/** Bounds of one read. */
+export interface PgSourceLimits {
+  /** Aborted at the import's deadline: the connection is destroyed and pending reads fail with its reason. */
+  readonly signal: AbortSignal;
+  /** The deadline as epoch milliseconds: the server's statement timeout ends shortly after it. */
+  readonly deadlineAt: number;
+  /** The import's clock (epoch milliseconds), the one the deadline was computed with. */
+  readonly now: () => number;
+}
+
+/** Opens a PostgreSQL source; the import receives it as a parameter so tests can substitute it. */
+export type OpenPgSource = (dsn: PostgresDsn, target: ResolvedTarget, limits: PgSourceLimits) => Promise<RowSource>;
+
+// The server's own timeouts end a little after the deadline; the client gives up at the deadline itself.
+const DEADLINE_GRACE_MS = 1_000;
+const METADATA_QUERY_TIMEOUT_MS = 10_000;
+const QUIT_WAIT_MS = 1_000;
+// An integer column's text is bounded too: a table whose `id` is text could hold anything.
+const INTEGER_TEXT_BYTES = 64;
+// What one batch of rows may hold, whatever the server sends: the batch size follows from the largest row the
+// selected limits allow, so memory stays bounded even when a server ignores the limits in the SQL.
+const BATCH_BYTES = 32 * 1024 * 1024;
+const MAX_BATCH_ROWS = 500;
+// DataRow framing: type, length and column count, then a length before each value.
+const ROW_OVERHEAD_BYTES = 7;
+const VALUE_OVERHEAD_BYTES = 4;
+// UTF-8 takes at most 4 bytes a character.
+const MAX_BYTES_PER_CHAR = 4;
+
+/** Opens PostgreSQL sources whose verifying sslmodes trust `trustedCas(options)`. */
+export function pgSourceOpener(options: TrustOptions = {}): OpenPgSource {
+  let ca: string[] | undefined;
+  return (dsn, target, limits) => {
+    // Built on first use, once per execution environment: about 270 certificates.
+    ca ??= trustedCas(options);
+    return open(dsn, target, limits, ca);
+  };
+}
+
+/** Opens a PostgreSQL source trusting Node's and Amazon RDS's CAs. */
+export const openPgSource: OpenPgSource = pgSourceOpener();
+
+async function open(
+  dsn: PostgresDsn,
+  target: ResolvedTarget,
+  limits: PgSourceLimits,
+  ca: readonly string[],
+): Promise<RowSource> {
+  let source: PgSource | undefined;
+  try {
+    // Loaded on the first PostgreSQL import only: a MySQL import's cold start does not pay for the driver.
+    const [{ default: pg }, { default: CursorClass }] = await Promise.all([import('pg'), import('pg-cursor')]);
+    limits.signal.throwIfAborted();
+    const wire = new PgWire(target, dsn.port, { mode: dsn.sslmode, ca, host: dsn.host });
+    const client = new pg.Client({
+      stream: () => wire,
+      host: target.address,
+      port: dsn.port,
+      user: dsn.user,
+      database: dsn.database,
+      // A function, so node-postgres never falls back to PGPASSWORD or ~/.pgpass.
+      password: () => dsn.password,
+      // TLS is the wire's (pg-wire.ts): the driver only ever sees plaintext.
+      ssl: false,
+      sslnegotiation: 'postgres',
+      application_name: 'channel-import',
+      client_encoding: 'UTF8',
+    });
+    source = new PgSource(client, wire, CursorClass, dsn, limits);
+    await source.connect();
+    return source;
+  } catch (e) {
+    await source?.close();
+    throw rewritePgError(e, dsn, limits.signal);
+  }
+}
+
+class PgSource implements RowSource {
+  readonly origin: SourceOrigin;
+  private failure: unknown;
+  private completed = false;
+  private closed = false;
+  private schema: string | null = null;
+  /** Lower-case name -> the name as the table spells it. */
+  private names: ReadonlyMap<string, string> | undefined;
+  private readonly onAbort = () => this.fail(this.limits.signal.reason);
+
+  constructor(
+    private readonly client: Client,
+    private readonly wire: PgWire,
+    private readonly CursorClass: typeof Cursor,
+    private readonly dsn: PostgresDsn,
+    private readonly limits: PgSourceLimits,
+  ) {
+    this.origin = { engine: 'postgres', host: dsn.host, port: dsn.port, database: dsn.database };
+    // Without a listener a lost connection would be an uncaught 'error' event.
+    client.on('error', (e) => this.fail(e));
+    limits.signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Connects within the DSN's connect timeout and pins a read-only snapshot with the server's timeouts. */
+  async connect(): Promise<void> {
+    this.throwIfFailed();
+    const timer = setTimeout(() => this.fail(new PgTimeout('connect')), this.dsn.connectTimeoutMs);
+    try {
+      await this.client.connect();
+    } catch (e) {
+      // A timeout or the deadline destroyed the connection: that, not the driver's "terminated", is the reason.
+      throw this.failure ?? e;
+    } finally {
+      clearTimeout(timer);
+    }
+    const timeoutMs = Math.max(1, this.limits.deadlineAt - this.limits.now() + DEADLINE_GRACE_MS);
+    // One snapshot for the columns, the count and the rows, in a transaction that cannot write even by mistake.
+    // The values are integers computed here, so the statements carry no input.
+    await this.query(
+      'BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; ' +
+        `SET LOCAL statement_timeout = ${timeoutMs}; ` +
+        `SET LOCAL idle_in_transaction_session_timeout = ${timeoutMs}`,
+    );
+  }
+
+  async columns(): Promise<ReadonlySet<string>> {
+    if (this.names === undefined) {
+      try {
+        // information_schema lists only the columns this user may read; the search path's first schema is the one
+        // GORM created the table in.
+        const result = await this.query<{ schema: string | null; name: string }>(
+          'SELECT current_schema() AS schema, column_name::text AS name FROM information_schema.columns ' +
+            "WHERE table_schema = current_schema() AND table_name = 'channels' ORDER BY ordinal_position",
+        );
+        this.schema = result[0]?.schema ?? null;
+        const names = new Map<string, string>();
+        for (const { name } of result) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
+        this.names = names;
+      } catch (e) {
+        throw this.rewrite(e);
+      }
+    }
+    return new Set(this.names.keys());
+  }
+
+  async count(): Promise<number> {
+    try {
+      const [row] = await this.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${await this.table()}`);
+      return Number(row?.n ?? 0);
+    } catch (e) {
+      throw this.rewrite(e);
+    }
+  }
+
+  async *rows(select: readonly ColumnSpec[], limit: number): AsyncGenerator<SourceRow> {
+    let cursor: Cursor<unknown[]> | undefined;
+    try {
+      const plan = await this.plan(select, limit);
+      this.throwIfFailed();
+      this.wire.limits = { maxMessageBytes: plan.rowBytes, maxResponseBytes: plan.batch * plan.rowBytes + 64 * 1024 };
+      cursor = this.client.query(new this.CursorClass<unknown[]>(plan.sql, undefined, { rowMode: 'array' }));
+      for (;;) {
+        const batch = await cursor.read(plan.batch);
+        this.throwIfFailed();
+        if (batch.length === 0) break;
+        for (const raw of batch) yield plan.toRow(raw);
+      }
+      this.completed = true;
+    } catch (e) {
+      this.fail(e);
+      throw this.rewrite(this.failure);
+    } finally {
+      this.wire.limits = SMALL_WIRE_LIMITS;
+      if (this.completed) await cursor?.close().catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.limits.signal.removeEventListener('abort', this.onAbort);
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.completed || this.failure !== undefined) {
+      this.wire.destroy();
+      return;
+    }
+    // Terminate then FIN: the server ends the session (and its snapshot) without logging a lost client.
+    try {
+      await Promise.race([this.client.end(), delay(QUIT_WAIT_MS)]);
+    } catch {
+      // Closing never fails the import.
+    } finally {
+      this.wire.destroy();
+    }
+  }
+
+  /** The SELECT for `select`, how many rows to fetch at once, and how a fetched row becomes a SourceRow. */
+  private async plan(select: readonly ColumnSpec[], limit: number) {
+    const table = await this.table();
+    const expressions: string[] = [];
+    const readers: ((raw: unknown[], values: Record<string, string | null>, oversize: string[]) => void)[] = [];
+    let rowBytes = ROW_OVERHEAD_BYTES;
+    for (const spec of select) {
+      const column = this.quoted(spec.name);
+      const text = `${column}::text`;
+      const at = expressions.length;
+      const bound = spec.kind === 'integer' ? INTEGER_TEXT_BYTES : spec.maxBytes;
+      if (spec.kind !== 'integer' && spec.prefixChars !== undefined) {
+        const chars = spec.prefixChars + 1;
+        expressions.push(`left(${text}, ${chars})`);
+        rowBytes += VALUE_OVERHEAD_BYTES + chars * MAX_BYTES_PER_CHAR;
+        readers.push((raw, values) => {
+          values[spec.name] = asText(raw[at]);
+        });
+      } else if (bound !== null) {
+        expressions.push(`CASE WHEN octet_length(${text}) <= ${bound} THEN ${text} END`);
+        expressions.push(`octet_length(${text}) > ${bound}`);
+        rowBytes += 2 * VALUE_OVERHEAD_BYTES + bound + 1;
+        readers.push((raw, values, oversize) => {
+          values[spec.name] = asText(raw[at]);
+          if (raw[at + 1] === true) oversize.push(spec.name);
+        });
+      } else {
+        // No limit asked for: the wire's message limit still bounds it.
+        expressions.push(text);
+        rowBytes += VALUE_OVERHEAD_BYTES + SMALL_WIRE_LIMITS.maxMessageBytes;
+        readers.push((raw, values) => {
+          values[spec.name] = asText(raw[at]);
+        });
+      }
+    }
+    const sql = `SELECT ${expressions.join(', ')} FROM ${table} ORDER BY ${this.quoted('id')} LIMIT ${Math.max(0, Math.floor(limit))}`;
+    const batch = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_BYTES / rowBytes)));
+    const toRow = (raw: unknown[]): SourceRow => {
+      const values: Record<string, string | null> = {};
+      const oversize: string[] = [];
+      for (const read of readers) read(raw, values, oversize);
+      return { values, oversize };
+    };
+    return { sql, batch, rowBytes, toRow };
+  }
+
+  private async table(): Promise<string> {
+    if (this.names === undefined) await this.columns();
+    if (this.schema === null || this.names?.size === 0) {
+      throw new Error('the channels table has no readable columns');
+    }
+    return `${this.escape(this.schema)}.${this.escape('channels')}`;
+  }
+
+  private quoted(name: string): string {
+    const actual = this.names?.get(name);
+    if (actual === undefined) throw new Error('a selected column is not in the channels table');
+    return this.escape(actual);
+  }
+
+  private escape(identifier: string): string {
+    return this.client.escapeIdentifier(identifier);
+  }
+
+  /** Runs one metadata query with a timeout; the deadline and a lost connection end it too. */
+  private async query<T>(text: string): Promise<T[]> {
+    this.throwIfFailed();
+    const untilDeadline = this.limits.deadlineAt - this.limits.now() + DEADLINE_GRACE_MS;
+    // The driver's own query_timeout leaves the query running on a connection in an unknown state: destroy it.
+    const timer = setTimeout(
+      () => this.fail(new PgTimeout('query')),
+      Math.max(1, Math.min(METADATA_QUERY_TIMEOUT_MS, untilDeadline)),
+    );
+    try {
+      const result: unknown = await this.client.query(text);
+      this.throwIfFailed();
+      // A multi-statement text answers with one result per statement.
+      const last = (Array.isArray(result) ? result.at(-1) : result) as { rows?: T[] } | undefined;
+      return last?.rows ?? [];
+    } catch (e) {
+      throw this.failure ?? e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Records the first failure and tears the connection down: the server would keep the query running otherwise. */
+  private fail(e: unknown): void {
+    if (this.failure === undefined) this.failure = e;
+    this.wire.destroy();
+  }
+
+  private throwIfFailed(): void {
+    if (this.failure !== undefined) throw this.failure;
+  }
+
+  private rewrite(e: unknown): unknown {
+    return rewritePgError(this.failure ?? e, this.dsn, this.limits.signal);
+  }
+}
+
+function asText(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

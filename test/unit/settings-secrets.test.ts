@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_JSON_SETTING_BYTES, mergeSettings, settingsUpdateSchema } from '#functions/update-channel/settings';
+import { MAX_CHANNEL_BYTES, updateChannel } from '#functions/update-channel/update-channel';
+import type { ChannelSettings } from '#shared/schemas/channel-settings';
+import { isSecretHeader, isSecretName, maskProxyUrl, maskSettings, secretParts } from '#shared/settings-secrets';
+import * as z from '#shared/zod';
+import { reviewChannel, SECRET_SETTINGS, settingsWithSecrets } from '#test/integration/channel-review.helpers';
+import { testLogger } from '#test/integration/import.helpers';
+
+const paths = (settings: ChannelSettings) => secretParts(settings).map((part) => part.path.join('.'));
+
+describe('which settings are secret', () => {
+  it('knows credential headers whatever their case', () => {
+    const secret = ['Authorization', 'proxy-authorization', 'api-key', 'X-API-KEY', 'x-goog-api-key', 'Cookie'];
+    const more = ['X-Auth-Token', 'x-client-secret', 'X-Signature', 'x-db-password'];
+    const plain = ['X-Team', 'Content-Type', 'User-Agent', 'OpenAI-Beta', 'anthropic-version'];
+
+    expect(secret.concat(more).filter((name) => !isSecretHeader(name))).toEqual([]);
+    expect(plain.filter(isSecretHeader)).toEqual([]);
+  });
+
+  it('knows secret property names in snake_case, kebab-case and camelCase, and leaves ordinary ones', () => {
+    const secret = [
+      'sk',
+      'aws_sk',
+      'secret_key',
+      'secretAccessKey',
+      'apiKey',
+      'api-key',
+      'private_key',
+      'vertex_ai_adc',
+    ];
+    const more = ['access_token', 'refreshToken', 'password', 'db_passwd', 'credentials', 'client_secret_id', 'key'];
+    const plain = [
+      'max_tokens',
+      'region',
+      'ak',
+      'access_key_id',
+      'project_id',
+      'temperature',
+      'deployment',
+      'keys_total',
+    ];
+
+    expect(secret.concat(more).filter((name) => !isSecretName(name))).toEqual([]);
+    expect(plain.filter(isSecretName)).toEqual([]);
+  });
+
+  it('finds a service account by its private_key, as an object or as JSON text, and a PEM key anywhere', () => {
+    const account = { type: 'service_account', private_key: SECRET_SETTINGS.privateKey };
+
+    expect(
+      paths({
+        extra: {
+          adc: account,
+          config: { credentials_json: 'x', vertex: JSON.stringify(account) },
+          list: [{ pem: SECRET_SETTINGS.privateKey }],
+        },
+      }),
+    ).toEqual(['extra.adc', 'extra.config.credentials_json', 'extra.config.vertex', 'extra.list.0.pem']);
+  });
+
+  it('masks a proxy URL only when it carries a user name or password', () => {
+    expect(maskProxyUrl('socks5://user:pw@proxy:1080/x')).toBe('socks5://****@proxy:1080/x');
+    expect(maskProxyUrl('http://proxy:3128')).toBe('http://proxy:3128');
+  });
+
+  it('masks JSON nested deeper than it walks as a whole', () => {
+    let deep: unknown = { value: 'not a secret' };
+    for (let i = 0; i < 40; i++) deep = { next: deep };
+
+    expect(paths({ extra: { deep } })).toHaveLength(1);
+  });
+
+  it('masks a copy and leaves the stored settings as they were', () => {
+    const settings = settingsWithSecrets();
+    const before = structuredClone(settings);
+
+    const masked = maskSettings(settings);
+
+    expect(settings).toEqual(before);
+    for (const secret of Object.values(SECRET_SETTINGS)) expect(JSON.stringify(masked)).not.toContain(secret);
+    expect(masked.extra?.api_key).toBe('****');
+  });
+});
+
+describe('settings in an update', () => {
+  it('keeps each field within its bound, JSON settings at 64 KiB', () => {
+    const big = { blob: 'x'.repeat(MAX_JSON_SETTING_BYTES) };
+    const parsed = z.safeParse(settingsUpdateSchema, { extra: big, paramOverride: { n: 1e200 } });
+
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((issue) => issue.message)).toEqual([
+      'settings.paramOverride must hold named properties, valid Unicode text and numbers within ±1e125, nested at most 30 deep',
+      'settings.extra must be at most 65536 bytes as JSON',
+    ]);
+  });
+
+  it('replaces and removes only the fields named', () => {
+    const current = settingsWithSecrets();
+
+    const merged = mergeSettings(current, { weight: null, priority: 0 });
+
+    const { weight: _removed, ...rest } = current;
+    expect(merged).toEqual({ ...rest, priority: 0 });
+  });
+
+  it('refuses an update that would make the channel too large to store, and writes nothing', async () => {
+    const channel = reviewChannel(1, { settings: { extra: { a: 'x'.repeat(MAX_CHANNEL_BYTES) } } });
+    let writes = 0;
+    const repo = {
+      get: async () => channel,
+      update: async () => {
+        writes++;
+        return channel;
+      },
+    };
+
+    const update = updateChannel(
+      channel.id,
+      { settings: { tag: 'more' } },
+      { repo, now: () => new Date(), logger: testLogger() },
+    );
+
+    await expect(update).rejects.toThrow(/^The channel would be over 380000 bytes after this update/);
+    expect(writes).toBe(0);
+  });
+});
