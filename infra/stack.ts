@@ -167,8 +167,10 @@ export class ServiceStack extends Stack {
       'dataset-detail': { description: 'GET /api/core/dataset/detail', table: ['GetItem'] },
       'update-dataset': {
         description: 'PUT /api/core/dataset/update: renames, edits or moves a record',
-        // GetItem reads the record and walks the new parent's ancestors; a conditional UpdateItem writes.
+        // GetItem reads the record and walks the new parent's ancestors; a conditional UpdateItem writes the
+        // record and takes the team's tree lock (shared/dataset-tree.ts); Query on the index measures a moved subtree.
         table: ['GetItem', 'UpdateItem'],
+        index: ['Query'],
         bundledEnvironment: modelCatalog,
       },
       'delete-dataset': {

@@ -155,7 +155,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
       operationId: 'updateDataset',
       summary: 'Rename, edit or move a knowledge base or folder',
       description:
-        'Changes only the fields it names and bumps `updateTime`. `vectorModel` and `type` never change; a folder never moves into its own subtree.',
+        'Changes only the fields it names and bumps `updateTime`. `vectorModel` and `type` never change; a folder never moves into its own subtree, and no record sits deeper than 100 levels. Moves into folders run one at a time per team: a move that waits too long, or a record moved by another request meanwhile, answers 429 (send it again).',
       request: { body: updateDatasetBodySchema, bodyExample: { id: '6740a1f2c3d4e5f6a7b8c9d0', name: 'Renamed' } },
       success: { status: 200, description: 'Updated', body: datasetSuccessBodySchema(z.null()) },
       errors: datasetErrors(
@@ -163,6 +163,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         'missingParams',
         'invalidModel',
         'unExistDataset',
+        'tooManyRequests',
         'unauthorized',
         'unAuthApiKey',
       ),
@@ -215,6 +216,18 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
               { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },
             ],
             itemsTruncated: false,
+            routes: {
+              total: 95,
+              kept: 93,
+              changed: 1,
+              lost: 1,
+              items: [
+                { group: 'default', model: 'only-on-fork', legacy: 1, imported: 0 },
+                { group: 'vip', model: 'gpt-4o', legacy: 3, imported: 2 },
+              ],
+              itemsTruncated: false,
+              complete: true,
+            },
           },
         },
       },

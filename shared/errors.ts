@@ -50,6 +50,12 @@ export const DATASET_ERROR_KINDS = {
     statusText: 'invalidVectorModelOrQAModel',
     when: 'a model name is not in the model catalogue',
   },
+  tooManyRequests: {
+    httpStatus: 429,
+    code: 429,
+    statusText: 'tooManyRequests',
+    when: 'the record or its folder tree changed while the call ran (another move of the team); send it again',
+  },
   unauthorized: {
     httpStatus: 401,
     code: 403,
@@ -76,6 +82,7 @@ export const datasetErrors = {
   missingParams: datasetError('missingParams'),
   unExistDataset: datasetError('unExistDataset'),
   invalidModel: datasetError('invalidModel'),
+  tooManyRequests: datasetError('tooManyRequests'),
   unauthorized: datasetError('unauthorized'),
   unAuthApiKey: datasetError('unAuthApiKey'),
 } as const satisfies Record<DatasetErrorKind, (message: string) => DatasetApiError>;

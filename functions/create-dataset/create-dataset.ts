@@ -1,4 +1,4 @@
-import { requireParentFolder } from '#shared/dataset-tree';
+import { levelForChild, requireParentFolder } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
 import { type ModelCatalog, type ModelKind, requireModel } from '#shared/model-catalog';
 import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
@@ -28,8 +28,10 @@ export async function createDataset(
   // Folders store no models, so their model fields are not even checked.
   const models = body.type === 'dataset' ? resolveModels(body, deps.catalog) : {};
 
-  // The key includes the caller's team: another team's folder is simply not found.
-  if (body.parentId !== null) await requireParentFolder(deps.repo, teamId, body.parentId);
+  // The key includes the caller's team: another team's folder is simply not found. The walk up from the
+  // parent (one GetItem per level above it) refuses a parent on the deepest level or cut off by a loop.
+  if (body.parentId !== null)
+    await levelForChild(deps.repo, await requireParentFolder(deps.repo, teamId, body.parentId));
 
   const time = deps.now().toISOString();
   const record: Omit<DatasetRecord, 'id'> = {

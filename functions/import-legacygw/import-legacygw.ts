@@ -9,8 +9,9 @@ import {
 } from '#shared/repositories/channels';
 import { describeDsn, parseDsn } from './dsn.ts';
 import type { LegacySource, OpenSource } from './legacy-source.ts';
-import { createRowMapper, type MappedChannel } from './mapping.ts';
+import { createRowMapper, type LegacyRow, type MappedChannel, splitModels } from './mapping.ts';
 import { type ImportReport, ReportBuilder } from './report.ts';
+import { type RouteRow, rowGroups } from './routes.ts';
 import { type LookupFn, resolveTarget } from './target.ts';
 
 export interface ImportInput {
@@ -77,7 +78,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
   // Set once, before the first chunk is classified: whether the table held no channel when this import started.
   let tableWasEmpty = false;
 
-  const classifyAndWrite = async (channels: MappedChannel[]): Promise<number> => {
+  const classifyAndWrite = async (channels: MappedChannel[], rows: readonly ChunkRow[]): Promise<number> => {
     // docs/channel-import.md, "An import into an empty table": every id is then new (the mapper never hands the same
     // id over twice), so there is nothing to compare and no edit to protect, and the read is skipped.
     const existing = tableWasEmpty
@@ -87,6 +88,8 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
           { signal },
         );
     const changes: StoredChannel[] = [];
+    // Ids of the channels that are enabled once this chunk is stored: the routes they serve survive the import.
+    const enabled = new Set<string>();
     for (const channel of channels) {
       const before = existing.get(channel.id);
       if (before === undefined) {
@@ -101,13 +104,20 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       } else {
         report.channels.unchanged += 1;
       }
+      const status = before?.editedAt !== undefined ? before.status : channel.status;
+      if (status === 'enabled') enabled.add(channel.id);
     }
+    for (const row of rows)
+      report.rowRoutes(
+        row.routes,
+        row.ids.some((id) => enabled.has(id)),
+      );
     if (input.dryRun || changes.length === 0) return 0;
     return deps.repo.putMany(changes, { signal });
   };
-  const flush = async (channels: MappedChannel[]): Promise<void> => {
+  const flush = async (channels: MappedChannel[], rows: readonly ChunkRow[]): Promise<void> => {
     writes.throwIfFailed();
-    if (channels.length > 0) await writes.start(() => classifyAndWrite(channels));
+    if (channels.length > 0) await writes.start(() => classifyAndWrite(channels, rows));
   };
 
   deps.logger.info('Legacy import started', { ...origin, dryRun: input.dryRun });
@@ -126,17 +136,28 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     tableWasEmpty = await untilAborted(emptyCheck, signal);
     const mapper = createRowMapper(source.kind);
     let pending: MappedChannel[] = [];
+    let pendingRows: ChunkRow[] = [];
     for await (const row of source.rows()) {
       const outcome = mapper.map(row);
       report.addRow(outcome);
-      if (outcome.outcome === 'imported') pending.push(...outcome.channels);
+      if (outcome.outcome === 'imported') {
+        pending.push(...outcome.channels);
+        pendingRows.push({
+          routes: routeRow(row, outcome.channels[0]?.models),
+          ids: outcome.channels.map((c) => c.id),
+        });
+      } else {
+        report.rowRoutes(routeRow(row), false);
+      }
       if (pending.length >= CHUNK_CHANNELS) {
         const chunk = pending;
+        const chunkRows = pendingRows;
         pending = [];
-        await flush(chunk);
+        pendingRows = [];
+        await flush(chunk, chunkRows);
       }
     }
-    await flush(pending);
+    await flush(pending, pendingRows);
     await writes.drain();
   } catch (e) {
     // A write that failed before whatever stopped the loop is the first failure; the writes still in
@@ -162,6 +183,17 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
     written: writes.written,
   });
   return result;
+}
+
+/** An imported row of a chunk: its routes are counted once its channels are classified. */
+interface ChunkRow {
+  routes: RouteRow;
+  ids: string[];
+}
+
+/** A row's routes (docs/channel-import.md, "Routes"); `models` when the mapper has split them already. */
+function routeRow(row: LegacyRow, models: readonly string[] = splitModels(row.models)): RouteRow {
+  return { groups: rowGroups(row.group), models, enabled: row.status === 1 };
 }
 
 /**

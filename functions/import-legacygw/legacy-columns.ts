@@ -9,8 +9,8 @@ import type { SourceKind } from './providers.ts';
 
 /** Columns the import cannot do without (docs/channel-import.md). */
 export const REQUIRED_COLUMNS = ['id', 'type', 'key', 'status', 'base_url', 'models'] as const;
-/** Columns read when present; the v0.5 schema lacks `config`. */
-export const OPTIONAL_COLUMNS = ['name', 'model_mapping', 'config', 'other'] as const;
+/** Columns read when present; the v0.5 schema lacks `config`. `group` names the routes a row serves. */
+export const OPTIONAL_COLUMNS = ['name', 'model_mapping', 'config', 'other', 'group'] as const;
 /** Columns only New API (the most used fork of the legacy gateway) has: any one of them means its table. */
 export const FORK_COLUMNS = ['tag', 'setting', 'auto_ban', 'status_code_mapping'] as const;
 /**

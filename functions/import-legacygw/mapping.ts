@@ -14,6 +14,7 @@ export interface LegacyRow extends Partial<Record<NewApiColumn, string | null>> 
   model_mapping?: string | null;
   config?: string | null;
   other?: string | null;
+  group?: string | null;
 }
 
 /**
@@ -215,7 +216,8 @@ function newApiSettingsWithValues(row: LegacyRow): string[] {
   ];
 }
 
-function splitModels(raw: string | null): string[] {
+/** Splits a `models` column: on commas, trimmed, empties dropped, first occurrence kept. */
+export function splitModels(raw: string | null): string[] {
   return unique(trimOrEmpty(raw).split(','));
 }
 

@@ -1,13 +1,23 @@
-import { ancestry, requireParentFolder, requireRecord } from '#shared/dataset-tree';
+import {
+  climb,
+  levelForChild,
+  MAX_TREE_LEVELS,
+  movedIntoItself,
+  reachesBelow,
+  requireParentFolder,
+  requireRecord,
+  type TreeLockDeps,
+  withTreeLock,
+} from '#shared/dataset-tree';
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { type ModelCatalog, requireModel } from '#shared/model-catalog';
-import type { DatasetChanges, DatasetTreeRepository } from '#shared/repositories/datasets';
+import type { DatasetChanges, DatasetRecord, DatasetTreeRepository } from '#shared/repositories/datasets';
 import { DEFAULT_AVATARS } from '#shared/schemas/dataset-fields';
 import type { UpdateDatasetBody } from './schema.ts';
 
-export interface UpdateDatasetDeps {
-  repo: Pick<DatasetTreeRepository, 'get' | 'update'>;
+export interface UpdateDatasetDeps extends TreeLockDeps {
+  repo: Pick<DatasetTreeRepository, 'get' | 'update' | 'children' | 'lockTree' | 'unlockTree'>;
   catalog: ModelCatalog;
   now: () => Date;
 }
@@ -44,21 +54,64 @@ export async function updateDataset(
   }
 
   if (body.parentId !== undefined && body.parentId !== record.parentId) {
-    if (body.parentId !== null) {
-      const parent = await requireParentFolder(deps.repo, teamId, body.parentId);
-      // Only a folder has a subtree: walk up from the new parent; meeting the record itself is a cycle.
-      for await (const ancestor of ancestry(deps.repo, parent)) {
-        if (ancestor.id === record.id) {
-          throw datasetErrors.invalidParams('parentId must not be the folder itself or one of its subfolders');
-        }
-      }
-    }
     changes.parentId = body.parentId;
+    // Into a folder: one move of the team at a time. To the root: no cycle can form and nothing gets deeper.
+    if (body.parentId !== null) {
+      const parentId = body.parentId;
+      await withTreeLock(deps, teamId, () => moveIntoFolder(deps, record, parentId, changes));
+      return null;
+    }
   }
+  await write(deps, record, changes);
+  return null;
+}
 
-  // Deleted since it was read: as absent as before.
-  if (!(await deps.repo.update(teamId, record.id, changes))) {
+/**
+ * Moves `record` under the folder `parentId`, holding the team's tree lock: the new parent must not lie in
+ * the record's subtree, and the record's subtree must still fit within MAX_TREE_LEVELS below it.
+ */
+async function moveIntoFolder(
+  deps: UpdateDatasetDeps,
+  record: DatasetRecord,
+  parentId: string,
+  changes: DatasetChanges,
+): Promise<void> {
+  const { repo } = deps;
+  const parent = await requireParentFolder(repo, record.teamId, parentId);
+  const level = await levelForChild(repo, parent, record.id);
+  // Only a folder has a subtree, and it only needs measuring when the move takes it deeper than it is.
+  if (record.type === 'folder') {
+    const { chain, end } = await climb(repo, record);
+    const deeper = !(end === 'root' || end === 'missingParent') || level + 1 > chain.length;
+    if (deeper && (await reachesBelow(repo, record, MAX_TREE_LEVELS - level - 1))) {
+      throw datasetErrors.invalidParams(
+        `folders nest at most ${MAX_TREE_LEVELS} levels deep: the folder's subtree does not fit under parentId ${parentId}`,
+      );
+    }
+  }
+  await write(deps, record, changes);
+
+  // The lock keeps other moves out; this re-read is the proof. Meeting the record above its new parent
+  // means a move that did not wait for the lock raced this one: undo this move rather than keep a loop.
+  const parentNow = await repo.get(record.teamId, parentId);
+  const above = parentNow ? (await climb(repo, parentNow)).chain : [];
+  if (above.some((r) => r.id === record.id)) {
+    const { teamId, id, parentId: previousParent, updateTime, name, intro, avatar, agentModel, vlmModel } = record;
+    await repo.update(
+      teamId,
+      id,
+      { parentId: previousParent, updateTime, name, intro, avatar, agentModel, vlmModel },
+      parentId,
+    );
+    throw movedIntoItself();
+  }
+}
+
+/** Writes `changes` if the record is still where it was read; 404 when it is gone, 429 when it has moved. */
+async function write(deps: UpdateDatasetDeps, record: DatasetRecord, changes: DatasetChanges): Promise<void> {
+  if (await deps.repo.update(record.teamId, record.id, changes, record.parentId)) return;
+  if (!(await deps.repo.get(record.teamId, record.id))) {
     throw datasetErrors.unExistDataset('id does not refer to an existing dataset or folder');
   }
-  return null;
+  throw datasetErrors.tooManyRequests('the record was moved by another request while this update ran; send it again');
 }

@@ -22,7 +22,8 @@ export async function backfillParentKeys(client: DynamoDBDocumentClient, tableNa
     { client },
     {
       TableName: tableName,
-      FilterExpression: 'attribute_not_exists(parentKey)',
+      // Records only: a team's tree lock item (TREE_LOCK_ID) has no place in the tree.
+      FilterExpression: 'attribute_not_exists(parentKey) AND attribute_exists(createTime)',
       ProjectionExpression: 'teamId, id, parentId',
     },
   );

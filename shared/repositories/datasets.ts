@@ -56,8 +56,18 @@ export interface DatasetTreeRepository extends DatasetRepository {
   children(teamId: string, parentId: string | null): AsyncIterable<DatasetSummary[]>;
   /** Every record of the team, newest id (creation) first, page by page. */
   teamRecords(teamId: string): AsyncIterable<DatasetSummary[]>;
-  /** Writes the named fields of an existing record; false when the record no longer exists. */
-  update(teamId: string, id: string, changes: DatasetChanges): Promise<boolean>;
+  /**
+   * Writes the named fields of an existing record that still hangs from `expectedParentId` (what the
+   * caller read); false when the record no longer exists or has moved meanwhile, and nothing is written.
+   */
+  update(teamId: string, id: string, changes: DatasetChanges, expectedParentId: string | null): Promise<boolean>;
+  /**
+   * Takes the team's tree lock for `owner` until `expiresAt` (epoch ms), unless another owner holds it
+   * past `now`; true when taken.
+   */
+  lockTree(teamId: string, owner: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Releases the team's tree lock if `owner` still holds it. */
+  unlockTree(teamId: string, owner: string): Promise<void>;
   /** Deletes the team's records with these ids (absent ones are no-ops); resolves once every one is gone. */
   deleteMany(teamId: string, ids: readonly string[]): Promise<void>;
 }
@@ -77,6 +87,15 @@ export class DatasetIdConflictError extends Error {
 export function parentKeyOf(teamId: string, parentId: string | null): string {
   return `${teamId}#${parentId ?? 'root'}`;
 }
+
+/**
+ * Sort key of the item holding a team's tree lock, in the team's partition of the datasets table. No
+ * record can have it (record ids are 24 hex characters), and it sorts after every record id, outside
+ * the key range a team's records are read in (RECORD_IDS).
+ */
+export const TREE_LOCK_ID = 'tree-lock';
+/** The sort-key range every record id lies in: reading a team's records by it never returns the lock item. */
+const RECORD_IDS = { low: '0'.repeat(24), high: 'f'.repeat(24) } as const;
 
 const SUMMARY_ATTRIBUTES = [
   'id',
@@ -137,9 +156,9 @@ export class DynamoDatasetRepository extends TableRepository implements DatasetT
 
   async *teamRecords(teamId: string): AsyncIterable<DatasetSummary[]> {
     yield* this.pages({
-      KeyConditionExpression: '#team = :team',
-      ExpressionAttributeNames: { '#team': 'teamId' },
-      ExpressionAttributeValues: { ':team': teamId },
+      KeyConditionExpression: '#team = :team AND #id BETWEEN :low AND :high',
+      ExpressionAttributeNames: { '#team': 'teamId', '#id': 'id' },
+      ExpressionAttributeValues: { ':team': teamId, ':low': RECORD_IDS.low, ':high': RECORD_IDS.high },
     });
   }
 
@@ -167,7 +186,7 @@ export class DynamoDatasetRepository extends TableRepository implements DatasetT
     } while (ExclusiveStartKey);
   }
 
-  async update(teamId: string, id: string, changes: DatasetChanges): Promise<boolean> {
+  async update(teamId: string, id: string, changes: DatasetChanges, expectedParentId: string | null): Promise<boolean> {
     const fields: Record<string, unknown> = {
       ...changes,
       // Rewritten with every update, which also gives a record from before the index its key.
@@ -182,14 +201,24 @@ export class DynamoDatasetRepository extends TableRepository implements DatasetT
         values[`:v${i}`] = value;
         return `#f${i} = :v${i}`;
       });
+    // Never re-create a record deleted since it was read, and never put back a parent another move has
+    // changed since (a rename racing a move would undo it, past the move's cycle check).
+    names['#parent'] = 'parentId';
+    let parentCondition: string;
+    if (expectedParentId === null) {
+      values[':nullType'] = 'NULL';
+      parentCondition = 'attribute_type(#parent, :nullType)';
+    } else {
+      values[':expectedParent'] = expectedParentId;
+      parentCondition = '#parent = :expectedParent';
+    }
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { teamId, id },
           UpdateExpression: `SET ${sets.join(', ')}`,
-          // Never re-create a record deleted since it was read.
-          ConditionExpression: 'attribute_exists(id)',
+          ConditionExpression: `attribute_exists(id) AND ${parentCondition}`,
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         }),
@@ -198,6 +227,45 @@ export class DynamoDatasetRepository extends TableRepository implements DatasetT
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
+    }
+  }
+
+  async lockTree(teamId: string, owner: string, now: number, expiresAt: number): Promise<boolean> {
+    try {
+      // An UpdateItem, not a PutItem: it creates the lock item the first time, and the update function
+      // needs no write permission beyond the one it has.
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { teamId, id: TREE_LOCK_ID },
+          UpdateExpression: 'SET #owner = :owner, #expires = :expires',
+          ConditionExpression: 'attribute_not_exists(#expires) OR #expires <= :now',
+          ExpressionAttributeNames: { '#owner': 'lockOwner', '#expires': 'lockExpiresAt' },
+          ExpressionAttributeValues: { ':owner': owner, ':expires': expiresAt, ':now': now },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async unlockTree(teamId: string, owner: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { teamId, id: TREE_LOCK_ID },
+          UpdateExpression: 'SET #expires = :released',
+          ConditionExpression: '#owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'lockOwner', '#expires': 'lockExpiresAt' },
+          ExpressionAttributeValues: { ':owner': owner, ':released': 0 },
+        }),
+      );
+    } catch (error) {
+      // Taken over after it expired: the lock is someone else's now, and stays theirs.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
   }
 

@@ -27,6 +27,34 @@ export const reportItemSchema = z.discriminatedUnion('outcome', [
 ]);
 export type ReportItem = z.infer<typeof reportItemSchema>;
 
+/** One (group, model) route that the import loses or serves with fewer legacy rows than before. */
+export const routeItemSchema = z.strictObject({
+  group: z.string(),
+  model: z.string(),
+  /** Enabled legacy rows that serve the route. */
+  legacy: count,
+  /** Of those, rows the import turns into at least one enabled channel. */
+  imported: count,
+});
+export type RouteItem = z.infer<typeof routeItemSchema>;
+
+/**
+ * The (group, model) pairs the enabled legacy rows route, and what the import keeps of them: `lost` when no row that
+ * serves one becomes an enabled channel, `changed` when some do, `kept` when all do. `items`: every lost route, then
+ * every changed one, each in model then group order. `complete` is false only when the table names more distinct
+ * routes than are counted (100,000): the figures then cover the first ones found.
+ */
+export const routesReportSchema = z.strictObject({
+  total: count,
+  kept: count,
+  changed: count,
+  lost: count,
+  items: z.array(routeItemSchema).max(1_000),
+  itemsTruncated: z.boolean(),
+  complete: z.boolean(),
+});
+export type RoutesReport = z.infer<typeof routesReportSchema>;
+
 export const importReportSchema = z.strictObject({
   dryRun: z.boolean(),
   /** `kind`: whose `channels` table was detected, the legacy gateway's or New API's. */
@@ -42,5 +70,6 @@ export const importReportSchema = z.strictObject({
   channels: z.strictObject({ created: count, updated: count, unchanged: count, edited: count }),
   items: z.array(reportItemSchema).max(1_000),
   itemsTruncated: z.boolean(),
+  routes: routesReportSchema,
 });
 export type ImportReport = z.infer<typeof importReportSchema>;

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cdkJsonContext } from '#infra/app';
 import { environmentBytes, LAMBDA_ENVIRONMENT_MAX_BYTES, UNRESOLVED_VALUE_BYTES } from '#infra/constructs/function';
 import { ENV } from '#shared/config';
+import { TREE_LOCK_TTL_MS, TREE_LOCK_WAIT_MS } from '#shared/dataset-tree';
 import { GATEWAY_RESPONSES, gatewayResponseBody } from '#shared/gateway-responses';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
@@ -490,7 +491,7 @@ describe('least privilege', () => {
     ['list-datasets', ['GetItem', 'Query'], ['Query']],
     ['dataset-detail', ['GetItem'], []],
     ['dataset-paths', ['GetItem'], []],
-    ['update-dataset', ['GetItem', 'UpdateItem'], []],
+    ['update-dataset', ['GetItem', 'UpdateItem'], ['Query']],
     ['delete-dataset', ['GetItem', 'BatchWriteItem'], ['Query']],
   ] as const)('lets %s only %j on the datasets table and %j on its by-parent index', (fn, onTable, onIndex) => {
     const expected = baseline(fn);
@@ -502,6 +503,13 @@ describe('least privilege', () => {
     }
 
     expect(permissionsOf(template, id.role(fn))).toEqual(expected);
+  });
+
+  it("gives update-dataset a timeout shorter than the tree lock's expiry, so a lock only expires once its holder is gone", () => {
+    const timeoutSeconds = functionProps('update-dataset').Timeout as number;
+
+    expect(timeoutSeconds * 1000).toBeLessThan(TREE_LOCK_TTL_MS);
+    expect(TREE_LOCK_WAIT_MS).toBeLessThan(timeoutSeconds * 1000);
   });
 
   it('lets no knowledge-base function write except update (UpdateItem) and delete (BatchWriteItem)', () => {
@@ -687,14 +695,8 @@ describe('least privilege', () => {
     }
     // The import's one Scan is conditioned to return ids only (tested above); the others may not Scan at all.
     for (const name of ['create-dataset', ...KB_FUNCTIONS] as const) expect(mentions(name)).not.toMatch(/Scan/);
-    // Only the two functions that walk the tree may read the index.
-    for (const name of [
-      'create-dataset',
-      'import-legacygw',
-      'dataset-detail',
-      'dataset-paths',
-      'update-dataset',
-    ] as const) {
+    // Only the functions that read a folder's children (list, the move's subtree measure, delete) may read the index.
+    for (const name of ['create-dataset', 'import-legacygw', 'dataset-detail', 'dataset-paths'] as const) {
       expect(mentions(name)).not.toMatch(/\/index\//);
     }
     expect(mentions('authorizer')).not.toMatch(/dynamodb:/);

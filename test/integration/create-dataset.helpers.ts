@@ -7,7 +7,7 @@ import {
   readLocalCredentials,
   writeLocalCredentials,
 } from '#shared/local-credentials';
-import type { DatasetRecord } from '#shared/repositories/datasets';
+import { type DatasetRecord, TREE_LOCK_ID } from '#shared/repositories/datasets';
 import type { TestServer } from '#test/support/local-server';
 
 export const CREATE_PATH = '/api/core/dataset/create';
@@ -73,7 +73,7 @@ export function expectCreated(reply: ApiReply): string {
   return reply.body.data as string;
 }
 
-/** Every record stored in a team's partition of `table` (default: the table the functions use). */
+/** Every record stored in a team's partition of `table` (default: the table the functions use); the lock item aside. */
 export async function teamRecords(
   client: DynamoDBDocumentClient,
   teamId: string,
@@ -84,8 +84,9 @@ export async function teamRecords(
     { client },
     { TableName: table, KeyConditionExpression: 'teamId = :teamId', ExpressionAttributeValues: { ':teamId': teamId } },
   );
+  // The team's tree lock item (taken by moves into folders) lives in the partition too, but is no record.
   for await (const page of pages) records.push(...((page.Items ?? []) as DatasetRecord[]));
-  return records;
+  return records.filter((r) => r.id !== TREE_LOCK_ID);
 }
 
 /** What a new dataset stores when the body names only `name`: the built-in catalogue's defaults. */

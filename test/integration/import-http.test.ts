@@ -38,6 +38,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: expect.any(Array),
       itemsTruncated: false,
+      routes: expect.objectContaining({ total: 28, kept: 25, changed: 3, lost: 0 }),
     });
     expect(data.items.filter((i) => i.outcome === 'skipped')).toEqual([
       { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },

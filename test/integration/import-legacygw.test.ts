@@ -211,6 +211,24 @@ const EXPECTED_CHANNELS: Expected[] = [
   },
 ];
 
+/**
+ * The report's `routes` for the fixture: row 17 (unknown type) and row 19 (a duplicate of row 1) are enabled and
+ * skipped, so the default group's gpt-4o, gpt-4o-mini and gpt-3.5-turbo keep fewer rows than they had.
+ */
+const EXPECTED_ROUTES = {
+  total: 28,
+  kept: 25,
+  changed: 3,
+  lost: 0,
+  items: [
+    { group: 'default', model: 'gpt-3.5-turbo', legacy: 2, imported: 1 },
+    { group: 'default', model: 'gpt-4o', legacy: 5, imported: 3 },
+    { group: 'default', model: 'gpt-4o-mini', legacy: 6, imported: 5 },
+  ],
+  itemsTruncated: false,
+  complete: true,
+};
+
 const EXPECTED_ITEMS = [
   { legacyId: 2, outcome: 'imported', channels: 1, warnings: ['model mapping not imported'] },
   {
@@ -274,6 +292,7 @@ describe('importing the legacy gateway fixture', () => {
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: EXPECTED_ITEMS,
       itemsTruncated: false,
+      routes: EXPECTED_ROUTES,
     });
     expect(await dynamo.scan(table)).toEqual(storedFor(EXPECTED_CHANNELS, database));
   });
@@ -302,6 +321,7 @@ describe('importing the legacy gateway fixture', () => {
       rows: { imported: 18, skipped: 2 },
       channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
       items: EXPECTED_ITEMS,
+      routes: EXPECTED_ROUTES,
     });
     expect(await dynamo.scan(table)).toEqual([]);
   });

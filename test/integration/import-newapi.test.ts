@@ -6,6 +6,7 @@ import {
   type ExpectedChannel,
   NEWAPI_EXPECTED_CHANNELS,
   NEWAPI_EXPECTED_ITEMS,
+  NEWAPI_EXPECTED_ROUTES,
   NEWAPI_FIXTURE_KEYS,
   NEWAPI_FIXTURE_SQL,
 } from './newapi-fixture.expected.ts';
@@ -48,6 +49,7 @@ describe('importing the New API fixture through the local server', () => {
       channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
       items: NEWAPI_EXPECTED_ITEMS,
       itemsTruncated: false,
+      routes: NEWAPI_EXPECTED_ROUTES,
     });
     expect(await channels.scan()).toEqual(storedFor(NEWAPI_EXPECTED_CHANNELS, database));
     expectNoSecrets([reply], secretsOf());
@@ -98,6 +100,7 @@ describe('importing the New API fixture through the local server', () => {
       rows: { imported: 18, skipped: 2 },
       channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
       items: NEWAPI_EXPECTED_ITEMS,
+      routes: NEWAPI_EXPECTED_ROUTES,
     });
     expect(await channels.scan()).toEqual([]);
     expectNoSecrets([reply], secretsOf());

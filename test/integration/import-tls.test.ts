@@ -1,18 +1,16 @@
-import { execFile } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { trustedCas } from '#functions/import-legacygw/legacy-connection';
 import { legacySourceOpener, type OpenSource } from '#functions/import-legacygw/legacy-source';
 import { importEnvSchema, loadConfig } from '#shared/config';
+import { makeTestCertificates } from '#test/support/certificates';
 import { startStallingProxy } from '#test/support/fake-mysql';
-import { type ServerTls, startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL, importDeps, runImport, startTestDynamo, type TestDynamo } from './import.helpers.ts';
 
-const run = promisify(execFile);
 const PLAINTEXT_KEY = 'sk-fixture-openai-main-0001';
 
 let dir: string;
@@ -20,43 +18,9 @@ let testCaPem: string;
 let db: TestMariaDb;
 let dynamo: TestDynamo;
 
-/** A throwaway CA and a server certificate for localhost / 127.0.0.1, made with the openssl CLI. */
-async function makeCertificates(into: string): Promise<ServerTls> {
-  const file = (name: string) => join(into, name);
-  const openssl = async (args: string[]) => {
-    try {
-      await run('openssl', args, { cwd: into });
-    } catch (e) {
-      throw new Error(`The TLS tests need the openssl CLI (apt-get install -y openssl): ${(e as Error).message}`);
-    }
-  };
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=Test CA']);
-  await openssl(['req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
-  await writeFile(file('san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  await openssl([
-    'x509',
-    '-req',
-    '-in',
-    'server.csr',
-    '-CA',
-    'ca.pem',
-    '-CAkey',
-    'ca.key',
-    '-CAcreateserial',
-    '-out',
-    'server.pem',
-    '-days',
-    '2',
-    '-extfile',
-    'san.ext',
-  ]);
-  return { certFile: file('server.pem'), keyFile: file('server.key'), caFile: file('ca.pem') };
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'import-tls-'));
-  const tls = await makeCertificates(dir);
+  const tls = await makeTestCertificates(dir);
   testCaPem = await readFile(tls.caFile, 'utf8');
   [db, dynamo] = await Promise.all([startMariaDb({ tls }), startTestDynamo()]);
 });

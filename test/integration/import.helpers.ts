@@ -14,11 +14,31 @@ import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 
 export const FIXTURE_SQL = readFileSync(new URL('../fixtures/legacygw-channels.sql', import.meta.url), 'utf8');
 export const FIXTURE_V05_SQL = readFileSync(new URL('../fixtures/legacygw-channels-v05.sql', import.meta.url), 'utf8');
+/** Routes kept, changed and lost (docs/channel-import.md, "Routes"); the file's header lists them. */
+export const ROUTES_FIXTURE_SQL = readFileSync(new URL('../fixtures/legacygw-routes.sql', import.meta.url), 'utf8');
+
+/** The report's `routes` for ROUTES_FIXTURE_SQL into an empty channels table. */
+export const ROUTES_FIXTURE_EXPECTED = {
+  total: 6,
+  kept: 3,
+  changed: 1,
+  lost: 2,
+  items: [
+    { group: 'night shift', model: 'o1', legacy: 1, imported: 0 },
+    { group: 'default', model: 'only-on-fork', legacy: 1, imported: 0 },
+    { group: 'vip', model: 'gpt-4o', legacy: 2, imported: 1 },
+  ],
+  itemsTruncated: false,
+  complete: true,
+};
 
 /** Every API key in the fixtures, for "never leaks" checks (rows 10 and 18 hold several). */
 export const FIXTURE_KEYS: readonly string[] = [
   ...[...FIXTURE_SQL.matchAll(/VALUES \(\d+, \d+, '([^']+)'/g)].map((m) => m[1]!),
   ...[...FIXTURE_V05_SQL.matchAll(/\(\d+, \d+, +'([^']+)'/g)].map((m) => m[1]!),
+  ...[...ROUTES_FIXTURE_SQL.matchAll(/VALUES \(\d+, \d+, '([^']+)'/g)].map((m) => m[1]!),
+  'sk-fixture-routes-0006a',
+  'sk-fixture-routes-0006b',
   'sk-fixture-deepseek-a',
   'sk-fixture-deepseek-b',
   'sk-fixture-deepseek-c',

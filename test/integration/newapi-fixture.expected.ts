@@ -254,6 +254,23 @@ export const NEWAPI_EXPECTED_ITEMS = [
   { legacyId: 19, outcome: 'skipped', reason: 'duplicate of legacy channel 7' },
 ];
 
+/**
+ * The report's `routes` for the fixture: row 15's type is unknown, so some-model loses its only row; row 19 is
+ * skipped as a duplicate of row 7, so deepseek-chat keeps one of its two rows.
+ */
+export const NEWAPI_EXPECTED_ROUTES = {
+  total: 18,
+  kept: 16,
+  changed: 1,
+  lost: 1,
+  items: [
+    { group: 'default', model: 'some-model', legacy: 1, imported: 0 },
+    { group: 'default', model: 'deepseek-chat', legacy: 2, imported: 1 },
+  ],
+  itemsTruncated: false,
+  complete: true,
+};
+
 /** Every API key of the New API fixture, for "never leaks" checks (row 15's skipped key included). */
 export const NEWAPI_FIXTURE_KEYS: readonly string[] = [
   ...NEWAPI_EXPECTED_CHANNELS.map((c) => c.key),

@@ -8,6 +8,7 @@ import { openPgSource, type PgSourceLimits } from '#functions/import-legacygw/pg
 import type { RowSource } from '#functions/import-legacygw/source';
 import { ProxyApiError } from '#shared/errors';
 import { startStallingProxy } from '#test/support/fake-mysql';
+import { startFakePostgres } from '#test/support/fake-postgres';
 import { freePort, startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { startPostgres, type TestPostgres } from '#test/support/postgres';
 
@@ -306,6 +307,62 @@ describe('the PostgreSQL source, failures (never the password, never the driver 
       await admin.end();
       await source.close();
       await proxy.close();
+    }
+  });
+});
+
+describe('a hostile PostgreSQL server', () => {
+  it('that accepts the connection and never speaks is cut off by the DSN connect timeout (502)', async () => {
+    const fake = await startFakePostgres({ kind: 'silent' });
+    try {
+      // The deadline is far away: a 504 here would mean the connect timeout did not fire.
+      const error = await failure(
+        open(`postgres://u:pw@127.0.0.1:${fake.port}/legacy?connect_timeout=1`, { deadlineAt: Date.now() + 60_000 }),
+      );
+
+      expect([error.httpStatus, error.message]).toEqual([502, expect.stringMatching(/timed out/)]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('asking for the password in clear text over plaintext gets nothing and is a 502', async () => {
+    const password = 'clear-text-password-that-must-not-cross-0123';
+    const fake = await startFakePostgres({ kind: 'cleartext-password' });
+    try {
+      const error = await failure(open(`postgres://u:${password}@127.0.0.1:${fake.port}/legacy?sslmode=prefer`));
+
+      expect([error.httpStatus, error.message]).toEqual([502, expect.stringMatching(/password in clear text/)]);
+      expect(fake.clientData().length).toBeGreaterThan(0);
+      expect(fake.clientData().includes(password)).toBe(false);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('sending a 300 MB row is refused from its header: a 502, and the client never buffers it', async () => {
+    const bytes = 300 * 1024 * 1024;
+    const fake = await startFakePostgres({
+      kind: 'huge-row',
+      bytes,
+      columns: ['id', 'type', 'key', 'status', 'base_url', 'models'],
+    });
+    const source = await open(`postgres://u:pw@127.0.0.1:${fake.port}/legacy?sslmode=disable`);
+    try {
+      const select = await present(source);
+      const rssBefore = process.memoryUsage().rss;
+
+      const error = await failure(all(source.rows(select, 10)));
+
+      expect([error.httpStatus, error.message]).toEqual([
+        502,
+        expect.stringMatching(/more data at once than the import accepts/),
+      ]);
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * 1024 * 1024);
+      expect(fake.hugeBytesWritten()).toBeLessThan(bytes / 4);
+    } finally {
+      await source.close();
+      await fake.close();
     }
   });
 });

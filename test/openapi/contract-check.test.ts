@@ -110,6 +110,7 @@ describe('the contract check of the local gateway', () => {
       channels: { created: 0, updated: 0 },
       items: [],
       itemsTruncated: false,
+      routes: { total: 0, kept: 0, changed: 0, lost: 0, items: [], itemsTruncated: false, complete: true },
     };
 
     const violations = await violationsOf(IMPORT, json(200, { success: true, data: report }));

@@ -48,11 +48,12 @@ interface AdminEndpoint {
 
 /**
  * Uses PG_URL when set, otherwise starts a throwaway cluster (initdb, pg_ctl) on a free loopback port. A server
- * with `tls` is always a throwaway one: an external server's TLS setup is unknown.
+ * with `tls` or `hba` (pg_hba.conf lines placed before the default ones) is always a throwaway one: an external
+ * server's set-up is unknown.
  */
-export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<TestPostgres> {
+export async function startPostgres(options: { tls?: ServerTls; hba?: readonly string[] } = {}): Promise<TestPostgres> {
   const external = process.env.PG_URL;
-  if (external && !options.tls) {
+  if (external && !options.tls && !options.hba) {
     const url = new URL(external);
     const port = Number(url.port || 5432);
     return prepare({
@@ -68,7 +69,7 @@ export async function startPostgres(options: { tls?: ServerTls } = {}): Promise<
       shutdown: async () => {},
     });
   }
-  return prepare(await startCluster(options.tls));
+  return prepare(await startCluster(options.tls, options.hba ?? []));
 }
 
 async function prepare(endpoint: AdminEndpoint): Promise<TestPostgres> {
@@ -138,7 +139,7 @@ async function prepare(endpoint: AdminEndpoint): Promise<TestPostgres> {
  * to run as root), a loopback port, and a unix socket in the directory. Local socket logins are trusted (the
  * tests' administrator); TCP logins need a password (SCRAM), so a wrong password fails as it does in production.
  */
-async function startCluster(tls: ServerTls | undefined): Promise<AdminEndpoint> {
+async function startCluster(tls: ServerTls | undefined, hba: readonly string[]): Promise<AdminEndpoint> {
   const initdb = join(POSTGRES_BIN, 'initdb');
   const pgCtl = join(POSTGRES_BIN, 'pg_ctl');
   try {
@@ -202,6 +203,9 @@ async function startCluster(tls: ServerTls | undefined): Promise<AdminEndpoint> 
   }
   const conf = join(data, 'postgresql.conf');
   await writeFile(conf, `${await readFile(conf, 'utf8')}\n${settings.join('\n')}\n`);
+  // The first matching line decides, so the test's own lines go first.
+  const hbaFile = join(data, 'pg_hba.conf');
+  await writeFile(hbaFile, `${hba.join('\n')}\n${await readFile(hbaFile, 'utf8')}`);
 
   const port = await freePort();
   const stop = async () => {

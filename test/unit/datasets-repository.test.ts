@@ -10,7 +10,12 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { documentClient } from '#shared/clients/dynamodb';
-import { DatasetIdConflictError, type DatasetRecord, DynamoDatasetRepository } from '#shared/repositories/datasets';
+import {
+  DatasetIdConflictError,
+  type DatasetRecord,
+  DynamoDatasetRepository,
+  TREE_LOCK_ID,
+} from '#shared/repositories/datasets';
 
 const dynamo = mockClient(DynamoDBDocumentClient);
 const repo = new DynamoDatasetRepository(documentClient, 'datasets-test');
@@ -124,37 +129,50 @@ describe('DynamoDatasetRepository.children and teamRecords', () => {
     expect(second?.ExclusiveStartKey).toEqual({ k: 1 });
   });
 
-  it("queries the team's partition of the table, not an index, for a search", async () => {
+  it("queries the team's partition of the table, not an index, for a search, within the record ids' key range", async () => {
     dynamo.on(QueryCommand).resolves({ Items: [record] });
 
     for await (const _ of repo.teamRecords('team-a')) break;
 
     const input = dynamo.commandCalls(QueryCommand)[0]?.args[0].input;
     expect(input?.IndexName).toBeUndefined();
-    expect(input?.ExpressionAttributeValues).toEqual({ ':team': 'team-a' });
+    expect(input?.KeyConditionExpression).toBe('#team = :team AND #id BETWEEN :low AND :high');
+    expect(input?.ExpressionAttributeValues).toEqual({
+      ':team': 'team-a',
+      ':low': '000000000000000000000000',
+      ':high': 'ffffffffffffffffffffffff',
+    });
+    // The tree lock's item sorts outside that range, so a list of the team never shows it.
+    expect(TREE_LOCK_ID > 'ffffffffffffffffffffffff').toBe(true);
   });
 });
 
 describe('DynamoDatasetRepository.update', () => {
-  it('sets only the given fields, the parent and its index key, on the condition that the record exists', async () => {
+  it('sets only the given fields, the parent and its index key, on the condition that the record exists under the parent read', async () => {
     dynamo.on(UpdateCommand).resolves({});
 
-    const updated = await repo.update('team-a', record.id, {
-      name: 'New',
-      intro: undefined,
-      parentId: 'ffffffffffffffffffffffff',
-      updateTime: '2026-02-01T00:00:00.000Z',
-    });
+    const updated = await repo.update(
+      'team-a',
+      record.id,
+      {
+        name: 'New',
+        intro: undefined,
+        parentId: 'ffffffffffffffffffffffff',
+        updateTime: '2026-02-01T00:00:00.000Z',
+      },
+      null,
+    );
 
     expect(updated).toBe(true);
     const input = dynamo.commandCalls(UpdateCommand)[0]?.args[0].input;
     expect(input?.Key).toEqual({ teamId: 'team-a', id: record.id });
-    expect(input?.ConditionExpression).toBe('attribute_exists(id)');
+    expect(input?.ConditionExpression).toBe('attribute_exists(id) AND attribute_type(#parent, :nullType)');
+    expect(input?.ExpressionAttributeNames?.['#parent']).toBe('parentId');
+    expect(input?.ExpressionAttributeValues?.[':nullType']).toBe('NULL');
     const set = Object.fromEntries(
-      Object.entries(input?.ExpressionAttributeNames ?? {}).map(([ph, field]) => [
-        field,
-        input?.ExpressionAttributeValues?.[ph.replace('#f', ':v')],
-      ]),
+      Object.entries(input?.ExpressionAttributeNames ?? {})
+        .filter(([ph]) => ph.startsWith('#f'))
+        .map(([ph, field]) => [field, input?.ExpressionAttributeValues?.[ph.replace('#f', ':v')]]),
     );
     expect(set).toEqual({
       name: 'New',
@@ -164,17 +182,60 @@ describe('DynamoDatasetRepository.update', () => {
     });
   });
 
-  it('answers false when the record is gone (failed condition), and passes other failures through', async () => {
+  it('conditions on an id parent by equality', async () => {
+    dynamo.on(UpdateCommand).resolves({});
+
+    await repo.update('team-a', record.id, { parentId: null, updateTime: '2026-02-01T00:00:00.000Z' }, 'a'.repeat(24));
+
+    const input = dynamo.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(input?.ConditionExpression).toBe('attribute_exists(id) AND #parent = :expectedParent');
+    expect(input?.ExpressionAttributeValues?.[':expectedParent']).toBe('a'.repeat(24));
+  });
+
+  it('answers false when the record is gone or moved (failed condition), and passes other failures through', async () => {
     dynamo
       .on(UpdateCommand)
       .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }))
       .rejectsOnce(new ProvisionedThroughputExceededException({ message: 'Rate exceeded', $metadata: {} }));
     const changes = { parentId: null, updateTime: '2026-02-01T00:00:00.000Z' };
 
-    expect(await repo.update('team-a', record.id, changes)).toBe(false);
-    await expect(repo.update('team-a', record.id, changes)).rejects.toBeInstanceOf(
+    expect(await repo.update('team-a', record.id, changes, null)).toBe(false);
+    await expect(repo.update('team-a', record.id, changes, null)).rejects.toBeInstanceOf(
       ProvisionedThroughputExceededException,
     );
+  });
+});
+
+describe('DynamoDatasetRepository.lockTree and unlockTree', () => {
+  it("takes the team's lock item with a condition that it is free or expired, and answers false when it is not", async () => {
+    dynamo
+      .on(UpdateCommand)
+      .resolvesOnce({})
+      .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }));
+
+    expect(await repo.lockTree('team-a', 'owner-1', 1_000, 16_000)).toBe(true);
+    expect(await repo.lockTree('team-a', 'owner-2', 2_000, 17_000)).toBe(false);
+
+    const input = dynamo.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(input?.Key).toEqual({ teamId: 'team-a', id: TREE_LOCK_ID });
+    expect(input?.ConditionExpression).toBe('attribute_not_exists(#expires) OR #expires <= :now');
+    expect(input?.ExpressionAttributeValues).toEqual({ ':owner': 'owner-1', ':expires': 16_000, ':now': 1_000 });
+  });
+
+  it('releases only a lock the owner still holds, and takes a lost one calmly', async () => {
+    dynamo
+      .on(UpdateCommand)
+      .resolvesOnce({})
+      .rejectsOnce(new ConditionalCheckFailedException({ message: 'failed', $metadata: {} }))
+      .rejectsOnce(new ProvisionedThroughputExceededException({ message: 'Rate exceeded', $metadata: {} }));
+
+    await repo.unlockTree('team-a', 'owner-1');
+    await repo.unlockTree('team-a', 'owner-1');
+    await expect(repo.unlockTree('team-a', 'owner-1')).rejects.toBeInstanceOf(ProvisionedThroughputExceededException);
+
+    const input = dynamo.commandCalls(UpdateCommand)[0]?.args[0].input;
+    expect(input?.ConditionExpression).toBe('#owner = :owner');
+    expect(input?.ExpressionAttributeValues).toEqual({ ':owner': 'owner-1', ':released': 0 });
   });
 });
 

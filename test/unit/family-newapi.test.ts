@@ -136,6 +136,22 @@ describe('New API keys', () => {
   });
 });
 
+describe('New API types renumbered in its first versions', () => {
+  it('skips 2, 4 and 5 in a table without test_model (last opened by a version older than v0.2.1)', () => {
+    const { test_model: _, ...old } = row({ key: 'fk-fixture-old' });
+    for (const type of [2, 4, 5]) {
+      expect(NEWAPI.keys(old, typeOf(type))).toEqual({
+        skip: expect.stringContaining(`New API type ${type} is ambiguous`),
+      });
+    }
+    expect(NEWAPI.keys(old, typeOf(1))).toEqual({ keys: ['fk-fixture-old'] });
+  });
+
+  it('reads 2, 4 and 5 by the current numbers once the table has test_model, even when it is NULL', () => {
+    expect(keys({ key: 'mj-fixture', test_model: null }, 2)).toEqual({ keys: ['mj-fixture'] });
+  });
+});
+
 describe('New API settings', () => {
   it('carries nothing but the group for a row at the editor defaults, and never warns about setting or settings', () => {
     expect(settings({})).toEqual({ settings: { groups: ['default'] }, warnings: [] });

@@ -11,6 +11,7 @@ const REPORT: ImportReport = {
   channels: { created: 21, updated: 3, unchanged: 4, edited: 0 },
   items: [],
   itemsTruncated: false,
+  routes: { total: 0, kept: 0, changed: 0, lost: 0, items: [], itemsTruncated: false, complete: true },
 };
 
 /** A Metrics that only stores: what was recorded is read back through its EMF serialization. */

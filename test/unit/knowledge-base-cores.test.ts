@@ -3,11 +3,10 @@ import { datasetPaths } from '#functions/dataset-paths/dataset-paths';
 import { pathsQuerySchema } from '#functions/dataset-paths/schema';
 import { deleteDataset } from '#functions/delete-dataset/delete-dataset';
 import { updateDatasetBodySchema } from '#functions/update-dataset/schema';
-import { updateDataset } from '#functions/update-dataset/update-dataset';
-import { ancestry } from '#shared/dataset-tree';
-import { DatasetApiError } from '#shared/errors';
+import { type UpdateDatasetDeps, updateDataset } from '#functions/update-dataset/update-dataset';
+import { climb, MAX_TREE_LEVELS, TREE_LOCK_TTL_MS, TREE_LOCK_WAIT_MS } from '#shared/dataset-tree';
 import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
-import type { DatasetRecord } from '#shared/repositories/datasets';
+import type { DatasetChanges, DatasetRecord } from '#shared/repositories/datasets';
 
 const caller = { scope: 'dataset' as const, teamId: 'team-a', tmbId: 'member-a', tokenId: 'token-a' };
 const id = (n: number) => n.toString(16).padStart(24, '0');
@@ -42,69 +41,253 @@ function fakeRepo(records: DatasetRecord[]) {
   return repo;
 }
 
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
+/** An in-memory team tree behind every call update-dataset makes, with the repository's write condition. */
+function treeRepo(records: DatasetRecord[]) {
+  const byId = new Map(records.map((r) => [r.id, { ...r }]));
+  const repo = {
+    ...fakeRepo([]),
+    byId,
+    lock: undefined as { owner: string; expiresAt: number } | undefined,
+    get: async (_teamId: string, key: string) => {
+      const r = byId.get(key);
+      return r && { ...r };
+    },
+    async *children(_teamId: string, parentId: string | null) {
+      yield [...byId.values()].filter((r) => r.parentId === parentId);
+    },
+    update: async (_teamId: string, key: string, changes: DatasetChanges, expectedParentId: string | null) => {
+      const r = byId.get(key);
+      if (!r || r.parentId !== expectedParentId) return false;
+      for (const [field, value] of Object.entries(changes))
+        if (value !== undefined) Object.assign(r, { [field]: value });
+      return true;
+    },
+    lockTree: async (_teamId: string, owner: string, now: number, expiresAt: number) => {
+      if (repo.lock && repo.lock.expiresAt > now) return false;
+      repo.lock = { owner, expiresAt };
+      return true;
+    },
+    unlockTree: async (_teamId: string, owner: string) => {
+      if (repo.lock?.owner === owner) repo.lock = { owner, expiresAt: 0 };
+    },
+  };
+  return repo;
 }
 
-describe('ancestry', () => {
+/** A chain of `levels` folders, ids 1..levels, each inside the one before. */
+const chainOf = (levels: number) => Array.from({ length: levels }, (_, i) => folder(i + 1, i === 0 ? null : i));
+
+const deps = (repo: ReturnType<typeof treeRepo>, extra: Partial<UpdateDatasetDeps> = {}): UpdateDatasetDeps => ({
+  repo,
+  catalog: BUILT_IN_MODEL_CATALOG,
+  now: () => new Date(0),
+  ...extra,
+});
+const update = (body: Record<string, unknown>, d: UpdateDatasetDeps) =>
+  updateDataset({ body: updateDatasetBodySchema.parse(body), caller }, d).catch((e: unknown) => e);
+
+describe('climb', () => {
   it('walks up one read per level and stops at a parent that no longer exists', async () => {
     const repo = fakeRepo([folder(2, 1), folder(3, 2)]);
 
-    const chain = await collect(ancestry(repo, folder(3, 2)));
+    const { chain, end } = await climb(repo, folder(3, 2));
 
     expect(chain.map((r) => r.name)).toEqual(['f3', 'f2']);
+    expect(end).toBe('missingParent');
     expect(repo.reads).toBe(2);
   });
 
-  it('fails instead of looping over records whose parents form a loop', async () => {
+  it('stops before the first folder it meets twice when damaged records loop', async () => {
     const repo = fakeRepo([folder(1, 2), folder(2, 1)]);
 
-    await expect(collect(ancestry(repo, folder(1, 2)))).rejects.toThrow(/loop/);
+    const { chain, end } = await climb(repo, folder(1, 2));
+
+    expect(chain.map((r) => r.name)).toEqual(['f1', 'f2']);
+    expect(end).toBe('loop');
+  });
+
+  it(`reads at most ${MAX_TREE_LEVELS} levels of a deeper tree`, async () => {
+    const records = chainOf(1001);
+    const repo = fakeRepo(records);
+
+    const { chain, end } = await climb(repo, records[1000] as DatasetRecord);
+
+    expect(chain).toHaveLength(MAX_TREE_LEVELS);
+    expect(end).toBe('tooDeep');
+    expect(repo.reads).toBe(MAX_TREE_LEVELS - 1);
   });
 });
 
-describe('datasetPaths', () => {
-  it('answers a generic (unexposed) error, never a hang, for damaged records whose parents loop', async () => {
-    const repo = fakeRepo([folder(1, 2), folder(2, 1)]);
+describe('datasetPaths on damaged data', () => {
+  const paths = (repo: ReturnType<typeof fakeRepo>, n: number, type = 'current') =>
+    datasetPaths({ query: pathsQuerySchema.parse({ sourceId: id(n), type }), caller }, { repo });
 
-    const error = await datasetPaths({ query: pathsQuerySchema.parse({ sourceId: id(1) }), caller }, { repo }).catch(
-      (e: unknown) => e,
-    );
+  it('answers the path up to the first folder met twice when the folders above loop', async () => {
+    const repo = fakeRepo([folder(1, 2), folder(2, 1), folder(3, 1)]);
 
-    expect(error).toBeInstanceOf(Error);
-    expect(error).not.toBeInstanceOf(DatasetApiError);
+    expect(await paths(repo, 3)).toEqual([
+      { parentId: id(2), parentName: 'f2' },
+      { parentId: id(1), parentName: 'f1' },
+      { parentId: id(3), parentName: 'f3' },
+    ]);
+  });
+
+  it('answers the path below a parent that no longer exists', async () => {
+    const repo = fakeRepo([folder(2, 1), folder(3, 2)]);
+
+    expect(await paths(repo, 3, 'parent')).toEqual([{ parentId: id(2), parentName: 'f2' }]);
+  });
+
+  it(`answers the nearest ${MAX_TREE_LEVELS} levels of a record nested deeper before the limit existed`, async () => {
+    const repo = fakeRepo(chainOf(1001));
+
+    const path = await paths(repo, 1001);
+
+    expect(path).toHaveLength(MAX_TREE_LEVELS);
+    expect(path.at(-1)).toEqual({ parentId: id(1001), parentName: 'f1001' });
+    expect(path[0]).toEqual({ parentId: id(902), parentName: 'f902' });
   });
 });
 
 describe('updateDataset', () => {
   it('answers 404 when the record is deleted between its read and the write', async () => {
-    const repo = { ...fakeRepo([folder(1, null)]), update: async () => false };
+    const repo = treeRepo([folder(1, null)]);
+    repo.update = async () => {
+      repo.byId.delete(id(1));
+      return false;
+    };
 
-    const error = await updateDataset(
-      { body: updateDatasetBodySchema.parse({ id: id(1), name: 'renamed' }), caller },
-      { repo, catalog: BUILT_IN_MODEL_CATALOG, now: () => new Date(0) },
-    ).catch((e: unknown) => e);
+    expect(await update({ id: id(1), name: 'renamed' }, deps(repo))).toMatchObject({ httpStatus: 404, code: 501002 });
+  });
 
-    expect(error).toMatchObject({ httpStatus: 404, code: 501002 });
+  it('answers 429 and leaves the move alone when another request moved the record between its read and the write', async () => {
+    const repo = treeRepo([folder(1, null), folder(2, null), folder(3, null)]);
+    const write = repo.update;
+    repo.update = async (...args) => {
+      // A move of the record to folder 2, landing between the rename's read and its write.
+      await write('team-a', id(3), { parentId: id(2), updateTime: 'x' }, null);
+      repo.update = write;
+      return write(...args);
+    };
+
+    const error = await update({ id: id(3), name: 'renamed' }, deps(repo));
+
+    expect(error).toMatchObject({ httpStatus: 429, code: 429, statusText: 'tooManyRequests' });
+    expect(repo.byId.get(id(3))).toMatchObject({ parentId: id(2), name: 'f3' });
   });
 
   it('writes the current parent again, with the new updateTime, when the body does not move the record', async () => {
     const writes: unknown[] = [];
-    const repo = {
-      ...fakeRepo([folder(1, null), folder(2, 1)]),
-      update: async (_t: string, _i: string, changes: unknown) => writes.push(changes) > 0,
-    };
+    const repo = treeRepo([folder(1, null), folder(2, 1)]);
+    repo.update = async (_t, _i, changes, expected) => writes.push({ changes, expected }) > 0;
 
-    await updateDataset(
-      { body: updateDatasetBodySchema.parse({ id: id(2), intro: 'x', parentId: id(1).toUpperCase() }), caller },
-      { repo, catalog: BUILT_IN_MODEL_CATALOG, now: () => new Date(0) },
-    );
+    await update({ id: id(2), intro: 'x', parentId: id(1).toUpperCase() }, deps(repo));
 
     expect(writes).toEqual([
-      { parentId: id(1), updateTime: '1970-01-01T00:00:00.000Z', name: undefined, intro: 'x', avatar: undefined },
+      {
+        changes: {
+          parentId: id(1),
+          updateTime: '1970-01-01T00:00:00.000Z',
+          name: undefined,
+          intro: 'x',
+          avatar: undefined,
+        },
+        expected: id(1),
+      },
     ]);
+    expect(repo.lock).toBeUndefined();
+  });
+
+  it('moves a folder into another under the tree lock, and releases it', async () => {
+    const repo = treeRepo([folder(1, null), folder(2, null)]);
+
+    expect(await update({ id: id(2), parentId: id(1) }, deps(repo))).toBeNull();
+
+    expect(repo.byId.get(id(2))?.parentId).toBe(id(1));
+    expect(repo.lock).toMatchObject({ expiresAt: 0 });
+  });
+
+  it('waits for the tree lock another move holds, then answers 429 without writing', async () => {
+    const repo = treeRepo([folder(1, null), folder(2, null)]);
+    repo.lock = { owner: 'someone else', expiresAt: TREE_LOCK_TTL_MS };
+    let clock = 0;
+    const waits: number[] = [];
+    const d = deps(repo, {
+      now: () => new Date(clock),
+      sleep: async (ms) => {
+        waits.push(ms);
+        clock += ms;
+      },
+    });
+
+    const error = await update({ id: id(2), parentId: id(1) }, d);
+
+    expect(error).toMatchObject({ httpStatus: 429, code: 429 });
+    expect(clock).toBeGreaterThanOrEqual(TREE_LOCK_WAIT_MS);
+    expect(waits.length).toBeGreaterThan(1);
+    expect(repo.byId.get(id(2))?.parentId).toBeNull();
+    expect(repo.lock).toEqual({ owner: 'someone else', expiresAt: TREE_LOCK_TTL_MS });
+  });
+
+  it('takes over a tree lock whose holder let it expire', async () => {
+    const repo = treeRepo([folder(1, null), folder(2, null)]);
+    repo.lock = { owner: 'gone', expiresAt: 5 };
+
+    expect(await update({ id: id(2), parentId: id(1) }, deps(repo, { now: () => new Date(5) }))).toBeNull();
+
+    expect(repo.byId.get(id(2))?.parentId).toBe(id(1));
+  });
+
+  it('releases the tree lock when the move is refused', async () => {
+    const repo = treeRepo([folder(1, null), folder(2, 1)]);
+
+    expect(await update({ id: id(1), parentId: id(2) }, deps(repo))).toMatchObject({ httpStatus: 400, code: 507000 });
+
+    expect(repo.lock).toMatchObject({ expiresAt: 0 });
+  });
+
+  it('undoes its own move and answers 400 when a move that skipped the lock closed a loop meanwhile', async () => {
+    const repo = treeRepo([folder(1, null), folder(2, null)]);
+    const write = repo.update;
+    repo.update = async (...args) => {
+      const written = await write(...args);
+      // Folder 1 moves under 2 without the lock, right after 2 was written under 1.
+      await write('team-a', id(1), { parentId: id(2), updateTime: 'x' }, null);
+      repo.update = write;
+      return written;
+    };
+
+    const error = await update({ id: id(2), parentId: id(1), name: 'renamed' }, deps(repo));
+
+    expect(error).toMatchObject({ httpStatus: 400, code: 507000, message: expect.stringMatching(/subfolders/) });
+    expect(repo.byId.get(id(2))).toMatchObject({ parentId: null, name: 'f2', updateTime: folder(2, null).updateTime });
+    expect(repo.byId.get(id(1))?.parentId).toBe(id(2));
+  });
+
+  it(`refuses a move that would take the folder's subtree below level ${MAX_TREE_LEVELS}`, async () => {
+    // A chain of 60 folders, and a separate chain of 41 (its top folder 1001) to move under its bottom.
+    const deep = chainOf(60);
+    const other = Array.from({ length: 41 }, (_, i) => folder(1001 + i, i === 0 ? null : 1000 + i));
+    const repo = treeRepo([...deep, ...other]);
+
+    const tooDeep = await update({ id: id(1001), parentId: id(60) }, deps(repo));
+    const fits = await update({ id: id(1002), parentId: id(60) }, deps(repo));
+
+    expect(tooDeep).toMatchObject({ httpStatus: 400, code: 507000, message: expect.stringMatching(/100 levels/) });
+    expect(repo.byId.get(id(1001))?.parentId).toBeNull();
+    expect(fits).toBeNull();
+    expect(repo.byId.get(id(1002))?.parentId).toBe(id(60));
+  });
+
+  it('refuses a move into a folder whose ancestors loop, and lets a folder of the loop move out to repair it', async () => {
+    const repo = treeRepo([folder(1, 2), folder(2, 1), folder(3, null), folder(4, null)]);
+
+    const into = await update({ id: id(4), parentId: id(1) }, deps(repo));
+    const repair = await update({ id: id(1), parentId: id(3) }, deps(repo));
+
+    expect(into).toMatchObject({ httpStatus: 400, code: 507000, message: expect.stringMatching(/loop/) });
+    expect(repair).toBeNull();
+    expect(repo.byId.get(id(1))?.parentId).toBe(id(3));
   });
 });
 

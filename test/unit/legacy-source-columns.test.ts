@@ -51,6 +51,7 @@ describe('checkColumns: whose channels table it is', () => {
         'name',
         'model_mapping',
         'other',
+        'group',
         'channel_info',
         'setting',
         'settings',
@@ -65,11 +66,21 @@ describe('checkColumns: whose channels table it is', () => {
   });
 
   it("reads the legacy gateway's schema as before, without New API's columns", () => {
-    const legacy = [...REQUIRED, 'name', 'model_mapping', 'config', 'other', 'system_prompt', 'remark', 'settings'];
+    const legacy = [
+      ...REQUIRED,
+      'name',
+      'model_mapping',
+      'config',
+      'other',
+      'group',
+      'system_prompt',
+      'remark',
+      'settings',
+    ];
 
     expect(checkColumns(new Set(legacy), 'gw')).toEqual({
       kind: 'legacygw',
-      columns: [...REQUIRED, 'name', 'model_mapping', 'config', 'other'],
+      columns: [...REQUIRED, 'name', 'model_mapping', 'config', 'other', 'group'],
     });
   });
 

@@ -25,6 +25,25 @@ export type ReportItem =
   | { legacyId: number; outcome: 'skipped'; reason: string; warnings?: string[] }
   | { legacyId: number; outcome: 'imported'; channels: number; warnings: string[] };
 
+/** A (group, model) route the import loses (`imported` 0) or serves with fewer legacy rows than before. */
+export interface RouteItem {
+  group: string;
+  model: string;
+  legacy: number;
+  imported: number;
+}
+
+/** What the import keeps of the legacy gateway's routes. */
+export interface RoutesReport {
+  total: number;
+  kept: number;
+  changed: number;
+  lost: number;
+  items: RouteItem[];
+  itemsTruncated: boolean;
+  complete: boolean;
+}
+
 /** The `data` of an import (dry run or real). */
 export interface ImportReport {
   dryRun: boolean;
@@ -33,6 +52,7 @@ export interface ImportReport {
   channels: { created: number; updated: number; unchanged: number; edited?: number };
   items: ReportItem[];
   itemsTruncated: boolean;
+  routes: RoutesReport;
 }
 
 /** What a channel update may change; `key` is write-only. */

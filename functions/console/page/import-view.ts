@@ -1,6 +1,6 @@
 import type { Call, ImportReport } from './api.ts';
 import { byId, h, say } from './dom.ts';
-import { reportCounts, reportTables } from './report-view.ts';
+import { reportCounts, reportRoutes, reportTables } from './report-view.ts';
 
 const IMPORT_PATH = 'api/channels/import/legacygw';
 
@@ -43,6 +43,7 @@ export function importView(deps: ImportViewDeps) {
       byId('report-source'),
       `Source: ${source.host}:${source.port}/${source.database}, ${source.rows.toLocaleString('en')} rows read.`,
     );
+    byId('routes-body').replaceChildren(...reportRoutes(result));
     byId('report-counts').replaceChildren(...reportCounts(result));
     const tables = reportTables(result.items);
     const truncated = result.itemsTruncated ? [h('p', {}, 'Only the first 1,000 rows with remarks are listed.')] : [];

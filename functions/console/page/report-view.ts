@@ -1,4 +1,4 @@
-import type { ImportReport, ReportItem } from './api.ts';
+import type { ImportReport, ReportItem, RouteItem } from './api.ts';
 import { h } from './dom.ts';
 
 const count = (n: number) => n.toLocaleString('en');
@@ -14,6 +14,9 @@ export function reportCounts(report: ImportReport): HTMLElement[] {
     [preview ? 'Channels to update' : 'Channels updated', report.channels.updated],
     ['Channels unchanged', report.channels.unchanged],
     ['Edited channels kept', report.channels.edited],
+    ['Routes kept', report.routes.kept],
+    ['Routes changed', report.routes.changed],
+    ['Routes lost', report.routes.lost],
   ];
   return entries
     .filter((entry): entry is [string, number] => entry[1] !== undefined)
@@ -52,4 +55,78 @@ export function reportTables(items: readonly ReportItem[]): { skipped: HTMLEleme
             warned.map((item) => [item.legacyId, (item.warnings ?? []).join('; ')]),
           ),
   };
+}
+
+/** Most routes each list shows; the others are counted. */
+const ROUTES_LISTED = 20;
+
+const models = (n: number) => `${count(n)} ${n === 1 ? 'model' : 'models'}`;
+// Names come from the legacy table: each is isolated (<bdi>) so a right-to-left or bidi control character in one
+// cannot reorder the text around it.
+const routeName = (item: RouteItem): (Node | string)[] => [
+  h('bdi', {}, item.model),
+  ' (',
+  h('bdi', {}, item.group),
+  ')',
+];
+
+/** The first ROUTES_LISTED routes as a list, then how many more there are. */
+function routeList(
+  label: string,
+  total: number,
+  items: readonly RouteItem[],
+  text: (item: RouteItem) => (Node | string)[],
+) {
+  const shown = items.slice(0, ROUTES_LISTED);
+  const list = h('ul', { class: 'routes', 'aria-label': label }, ...shown.map((item) => h('li', {}, ...text(item))));
+  const more = total - shown.length;
+  return more > 0 ? [list, h('p', {}, `And ${models(more)} more.`)] : [list];
+}
+
+/**
+ * The routes as a person reads them (docs/console.md): first the models that would have no channel in a group after
+ * the import, then those that keep fewer of the legacy rows that served them. `#routes-lost` describes the Import
+ * button, so it is read again where the operator confirms.
+ */
+export function reportRoutes(report: ImportReport): HTMLElement[] {
+  const { routes, dryRun } = report;
+  const lost = routes.items.filter((item) => item.imported === 0);
+  const changed = routes.items.filter((item) => item.imported > 0);
+  const parts: HTMLElement[] = [];
+  if (routes.lost === 0) {
+    parts.push(h('p', { id: 'routes-lost' }, 'No model loses its channels.'));
+  } else {
+    const their = routes.lost === 1 ? 'its group' : 'their groups';
+    parts.push(
+      h(
+        'p',
+        { id: 'routes-lost', class: 'lost' },
+        `${models(routes.lost)} ${dryRun ? 'would have' : 'have'} no channel in ${their} after this import:`,
+      ),
+      ...routeList('Models that lose every channel', routes.lost, lost, routeName),
+    );
+  }
+  if (routes.changed === 0) {
+    const every = routes.lost === 0 ? 'Every model' : 'Every other model';
+    parts.push(h('p', {}, `${every} keeps all the legacy channels that served it.`));
+  } else {
+    const rows = dryRun ? 'legacy rows to import' : 'legacy rows imported';
+    parts.push(
+      h(
+        'p',
+        {},
+        `${models(routes.changed)} ${dryRun ? 'would keep' : 'keep'} fewer of the legacy channels that served ${routes.changed === 1 ? 'it' : 'them'}:`,
+      ),
+      ...routeList('Models that keep fewer channels', routes.changed, changed, (item) => [
+        ...routeName(item),
+        `: ${count(item.imported)} of ${count(item.legacy)} ${rows}`,
+      ]),
+    );
+  }
+  if (!routes.complete) {
+    parts.push(
+      h('p', {}, 'The table names more routes than are counted (100,000): these figures cover the first ones.'),
+    );
+  }
+  return parts;
 }

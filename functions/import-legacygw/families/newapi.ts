@@ -150,8 +150,23 @@ function productKey(key: string, type: number, row: RowValues): string | { skip:
   return key;
 }
 
+/**
+ * New API numbered 2, 4 and 5 as One API does until v0.2.0.1 / v0.2.0.2 (API2D, CloseAI, OpenAI-SB) and as
+ * Midjourney, Ollama and Midjourney-Plus after. Every version since v0.2.1.0-alpha.24 adds `test_model` when it
+ * starts, so a table without that column was last opened by a version that may have read them either way.
+ */
+const RENUMBERED: ReadonlyMap<number, string> = new Map([
+  [2, 'API2D until v0.2.0.1'],
+  [4, 'CloseAI until v0.2.0.2'],
+  [5, 'OpenAI-SB until v0.2.0.2'],
+]);
+
 /** New API's keys in the product's format; keys New API no longer uses in a multi-key row are listed as disabled. */
 export function newApiKeys(row: RowValues, { type }: RowType): KeysResult {
+  const before = RENUMBERED.get(type);
+  if (before !== undefined && !Object.hasOwn(row, 'test_model')) {
+    return { skip: `New API type ${type} is ambiguous in a table without test_model, older than v0.2.1 (${before})` };
+  }
   const keys: string[] = [];
   const disabled: number[] = [];
   for (const { key, enabled } of rowKeys(row)) {
