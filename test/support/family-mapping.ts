@@ -1,5 +1,5 @@
 import type { Family, RowValues } from '#functions/import-legacygw/families/family';
-import type { ChannelSettings } from '#shared/schemas/channel-settings';
+import { type ChannelSettings, channelSettingsSchema } from '#shared/schemas/channel-settings';
 import type { RoutableChannel } from './family-routing.ts';
 
 /*
@@ -56,6 +56,8 @@ export function mapRows(family: Family, rows: readonly RowValues[]): FamilyOutco
       continue;
     }
     const { settings, warnings } = family.settings(row, type);
+    // What a family carries must be storable as a channel's settings.
+    channelSettingsSchema.parse(settings);
     outcome.settings[id] = settings;
     if (warnings.length > 0) outcome.warnings[id] = warnings;
     const trimmed = (row.base_url ?? '').trim();

@@ -101,10 +101,11 @@ function gatewayRouting(
     if (row.status !== 1) continue;
     const [provider, fallback] = types[row.type]!;
     const baseUrl = row.baseUrl.replace(/\/$/, '') || fallback;
+    const keys = keysOf(row);
+    // A row whose every key New API no longer uses serves nothing.
+    if (keys.length === 0) continue;
     for (const model of row.models) {
-      const targets = routing[model] ?? [];
-      for (const key of keysOf(row)) targets.push(target(provider, baseUrl, key));
-      routing[model] = targets;
+      routing[model] = [...(routing[model] ?? []), ...keys.map((key) => target(provider, baseUrl, key))];
     }
   }
   return normalised(routing);
