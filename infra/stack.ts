@@ -22,6 +22,7 @@ import type { StageConfig } from './stage-config.ts';
 
 type KnowledgeBaseFunction =
   | 'create-dataset'
+  | 'create-dataset-folder'
   | 'list-datasets'
   | 'dataset-detail'
   | 'update-dataset'
@@ -43,6 +44,7 @@ interface TableFunctionSpec {
   readonly memorySize?: number;
   readonly timeoutSeconds?: number;
   readonly bundledEnvironment?: Readonly<Record<string, string>>;
+  readonly environment?: Readonly<Record<string, string>>;
 }
 
 /** `create-dataset` → `CreateDataset`: the construct id of each function, as it has always been. */
@@ -141,7 +143,7 @@ export class ServiceStack extends Stack {
         description: spec.description,
         memorySize: spec.memorySize ?? 512,
         timeout: Duration.seconds(spec.timeoutSeconds ?? 10),
-        environment: { [ENV.logLevel]: config.logLevel },
+        environment: { [ENV.logLevel]: config.logLevel, ...spec.environment },
         ...(spec.bundledEnvironment ? { bundledEnvironment: spec.bundledEnvironment } : {}),
         ...common,
       });
@@ -151,20 +153,35 @@ export class ServiceStack extends Stack {
     };
     // A catalogue of hundreds of models would not fit Lambda's 4 KB environment: it ships in the bundle.
     const modelCatalog = { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) };
+    const modelPolicy = { [ENV.modelPolicy]: config.modelPolicy };
     const knowledgeBaseSpecs: Record<KnowledgeBaseFunction, TableFunctionSpec> = {
       'create-dataset': {
         description: 'POST /api/core/dataset/create: creates a knowledge base or folder',
         // Conditional PutItem for the new record; GetItem to check the parent folder.
         table: ['GetItem', 'PutItem'],
         bundledEnvironment: modelCatalog,
+        environment: modelPolicy,
+      },
+      'create-dataset-folder': {
+        description: "POST /api/core/dataset/folder/create: creates a folder (FastGPT's web client's call)",
+        // The same calls as create: GetItem to check the parent folder, a conditional PutItem for the folder.
+        table: ['GetItem', 'PutItem'],
+        bundledEnvironment: modelCatalog,
+        environment: modelPolicy,
       },
       'list-datasets': {
-        description: 'POST /api/core/dataset/list: lists a folder, or searches the team',
+        description: 'POST and GET /api/core/dataset/list: lists a folder or the team, or searches the team',
         // GetItem checks the parent folder, Query on the index lists it, Query on the table searches the team.
         table: ['GetItem', 'Query'],
         index: ['Query'],
+        // Every list item shows its vector model's item from the catalogue.
+        bundledEnvironment: modelCatalog,
       },
-      'dataset-detail': { description: 'GET /api/core/dataset/detail', table: ['GetItem'] },
+      'dataset-detail': {
+        description: 'GET /api/core/dataset/detail',
+        table: ['GetItem'],
+        bundledEnvironment: modelCatalog,
+      },
       'update-dataset': {
         description: 'PUT /api/core/dataset/update: renames, edits or moves a record',
         // GetItem reads the record and walks the new parent's ancestors; a conditional UpdateItem writes the
@@ -172,6 +189,7 @@ export class ServiceStack extends Stack {
         table: ['GetItem', 'UpdateItem'],
         index: ['Query'],
         bundledEnvironment: modelCatalog,
+        environment: modelPolicy,
       },
       'delete-dataset': {
         description: 'DELETE /api/core/dataset/delete: deletes a record, a folder with its whole subtree',

@@ -7,7 +7,14 @@ import * as z from 'zod';
 import { DEFAULTS, LOG_LEVELS } from '#shared/config';
 import { ConfigError } from '#shared/errors';
 import { metricsNamespace } from '#shared/metrics';
-import { BUILT_IN_MODEL_CATALOG, type ModelCatalog, parseModelCatalog } from '#shared/model-catalog';
+import {
+  BUILT_IN_MODEL_CATALOG,
+  DEFAULT_MODEL_POLICY,
+  MODEL_POLICIES,
+  type ModelCatalog,
+  type ModelPolicy,
+  parseModelCatalog,
+} from '#shared/model-catalog';
 import { parsePemBundle } from '#shared/pem';
 import type { ApiName } from '#shared/routes';
 
@@ -148,6 +155,8 @@ const fileSchema = z
     throttling: throttlingSchema.default({ rateLimit: 50, burstLimit: 100 }),
     // Validated with the same parser the function runs at cold start, so a bad catalogue fails `cdk synth`.
     modelCatalog: z.unknown().optional(),
+    // What create and update do with a model name the catalogue does not know (MODEL_POLICY).
+    modelPolicy: z.enum(MODEL_POLICIES).default(DEFAULT_MODEL_POLICY),
     authorizerCacheTtlSeconds: z.number().int().min(0).max(3600).default(DEFAULT_AUTHORIZER_CACHE_TTL_SECONDS),
     secretsMaxAgeSeconds: z.number().int().positive().max(3600).default(DEFAULTS.secretsMaxAgeSeconds),
     legacygw: z
@@ -205,6 +214,8 @@ export interface StageConfig {
   readonly logLevel: string;
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   readonly modelCatalog: ModelCatalog;
+  /** `lenient`: an unknown model name is stored as sent (FastGPT's way); `strict`: 400/501010. */
+  readonly modelPolicy: ModelPolicy;
   readonly authorizerCacheTtlSeconds: number;
   readonly secretsMaxAgeSeconds: number;
   readonly legacygw: {
@@ -248,6 +259,7 @@ export function parseStageConfig(stage: unknown, file: unknown = {}, baseDir = p
     logLevel: c.logLevel,
     throttling: c.throttling,
     modelCatalog: c.modelCatalog === undefined ? BUILT_IN_MODEL_CATALOG : parseModelCatalog(c.modelCatalog),
+    modelPolicy: c.modelPolicy,
     authorizerCacheTtlSeconds: c.authorizerCacheTtlSeconds,
     secretsMaxAgeSeconds: c.secretsMaxAgeSeconds,
     legacygw: {

@@ -1,7 +1,7 @@
 import { parseAllowList } from './allow-list.ts';
 import { configEnvironment } from './bundled-env.ts';
 import { ConfigError } from './errors.ts';
-import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from './model-catalog.ts';
+import { BUILT_IN_MODEL_CATALOG, DEFAULT_MODEL_POLICY, MODEL_POLICIES, parseModelCatalog } from './model-catalog.ts';
 import { parsePemBundle } from './pem.ts';
 import * as z from './zod.ts';
 
@@ -13,6 +13,8 @@ export const ENV = {
   adminKeySecretId: 'ADMIN_KEY_SECRET_ID',
   secretsMaxAgeS: 'SECRETS_MAX_AGE_S',
   modelCatalog: 'MODEL_CATALOG',
+  /** `lenient` (default): an unknown model name is stored as sent; `strict`: it is 400/501010. */
+  modelPolicy: 'MODEL_POLICY',
   legacygwMaxRows: 'LEGACYGW_MAX_ROWS',
   legacygwDeadlineMs: 'LEGACYGW_DEADLINE_MS',
   legacygwAllowedHosts: 'LEGACYGW_ALLOWED_HOSTS',
@@ -85,13 +87,31 @@ export function loadConfig<S extends z.core.$ZodType>(
   return Object.freeze(parsed.data);
 }
 
-export const createDatasetEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+/** The knowledge-base functions that show model items (list, detail): the table and the model catalogue. */
+export const catalogEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({
     [ENV.datasetsTable]: requiredName,
     [ENV.modelCatalog]: parsedString((v) =>
       v === undefined || v.trim() === '' ? BUILT_IN_MODEL_CATALOG : parseModelCatalog(v),
     ),
     [ENV.logLevel]: logLevel,
+  }),
+);
+export type CatalogConfig = z.infer<typeof catalogEnvSchema>;
+
+/** The functions that store model names (create, folder create, update): the catalogue and what an unknown name gets. */
+export const createDatasetEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(catalogEnvSchema, {
+    [ENV.modelPolicy]: z._default(
+      z.pipe(
+        z.string(),
+        z.pipe(
+          z.transform((s: string) => s.trim().toLowerCase() || DEFAULT_MODEL_POLICY),
+          z.enum(MODEL_POLICIES, { error: `must be ${MODEL_POLICIES.join(' or ')}` }),
+        ),
+      ),
+      DEFAULT_MODEL_POLICY,
+    ),
   }),
 );
 export type CreateDatasetConfig = z.infer<typeof createDatasetEnvSchema>;

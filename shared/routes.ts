@@ -6,6 +6,7 @@ export type Scope = 'dataset' | 'admin';
 export type ApiName = 'dataset' | 'proxy';
 export type FunctionName =
   | 'create-dataset'
+  | 'create-dataset-folder'
   | 'list-datasets'
   | 'dataset-detail'
   | 'update-dataset'
@@ -51,7 +52,10 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     scope: 'dataset',
     routes: [
       { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      { method: 'POST', path: '/api/core/dataset/folder/create', function: 'create-dataset-folder' },
       { method: 'POST', path: '/api/core/dataset/list', function: 'list-datasets' },
+      // Older FastGPT scripts list with GET and a query; the same function reads it like the POST's body.
+      { method: 'GET', path: '/api/core/dataset/list', function: 'list-datasets' },
       { method: 'GET', path: '/api/core/dataset/detail', function: 'dataset-detail' },
       { method: 'PUT', path: '/api/core/dataset/update', function: 'update-dataset' },
       { method: 'DELETE', path: '/api/core/dataset/delete', function: 'delete-dataset' },
@@ -85,6 +89,7 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
 /** Handler entry of each function, relative to the repository root. */
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'functions/create-dataset/handler.ts',
+  'create-dataset-folder': 'functions/create-dataset-folder/handler.ts',
   'list-datasets': 'functions/list-datasets/handler.ts',
   'dataset-detail': 'functions/dataset-detail/handler.ts',
   'update-dataset': 'functions/update-dataset/handler.ts',

@@ -1,21 +1,22 @@
 import { levelForChild, requireParentFolder } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
-import { type ModelCatalog, type ModelKind, requireModel } from '#shared/model-catalog';
+import { acceptModel, type ModelCatalog, type ModelKind, type ModelPolicy } from '#shared/model-catalog';
 import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
 import { type CreateDatasetBody, DEFAULT_AVATARS } from './schema.ts';
 
 export interface CreateDatasetDeps {
   repo: DatasetRepository;
   catalog: ModelCatalog;
+  modelPolicy: ModelPolicy;
   now: () => Date;
   newId: () => string;
 }
 
 const MODEL_FIELDS = [
-  ['vectorModel', 'vector'],
-  ['agentModel', 'agent'],
-  ['vlmModel', 'vlm'],
-] as const satisfies readonly (readonly [keyof CreateDatasetBody, ModelKind])[];
+  ['vectorModel', 'vectorModelId', 'vector'],
+  ['agentModel', 'agentModelId', 'agent'],
+  ['vlmModel', 'vlmModelId', 'vlm'],
+] as const satisfies readonly (readonly [keyof CreateDatasetBody, keyof CreateDatasetBody, ModelKind])[];
 
 /** Creates a knowledge base or folder for the caller's team (docs/knowledge-base-api.md) and returns its id. */
 export async function createDataset(
@@ -26,7 +27,7 @@ export async function createDataset(
   const { teamId, tmbId } = input.caller;
 
   // Folders store no models, so their model fields are not even checked.
-  const models = body.type === 'dataset' ? resolveModels(body, deps.catalog) : {};
+  const models = body.type === 'dataset' ? resolveModels(body, deps) : {};
 
   // The key includes the caller's team: another team's folder is simply not found. The walk up from the
   // parent (one GetItem per level above it) refuses a parent on the deepest level or cut off by a loop.
@@ -78,15 +79,17 @@ function sameRecord(stored: DatasetRecord | undefined, written: DatasetRecord): 
   return Object.keys(stored).length === keys.length && keys.every((k) => stored[k] === written[k]);
 }
 
-/** Each model field's name from the body, or the catalogue's default of its kind. */
+/** Each model field's name from the body (as sent, unless the policy is strict), or the catalogue's default of its kind. */
 function resolveModels(
   body: CreateDatasetBody,
-  catalog: ModelCatalog,
+  { catalog, modelPolicy }: Pick<CreateDatasetDeps, 'catalog' | 'modelPolicy'>,
 ): Pick<DatasetRecord, 'vectorModel' | 'agentModel' | 'vlmModel'> {
   const models: Pick<DatasetRecord, 'vectorModel' | 'agentModel' | 'vlmModel'> = {};
-  for (const [field, kind] of MODEL_FIELDS) {
-    const requested = body[field];
-    models[field] = requested === undefined ? catalog[kind].default : requireModel(catalog, kind, field, requested);
+  for (const [field, alias, kind] of MODEL_FIELDS) {
+    const requested = body[field] ?? body[alias];
+    const named = body[field] === undefined ? alias : field;
+    models[field] =
+      requested === undefined ? catalog[kind].default : acceptModel(catalog, modelPolicy, kind, named, requested);
   }
   return models;
 }

@@ -14,6 +14,7 @@ const metrics = createMetrics();
 const deps: CreateDatasetDeps = {
   repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE),
   catalog: config.MODEL_CATALOG,
+  modelPolicy: config.MODEL_POLICY,
   now: () => new Date(),
   newId: () => newObjectId(),
 };

@@ -28,6 +28,11 @@ export const createDatasetBodySchema = z.object(
     vectorModel: modelNameField('vectorModel'),
     agentModel: modelNameField('agentModel'),
     vlmModel: modelNameField('vlmModel'),
+    // The newest FastGPT sends these names (a model's id there); read as the model's name. The field
+    // without `Id` wins when a body holds both.
+    vectorModelId: modelNameField('vectorModelId'),
+    agentModelId: modelNameField('agentModelId'),
+    vlmModelId: modelNameField('vlmModelId'),
   },
   { error: 'The body must be a JSON object' },
 );

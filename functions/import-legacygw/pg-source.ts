@@ -35,7 +35,8 @@ const QUIT_WAIT_MS = 1_000;
 // An integer column's text is bounded too: a table whose `id` is text could hold anything.
 const INTEGER_TEXT_BYTES = 64;
 // What one batch of rows may hold, whatever the server sends: the batch size follows from the largest row the
-// selected limits allow, so memory stays bounded even when a server ignores the limits in the SQL.
+// selected limits allow, so memory stays bounded even when a server ignores the limits in the SQL. Two batches
+// are held at once: the one being consumed and the next one arriving.
 const BATCH_BYTES = 32 * 1024 * 1024;
 const MAX_BATCH_ROWS = 500;
 // DataRow framing: type, length and column count, then a length before each value.
@@ -172,11 +173,20 @@ class PgSource implements RowSource {
       const plan = await this.plan(select, limit);
       this.throwIfFailed();
       this.wire.limits = { maxMessageBytes: plan.rowBytes, maxResponseBytes: plan.batch * plan.rowBytes + 64 * 1024 };
-      cursor = this.client.query(new this.CursorClass<unknown[]>(plan.sql, undefined, { rowMode: 'array' }));
-      for (;;) {
-        const batch = await cursor.read(plan.batch);
+      const rows = this.client.query(new this.CursorClass<unknown[]>(plan.sql, undefined, { rowMode: 'array' }));
+      cursor = rows;
+      // The next batch is asked for as soon as one arrives, so the server works while the consumer maps these.
+      const fetch = () => {
+        const next = rows.read(plan.batch);
+        // Awaited below; until then a failure must not count as unhandled.
+        next.catch(() => undefined);
+        return next;
+      };
+      for (let next = fetch(); ; ) {
+        const batch = await next;
         this.throwIfFailed();
         if (batch.length === 0) break;
+        next = fetch();
         for (const raw of batch) yield plan.toRow(raw);
       }
       this.completed = true;
@@ -210,44 +220,50 @@ class PgSource implements RowSource {
   /** The SELECT for `select`, how many rows to fetch at once, and how a fetched row becomes a SourceRow. */
   private async plan(select: readonly ColumnSpec[], limit: number) {
     const table = await this.table();
-    const expressions: string[] = [];
-    const readers: ((raw: unknown[], values: Record<string, string | null>, oversize: string[]) => void)[] = [];
-    let rowBytes = ROW_OVERHEAD_BYTES;
-    for (const spec of select) {
+    // Inner query: each column cast to text once, in id order. OFFSET 0 keeps PostgreSQL from folding it into the
+    // outer query, which would cast again for every use. The outer query keeps a value only within its limit and
+    // lists the columns over it in one text column (`flags`); octet_length reads a stored value's size from its
+    // header, so a value over its limit is neither read in full nor sent.
+    const inner: string[] = [];
+    const outer: string[] = [];
+    const over: string[] = [];
+    let rowBytes = ROW_OVERHEAD_BYTES + VALUE_OVERHEAD_BYTES;
+    select.forEach((spec, i) => {
       const column = this.quoted(spec.name);
-      const text = `${column}::text`;
-      const at = expressions.length;
+      const value = `v${i}`;
       const bound = spec.kind === 'integer' ? INTEGER_TEXT_BYTES : spec.maxBytes;
       if (spec.kind !== 'integer' && spec.prefixChars !== undefined) {
         const chars = spec.prefixChars + 1;
-        expressions.push(`left(${text}, ${chars})`);
+        inner.push(`left(${column}::text, ${chars}) AS ${value}`);
+        outer.push(value);
         rowBytes += VALUE_OVERHEAD_BYTES + chars * MAX_BYTES_PER_CHAR;
-        readers.push((raw, values) => {
-          values[spec.name] = asText(raw[at]);
-        });
       } else if (bound !== null) {
-        expressions.push(`CASE WHEN octet_length(${text}) <= ${bound} THEN ${text} END`);
-        expressions.push(`octet_length(${text}) > ${bound}`);
-        rowBytes += 2 * VALUE_OVERHEAD_BYTES + bound + 1;
-        readers.push((raw, values, oversize) => {
-          values[spec.name] = asText(raw[at]);
-          if (raw[at + 1] === true) oversize.push(spec.name);
-        });
+        inner.push(`${column}::text AS ${value}`);
+        outer.push(`CASE WHEN octet_length(${value}) <= ${bound} THEN ${value} END`);
+        over.push(`CASE WHEN octet_length(${value}) > ${bound} THEN '${i}' END`);
+        rowBytes += VALUE_OVERHEAD_BYTES + bound + String(i).length + 1;
       } else {
         // No limit asked for: the wire's message limit still bounds it.
-        expressions.push(text);
+        inner.push(`${column}::text AS ${value}`);
+        outer.push(value);
         rowBytes += VALUE_OVERHEAD_BYTES + SMALL_WIRE_LIMITS.maxMessageBytes;
-        readers.push((raw, values) => {
-          values[spec.name] = asText(raw[at]);
-        });
       }
-    }
-    const sql = `SELECT ${expressions.join(', ')} FROM ${table} ORDER BY ${this.quoted('id')} LIMIT ${Math.max(0, Math.floor(limit))}`;
+    });
+    const flags = over.length > 0 ? `concat_ws(',', ${over.join(', ')})` : "''";
+    const rows = Math.max(0, Math.floor(limit));
+    const sql =
+      `SELECT ${[...outer, flags].join(', ')} FROM (SELECT ${inner.join(', ')} FROM ${table} ` +
+      `ORDER BY ${this.quoted('id')} LIMIT ${rows} OFFSET 0) AS r`;
     const batch = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_BYTES / rowBytes)));
+    const names = select.map((spec) => spec.name);
     const toRow = (raw: unknown[]): SourceRow => {
       const values: Record<string, string | null> = {};
-      const oversize: string[] = [];
-      for (const read of readers) read(raw, values, oversize);
+      for (let i = 0; i < names.length; i++) values[names[i] as string] = asText(raw[i]);
+      const flagged = raw[names.length];
+      const oversize =
+        typeof flagged === 'string' && flagged !== ''
+          ? flagged.split(',').map((at) => names[Number(at)] as string)
+          : [];
       return { values, oversize };
     };
     return { sql, batch, rowBytes, toRow };

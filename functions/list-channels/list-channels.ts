@@ -5,6 +5,7 @@ import { ProxyApiError } from '#shared/errors';
 import type { ChannelFilter, ChannelListEntry, ChannelReviewStore } from '#shared/repositories/channels';
 import { withinChars } from '#shared/text';
 import * as z from '#shared/zod';
+import { boundPage } from './page-budget.ts';
 
 export const DEFAULT_PER_PAGE = 10;
 export const MAX_PER_PAGE = 100;
@@ -140,10 +141,12 @@ export async function listChannels(
   const ids = start < matching.length ? matching.slice(start, start + query.perPage).map((e) => e.id) : [];
   const found = ids.length > 0 ? await deps.repo.getMany(ids) : new Map();
   // A channel deleted between the scan and this read is left out of the page rather than shown half-known.
-  const channels = ids.flatMap((id) => {
+  const whole = ids.flatMap((id) => {
     const channel = found.get(id);
     return channel === undefined ? [] : [toChannelView(channel)];
   });
+  // Within Lambda's response limit whatever the channels hold; shortened items say so and the detail has them whole.
+  const channels = boundPage(whole);
   deps.logger.info('Channels listed', {
     page: query.page,
     perPage: query.perPage,
@@ -151,6 +154,7 @@ export async function listChannels(
     scanned: scanned.length,
     total: matching.length,
     returned: channels.length,
+    abbreviated: channels.filter((channel) => channel.abbreviated !== undefined).length,
   });
   return { channels, total: matching.length };
 }

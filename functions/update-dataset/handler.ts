@@ -11,6 +11,7 @@ const logger = createLogger('update-dataset', config.LOG_LEVEL);
 const deps: UpdateDatasetDeps = {
   repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE),
   catalog: config.MODEL_CATALOG,
+  modelPolicy: config.MODEL_POLICY,
   now: () => new Date(),
 };
 

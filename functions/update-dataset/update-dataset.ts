@@ -11,7 +11,7 @@ import {
 } from '#shared/dataset-tree';
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
-import { type ModelCatalog, requireModel } from '#shared/model-catalog';
+import { acceptModel, type ModelCatalog, type ModelPolicy } from '#shared/model-catalog';
 import type { DatasetChanges, DatasetRecord, DatasetTreeRepository } from '#shared/repositories/datasets';
 import { DEFAULT_AVATARS } from '#shared/schemas/dataset-fields';
 import type { UpdateDatasetBody } from './schema.ts';
@@ -19,6 +19,7 @@ import type { UpdateDatasetBody } from './schema.ts';
 export interface UpdateDatasetDeps extends TreeLockDeps {
   repo: Pick<DatasetTreeRepository, 'get' | 'update' | 'children' | 'lockTree' | 'unlockTree'>;
   catalog: ModelCatalog;
+  modelPolicy: ModelPolicy;
   now: () => Date;
 }
 
@@ -42,15 +43,20 @@ export async function updateDataset(
     // Blank resets the avatar to the default of the record's type, as create does.
     avatar: body.avatar === undefined ? undefined : body.avatar || DEFAULT_AVATARS[record.type],
   };
-  // Folders store no models: their model fields are ignored, as on create.
+  // Folders store no models: their model fields are ignored, as on create. A `vectorModel` is never read:
+  // the stored vectors were computed with the record's own.
   if (record.type === 'dataset') {
-    if (body.vectorModel !== undefined && body.vectorModel !== record.vectorModel) {
-      // The stored vectors were computed with this model; another one would make them meaningless.
-      throw datasetErrors.invalidParams('vectorModel cannot be changed');
+    const { catalog, modelPolicy } = deps;
+    if (body.agentModel !== undefined) {
+      changes.agentModel = acceptModel(catalog, modelPolicy, 'agent', 'agentModel', body.agentModel);
+    } else if (body.agentModelId !== undefined) {
+      changes.agentModel = acceptModel(catalog, modelPolicy, 'agent', 'agentModelId', body.agentModelId);
     }
-    if (body.agentModel !== undefined)
-      changes.agentModel = requireModel(deps.catalog, 'agent', 'agentModel', body.agentModel);
-    if (body.vlmModel !== undefined) changes.vlmModel = requireModel(deps.catalog, 'vlm', 'vlmModel', body.vlmModel);
+    if (body.vlmModel !== undefined) {
+      changes.vlmModel = acceptModel(catalog, modelPolicy, 'vlm', 'vlmModel', body.vlmModel);
+    } else if (body.vlmModelId !== undefined) {
+      changes.vlmModel = acceptModel(catalog, modelPolicy, 'vlm', 'vlmModelId', body.vlmModelId);
+    }
   }
 
   if (body.parentId !== undefined && body.parentId !== record.parentId) {

@@ -179,12 +179,16 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
         });
         const out = await this.retry.tryOnce(() => this.client.send(request, { abortSignal: signal }), attempt, signal);
         if (!out) continue;
-        for (const item of out.Responses?.[this.tableName] ?? []) {
+        const items = out.Responses?.[this.tableName] ?? [];
+        for (const item of items) {
           const channel = item as T;
           found.set(channel.id, channel);
         }
         keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Key[];
-        if (keys.length > 0) {
+        // A call that returned items made progress: DynamoDB stops at 16 MB a call, so a page of large channels
+        // takes several calls. Only calls that return nothing count as failed attempts.
+        if (items.length > 0) attempt = 0;
+        else if (keys.length > 0) {
           if (attempt >= this.retry.maxAttempts)
             throw new Error('BatchGetItem left keys unprocessed after every retry');
           await this.retry.backoff(attempt, signal);

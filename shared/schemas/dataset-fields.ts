@@ -1,4 +1,5 @@
 import { type DatasetApiError, datasetErrors } from '#shared/errors';
+import { MAX_MODEL_NAME } from '#shared/model-catalog';
 import { CONTROL_CHARACTER, wellFormed, withinChars } from '#shared/text';
 import * as z from '#shared/zod';
 
@@ -94,13 +95,18 @@ export const optionalTextField = (field: string, max: number) =>
       ),
   );
 
-/** An optional model name: omitted, null or blank = not given (undefined). */
+/**
+ * An optional model name: omitted, null or blank = not given (undefined). A name may be one the catalogue
+ * does not know (it is stored as sent), so it is bounded like any stored text.
+ */
 export const modelNameField = (field: string) =>
   z.pipe(
     z.nullish(
-      z
-        .string({ error: `${field} must be a string` })
-        .check(z.refine(wellFormed, `${field} must be valid Unicode text`)),
+      z.string({ error: `${field} must be a string` }).check(
+        z.refine(wellFormed, `${field} must be valid Unicode text`),
+        z.refine((s) => withinChars(MAX_MODEL_NAME)(s.trim()), `${field} must be at most ${MAX_MODEL_NAME} characters`),
+        z.refine((s) => !CONTROL_CHARACTER.test(s), `${field} must not contain control characters`),
+      ),
     ),
     z.transform((v) => v?.trim() || undefined),
   );

@@ -13,6 +13,7 @@ const run = promisify(execFile);
 /** Module-load targets: overhead over an empty module, in ms. */
 const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'create-dataset': 25,
+  'create-dataset-folder': 25,
   'list-datasets': 25,
   'dataset-detail': 25,
   'update-dataset': 25,
@@ -70,6 +71,8 @@ export interface ColdStartOptions {
  */
 const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'create-dataset': 'test/bench/sdk-floor/create-dataset.ts',
+  // The same calls as create (GetItem of the parent, a conditional PutItem).
+  'create-dataset-folder': 'test/bench/sdk-floor/create-dataset.ts',
   'list-datasets': 'test/bench/sdk-floor/datasets.ts',
   'dataset-detail': 'test/bench/sdk-floor/datasets.ts',
   'update-dataset': 'test/bench/sdk-floor/datasets.ts',
@@ -98,6 +101,7 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
  */
 const RULES_FLOOR_ENTRIES: Readonly<Partial<Record<FunctionName, string>>> = {
   'create-dataset': 'test/bench/rules-floor/create-dataset.ts',
+  'create-dataset-folder': 'test/bench/rules-floor/create-dataset.ts',
   'list-datasets': 'test/bench/rules-floor/datasets.ts',
   'dataset-detail': 'test/bench/rules-floor/datasets.ts',
   'update-dataset': 'test/bench/rules-floor/datasets.ts',

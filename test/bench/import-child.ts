@@ -2,7 +2,8 @@
  * Child process of the import benchmark, bundled like a function and run with plain `node`, so its
  * peak RSS holds one import and nothing else. Modes (BENCH_MODE):
  * - `core`: the import function's core (`importLegacyGw`) with its production collaborators;
- * - `raw`: the baseline, the same streamed SELECT written with BatchWriteItem, unmapped;
+ * - `raw`: the baseline, the same streamed SELECT (MySQL, or PostgreSQL through a cursor when BENCH_DSN is a
+ *   postgres:// URL) written with BatchWriteItem, unmapped;
  * - `raw-read`: the same, but each chunk of 100 rows is first read back with one BatchGetItem of its keys,
  *   projected as the import projects its read: the floor that a read-before-write imposes;
  * - `raw-reread`: over the table `raw` just filled, the same SELECT with each chunk read back and nothing written:
@@ -13,9 +14,11 @@
 import { readFileSync } from 'node:fs';
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import mysql from 'mysql2';
+import pg from 'pg';
+import Cursor from 'pg-cursor';
 import { importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from '#functions/import-legacygw/legacy-columns';
-import { openLegacySource } from '#functions/import-legacygw/legacy-source';
+import { openSource } from '#functions/import-legacygw/sources';
 import { ANY_HOST } from '#shared/allow-list';
 import { documentClient } from '#shared/clients/dynamodb';
 import { Slots } from '#shared/repositories/batch';
@@ -67,7 +70,7 @@ async function runCore(): Promise<{ rows: number; items: number; readIds: number
   const report = await importLegacyGw(
     { dsn, dryRun: false },
     {
-      openSource: openLegacySource,
+      openSource,
       repo: {
         getCompared: (ids, options) => {
           readIds += ids.length;
@@ -96,6 +99,7 @@ async function streamChunks(
   size: number,
   onChunk: (rows: Record<string, unknown>[]) => Promise<void>,
 ): Promise<number> {
+  if (dsn.startsWith('postgres://')) return streamPgChunks(size, onChunk);
   const [credentials, address] = splitGoDsn(dsn);
   const connection = mysql.createConnection({
     ...credentials,
@@ -120,6 +124,46 @@ async function streamChunks(
     if (chunk.length > 0) await onChunk(chunk);
   } finally {
     connection.end();
+  }
+  return rows;
+}
+
+// A raw cursor's fetch size: pg-query-stream's default batch.
+const PG_FETCH_ROWS = 100;
+
+/** `streamChunks` from PostgreSQL: the same columns through a cursor, integers as text as the import reads them. */
+async function streamPgChunks(
+  size: number,
+  onChunk: (rows: Record<string, unknown>[]) => Promise<void>,
+): Promise<number> {
+  const url = new URL(dsn);
+  const client = new pg.Client({
+    host: url.hostname,
+    port: Number(url.port),
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: url.pathname.slice(1),
+  });
+  await client.connect();
+  const columns = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].map((c) => `"${c}"::text AS "${c}"`).join(', ');
+  const cursor = client.query(new Cursor(`SELECT ${columns} FROM "channels" ORDER BY "id" LIMIT ${maxRows + 1}`));
+  let rows = 0;
+  let chunk: Record<string, unknown>[] = [];
+  try {
+    for (let batch = await cursor.read(PG_FETCH_ROWS); batch.length > 0; batch = await cursor.read(PG_FETCH_ROWS)) {
+      for (const row of batch as Record<string, unknown>[]) {
+        rows += 1;
+        chunk.push(row);
+        if (chunk.length === size) {
+          await onChunk(chunk);
+          chunk = [];
+        }
+      }
+    }
+    if (chunk.length > 0) await onChunk(chunk);
+  } finally {
+    await cursor.close();
+    await client.end();
   }
   return rows;
 }

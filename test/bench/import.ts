@@ -29,7 +29,7 @@ export interface ImportBenchOptions {
  * chunk's keys before its writes (the floor a read-before-write imposes). `raw-reread`: the raw SELECT again over the
  * table its own run just filled, each chunk read back, nothing written (the raw counterpart of `rerun`).
  */
-type Mode = 'core' | 'read-path' | 'raw' | 'raw-read' | 'rerun' | 'raw-reread';
+export type Mode = 'core' | 'read-path' | 'raw' | 'raw-read' | 'rerun' | 'raw-reread';
 const ALTERNATED: readonly Exclude<Mode, 'rerun' | 'raw-reread'>[] = ['core', 'raw', 'read-path', 'raw-read'];
 /** What `read-path` finds in its table: no generated row maps to it, so it changes no outcome. */
 const UNRELATED_CHANNEL = {
@@ -40,13 +40,13 @@ const UNRELATED_CHANNEL = {
 };
 type Measured = ImportRun & { engineCpuMs: number };
 
-const THROUGHPUT_RATIO_TARGET = 0.8;
+export const THROUGHPUT_RATIO_TARGET = 0.8;
 /** Peak RSS at 50,000 rows at most 1.25x that at 10,000 (memory must not grow with the row count). */
-const RSS_GROWTH = { from: 10_000, to: 50_000, max: 1.25 };
+export const RSS_GROWTH = { from: 10_000, to: 50_000, max: 1.25 };
 /** A re-run of an unchanged import writes nothing and takes at most this fraction of the first import's time. */
 const RERUN_DURATION_RATIO_TARGET = 0.5;
 /** docs/channel-import.md: 50,000 rows (the default row cap) inside the default 25 s deadline. */
-const LARGE_IMPORT = { rows: 50_000, maxSeconds: 25 };
+export const LARGE_IMPORT = { rows: 50_000, maxSeconds: 25 };
 
 /**
  * Part 3: imports generated legacy rows from a throwaway MariaDB into dynalite, through the import
@@ -129,7 +129,7 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
  * dynalite in this process, not in its own as `startDynamoEngine` runs it: this process is idle
  * while a child imports, so its CPU time is the engine's.
  */
-async function startEngineHere(): Promise<{ endpoint: string; close(): Promise<void> }> {
+export async function startEngineHere(): Promise<{ endpoint: string; close(): Promise<void> }> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -239,7 +239,7 @@ function importFigures(sizes: readonly number[], results: Map<number, Record<Mod
   return figures;
 }
 
-async function runChild(
+export async function runChild(
   file: string,
   mode: Exclude<Mode, 'rerun'>,
   input: { endpoint: string; table: string; dsn: string; maxRows: number },

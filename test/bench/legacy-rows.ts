@@ -1,5 +1,6 @@
 import type { LegacyRow } from '#functions/import-legacygw/mapping';
 import type { TestMariaDb } from '#test/support/mariadb';
+import type { TestPostgres } from '#test/support/postgres';
 
 // The legacy gateway's current `channels` schema (docs/channel-import.md; as in test/fixtures/legacygw-channels.sql).
 const CREATE_TABLE = `CREATE TABLE \`channels\` (
@@ -26,6 +27,16 @@ const CREATE_TABLE = `CREATE TABLE \`channels\` (
   PRIMARY KEY (\`id\`),
   KEY \`idx_channels_name\` (\`name\`)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4`;
+
+// The same table as GORM's AutoMigrate creates it on PostgreSQL (as in test/fixtures/legacygw-channels.pg.sql).
+const CREATE_PG_TABLE = `CREATE TABLE "channels" (
+  "id" bigserial, "type" bigint DEFAULT 0, "key" text, "status" bigint DEFAULT 1, "name" text,
+  "weight" bigint DEFAULT 0, "created_time" bigint, "test_time" bigint, "response_time" bigint,
+  "base_url" text DEFAULT '', "other" text, "balance" decimal, "balance_updated_time" bigint, "models" text,
+  "group" varchar(32) DEFAULT 'default', "used_quota" bigint DEFAULT 0, "model_mapping" varchar(1024) DEFAULT '',
+  "priority" bigint DEFAULT 0, "config" text, "system_prompt" text, PRIMARY KEY ("id")
+);
+CREATE INDEX IF NOT EXISTS "idx_channels_name" ON "channels" ("name")`;
 
 const COLUMNS = [
   'id',
@@ -98,3 +109,26 @@ export async function createLegacyDatabase(mariadb: TestMariaDb, rows: number): 
   }
   return database;
 }
+
+/** The same rows as `createLegacyDatabase`, in a PostgreSQL database of their own; returns its name. */
+export async function createLegacyPgDatabase(postgres: TestPostgres, rows: number): Promise<string> {
+  const database = await postgres.createDatabase(undefined, CREATE_PG_TABLE);
+  const admin = await postgres.connectAdmin(database);
+  try {
+    // One array per column, unnested into rows: a batch is one statement with 12 parameters.
+    const names = COLUMNS.map((c) => `"${c}"`).join(', ');
+    const types = COLUMNS.map((c, i) => `$${i + 1}::${INTEGER_COLUMNS.has(c) ? 'bigint' : 'text'}[]`).join(', ');
+    for (let first = 1; first <= rows; first += INSERT_BATCH) {
+      const columns: unknown[][] = COLUMNS.map(() => []);
+      for (let id = first; id < Math.min(first + INSERT_BATCH, rows + 1); id++) {
+        for (const [i, value] of row(id).entries()) columns[i]?.push(value);
+      }
+      await admin.query(`INSERT INTO "channels" (${names}) SELECT * FROM unnest(${types})`, columns);
+    }
+  } finally {
+    await admin.end();
+  }
+  return database;
+}
+
+const INTEGER_COLUMNS: ReadonlySet<string> = new Set(['id', 'type', 'status', 'created_time']);

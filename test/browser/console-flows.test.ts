@@ -7,6 +7,12 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import {
+  reviewChannel,
+  SECRET_SETTINGS,
+  seedChannels,
+  settingsWithSecrets,
+} from '#test/integration/channel-review.helpers';
+import {
   activeLabel,
   type ConsoleWorld,
   expectCleanRun,
@@ -236,6 +242,65 @@ describe('review and fix', () => {
     expect(await page.locator('#channels-status').innerText()).toBe('Saved gemini.');
     expectCleanRun(world, recorder);
     await expectNoSecretsKept(world, page, recorder);
+  });
+
+  it('edits settings with the keyboard: model mapping as pairs of names, secrets shown masked and kept', async () => {
+    await resetChannels(world, false);
+    const seeded = reviewChannel(1, { name: 'azure-eu', provider: 'azure', settings: settingsWithSecrets() });
+    await seedChannels(world.server, [seeded]);
+    const { page, recorder } = await open();
+    await signIn(page, world.server.credentials.adminKey);
+    expect(await page.locator('#channels-body td[data-label="Settings"]').innerText()).toBe(
+      '2 model mappings; priority 10; weight 3; groups, tag, API version, region, proxy, headers, parameters, status codes, other',
+    );
+    await page.evaluate('document.activeElement.blur()');
+    const tabTo = async (target: string, limit = 80) => {
+      for (let i = 0; i < limit && (await activeLabel(page)) !== target; i++) await page.keyboard.press('Tab');
+      expect(await activeLabel(page)).toBe(target);
+    };
+
+    await tabTo('Edit azure-eu');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog', { name: 'Edit azure-eu' }).waitFor();
+    await tabTo('Settings');
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Requested model 1').waitFor();
+    expect(await page.getByLabel('Header override (JSON)').inputValue()).toContain('"Authorization": "Bea\u2026Rt4Y"');
+    if (SCREENSHOTS) await page.locator('#edit-dialog').screenshot({ path: join(DOCS, 'console-settings.png') });
+    // A third pair, added with the keyboard.
+    await tabTo('edit-mapping-add');
+    await page.keyboard.press('Enter');
+    expect(await activeLabel(page)).toBe('Requested model 3');
+    await page.keyboard.type('claude-3');
+    await page.keyboard.press('Tab');
+    await page.keyboard.type('claude-3-5-sonnet');
+    // The second pair removed: focus moves on to the row that took its place.
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Shift+Tab');
+    expect(await activeLabel(page)).toBe('Remove mapping 2');
+    await page.keyboard.press('Enter');
+    expect(await activeLabel(page)).toBe('Requested model 2');
+    await tabTo('edit-priority');
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.type('20');
+    await tabTo('Save');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+    await page.locator('#channels-body .badge').waitFor();
+
+    const [stored] = await world.channels.scan();
+    expect(stored?.settings).toEqual({
+      ...settingsWithSecrets(),
+      modelMapping: { 'gpt-4': 'gpt-4o', 'claude-3': 'claude-3-5-sonnet' },
+      priority: 20,
+    });
+    expect(await activeLabel(page)).toBe('Edit azure-eu');
+    expectCleanRun(world, recorder);
+    await expectNoSecretsKept(world, page, recorder, [
+      ...Object.values(SECRET_SETTINGS),
+      JSON.stringify(SECRET_SETTINGS.privateKey).slice(1, -1),
+      seeded.key,
+    ]);
   });
 
   it('closes the edit dialog with Escape without saving and returns focus to its Edit button', async () => {

@@ -127,12 +127,18 @@ export async function tableRows(page: Page): Promise<string[]> {
 }
 
 /**
- * Asserts that no whole fixture key, nor the DSN's password, nor the DSN, is in any response the page
+ * Asserts that no whole fixture key, nor the DSN's password, nor the DSN, nor any of `more` (secret settings a
+ * test stored), is in any response the page
  * received, its DOM (markup and field values), localStorage, cookies or URL; sessionStorage may hold
  * the admin key and nothing else secret.
  */
-export async function expectNoSecretsKept(world: ConsoleWorld, page: Page, recorder: PageRecorder): Promise<void> {
-  const secrets = [...FIXTURE_KEYS, world.db.password, world.dsn];
+export async function expectNoSecretsKept(
+  world: ConsoleWorld,
+  page: Page,
+  recorder: PageRecorder,
+  more: readonly string[] = [],
+): Promise<void> {
+  const secrets = [...FIXTURE_KEYS, world.db.password, world.dsn, ...more];
   const { places, sessionStorage } = await pageStores(page);
   const bodies = await recorder.responseBodies();
   expect(bodies.length).toBeGreaterThan(0);

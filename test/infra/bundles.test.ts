@@ -59,6 +59,7 @@ const withTable = (variable: string, table: string, names: readonly FunctionName
 const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
   ...withTable(ENV.datasetsTable, 'datasets', [
     'create-dataset',
+    'create-dataset-folder',
     'list-datasets',
     'dataset-detail',
     'update-dataset',
@@ -232,9 +233,11 @@ describe('synthesized function bundles', () => {
       ...readEvent('create-dataset.json'),
       body: JSON.stringify({ name: 'Manuals', vectorModel }),
     });
+    // The strict policy tells a known name (the write fails on the unreachable engine) from an unknown one.
+    const strict = { [ENV.modelPolicy]: 'strict' };
 
-    const stageModel = await invoke('create-dataset', withModel(BUNDLED_ONLY_MODEL));
-    const builtInOnly = await invoke('create-dataset', withModel('text-embedding-3-large'));
+    const stageModel = await invoke('create-dataset', withModel(BUNDLED_ONLY_MODEL), strict);
+    const builtInOnly = await invoke('create-dataset', withModel('text-embedding-3-large'), strict);
 
     // Past validation, the write fails on the unreachable DynamoDB: the model was accepted.
     expect(stageModel.returned?.statusCode).toBe(500);
@@ -242,14 +245,16 @@ describe('synthesized function bundles', () => {
     expect(JSON.parse(builtInOnly.returned?.body ?? '')).toMatchObject({ code: 501010 });
   });
 
-  it('compiles the same model catalogue into the update bundle as into create, and into no other knowledge-base bundle', () => {
+  it('compiles the same model catalogue into every knowledge-base bundle that stores or shows models, and into no other', () => {
     const prefix = encodeBundledEnv({ [ENV.modelCatalog]: '' }).slice(0, 20);
     const compiled = (name: FunctionName) =>
       readFileSync(bundles.get(name) ?? '', 'utf8').match(new RegExp(`${prefix}[A-Za-z0-9+/=]+`))?.[0];
 
     expect(compiled('create-dataset')).toBeDefined();
-    expect(compiled('update-dataset')).toBe(compiled('create-dataset'));
-    for (const name of ['list-datasets', 'dataset-detail', 'delete-dataset', 'dataset-paths'] as const) {
+    for (const name of ['create-dataset-folder', 'update-dataset', 'list-datasets', 'dataset-detail'] as const) {
+      expect([name, compiled(name)]).toEqual([name, compiled('create-dataset')]);
+    }
+    for (const name of ['delete-dataset', 'dataset-paths'] as const) {
       expect(compiled(name)).toBeUndefined();
     }
   });
@@ -260,9 +265,10 @@ describe('synthesized function bundles', () => {
       body: JSON.stringify({ name: 'M', vectorModel: BUNDLED_ONLY_MODEL }),
     };
 
-    const outcome = await invoke('create-dataset', event, { [ENV.modelCatalog]: '' });
+    const outcome = await invoke('create-dataset', event, { [ENV.modelCatalog]: '', [ENV.modelPolicy]: 'strict' });
     const overridden = await invoke('create-dataset', event, {
       [ENV.modelCatalog]: JSON.stringify({ ...STAGE_CATALOG, vector: { models: ['bge-m3'], default: 'bge-m3' } }),
+      [ENV.modelPolicy]: 'strict',
     });
 
     expect(outcome.returned?.statusCode).toBe(500);
@@ -320,14 +326,14 @@ describe('synthesized function bundles', () => {
 
   it("builds at cold start only its own function's configuration: no other function's schema, nor what only that one loads", () => {
     const text = (name: FunctionName) => readFileSync(bundles.get(name) ?? '', 'utf8');
-    // The import's allow-list and CA bundle checks; the model catalogue of create and update.
+    // The import's allow-list and CA bundle checks; the model catalogue of the functions that store or show models.
     const importOnly = 'is not a host name, an IP address or a CIDR';
     const catalogueOnly = 'MODEL_CATALOG is not valid JSON';
     for (const name of bundles.keys()) {
       expect([name, text(name).includes(importOnly)]).toEqual([name, name === 'import-legacygw']);
       expect([name, text(name).includes(catalogueOnly)]).toEqual([
         name,
-        name === 'create-dataset' || name === 'update-dataset',
+        ['create-dataset', 'create-dataset-folder', 'update-dataset', 'list-datasets', 'dataset-detail'].includes(name),
       ]);
     }
     // Neither uses the AWS SDK, which loads both anyway; they would cost these two about 1-4 ms each.

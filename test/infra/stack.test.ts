@@ -41,7 +41,14 @@ const resourcesOf = (type: string): [string, Json][] =>
   Object.entries(template.findResources(type)).map(([key, r]) => [key, r.Properties as Json]);
 const FUNCTIONS = Object.keys(stack.functions) as FunctionName[];
 /** The knowledge-base functions after create, which all read the datasets table. */
-const KB_FUNCTIONS = ['list-datasets', 'dataset-detail', 'update-dataset', 'delete-dataset', 'dataset-paths'] as const;
+const KB_FUNCTIONS = [
+  'create-dataset-folder',
+  'list-datasets',
+  'dataset-detail',
+  'update-dataset',
+  'delete-dataset',
+  'dataset-paths',
+] as const;
 const REVIEW_FUNCTIONS = [
   'list-channels',
   'get-channel',
@@ -372,11 +379,15 @@ describe('functions', () => {
   it('sets exactly the environment each handler reads, from the stage config', () => {
     const envOf = (name: FunctionName) => (functionProps(name).Environment as Json).Variables as Json;
 
-    expect(envOf('create-dataset')).toEqual({
-      [ENV.datasetsTable]: { Ref: id.table('datasets') },
-      [ENV.logLevel]: 'INFO',
-      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
-    });
+    // The model catalogue is compiled into their bundles; the policy is a small setting.
+    for (const name of ['create-dataset', 'create-dataset-folder', 'update-dataset'] as const) {
+      expect(envOf(name)).toEqual({
+        [ENV.datasetsTable]: { Ref: id.table('datasets') },
+        [ENV.logLevel]: 'INFO',
+        [ENV.modelPolicy]: 'lenient',
+        [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+      });
+    }
     expect(envOf('import-legacygw')).toEqual({
       [ENV.channelsTable]: { Ref: id.table('channels') },
       [ENV.legacygwMaxRows]: '50000',
@@ -392,7 +403,7 @@ describe('functions', () => {
         [ENV.metricsNamespace]: 'KbChannelGateway/dev',
       });
     }
-    for (const name of KB_FUNCTIONS) {
+    for (const name of KB_FUNCTIONS.filter((n) => n !== 'update-dataset' && n !== 'create-dataset-folder')) {
       expect(envOf(name)).toEqual({
         [ENV.datasetsTable]: { Ref: id.table('datasets') },
         [ENV.logLevel]: 'INFO',
@@ -479,13 +490,16 @@ describe('large configuration', () => {
 });
 
 describe('least privilege', () => {
-  it('lets create-dataset only GetItem and PutItem on the datasets table', () => {
-    const expected = baseline('create-dataset');
-    expected.set('dynamodb:GetItem', new Set([arnOf(id.table('datasets'))]));
-    expected.set('dynamodb:PutItem', new Set([arnOf(id.table('datasets'))]));
+  it.each(['create-dataset', 'create-dataset-folder'] as const)(
+    'lets %s only GetItem and PutItem on the datasets table',
+    (fn) => {
+      const expected = baseline(fn);
+      expected.set('dynamodb:GetItem', new Set([arnOf(id.table('datasets'))]));
+      expected.set('dynamodb:PutItem', new Set([arnOf(id.table('datasets'))]));
 
-    expect(permissionsOf(template, id.role('create-dataset'))).toEqual(expected);
-  });
+      expect(permissionsOf(template, id.role(fn))).toEqual(expected);
+    },
+  );
 
   it.each([
     ['list-datasets', ['GetItem', 'Query'], ['Query']],
@@ -696,7 +710,13 @@ describe('least privilege', () => {
     // The import's one Scan is conditioned to return ids only (tested above); the others may not Scan at all.
     for (const name of ['create-dataset', ...KB_FUNCTIONS] as const) expect(mentions(name)).not.toMatch(/Scan/);
     // Only the functions that read a folder's children (list, the move's subtree measure, delete) may read the index.
-    for (const name of ['create-dataset', 'import-legacygw', 'dataset-detail', 'dataset-paths'] as const) {
+    for (const name of [
+      'create-dataset',
+      'create-dataset-folder',
+      'import-legacygw',
+      'dataset-detail',
+      'dataset-paths',
+    ] as const) {
       expect(mentions(name)).not.toMatch(/\/index\//);
     }
     expect(mentions('authorizer')).not.toMatch(/dynamodb:/);

@@ -36,11 +36,30 @@ export const DONEHUB_EXPECTED_SKIPS: Readonly<Record<number, string>> = {
   16: 'Vertex AI other is not Region|ProjectID',
 };
 
+const DEFAULT = { groups: ['default'] };
+
+/** Settings of every imported row, by legacy id. */
 export const DONEHUB_EXPECTED_SETTINGS: Readonly<Record<number, unknown>> = {
+  1: DEFAULT,
+  2: DEFAULT,
+  3: DEFAULT,
+  4: DEFAULT,
+  5: DEFAULT,
+  6: DEFAULT,
+  7: { groups: ['default'], region: 'us-east-1' },
+  8: { groups: ['default'], region: 'us-west-2' },
+  9: DEFAULT,
+  10: DEFAULT,
   12: {
     groups: ['vip'],
     headerOverride: { 'X-Team': 'fixture' },
     extra: { header_override: { '*': '' }, pass_through_body: true, cost_ratio: 1.5 },
   },
   13: { groups: ['default'], extra: { other: { user_agent: 'fixture-ua' } } },
+  14: DEFAULT,
 };
+
+export const DONEHUB_EXPECTED_WARNINGS: Readonly<Record<number, readonly string[]>> = {};
+
+/** The skipped rows' models (gpt-4o, gemini-2.5-pro) are served by other rows too: no route is lost. */
+export const DONEHUB_LOST_MODELS: readonly string[] = [];

@@ -2,87 +2,23 @@ import { readFileSync } from 'node:fs';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDsn } from '#functions/import-legacygw/dsn';
-import type { ColumnSpec, Family, FamilyKind, RowValues } from '#functions/import-legacygw/families/family';
+import type { ColumnSpec, RowValues } from '#functions/import-legacygw/families/family';
 import { FAMILIES } from '#functions/import-legacygw/families/index';
 import { CORE_COLUMNS } from '#functions/import-legacygw/limits';
 import { openPgSource } from '#functions/import-legacygw/pg-source';
-import type { ChannelSettings } from '#shared/schemas/channel-settings';
-import { type RoutableChannel, type Routing, routingOf } from '#test/support/family-routing';
+import { mapRows } from '#test/support/family-mapping';
+import { routingOf } from '#test/support/family-routing';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { startPostgres, type TestPostgres } from '#test/support/postgres';
-import * as newest from './newapi-newest-fixture.expected.ts';
-import * as upgraded from './newapi-upgraded-fixture.expected.ts';
-import * as v0 from './newapi-v0-fixture.expected.ts';
-import * as oneapi from './oneapi-fixture.expected.ts';
-import * as v05 from './oneapi-v05-fixture.expected.ts';
+import { ORACLES } from './family-oracles.ts';
 
 /*
- * The oracle of the One API and New API families: each fixture, loaded into MariaDB and into PostgreSQL in GORM's
+ * The oracle of every family: each fixture, loaded into MariaDB and into PostgreSQL in GORM's
  * form for each, read through its family's functions, must route exactly what the gateway routes (the expected
  * tables, written by hand from the gateway's Go source). The rows are read as a source hands them over (the core's
  * columns and the family's, integers as text); the mapping around the family (type table, base URL default, status,
  * models) is this file's own minimal one, so the family's rules are checked on real engines without the import core.
  */
-
-interface Oracle {
-  readonly fixture: string;
-  readonly family: FamilyKind;
-  readonly routing: Routing;
-  readonly skips: Readonly<Record<number, string>>;
-  readonly lost: readonly string[];
-  readonly settings: Readonly<Record<number, unknown>>;
-  readonly warnings: Readonly<Record<number, readonly string[]>>;
-  readonly disabledKeys?: Readonly<Record<number, readonly string[]>>;
-}
-
-const ORACLES: readonly Oracle[] = [
-  {
-    fixture: 'oneapi-channels',
-    family: 'oneapi',
-    routing: oneapi.ONEAPI_EXPECTED_ROUTING,
-    skips: oneapi.ONEAPI_EXPECTED_SKIPS,
-    lost: oneapi.ONEAPI_LOST_MODELS,
-    settings: oneapi.ONEAPI_EXPECTED_SETTINGS,
-    warnings: oneapi.ONEAPI_EXPECTED_WARNINGS,
-  },
-  {
-    fixture: 'legacygw-channels-v05',
-    family: 'oneapi',
-    routing: v05.ONEAPI_V05_EXPECTED_ROUTING,
-    skips: v05.ONEAPI_V05_EXPECTED_SKIPS,
-    lost: v05.ONEAPI_V05_LOST_MODELS,
-    settings: v05.ONEAPI_V05_EXPECTED_SETTINGS,
-    warnings: v05.ONEAPI_V05_EXPECTED_WARNINGS,
-  },
-  {
-    fixture: 'newapi-v0-channels',
-    family: 'newapi',
-    routing: v0.NEWAPI_V0_EXPECTED_ROUTING,
-    skips: v0.NEWAPI_V0_EXPECTED_SKIPS,
-    lost: v0.NEWAPI_V0_LOST_MODELS,
-    settings: v0.NEWAPI_V0_EXPECTED_SETTINGS,
-    warnings: v0.NEWAPI_V0_EXPECTED_WARNINGS,
-  },
-  {
-    fixture: 'newapi-newest-channels',
-    family: 'newapi',
-    routing: newest.NEWAPI_NEWEST_EXPECTED_ROUTING,
-    skips: newest.NEWAPI_NEWEST_EXPECTED_SKIPS,
-    lost: newest.NEWAPI_NEWEST_LOST_MODELS,
-    settings: newest.NEWAPI_NEWEST_EXPECTED_SETTINGS,
-    warnings: newest.NEWAPI_NEWEST_EXPECTED_WARNINGS,
-    disabledKeys: newest.NEWAPI_NEWEST_DISABLED_KEYS,
-  },
-  {
-    fixture: 'newapi-upgraded-channels',
-    family: 'newapi',
-    routing: upgraded.NEWAPI_UPGRADED_EXPECTED_ROUTING,
-    skips: upgraded.NEWAPI_UPGRADED_EXPECTED_SKIPS,
-    lost: upgraded.NEWAPI_UPGRADED_LOST_MODELS,
-    settings: upgraded.NEWAPI_UPGRADED_EXPECTED_SETTINGS,
-    warnings: upgraded.NEWAPI_UPGRADED_EXPECTED_WARNINGS,
-  },
-];
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
 
@@ -161,67 +97,6 @@ async function postgresTable(name: string): Promise<Table> {
       }
     },
   };
-}
-
-interface Outcome {
-  readonly channels: (RoutableChannel & { readonly legacyId: number })[];
-  readonly skips: Record<number, string>;
-  readonly settings: Record<number, ChannelSettings>;
-  readonly warnings: Record<number, readonly string[]>;
-  readonly models: Record<number, readonly string[]>;
-}
-
-const split = (text: string | null | undefined, separator: RegExp | string) => [
-  ...new Set(
-    (text ?? '')
-      .split(separator)
-      .map((p) => p.trim())
-      .filter((p) => p !== ''),
-  ),
-];
-
-/** The family's reading of every row, wrapped in a minimal mapping of this test's own (docs/channel-import.md). */
-function mapRows(family: Family, rows: readonly RowValues[]): Outcome {
-  const outcome: Outcome = { channels: [], skips: {}, settings: {}, warnings: {}, models: {} };
-  for (const row of rows) {
-    const id = Number(row.id);
-    const typeNumber = Number(row.type);
-    const models = split(row.models, ',');
-    outcome.models[id] = models;
-    const entry = family.types.get(typeNumber);
-    if (entry === undefined) {
-      outcome.skips[id] = `unknown legacy channel type ${row.type}`;
-      continue;
-    }
-    const type = { type: typeNumber, entry };
-    const keys = family.keys(row, type);
-    if ('skip' in keys) {
-      outcome.skips[id] = keys.skip;
-      continue;
-    }
-    if (keys.keys.length === 0) {
-      outcome.skips[id] = 'no API key';
-      continue;
-    }
-    const { settings, warnings } = family.settings(row, type);
-    outcome.settings[id] = settings;
-    if (warnings.length > 0) outcome.warnings[id] = warnings;
-    const trimmed = (row.base_url ?? '').trim();
-    const baseUrl = (trimmed.endsWith('/') ? trimmed.slice(0, -1) : trimmed) || entry.defaultBaseUrl || '';
-    keys.keys.forEach((key, index) => {
-      const enabled = row.status === '1' && !(keys.disabled ?? []).includes(index);
-      outcome.channels.push({
-        legacyId: id,
-        provider: entry.provider,
-        baseUrl,
-        key,
-        status: enabled ? 'enabled' : 'disabled',
-        models,
-        settings,
-      });
-    });
-  }
-  return outcome;
 }
 
 const IDENTICAL = /^identical to legacy channel (\d+)$/;

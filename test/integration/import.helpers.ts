@@ -3,7 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import { openLegacySource } from '#functions/import-legacygw/legacy-source';
+import { openSource } from '#functions/import-legacygw/sources';
 import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
@@ -110,7 +110,7 @@ export function testLogger(logLevel: 'DEBUG' | 'SILENT' = 'SILENT'): Logger {
 /** The real import over a real repository, with test-sized limits. */
 export function importDeps(dynamo: TestDynamo, table: string, overrides: Partial<ImportDeps['config']> = {}) {
   const deps: ImportDeps = {
-    openSource: openLegacySource,
+    openSource,
     repo: new ChannelRepository(dynamo.documentClient, table, { baseDelayMs: 5 }),
     config: { maxRows: 50_000, deadlineMs: 20_000, allowedHosts: ANY_HOST, ...overrides },
     now: () => new Date('2026-03-01T10:00:00.000Z'),

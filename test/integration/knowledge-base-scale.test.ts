@@ -4,6 +4,7 @@ import { LIST_LIMITS, listDatasets } from '#functions/list-datasets/list-dataset
 import { listDatasetsBodySchema } from '#functions/list-datasets/schema';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import type { LocalAccessToken } from '#shared/local-credentials';
+import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
 import { type DatasetRecord, DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { useTestServer } from '#test/support/local-server';
 import { addAccessToken, teamRecords } from './create-dataset.helpers.ts';
@@ -51,7 +52,7 @@ describe('list reads only the asked folder', () => {
 
     const items = await listDatasets(
       { body: listDatasetsBodySchema.parse({ parentId: folder.id }), caller },
-      { repo, limits: LIST_LIMITS },
+      { repo, catalog: BUILT_IN_MODEL_CATALOG, limits: LIST_LIMITS },
     );
     const overHttp = await kbClient(server, `Bearer ${team.token}`).list({ parentId: folder.id });
     client.destroy();
@@ -67,17 +68,38 @@ describe('list reads only the asked folder', () => {
     const caller = { scope: 'dataset' as const, teamId: team.teamId, tmbId: team.tmbId, tokenId: team.id };
 
     const listed = await listDatasets(
-      { body: listDatasetsBodySchema.parse({}), caller },
-      { repo, limits: { maxItems: 7, maxSearched: 100 } },
+      { body: listDatasetsBodySchema.parse({ parentId: null }), caller },
+      { repo, catalog: BUILT_IN_MODEL_CATALOG, limits: { maxItems: 7, maxSearched: 100 } },
     );
     const searched = await listDatasets(
       { body: listDatasetsBodySchema.parse({ searchKey: 'DATASET' }), caller },
-      { repo, limits: { maxItems: 100, maxSearched: 12 } },
+      { repo, catalog: BUILT_IN_MODEL_CATALOG, limits: { maxItems: 100, maxSearched: 12 } },
     );
 
     expect(listed.map((i) => i.name)).toEqual(Array.from({ length: 7 }, (_, i) => `dataset ${29 - i}`));
     // The search reads the team's 12 newest-created records (ids are creation-time ordered).
     expect(searched.map((i) => i.name)).toEqual(Array.from({ length: 12 }, (_, i) => `dataset ${29 - i}`));
+  });
+
+  it('bounds a list of the whole team (no parentId) like a search: maxSearched read, maxItems answered', async () => {
+    await seedRecords(server.documents, [
+      ...records(null, 'dataset', 20),
+      ...records('cccccccccccccccccccccccc', 'dataset', 10),
+    ]);
+    const repo = new DynamoDatasetRepository(server.documents, server.tables.datasets);
+    const caller = { scope: 'dataset' as const, teamId: team.teamId, tmbId: team.tmbId, tokenId: team.id };
+
+    const all = await listDatasets(
+      { body: listDatasetsBodySchema.parse({}), caller },
+      { repo, catalog: BUILT_IN_MODEL_CATALOG, limits: { maxItems: 100, maxSearched: 1000 } },
+    );
+    const bounded = await listDatasets(
+      { body: listDatasetsBodySchema.parse({}), caller },
+      { repo, catalog: BUILT_IN_MODEL_CATALOG, limits: { maxItems: 5, maxSearched: 12 } },
+    );
+
+    expect(all).toHaveLength(30);
+    expect(bounded).toHaveLength(5);
   });
 });
 

@@ -6,6 +6,7 @@ import { type ApiReply, createRequest, expectCreated } from './create-dataset.he
 
 export const KB_PATHS = {
   create: '/api/core/dataset/create',
+  folderCreate: '/api/core/dataset/folder/create',
   list: '/api/core/dataset/list',
   detail: '/api/core/dataset/detail',
   update: '/api/core/dataset/update',
@@ -41,6 +42,9 @@ export function kbClient(server: Pick<TestServer, 'url'>, bearer: string) {
     /** Creates and returns the new id (asserting success). */
     make: async (body: Record<string, unknown>) => expectCreated(await createRequest(server, body, bearer)),
     list: (body: unknown) => kbRequest(server, 'POST', KB_PATHS.list, { bearer, body }),
+    /** The list call with its fields in the query (GET). */
+    listByQuery: (query: Record<string, string>) => kbRequest(server, 'GET', KB_PATHS.list, { bearer, query }),
+    createFolder: (body: unknown) => kbRequest(server, 'POST', KB_PATHS.folderCreate, { bearer, body }),
     detail: (query: Record<string, string>) => kbRequest(server, 'GET', KB_PATHS.detail, { bearer, query }),
     update: (body: unknown) => kbRequest(server, 'PUT', KB_PATHS.update, { bearer, body }),
     delete: (query: Record<string, string>) => kbRequest(server, 'DELETE', KB_PATHS.delete, { bearer, query }),

@@ -7,6 +7,18 @@ import { KB_PATHS, kbClient, kbRequest, seedRecord, seedRecords } from './knowle
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = '65a0c0ffee0000000000beef';
+/** What every record shows a token's member: owner in both of FastGPT's spellings. */
+const OWNER_PERMISSION_VIEW = {
+  value: 4294967295,
+  role: 4294967295,
+  isOwner: true,
+  hasManagePer: true,
+  hasWritePer: true,
+  hasReadPer: true,
+  hasManageRole: true,
+  hasWriteRole: true,
+  hasReadRole: true,
+};
 
 // Every test gets a team of its own (and a second team to try to reach across).
 let team: LocalAccessToken;
@@ -96,16 +108,33 @@ describe('POST /api/core/dataset/list', () => {
       name: 'Docs',
       intro: 'about',
       avatar: '/icon/logo.svg',
-      vectorModel: { model: 'bge-m3', name: 'bge-m3' },
+      vectorModel: {
+        provider: 'BAAI',
+        model: 'bge-m3',
+        name: 'bge-m3',
+        type: 'embedding',
+        charsPointsPrice: 0,
+        defaultToken: 512,
+        maxToken: 8000,
+        weight: 100,
+      },
       tmbId: team.tmbId,
       inheritPermission: true,
       updateTime: expect.stringMatching(ISO),
+      permission: OWNER_PERMISSION_VIEW,
+      private: false,
+      sourceMember: { name: `member-${team.tmbId}`, avatar: '/imgs/avatar/BlueAvatar.svg', status: 'active' },
     });
-    expect(items.find((i) => i._id === folder)).toMatchObject({ type: 'folder', vectorModel: null });
+    expect(items.find((i) => i._id === folder)).toMatchObject({
+      type: 'folder',
+      vectorModel: { model: 'text-embedding-3-small', type: 'embedding', maxToken: 8000 },
+      permission: OWNER_PERMISSION_VIEW,
+    });
   });
 
-  it.each([[{}], [{ parentId: '' }], [{ parentId: null }]])('treats %j as the root', async (body) => {
-    await api.make({ name: 'Top' });
+  it.each([[{ parentId: '' }], [{ parentId: null }]])('treats %j as the root', async (body) => {
+    const folder = await api.make({ name: 'Top', type: 'folder' });
+    await api.make({ name: 'Inside', parentId: folder });
 
     expect(names(await api.list(body))).toEqual(['Top']);
   });
@@ -163,11 +192,11 @@ describe('POST /api/core/dataset/list', () => {
     expect(names(reply).sort()).toEqual(['Manual', 'alphabet']);
   });
 
-  it('combines a search with the type filter', async () => {
+  it('ignores the type filter in a search, as FastGPT does', async () => {
     await api.make({ name: 'alpha docs' });
     await api.make({ name: 'alpha dir', type: 'folder' });
 
-    expect(names(await api.list({ searchKey: 'ALPHA', type: 'folder' }))).toEqual(['alpha dir']);
+    expect(names(await api.list({ searchKey: 'ALPHA', type: 'folder' })).sort()).toEqual(['alpha dir', 'alpha docs']);
   });
 
   it('answers an empty list for a folder without children', async () => {
@@ -207,7 +236,7 @@ describe('POST /api/core/dataset/list', () => {
 });
 
 describe('GET /api/core/dataset/detail', () => {
-  it('answers the stored record with _id and model objects', async () => {
+  it('answers the stored record with _id, model items, the permission and status', async () => {
     const id = await api.make({ name: 'Docs', intro: 'i', agentModel: 'gpt-4o', vlmModel: 'gpt-4o' });
 
     const data = expectOk(await api.detail({ id }));
@@ -218,25 +247,55 @@ describe('GET /api/core/dataset/detail', () => {
       teamId: team.teamId,
       tmbId: team.tmbId,
       type: 'dataset',
+      status: 'active',
       name: 'Docs',
       intro: 'i',
       avatar: '/icon/logo.svg',
-      vectorModel: { model: 'text-embedding-3-small', name: 'text-embedding-3-small' },
-      agentModel: { model: 'gpt-4o', name: 'gpt-4o' },
-      vlmModel: { model: 'gpt-4o', name: 'gpt-4o' },
+      vectorModel: {
+        provider: 'OpenAI',
+        model: 'text-embedding-3-small',
+        name: 'text-embedding-3-small',
+        type: 'embedding',
+        charsPointsPrice: 0,
+        defaultToken: 512,
+        maxToken: 8000,
+        weight: 100,
+      },
+      agentModel: {
+        provider: 'OpenAI',
+        model: 'gpt-4o',
+        name: 'gpt-4o',
+        type: 'llm',
+        charsPointsPrice: 0,
+        maxContext: 128000,
+        maxResponse: 4000,
+        quoteMaxToken: 60000,
+        functionCall: false,
+        toolChoice: true,
+        vision: true,
+      },
+      vlmModel: expect.objectContaining({ model: 'gpt-4o', type: 'llm', vision: true }),
       inheritPermission: true,
+      permission: OWNER_PERMISSION_VIEW,
       createTime: expect.stringMatching(ISO),
       updateTime: expect.stringMatching(ISO),
     });
   });
 
-  it('answers null model objects for a folder and its parent id for a child', async () => {
+  it("answers FastGPT's folder defaults as a folder's model items, and its parent id for a child", async () => {
     const folder = await api.make({ name: 'Dir', type: 'folder' });
     const child = await api.make({ name: 'Sub', type: 'folder', parentId: folder });
 
     const data = expectOk(await api.detail({ id: child })) as Record<string, unknown>;
 
-    expect(data).toMatchObject({ parentId: folder, vectorModel: null, agentModel: null, vlmModel: null });
+    expect(data).toMatchObject({
+      parentId: folder,
+      status: 'active',
+      permission: OWNER_PERMISSION_VIEW,
+      vectorModel: { model: 'text-embedding-3-small', type: 'embedding' },
+      agentModel: { model: 'gpt-4o-mini', type: 'llm' },
+      vlmModel: { model: 'gpt-4o-mini', type: 'llm', vision: true },
+    });
   });
 
   it('finds the record by an upper-case spelling of its id', async () => {
@@ -296,15 +355,12 @@ describe('PUT /api/core/dataset/update', () => {
     expect(await stored(id)).toMatchObject({ vectorModel: 'bge-m3', agentModel: 'qwen-plus', vlmModel: 'gpt-4o' });
   });
 
-  it('answers 400/507000 for another vectorModel and changes nothing', async () => {
+  it('ignores a vectorModel in an update, as FastGPT does, and applies the rest', async () => {
     const id = await api.make({ name: 'Docs', vectorModel: 'bge-m3' });
-    const before = await stored(id);
 
-    const reply = await api.update({ id, name: 'Renamed', vectorModel: 'text-embedding-3-large' });
+    expectNull(await api.update({ id, name: 'Renamed', vectorModel: 'text-embedding-3-large' }));
 
-    expectError(reply, 400, 507000);
-    expect(reply.body.message).toMatch(/vectorModel/);
-    expect(await stored(id)).toEqual(before);
+    expect(await stored(id)).toMatchObject({ name: 'Renamed', vectorModel: 'bge-m3' });
   });
 
   it('answers 400/507000 for another type and changes nothing', async () => {
@@ -316,10 +372,13 @@ describe('PUT /api/core/dataset/update', () => {
     expect(await stored(id)).toEqual(before);
   });
 
-  it('answers 400/501010 for an agentModel outside the catalogue', async () => {
+  it('stores an agentModel the catalogue does not know as sent, and shows the default model for it', async () => {
     const id = await api.make({ name: 'Docs' });
 
-    expectError(await api.update({ id, agentModel: 'gpt-2' }), 400, 501010);
+    expectNull(await api.update({ id, agentModel: 'gpt-2' }));
+
+    expect(await stored(id)).toMatchObject({ agentModel: 'gpt-2' });
+    expect(expectOk(await api.detail({ id }))).toMatchObject({ agentModel: { model: 'gpt-4o-mini' } });
   });
 
   it('ignores model fields on a folder, as create does', async () => {
@@ -410,7 +469,6 @@ describe('PUT /api/core/dataset/update', () => {
   });
 
   it.each([
-    ['a blank name', { name: '   ' }, 507004],
     ['a name over 100 characters', { name: 'n'.repeat(101) }, 507000],
     ['a name with a control character', { name: 'a\u0007b' }, 507000],
     ['an intro over 2,000 characters', { intro: 'i'.repeat(2001) }, 507000],

@@ -71,11 +71,20 @@ export const ONEHUB_LOST_MODELS: readonly string[] = [
   'ernie-4.0-8k',
 ];
 
-/** Settings of the rows that carry more than their groups, by legacy id. */
+const DEFAULT = { groups: ['default'] };
+
+/** Settings of every imported row, by legacy id (row 20 is identical to row 1). */
 export const ONEHUB_EXPECTED_SETTINGS: Readonly<Record<number, unknown>> = {
+  1: DEFAULT,
+  2: DEFAULT,
+  3: DEFAULT,
+  4: DEFAULT,
   5: { groups: ['default'], priority: 10 },
+  6: DEFAULT,
   7: { groups: ['default'], region: 'us-east-1' },
   8: { groups: ['default', 'vip'] },
+  9: DEFAULT,
+  10: DEFAULT,
   12: { groups: ['default'], region: 'us-central1', projectId: 'fixture-onehub-project' },
   13: { groups: ['default'], accountId: 'fixture-cf-account-0013' },
   14: { groups: ['default'], apiVersion: '2024-05-01-preview', modelMapping: { 'gpt-4o': 'gpt-4o-deploy' } },
@@ -95,4 +104,8 @@ export const ONEHUB_EXPECTED_SETTINGS: Readonly<Record<number, unknown>> = {
     headerOverride: { 'X-Fixture-Trace': 'onehub' },
     extra: { only_chat: true, pre_cost: 2, disabled_stream: ['glm-4'], custom_parameter: { temperature: 0.3 } },
   },
+  22: DEFAULT,
 };
+
+/** Warnings of imported rows: every setting of this fixture is carried, so none. */
+export const ONEHUB_EXPECTED_WARNINGS: Readonly<Record<number, readonly string[]>> = {};

@@ -13,9 +13,20 @@ import {
 } from './fuzz-requests.ts';
 import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawResponse, sampleFuzz } from './harness.ts';
 
-// FUZZ_RUNS requests in all, shared by the five calls.
-const RUNS_PER_ROUTE = Math.max(20, Math.ceil(FUZZ_RUNS / 5));
-const BODY_FIELDS = ['id', 'parentId', 'type', 'searchKey', 'name', 'intro', 'avatar', 'vectorModel', 'agentModel'];
+// FUZZ_RUNS requests in all, shared by the seven routes.
+const RUNS_PER_ROUTE = Math.max(20, Math.ceil(FUZZ_RUNS / 7));
+const BODY_FIELDS = [
+  'id',
+  'parentId',
+  'type',
+  'searchKey',
+  'name',
+  'intro',
+  'avatar',
+  'vectorModel',
+  'agentModel',
+  'vlmModelId',
+];
 
 const server = useTestServer();
 let token: { token: string; teamId: string };
@@ -89,7 +100,7 @@ function anyObjects() {
 
 function queries(): fc.Arbitrary<string> {
   const pair = fc.tuple(
-    fc.constantFrom('id', 'sourceId', 'type', 'id[]', '__proto__', 'x'),
+    fc.constantFrom('id', 'sourceId', 'type', 'parentId', 'searchKey', 'id[]', '__proto__', 'x'),
     fc.oneof(ids(), fc.constantFrom('current', 'parent', 'CURRENT', '')),
   );
   return fc.oneof(
@@ -141,6 +152,8 @@ async function treeProblems(): Promise<string[]> {
 // after the updates, so nothing creates under them.
 describe.each([
   ['POST', KB_PATHS.list, 8, false],
+  ['GET', KB_PATHS.list, 8, true],
+  ['POST', KB_PATHS.folderCreate, 8, false],
   ['GET', KB_PATHS.detail, 8, true],
   ['GET', KB_PATHS.paths, 8, true],
   ['PUT', KB_PATHS.update, 8, false],

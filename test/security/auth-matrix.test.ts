@@ -126,6 +126,8 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
 const UNKNOWN_ID = 'ffffffffffffffffffffffff';
 const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>> = {
   [PATHS.dataset]: { body: BODIES.dataset },
+  '/api/core/dataset/folder/create': { body: '{"name":"matrix"}' },
+  // One path, two methods: the POST reads the body, the GET its (empty) query; both list the team.
   '/api/core/dataset/list': { body: '{}' },
   '/api/core/dataset/detail': { query: `id=${UNKNOWN_ID}` },
   '/api/core/dataset/update': { body: JSON.stringify({ id: UNKNOWN_ID, name: 'matrix' }) },
@@ -217,7 +219,8 @@ describe('security matrix: credential kind x API x method through the local serv
     }
 
     expect(actual).toEqual(expected);
-  });
+    // Hundreds of requests through the real authorizer and handlers: far longer than a single call on a loaded machine.
+  }, 180_000);
 
   it('answers the gateway 404 for a method a channel proxy path does not have, whatever the credential', async () => {
     const id = 'f'.repeat(64);

@@ -207,6 +207,34 @@ describe('ChannelRepository.getMany', () => {
     expect(second).toEqual({ Keys: [{ id: b!.id }], ConsistentRead: true });
   });
 
+  it('keeps asking while each call returns items, however many calls a page of large channels takes', async () => {
+    const all = channels(12);
+    let call = dynamo.on(BatchGetCommand);
+    // DynamoDB stops at 16 MB a call: one item per call, more calls than the retry attempts.
+    for (const [i, item] of all.entries()) {
+      const rest = all.slice(i + 1).map((c) => ({ id: c.id }));
+      call = call.resolvesOnce({
+        Responses: { [TABLE]: [item] },
+        ...(rest.length > 0 ? { UnprocessedKeys: { [TABLE]: { Keys: rest } } } : {}),
+      });
+    }
+
+    const found = await new ChannelRepository(documentClient, TABLE, { baseDelayMs: 1, maxAttempts: 3 }).getMany(
+      all.map((c) => c.id),
+    );
+
+    expect(found.size).toBe(12);
+  });
+
+  it('gives up when calls keep returning nothing but unprocessed keys', async () => {
+    dynamo.on(BatchGetCommand).resolves({ UnprocessedKeys: { [TABLE]: { Keys: [{ id: 'id-1' }] } } });
+
+    const read = new ChannelRepository(documentClient, TABLE, { baseDelayMs: 1, maxAttempts: 3 }).getMany(['id-1']);
+
+    await expect(read).rejects.toThrow('BatchGetItem left keys unprocessed after every retry');
+    expect(dynamo.commandCalls(BatchGetCommand)).toHaveLength(3);
+  });
+
   it('retries a throttled read', async () => {
     dynamo
       .on(BatchGetCommand)

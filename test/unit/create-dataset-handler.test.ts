@@ -149,6 +149,87 @@ describe('create-dataset configuration', () => {
 
     const config = loadConfig(createDatasetEnvSchema, { DATASETS_TABLE: 't', MODEL_CATALOG: JSON.stringify(catalog) });
 
-    expect(config.MODEL_CATALOG).toEqual(catalog);
+    expect(config.MODEL_CATALOG.vector).toEqual({
+      models: [
+        {
+          provider: 'Other',
+          model: 'v1',
+          name: 'v1',
+          type: 'embedding',
+          charsPointsPrice: 0,
+          defaultToken: 512,
+          maxToken: 8000,
+          weight: 100,
+        },
+      ],
+      default: 'v1',
+    });
+    expect(config.MODEL_CATALOG.agent.models.map((m) => m.model)).toEqual(['a1']);
+    expect(config.MODEL_POLICY).toBe('lenient');
+  });
+
+  it('gives a catalogue entry its own fields over the figures known for its name', () => {
+    const catalog = {
+      vector: { models: [{ model: 'bge-m3', maxToken: 4096, provider: 'Ollama' }], default: 'bge-m3' },
+      agent: { models: ['gpt-4o', { model: 'my-llm', name: 'My LLM', maxContext: 32000 }], default: 'gpt-4o' },
+      vlm: { models: [{ model: 'my-vl', charsPointsPrice: 2 }], default: 'my-vl' },
+    };
+
+    const { MODEL_CATALOG } = loadConfig(createDatasetEnvSchema, {
+      DATASETS_TABLE: 't',
+      MODEL_CATALOG: JSON.stringify(catalog),
+    });
+
+    expect(MODEL_CATALOG.vector.models[0]).toMatchObject({ provider: 'Ollama', maxToken: 4096, defaultToken: 512 });
+    expect(MODEL_CATALOG.agent.models[0]).toMatchObject({ provider: 'OpenAI', maxContext: 128000, maxResponse: 4000 });
+    expect(MODEL_CATALOG.agent.models[1]).toMatchObject({ provider: 'Other', name: 'My LLM', maxContext: 32000 });
+    expect(MODEL_CATALOG.vlm.models[0]).toMatchObject({ charsPointsPrice: 2, vision: true, type: 'llm' });
+  });
+
+  it.each([
+    [{ model: 'v1', requestUrl: 'http://x' }, /vector\.models\.0/],
+    [{ model: 'v1', maxContext: 1000 }, /vector\.models\.0/],
+    [{ model: 'v1', maxToken: -1 }, /vector\.models\.0/],
+    ['v'.repeat(201), /vector\.models\.0/],
+  ])('refuses a catalogue entry %j at cold start, naming where', (entry, where) => {
+    const catalog = {
+      vector: { models: [entry], default: 'v1' },
+      agent: { models: ['a1'], default: 'a1' },
+      vlm: { models: ['m1'], default: 'm1' },
+    };
+
+    const load = () =>
+      loadConfig(createDatasetEnvSchema, { DATASETS_TABLE: 't', MODEL_CATALOG: JSON.stringify(catalog) });
+
+    expect(load).toThrow(where);
+  });
+
+  it('refuses a catalogue naming a model twice in one kind', () => {
+    const catalog = {
+      vector: { models: ['v1', { model: 'v1' }], default: 'v1' },
+      agent: { models: ['a1'], default: 'a1' },
+      vlm: { models: ['m1'], default: 'm1' },
+    };
+
+    const load = () =>
+      loadConfig(createDatasetEnvSchema, { DATASETS_TABLE: 't', MODEL_CATALOG: JSON.stringify(catalog) });
+
+    expect(load).toThrow(/MODEL_CATALOG is invalid at vector\.models: names a model twice/);
+  });
+
+  it.each([
+    ['strict', 'strict'],
+    [' STRICT ', 'strict'],
+    ['', 'lenient'],
+  ])('reads MODEL_POLICY %j as %s', (value, policy) => {
+    const config = loadConfig(createDatasetEnvSchema, { DATASETS_TABLE: 't', MODEL_POLICY: value });
+
+    expect(config.MODEL_POLICY).toBe(policy);
+  });
+
+  it('fails the cold start on an unknown MODEL_POLICY, naming it', () => {
+    const load = () => loadConfig(createDatasetEnvSchema, { DATASETS_TABLE: 't', MODEL_POLICY: 'loose' });
+
+    expect(load).toThrow(/MODEL_POLICY must be lenient or strict/);
   });
 });

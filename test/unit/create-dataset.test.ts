@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { DATASET_REQUEST_ERRORS } from '#shared/envelopes/dataset';
 import { DatasetApiError } from '#shared/errors';
 import { type CallerContext, validRequest } from '#shared/http';
-import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
+import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from '#shared/model-catalog';
 import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
 import { type CreateDatasetDeps, createDataset } from '../../functions/create-dataset/create-dataset.ts';
 import { createDatasetBodySchema } from '../../functions/create-dataset/schema.ts';
@@ -54,6 +54,7 @@ beforeEach(() => {
   deps = {
     repo,
     catalog: BUILT_IN_MODEL_CATALOG,
+    modelPolicy: 'strict',
     now: () => NOW,
     newId: () => ids.shift() ?? 'ffffffffffffffffffffffff',
   };
@@ -124,11 +125,11 @@ describe('createDataset', () => {
   });
 
   it('uses the configured catalogue for defaults and allowed names', async () => {
-    deps.catalog = {
+    deps.catalog = parseModelCatalog({
       vector: { models: ['v1', 'v2'], default: 'v2' },
       agent: { models: ['a1'], default: 'a1' },
       vlm: { models: ['m1'], default: 'm1' },
-    };
+    });
 
     await createDataset({ body: valid({ name: 'Docs', vectorModel: 'v1' }), caller }, deps);
     const error = await rejectionOf({ name: 'Docs', agentModel: 'gpt-4o-mini' });
@@ -141,13 +142,46 @@ describe('createDataset', () => {
     ['vectorModel', 'vector'],
     ['agentModel', 'agent'],
     ['vlmModel', 'vlm'],
-  ])('rejects an unknown %s with invalidVectorModelOrQAModel and stores nothing', async (field, kind) => {
-    const error = await rejectionOf({ name: 'Docs', [field]: 'no-such-model' });
+  ])(
+    'rejects an unknown %s with invalidVectorModelOrQAModel and stores nothing under the strict policy',
+    async (field, kind) => {
+      const error = await rejectionOf({ name: 'Docs', [field]: 'no-such-model' });
 
-    expect(error).toMatchObject({ httpStatus: 400, code: 501010, statusText: 'invalidVectorModelOrQAModel' });
-    expect(error.message).toMatch(new RegExp(`^${field} must be one of the available ${kind} models`));
-    expect(error.message).not.toContain('no-such-model');
-    expect(repo.putAttempts).toBe(0);
+      expect(error).toMatchObject({ httpStatus: 400, code: 501010, statusText: 'invalidVectorModelOrQAModel' });
+      expect(error.message).toMatch(new RegExp(`^${field} must be one of the available ${kind} models`));
+      expect(error.message).not.toContain('no-such-model');
+      expect(repo.putAttempts).toBe(0);
+    },
+  );
+
+  it.each([
+    ['vectorModel', 'my-embedding'],
+    ['agentModel', 'gpt-3.5-turbo-0301'],
+    ['vlmModel', 'some-vision-model'],
+  ])('stores an unknown %s as sent under the lenient policy', async (field, name) => {
+    deps.modelPolicy = 'lenient';
+
+    await createDataset({ body: valid({ name: 'Docs', [field]: name }), caller }, deps);
+
+    expect([...repo.records.values()][0]).toMatchObject({ [field]: name });
+  });
+
+  it.each([
+    ['vectorModelId', 'vectorModel', 'bge-m3'],
+    ['agentModelId', 'agentModel', 'qwen-plus'],
+    ['vlmModelId', 'vlmModel', 'gpt-4o'],
+  ])('reads %s as %s', async (alias, field, name) => {
+    await createDataset({ body: valid({ name: 'Docs', [alias]: name }), caller }, deps);
+
+    expect([...repo.records.values()][0]).toMatchObject({ [field]: name });
+  });
+
+  it('prefers vectorModel over vectorModelId, and names the alias when only it is unknown', async () => {
+    await createDataset({ body: valid({ name: 'Docs', vectorModel: 'bge-m3', vectorModelId: 'x' }), caller }, deps);
+    const error = await rejectionOf({ name: 'Docs', agentModelId: 'no-such-model' });
+
+    expect([...repo.records.values()][0]).toMatchObject({ vectorModel: 'bge-m3' });
+    expect(error.message).toMatch(/^agentModelId must be one of the available agent models/);
   });
 
   it('creates a child of a folder of the same team', async () => {

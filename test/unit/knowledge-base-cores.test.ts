@@ -80,6 +80,7 @@ const chainOf = (levels: number) => Array.from({ length: levels }, (_, i) => fol
 const deps = (repo: ReturnType<typeof treeRepo>, extra: Partial<UpdateDatasetDeps> = {}): UpdateDatasetDeps => ({
   repo,
   catalog: BUILT_IN_MODEL_CATALOG,
+  modelPolicy: 'strict',
   now: () => new Date(0),
   ...extra,
 });

@@ -14,6 +14,25 @@ export interface Channel {
   status: 'enabled' | 'disabled';
   editedAt?: string;
   source?: { legacyId?: number };
+  /** Secret parts already masked by the API. */
+  settings?: Settings;
+  /** List items only: fields the list shortened (the detail has them whole). */
+  abbreviated?: string[];
+}
+
+/** A channel's settings as the API shows them (the subset of shapes the page edits). */
+export interface Settings {
+  modelMapping?: Record<string, string>;
+  priority?: number;
+  weight?: number;
+  groups?: string[];
+  proxyUrl?: string;
+  systemPrompt?: string;
+  headerOverride?: Record<string, string>;
+  paramOverride?: Record<string, unknown>;
+  statusCodeMapping?: Record<string, string>;
+  extra?: Record<string, unknown>;
+  [field: string]: unknown;
 }
 
 export interface ChannelPage {
@@ -62,6 +81,8 @@ export interface ChannelChanges {
   models?: string[];
   status?: 'enabled' | 'disabled';
   key?: string;
+  /** Each field replaces the stored one; null removes it. */
+  settings?: Record<string, unknown>;
 }
 
 /** A failed call: the HTTP status (0 = no answer) and a message fit to show as it is. */

@@ -1,4 +1,4 @@
-import type { Call, Channel, ChannelChanges, ChannelPage } from './api.ts';
+import type { Call, Channel, ChannelChanges, ChannelPage, Settings } from './api.ts';
 import { confirmDialog, editDialog } from './dialogs.ts';
 import { byId, h, say } from './dom.ts';
 
@@ -37,6 +37,37 @@ function modelsText(models: readonly string[]): string {
   if (models.length === 0) return 'none';
   const shown = models.slice(0, MODELS_SHOWN).join(', ');
   return models.length > MODELS_SHOWN ? `${shown} and ${models.length - MODELS_SHOWN} more` : shown;
+}
+
+const SETTING_NAMES: Record<string, string> = {
+  groups: 'groups',
+  tag: 'tag',
+  organization: 'organization',
+  systemPrompt: 'system prompt',
+  testModel: 'test model',
+  apiVersion: 'API version',
+  region: 'region',
+  projectId: 'project',
+  accountId: 'account',
+  userId: 'user',
+  proxyUrl: 'proxy',
+  headerOverride: 'headers',
+  paramOverride: 'parameters',
+  statusCodeMapping: 'status codes',
+  extra: 'other',
+};
+
+/** Settings as a short text: mapping count, priority and weight, then the names of the other fields set. */
+export function settingsText(settings: Settings | undefined, abbreviated: readonly string[] = []): string {
+  const parts: string[] = [];
+  const pairs = Object.keys(settings?.modelMapping ?? {}).length;
+  if (pairs > 0) parts.push(`${pairs} model mapping${pairs === 1 ? '' : 's'}`);
+  if (settings?.priority !== undefined) parts.push(`priority ${settings.priority}`);
+  if (settings?.weight !== undefined) parts.push(`weight ${settings.weight}`);
+  const others = Object.keys(SETTING_NAMES).filter((field) => settings?.[field] !== undefined);
+  if (others.length > 0) parts.push(others.map((field) => SETTING_NAMES[field]).join(', '));
+  const text = parts.length === 0 ? 'none' : parts.join('; ');
+  return abbreviated.length > 0 ? `${text} (shortened here: ${abbreviated.join(', ')}; Edit shows all)` : text;
 }
 
 /**
@@ -106,6 +137,7 @@ export function channelsView(deps: ChannelsViewDeps) {
       h('td', { 'data-label': 'Models' }, modelsText(channel.models)),
       h('td', { 'data-label': 'Key' }, h('code', {}, channel.key)),
       h('td', { 'data-label': 'Status', class: `status-${channel.status}` }, channel.status),
+      h('td', { 'data-label': 'Settings' }, settingsText(channel.settings, channel.abbreviated)),
       h('td', { 'data-label': 'Actions' }, h('div', { class: 'row' }, edit, remove)),
     );
     return tr;
@@ -114,7 +146,7 @@ export function channelsView(deps: ChannelsViewDeps) {
   function render(): void {
     body.replaceChildren(
       ...(rows.length === 0
-        ? [h('tr', {}, h('td', { colspan: '8' }, 'No channel matches these filters.'))]
+        ? [h('tr', {}, h('td', { colspan: '9' }, 'No channel matches these filters.'))]
         : rows.map(row)),
     );
     for (const channel of rows) providers.add(channel.provider);
@@ -154,8 +186,16 @@ export function channelsView(deps: ChannelsViewDeps) {
     (target ?? byId('channels-heading')).focus();
   }
 
-  async function openEditor(channel: Channel, opener: HTMLElement): Promise<void> {
+  async function openEditor(listed: Channel, opener: HTMLElement): Promise<void> {
     say(message, '');
+    // The detail, not the list item: a list item may be shortened, and an edit must start from the whole channel.
+    let channel: Channel;
+    try {
+      channel = await deps.call()<Channel>('GET', channelPath(listed.id));
+    } catch (failure) {
+      deps.fail(failure, error);
+      return;
+    }
     const saved = await editDialog(channel, opener, async (changes: ChannelChanges) => {
       await deps.call()<Channel>('PUT', channelPath(channel.id), changes);
     });

@@ -1,5 +1,5 @@
-import type { Channel, ChannelChanges } from './api.ts';
-import { byId, say } from './dom.ts';
+import type { Channel, ChannelChanges, Settings } from './api.ts';
+import { byId, h, say } from './dom.ts';
 
 /** Reports a failure inside a dialog (the dialog stays open so the user can correct or cancel). */
 export type FailHandler = (error: unknown, target: HTMLElement) => void;
@@ -49,6 +49,199 @@ export function changesFrom(
   if (form.status !== channel.status) changes.status = form.status as Channel['status'];
   if (form.key !== '') changes.key = form.key;
   return changes;
+}
+
+/** One-line text settings, in the order the dialog shows them. */
+const TEXT_SETTINGS = [
+  ['tag', 'Tag'],
+  ['organization', 'Organization'],
+  ['testModel', 'Test model'],
+  ['apiVersion', 'API version'],
+  ['region', 'Region'],
+  ['projectId', 'Project ID'],
+  ['accountId', 'Account ID'],
+  ['userId', 'User ID'],
+  ['proxyUrl', 'Proxy URL'],
+] as const;
+/** Settings edited as JSON objects. */
+const JSON_SETTINGS = [
+  ['headerOverride', 'Header override (JSON)'],
+  ['paramOverride', 'Parameter override (JSON)'],
+  ['statusCodeMapping', 'Status code mapping (JSON)'],
+  ['extra', 'Other settings (JSON)'],
+] as const;
+const SETTING_FIELDS = [
+  'modelMapping',
+  'priority',
+  'weight',
+  'groups',
+  'systemPrompt',
+  ...TEXT_SETTINGS.map(([field]) => field),
+  ...JSON_SETTINGS.map(([field]) => field),
+];
+
+/** What the settings part of the edit dialog holds, as text. */
+export interface SettingsForm {
+  mapping: [string, string][];
+  priority: string;
+  weight: string;
+  groups: string;
+  systemPrompt: string;
+  texts: Record<string, string>;
+  json: Record<string, string>;
+}
+
+/** The settings a form describes; an empty field is absent. Throws a readable error for bad input. */
+export function settingsFrom(form: SettingsForm): Settings {
+  const settings: Settings = {};
+  const mapping = form.mapping.filter(([from]) => from.trim() !== '');
+  if (mapping.length > 0) settings.modelMapping = Object.fromEntries(mapping.map(([a, b]) => [a.trim(), b.trim()]));
+  for (const [field, label] of [
+    ['priority', 'Priority'],
+    ['weight', 'Weight'],
+  ] as const) {
+    const text = form[field].trim();
+    if (text === '') continue;
+    if (!/^-?\d+$/.test(text)) throw new Error(`${label} must be a whole number.`);
+    settings[field] = Number(text);
+  }
+  const groups = form.groups
+    .split(',')
+    .map((g) => g.trim())
+    .filter((g) => g !== '');
+  if (groups.length > 0) settings.groups = groups;
+  if (form.systemPrompt !== '') settings.systemPrompt = form.systemPrompt;
+  for (const [field] of TEXT_SETTINGS) {
+    const text = (form.texts[field] ?? '').trim();
+    if (text !== '') settings[field] = text;
+  }
+  for (const [field, label] of JSON_SETTINGS) {
+    const text = (form.json[field] ?? '').trim();
+    if (text === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new Error(`${label.replace(' (JSON)', '')} is not valid JSON.`);
+    }
+    (settings as Record<string, unknown>)[field] = value;
+  }
+  return settings;
+}
+
+/** The settings fields that differ: each changed field whole, `null` for one emptied. */
+export function settingsChanges(current: Settings, next: Settings): Record<string, unknown> {
+  const changes: Record<string, unknown> = {};
+  for (const field of SETTING_FIELDS) {
+    const before = current[field];
+    const after = next[field];
+    if (after === undefined) {
+      if (before !== undefined) changes[field] = null;
+    } else if (JSON.stringify(after) !== JSON.stringify(before)) changes[field] = after;
+  }
+  return changes;
+}
+
+/** The model mapping editor: one row of two names per pair, rows added and removed with buttons. */
+function mappingEditor() {
+  const list = byId('edit-mapping');
+  const add = byId<HTMLButtonElement>('edit-mapping-add');
+  const renumber = () => {
+    [...list.children].forEach((row, i) => {
+      const [from, to, remove] = row.querySelectorAll<HTMLElement>('input, button');
+      from?.setAttribute('aria-label', `Requested model ${i + 1}`);
+      to?.setAttribute('aria-label', `Upstream model ${i + 1}`);
+      remove?.setAttribute('aria-label', `Remove mapping ${i + 1}`);
+    });
+  };
+  const row = (from: string, to: string): HTMLElement => {
+    const fromInput = h('input', { spellcheck: 'false', 'data-part': 'from' });
+    const toInput = h('input', { spellcheck: 'false', 'data-part': 'to' });
+    fromInput.value = from;
+    toInput.value = to;
+    const remove = h('button', { type: 'button' }, 'Remove');
+    const line = h('div', { class: 'row mapping' }, fromInput, ' → ', toInput, remove);
+    remove.addEventListener('click', () => {
+      const next = line.nextElementSibling?.querySelector('input') ?? add;
+      line.remove();
+      renumber();
+      (next as HTMLElement).focus();
+    });
+    return line;
+  };
+  add.addEventListener('click', () => {
+    const line = row('', '');
+    list.append(line);
+    renumber();
+    line.querySelector('input')?.focus();
+  });
+  return {
+    fill(mapping: Record<string, string> | undefined): void {
+      list.replaceChildren(...Object.entries(mapping ?? {}).map(([a, b]) => row(a, b)));
+      renumber();
+    },
+    read(): [string, string][] {
+      return [...list.children].map((line) => {
+        const [from, to] = line.querySelectorAll('input');
+        return [from?.value ?? '', to?.value ?? ''];
+      });
+    },
+  };
+}
+
+let settingsEditor: ReturnType<typeof buildSettingsEditor> | undefined;
+
+/** The settings part of the edit dialog, built once. */
+function buildSettingsEditor() {
+  const input = (id: string, label: string, element: HTMLInputElement | HTMLTextAreaElement) => {
+    element.id = id;
+    element.spellcheck = false;
+    return [h('label', { for: id }, label), element];
+  };
+  const texts = Object.fromEntries(TEXT_SETTINGS.map(([field]) => [field, h('input', {})]));
+  const json = Object.fromEntries(JSON_SETTINGS.map(([field]) => [field, h('textarea', { rows: '3' })]));
+  byId('edit-texts').replaceChildren(
+    ...TEXT_SETTINGS.flatMap(([field, label]) => input(`edit-${field}`, label, texts[field] as HTMLInputElement)),
+  );
+  byId('edit-json').replaceChildren(
+    ...JSON_SETTINGS.flatMap(([field, label]) => input(`edit-${field}`, label, json[field] as HTMLTextAreaElement)),
+  );
+  const mapping = mappingEditor();
+  const priority = byId<HTMLInputElement>('edit-priority');
+  const weight = byId<HTMLInputElement>('edit-weight');
+  const groups = byId<HTMLInputElement>('edit-groups');
+  const systemPrompt = byId<HTMLTextAreaElement>('edit-system-prompt');
+  const text = (value: unknown) => (value === undefined ? '' : String(value));
+  return {
+    fill(settings: Settings): void {
+      mapping.fill(settings.modelMapping);
+      priority.value = text(settings.priority);
+      weight.value = text(settings.weight);
+      groups.value = (settings.groups ?? []).join(', ');
+      systemPrompt.value = settings.systemPrompt ?? '';
+      for (const [field] of TEXT_SETTINGS) (texts[field] as HTMLInputElement).value = text(settings[field]);
+      for (const [field] of JSON_SETTINGS) {
+        const value = settings[field];
+        (json[field] as HTMLTextAreaElement).value = value === undefined ? '' : JSON.stringify(value, null, 2);
+      }
+      (byId('edit-settings') as HTMLDetailsElement).open = false;
+    },
+    read(): SettingsForm {
+      return {
+        mapping: mapping.read(),
+        priority: priority.value,
+        weight: weight.value,
+        groups: groups.value,
+        systemPrompt: systemPrompt.value,
+        texts: Object.fromEntries(TEXT_SETTINGS.map(([f]) => [f, (texts[f] as HTMLInputElement).value])),
+        json: Object.fromEntries(JSON_SETTINGS.map(([f]) => [f, (json[f] as HTMLTextAreaElement).value])),
+      };
+    },
+    /** Empties every field: nothing typed (a new secret) outlives the dialog. */
+    clear(): void {
+      this.fill({});
+    },
+  };
 }
 
 /**
@@ -121,6 +314,10 @@ export function editDialog(
   fields.status.value = channel.status;
   fields.key.value = '';
   byId('edit-key-current').textContent = channel.key;
+  settingsEditor ??= buildSettingsEditor();
+  const editor = settingsEditor;
+  const current = channel.settings ?? {};
+  editor.fill(current);
 
   return runDialog({
     dialog: byId<HTMLDialogElement>('edit-dialog'),
@@ -138,14 +335,17 @@ export function editDialog(
         status: fields.status.value,
         key: fields.key.value,
       });
+      const settings = settingsChanges(current, settingsFrom(editor.read()));
+      if (Object.keys(settings).length > 0) changes.settings = settings;
       // Nothing changed: the dialog closes without a call.
       if (Object.keys(changes).length === 0) return false;
       await save(changes);
       return true;
     },
-    // The typed key never outlives the dialog.
+    // The typed key and settings never outlive the dialog.
     onClose: () => {
       fields.key.value = '';
+      editor.clear();
     },
   });
 }

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import type { PostgresDsn } from '#functions/import-legacygw/dsn';
+import { PgDriverError, PgTimeout, rewritePgError } from '#functions/import-legacygw/pg-errors';
+import { PgWireError } from '#functions/import-legacygw/pg-wire';
+import { ProxyApiError } from '#shared/errors';
+
+const dsn: PostgresDsn = {
+  engine: 'postgres',
+  user: 'importer',
+  password: 'pw-that-must-not-leak',
+  host: 'db.internal',
+  port: 5432,
+  database: 'oneapi',
+  connectTimeoutMs: 10_000,
+  sslmode: 'prefer',
+};
+
+/** A node-postgres DatabaseError: the server's text names the user and a value. */
+function serverError(code: string): Error {
+  return Object.assign(new Error(`FATAL: something about user "importer" and pw-that-must-not-leak (${code})`), {
+    code,
+    severity: 'FATAL',
+  });
+}
+
+const rewrite = (e: unknown) => rewritePgError(e, dsn, new AbortController().signal) as ProxyApiError;
+
+describe('rewritePgError', () => {
+  it.each([
+    ['28P01', 400, /denied access/],
+    ['28000', 400, /pg_hba\.conf/],
+    ['42501', 400, /may not connect to the database or read its channels table/],
+    ['42P01', 400, /channels table cannot be read/],
+    ['3D000', 400, /"oneapi" does not exist/],
+    ['53300', 502, /too many connections/],
+    ['57P03', 502, /starting up/],
+    ['57014', 502, /statement ran past its timeout/],
+    ['08006', 502, /connection failed/],
+    ['ECONNREFUSED', 502, /refused/],
+    ['ENOTFOUND', 502, /not found/],
+    ['DEPTH_ZERO_SELF_SIGNED_CERT', 502, /TLS handshake failed/],
+    ['ERR_TLS_CERT_ALTNAME_INVALID', 502, /TLS handshake failed/],
+    ['XX000', 500, /Unexpected error/],
+  ])('rewrites %s to %d with its own words, keeping only the code', (code, status, message) => {
+    const error = rewrite(serverError(code));
+
+    expect(error).toBeInstanceOf(ProxyApiError);
+    expect([error.httpStatus, error.message]).toEqual([status, expect.stringMatching(message)]);
+    expect(error.message).not.toContain('pw-that-must-not-leak');
+    expect(error.message).not.toContain('FATAL');
+    expect(error.cause).toBeInstanceOf(PgDriverError);
+    expect(String((error.cause as Error).message)).toBe(`PostgreSQL driver error code=${code} problem=-`);
+  });
+
+  it.each([
+    [new PgWireError('no-tls', 'x'), 400, /offers no TLS, but the DSN requires it \(sslmode=prefer\)/],
+    [new PgWireError('cleartext-password', 'x'), 502, /password in clear text/],
+    [new PgWireError('oversize', 'x'), 502, /more data at once/],
+    [new PgWireError('tls-injection', 'x'), 502, /unencrypted data/],
+    [new PgTimeout('connect'), 502, /connection timed out/],
+    [new PgTimeout('query'), 502, /did not answer in time/],
+    [new Error('Connection terminated unexpectedly'), 502, /closed the connection/],
+    [new Error('something else'), 500, /Unexpected error/],
+  ])('rewrites %s', (e, status, message) => {
+    const error = rewrite(e);
+
+    expect([error.httpStatus, error.message]).toEqual([status, expect.stringMatching(message)]);
+  });
+
+  it('passes the deadline through as the signal reason', () => {
+    const deadline = new AbortController();
+    const reason = new Error('deadline');
+    deadline.abort(reason);
+
+    expect(rewritePgError(serverError('57014'), dsn, deadline.signal)).toBe(reason);
+  });
+
+  it('passes an error of the import itself through unchanged', () => {
+    const own = new ProxyApiError(400, 'own');
+
+    expect(rewrite(own)).toBe(own);
+  });
+});
