@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { openSource } from '#functions/import-legacygw/sources';
-import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
+import { type EngineAccess, ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
@@ -47,8 +47,7 @@ export const FIXTURE_KEYS: readonly string[] = [
 ];
 
 /** The tests' DynamoDB engine (test/support/dynamo-engine.ts) with channels tables of this file's own. */
-export interface TestDynamo {
-  readonly endpoint: string;
+export interface TestDynamo extends EngineAccess {
   readonly documentClient: DynamoDBDocumentClient;
   /** Creates a fresh, uniquely named channels table and returns its name. */
   createChannelsTable(): Promise<string>;
@@ -75,10 +74,11 @@ export function useImportEngines(): { db: TestMariaDb; dynamo: TestDynamo } {
 
 export async function startTestDynamo(): Promise<TestDynamo> {
   const engine = await startTestEngine();
-  const client = localDynamoClient(engine.endpoint);
+  const client = localDynamoClient(engine);
   const documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return {
     endpoint: engine.endpoint,
+    credentials: engine.credentials,
     documentClient,
     async createChannelsTable() {
       const name = uniqueTableName('channels');
