@@ -11,8 +11,9 @@ import type { ChannelSettings } from './schemas/channel-settings.ts';
  *   x-api-key, x-goog-api-key, or any name holding auth, token, secret, key, password, credential or signature);
  * - `paramOverride` and `extra`, at any depth: a property whose name ends in a secret word (`sk`, `key`, `secret`,
  *   `token`, `password`, `adc`, `credentials`, ... in snake_case, kebab-case or camelCase) or holds `secret`,
- *   `password` or `credential`; an object holding a `private_key` (a Vertex AI service account); a string holding a
- *   PEM private key or the JSON text of such an object;
+ *   `password` or `credential`; inside an object named like headers (`extra.header_override`), a credential header;
+ *   an object holding a `private_key` (a Vertex AI service account); a string holding a PEM private key or the JSON
+ *   text of such an object;
  * - `proxyUrl`: the user name and password of a proxy URL.
  *
  * A whole secret value is masked as a key is (shared/mask.ts); one that is not text (an object) is masked as its
@@ -109,8 +110,11 @@ export interface SecretPart {
   readonly masked: string;
 }
 
-/** Every secret part of a JSON value under `path` (a `paramOverride` or `extra` field, or part of one). */
-function jsonSecrets(value: unknown, path: string[], out: SecretPart[]): void {
+/**
+ * Every secret part of a JSON value under `path` (a `paramOverride` or `extra` field, or part of one). Inside an
+ * object named like headers (Done Hub's `extra.header_override`, a plugin's `headers`), names follow the header rule.
+ */
+function jsonSecrets(value: unknown, path: string[], out: SecretPart[], headers = false): void {
   if (isSecretValue(value) || (path.length > MAX_DEPTH && (isObject(value) || Array.isArray(value)))) {
     out.push({ path, value, masked: maskSecret(value) });
     return;
@@ -122,9 +126,10 @@ function jsonSecrets(value: unknown, path: string[], out: SecretPart[]): void {
       : [];
   for (const [name, item] of entries) {
     const at = [...path, name];
-    if (!Array.isArray(value) && isSecretName(name) && item !== null && item !== '') {
+    const secretName = isSecretName(name) || (headers && isSecretHeader(name));
+    if (!Array.isArray(value) && secretName && item !== null && item !== '') {
       out.push({ path: at, value: item, masked: maskSecret(item) });
-    } else jsonSecrets(item, at, out);
+    } else jsonSecrets(item, at, out, !Array.isArray(value) && /header/i.test(name));
   }
 }
 

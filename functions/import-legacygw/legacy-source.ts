@@ -4,7 +4,6 @@ import { rewriteDriverError } from './driver-errors.ts';
 import type { MySqlDsn, ParsedDsn } from './dsn.ts';
 import type { ColumnSpec, SourceRow } from './families/family.ts';
 import { connect, type Link, type TrustOptions, trustedCas } from './legacy-connection.ts';
-import { pgSourceOpener } from './pg-source.ts';
 import type { RowSource } from './source.ts';
 import type { ResolvedTarget } from './target.ts';
 
@@ -30,15 +29,16 @@ const QUIT_WAIT_MS = 1_000;
 const ROW_BUFFER = 64;
 
 /**
- * Opens database sources, MySQL or PostgreSQL by the DSN's scheme, whose verified TLS connections trust
- * `trustedCas(options)`.
+ * Opens MySQL sources whose `tls=true` connections trust `trustedCas(options)` (functions/import-legacygw/sources.ts
+ * picks the source by the DSN's engine).
  */
 export function legacySourceOpener(options: TrustOptions = {}): OpenSource {
   // Built once per execution environment: about 270 certificates.
   const ca = trustedCas(options);
-  const openPostgres = pgSourceOpener(options);
-  return (dsn, target, limits) =>
-    dsn.engine === 'postgres' ? openPostgres(dsn, target, limits) : open(dsn, target, limits, ca);
+  return (dsn, target, limits) => {
+    if (dsn.engine !== 'mysql') throw new Error('A MySQL source was asked to open another engine');
+    return open(dsn, target, limits, ca);
+  };
 }
 
 /** Opens a legacy source trusting Node's and Amazon RDS's CAs. */

@@ -18,6 +18,7 @@ type Abbreviable = NonNullable<ChannelView['abbreviated']>[number];
 
 // One character's extra bytes in JSON text: `"` and `\` take a backslash; a control character is `\uXXXX`
 // except the five with a short escape.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what JSON escapes
 const ESCAPED = /["\\\u0000-\u001f]/g;
 const SHORT_ESCAPES = new Set(['"', '\\', '\b', '\f', '\n', '\r', '\t']);
 

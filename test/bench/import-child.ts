@@ -18,8 +18,8 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { FAMILIES } from '#functions/import-legacygw/families/index';
 import { importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import { openLegacySource } from '#functions/import-legacygw/legacy-source';
 import { CORE_COLUMNS } from '#functions/import-legacygw/limits';
+import { openSource } from '#functions/import-legacygw/sources';
 import { ANY_HOST } from '#shared/allow-list';
 import { documentClient } from '#shared/clients/dynamodb';
 import { Slots } from '#shared/repositories/batch';
@@ -85,7 +85,7 @@ async function runCore(): Promise<{ rows: number; items: number; readIds: number
   const report = await importLegacyGw(
     { dsn, dryRun: false },
     {
-      openSource: openLegacySource,
+      openSource,
       repo: {
         getCompared: (ids, options) => {
           readIds += ids.length;

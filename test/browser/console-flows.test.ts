@@ -266,6 +266,7 @@ describe('review and fix', () => {
     await page.keyboard.press('Enter');
     await page.getByLabel('Requested model 1').waitFor();
     expect(await page.getByLabel('Header override (JSON)').inputValue()).toContain('"Authorization": "Bea\u2026Rt4Y"');
+    if (SCREENSHOTS) await page.locator('#edit-dialog').screenshot({ path: join(DOCS, 'console-settings.png') });
     // A third pair, added with the keyboard.
     await tabTo('edit-mapping-add');
     await page.keyboard.press('Enter');

@@ -4,8 +4,8 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { FAMILIES } from '#functions/import-legacygw/families/index';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import { openLegacySource } from '#functions/import-legacygw/legacy-source';
-import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
+import { openSource } from '#functions/import-legacygw/sources';
+import { type EngineAccess, ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
@@ -49,8 +49,7 @@ export const FIXTURE_KEYS: readonly string[] = [
 ];
 
 /** The tests' DynamoDB engine (test/support/dynamo-engine.ts) with channels tables of this file's own. */
-export interface TestDynamo {
-  readonly endpoint: string;
+export interface TestDynamo extends EngineAccess {
   readonly documentClient: DynamoDBDocumentClient;
   /** Creates a fresh, uniquely named channels table and returns its name. */
   createChannelsTable(): Promise<string>;
@@ -77,10 +76,11 @@ export function useImportEngines(): { db: TestMariaDb; dynamo: TestDynamo } {
 
 export async function startTestDynamo(): Promise<TestDynamo> {
   const engine = await startTestEngine();
-  const client = localDynamoClient(engine.endpoint);
+  const client = localDynamoClient(engine);
   const documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return {
     endpoint: engine.endpoint,
+    credentials: engine.credentials,
     documentClient,
     async createChannelsTable() {
       const name = uniqueTableName('channels');
@@ -112,7 +112,7 @@ export function testLogger(logLevel: 'DEBUG' | 'SILENT' = 'SILENT'): Logger {
 /** The real import over a real repository, with test-sized limits. */
 export function importDeps(dynamo: TestDynamo, table: string, overrides: Partial<ImportDeps['config']> = {}) {
   const deps: ImportDeps = {
-    openSource: openLegacySource,
+    openSource,
     repo: new ChannelRepository(dynamo.documentClient, table, { baseDelayMs: 5 }),
     families: FAMILIES,
     channelIdKey: async () => TEST_CHANNEL_ID_KEY,

@@ -60,6 +60,22 @@ describe('which settings are secret', () => {
     ).toEqual(['extra.adc', 'extra.config.credentials_json', 'extra.config.vertex', 'extra.list.0.pem']);
   });
 
+  it("applies the header rule inside an object named like headers, such as Done Hub's header_override", () => {
+    expect(
+      paths({
+        extra: {
+          header_override: { 'X-Goog-Api-Key': 'k', 'X-Trace': 'on' },
+          plugin: { headers: { 'X-Auth-Token': 't' } },
+          custom_parameter: { api_key: 'k', top_p: 1 },
+        },
+      }),
+    ).toEqual([
+      'extra.header_override.X-Goog-Api-Key',
+      'extra.plugin.headers.X-Auth-Token',
+      'extra.custom_parameter.api_key',
+    ]);
+  });
+
   it('masks a proxy URL only when it carries a user name or password', () => {
     expect(maskProxyUrl('socks5://user:pw@proxy:1080/x')).toBe('socks5://****@proxy:1080/x');
     expect(maskProxyUrl('http://proxy:3128')).toBe('http://proxy:3128');
