@@ -112,10 +112,10 @@ describe('routes in the import preview', () => {
 
     const lines = await routeLines(page);
     expect(lines[0]).toBe('No model loses its channels.');
-    expect(lines[1]).toBe('3 models would keep fewer of the legacy channels that served them:');
+    expect(lines[1]).toBe('1 model would keep fewer of the legacy channels that served it:');
     expect(await page.locator('#routes-lost').getAttribute('class')).toBeNull();
     const counts = (await page.locator('#report-counts').innerText()).replace(/\s+/g, ' ');
-    expect(counts).toContain('Routes kept 25 Routes changed 3 Routes lost 0');
+    expect(counts).toContain('Routes kept 27 Routes changed 1 Routes lost 0');
     expectCleanRun(world, recorder);
     await expectNoSecretsKept(world, page, recorder);
   });
