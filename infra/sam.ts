@@ -16,7 +16,7 @@ export const SAM_CONTEXT = { sam: 'sam', architecture: 'samArchitecture' } as co
 /** The authorizer's entry in this mode: the local credentials file instead of Secrets Manager. */
 export const SAM_AUTHORIZER_ENTRY = 'functions/authorizer/local-handler.ts';
 
-/** The DynamoDB engine of `HOST=0.0.0.0 npm start`, seen from a SAM container. */
+/** The DynamoDB engine of `DYNAMODB_HOST=0.0.0.0 npm start`, seen from a SAM container (signed with this run's credential). */
 export const SAM_DYNAMODB_ENDPOINT = 'http://host.docker.internal:8000';
 /** Where the authorizer finds the copied credentials file: SAM mounts the bundle at /var/task. */
 export const SAM_CREDENTIALS_PATH = '/var/task/credentials.json';

@@ -9,6 +9,18 @@ import * as z from './zod.ts';
 /** Shortest admin key the authorizer accepts. */
 const ADMIN_KEY_MIN_LENGTH = 32;
 
+/**
+ * The shortest token that can be a credential the tools make (an admin key; access tokens are 46
+ * characters): anything shorter never earns the authorizer a fresh read of the secrets.
+ */
+export const SHORTEST_CREDENTIAL_LENGTH = ADMIN_KEY_MIN_LENGTH;
+
+/**
+ * At most one cache-bypassing read of the secrets per this interval and authorizer instance. The tokens
+ * tool waits longer than this after storing a new token before it shows it (docs/authorization.md).
+ */
+export const FRESH_READ_INTERVAL_MS = 1_000;
+
 // RFC 6750 allows far fewer characters in a bearer token; visible ASCII keeps generated keys with
 // punctuation usable, while whitespace and control characters could never arrive in a header intact.
 const VISIBLE_ASCII = /^[\x21-\x7e]+$/;

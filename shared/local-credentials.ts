@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { lock } from 'proper-lockfile';
 import {
   type AccessTokenRecord,
   CredentialFormatError,
@@ -85,16 +86,33 @@ export async function readLocalCredentials(file: string): Promise<LocalCredentia
 /** Writes the credentials file atomically with mode 0600. */
 export async function writeLocalCredentials(file: string, credentials: LocalCredentials): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   await writeFile(tmp, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   await chmod(tmp, 0o600);
   await rename(tmp, file);
 }
 
-/** Returns the credentials in `file`, creating fresh random ones on first use. */
-export async function loadOrCreateLocalCredentials(
-  file: string,
-): Promise<{ credentials: LocalCredentials; created: boolean }> {
+/**
+ * Runs `work` holding the lock of `file` (a `file.lock` directory, proper-lockfile): writers of the file
+ * (npm start creating it, overlapping runs of the tokens tool) take turns, so none writes over an edit it
+ * did not read. A lock left by a killed process is taken over once it is 10 s stale. Readers need no
+ * lock: every write renames a complete file into place.
+ */
+export async function withLocalCredentialsLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  const release = await lock(file, {
+    realpath: false,
+    stale: 10_000,
+    retries: { retries: 200, minTimeout: 10, maxTimeout: 200, factor: 1.5, randomize: true },
+  });
+  try {
+    return await work();
+  } finally {
+    await release();
+  }
+}
+
+async function readOrCreate(file: string): Promise<{ credentials: LocalCredentials; created: boolean }> {
   try {
     return { credentials: await readLocalCredentials(file), created: false };
   } catch (error) {
@@ -108,6 +126,34 @@ export async function loadOrCreateLocalCredentials(
   };
   await writeLocalCredentials(file, credentials);
   return { credentials, created: true };
+}
+
+/** Returns the credentials in `file`, creating fresh random ones on first use (under the file's lock). */
+export async function loadOrCreateLocalCredentials(
+  file: string,
+): Promise<{ credentials: LocalCredentials; created: boolean }> {
+  try {
+    return { credentials: await readLocalCredentials(file), created: false };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  return withLocalCredentialsLock(file, () => readOrCreate(file));
+}
+
+/**
+ * Changes the credentials in `file` under its lock: reads (creating the file on first use), applies
+ * `change`, and writes what it returns; `undefined` writes nothing.
+ */
+export async function updateLocalCredentials<T>(
+  file: string,
+  change: (credentials: LocalCredentials) => { credentials?: LocalCredentials; result: T },
+): Promise<{ result: T; created: boolean }> {
+  return withLocalCredentialsLock(file, async () => {
+    const { credentials, created } = await readOrCreate(file);
+    const outcome = change(credentials);
+    if (outcome.credentials) await writeLocalCredentials(file, outcome.credentials);
+    return { result: outcome.result, created };
+  });
 }
 
 /**

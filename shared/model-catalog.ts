@@ -138,6 +138,8 @@ const embeddingEntry = () =>
     modelName(),
     z.strictObject({
       ...common(),
+      // An item as this catalogue writes it (the stack compiles the parsed catalogue into bundles) or FastGPT's.
+      type: z.optional(z.literal('embedding')),
       defaultToken: z.optional(count()),
       maxToken: z.optional(count()),
       weight: z.optional(z.number().check(z.nonnegative())),
@@ -148,6 +150,7 @@ const llmEntry = () =>
     modelName(),
     z.strictObject({
       ...common(),
+      type: z.optional(z.literal('llm')),
       maxContext: z.optional(count()),
       maxResponse: z.optional(count()),
       quoteMaxToken: z.optional(count()),

@@ -59,7 +59,13 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
     const decision = decide(event.methodArn, verification);
     const { principalId } = decision.result;
     if (decision.denied) logger.info('Denied', { principalId, reason: decision.denied, methodArn: event.methodArn });
-    else logger.info('Allowed', { principalId, methodArn: event.methodArn });
+    else if (decision.coversMethod) logger.info('Allowed', { principalId, methodArn: event.methodArn });
+    // The Allow is the same for every path (policy.ts): here it opens its own API's routes, not this method.
+    else
+      logger.info('Allowed its own API only: the method asked about is not one of its routes', {
+        principalId,
+        methodArn: event.methodArn,
+      });
     return decision.result;
   });
 }

@@ -1,3 +1,4 @@
+import { FRESH_READ_INTERVAL_MS } from '#shared/access-tokens';
 import { authorizerEnvSchema, ENV, loadConfig } from '#shared/config';
 import { createLogger } from '#shared/logger';
 import { createAuthorizer } from './authorizer.ts';
@@ -9,8 +10,6 @@ import {
 
 const config = loadConfig(authorizerEnvSchema);
 
-/** At most one cache-bypassing read of the secrets per second in this execution environment. */
-export const FRESH_READ_INTERVAL_MS = 1_000;
 let mayReadFresh = freshReadLimiter(FRESH_READ_INTERVAL_MS);
 
 /** Forgets the cached secrets and the last fresh read, as a new execution environment would (tests). */

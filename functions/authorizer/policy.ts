@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
-import { findRoute, requiresAuthorizer, routeResourcePatterns, type Scope } from '#shared/routes';
+import { APIS, findRoute, requiresAuthorizer, routeResourcePatterns, type Scope } from '#shared/routes';
 
 /** The parts of `arn:{partition}:execute-api:{region}:{account}:{apiId}/{stage}/{METHOD}/{resource path}`. */
 export interface MethodArn {
@@ -38,12 +38,14 @@ export interface Principal {
 }
 
 /** Why a policy denies. */
-export type DenyReason = 'unparseable-method-arn' | 'unknown-route' | 'wrong-scope' | 'unknown-token' | 'expired-token';
+export type DenyReason = 'unparseable-method-arn' | 'unknown-token' | 'expired-token';
 
 export interface PolicyDecision {
   readonly result: APIGatewayAuthorizerResult;
   /** Set when the policy denies. */
   readonly denied?: DenyReason;
+  /** For logs only: whether an Allow covers the method asked about (false: another API's, or no route). */
+  readonly coversMethod?: boolean;
 }
 
 const stagePrefix = (arn: MethodArn) =>
@@ -68,18 +70,23 @@ export function denyPolicy(methodArn: string, principalId: string, reason: DenyR
 }
 
 /**
- * The policy for a verified principal calling `methodArn`. It allows only when the method belongs to
- * the API opened by the principal's scope, and then lists exactly that API's routes under the same
- * region, account, API id and stage, so a cached policy can never open the other API.
+ * The policy for a verified principal, the same whatever method and path `methodArn` names: API Gateway
+ * caches it per token, so a decision that depended on the first request's path (an unknown path, a
+ * method of the other API) would lock the token out of every route until the cache expires. It allows
+ * exactly the routes of the API the principal's scope opens, under the region, account, API id and stage
+ * of `methodArn`: called on the other API, it covers none of that API's methods (its routes are other
+ * paths), so a cached policy can never open the other API, and API Gateway answers 403 there. An
+ * unknown path is API Gateway's 404, or the function's.
  */
 export function policyFor(methodArn: string, principal: Principal): PolicyDecision {
   const arn = parseMethodArn(methodArn);
   if (!arn) return denyPolicy(methodArn, principal.tokenId, 'unparseable-method-arn');
-  const found = findRoute(arn.method, arn.resourcePath);
-  if (!found) return denyPolicy(methodArn, principal.tokenId, 'unknown-route');
-  if (found.api.scope !== principal.scope) return denyPolicy(methodArn, principal.tokenId, 'wrong-scope');
+  const api = Object.values(APIS).find((a) => a.scope === principal.scope);
+  // Every scope opens one API (shared/routes.ts); a missing one is a programming error and fails closed.
+  if (!api) throw new Error(`no API is opened by scope ${principal.scope}`);
 
   return {
+    coversMethod: findRoute(arn.method, arn.resourcePath)?.api === api,
     result: {
       principalId: principal.tokenId,
       policyDocument: {
@@ -90,7 +97,7 @@ export function policyFor(methodArn: string, principal: Principal): PolicyDecisi
             Action: 'execute-api:Invoke',
             // Public routes (`auth: 'none'`) never reach the authorizer, so the policy does not list them. A path
             // parameter becomes `*`: the method ARN holds the concrete path (`/api/channel/<id>`).
-            Resource: found.api.routes
+            Resource: api.routes
               .filter(requiresAuthorizer)
               .flatMap((route) =>
                 routeResourcePatterns(route).map((pattern) => `${stagePrefix(arn)}/${route.method}${pattern}`),

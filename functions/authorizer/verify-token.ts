@@ -1,5 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { type AccessTokenRecord, type CredentialSource, isExpired } from '#shared/access-tokens';
+import {
+  type AccessTokenRecord,
+  type CredentialSource,
+  isExpired,
+  SHORTEST_CREDENTIAL_LENGTH,
+} from '#shared/access-tokens';
 
 /** What a presented `Authorization` header turned out to be. */
 export type Verification =
@@ -26,7 +31,11 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
  * Identifies the token in `header`: the admin key, a live access token, an expired one, or unknown.
  * An unknown token gets a second look at freshly read credentials when `mayReadFresh()` allows it
  * (the caller rate-limits it): the cached secret may predate a token created a moment ago, and a
- * Deny would then be cached by API Gateway. Throws if the source fails.
+ * Deny would then be cached by API Gateway. A token shorter than any credential the tools make never
+ * asks (it cannot be one), so such junk does not even spend the rate limit. Junk of the right length
+ * can spend it; a new token still never meets a spent limit, because the tokens tool shows it only
+ * once the secret has held it for longer than the limit's interval (docs/authorization.md). Throws if
+ * the source fails.
  */
 export async function verifyToken(
   header: string | undefined,
@@ -39,7 +48,9 @@ export async function verifyToken(
   const presented = digest(token);
 
   const verification = await identify(presented, source, now, false);
-  if (verification.kind !== 'unknown' || !mayReadFresh()) return verification;
+  if (verification.kind !== 'unknown' || token.length < SHORTEST_CREDENTIAL_LENGTH || !mayReadFresh()) {
+    return verification;
+  }
   return identify(presented, source, now, true);
 }
 

@@ -5,15 +5,15 @@ import { createLogger } from '#shared/logger';
 import { createMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
-import { legacySourceOpener } from './legacy-source.ts';
 import { measureImport } from './metrics.ts';
 import { importBodySchema } from './schema.ts';
+import { sourceOpener } from './sources.ts';
 
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
 const metrics = createMetrics();
 const deps: ImportDeps = {
-  openSource: legacySourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
+  openSource: sourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
   repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
   config: {
     maxRows: config.LEGACYGW_MAX_ROWS,

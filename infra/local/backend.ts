@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -15,7 +15,17 @@ import { createLogger } from '#shared/logger';
 import { backfillParentKeys } from '#shared/repositories/datasets-backfill';
 import { FUNCTION_ENTRIES, type FunctionName, type RouteDef } from '#shared/routes';
 import type { TableName } from '#shared/tables';
-import { type DynamoEngine, ensureTables, localDynamoClient, startDynamoEngine } from './dynamo-engine.ts';
+import {
+  type DynamoEngine,
+  ENGINE_CREDENTIALS_FILE,
+  type EngineAccess,
+  type EngineCredentials,
+  EXTERNAL_ENGINE_CREDENTIALS,
+  ensureTables,
+  localDynamoClient,
+  startDynamoEngine,
+  writeEngineCredentialsFile,
+} from './dynamo-engine.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 
@@ -29,7 +39,9 @@ export interface LocalBackendOptions {
    * is, and the embedded engine is not started. The dynamo* options below then do not apply.
    */
   dynamoEndpoint?: string;
-  /** Host the embedded DynamoDB engine listens on (default 127.0.0.1). */
+  /** The credential that engine takes (the test engines' own); default: any, as DynamoDB Local takes. */
+  dynamoCredentials?: EngineCredentials;
+  /** Host the embedded DynamoDB engine listens on (default 127.0.0.1, whatever the API's host). */
   dynamoHost?: string;
   /** Port of the embedded DynamoDB engine; 0 = random. */
   dynamoPort?: number;
@@ -42,6 +54,10 @@ export interface LocalBackendOptions {
 /** The "AWS side" of the local run: DynamoDB engine, tables, credentials, and the real handlers. */
 export interface LocalBackend {
   readonly dynamoEndpoint: string;
+  /** The engine's endpoint and the credential it takes (the embedded engine's is new at every start). */
+  readonly dynamo: EngineAccess;
+  /** Where the embedded engine's credential is written for tools (mode 0600); undefined for an external engine. */
+  readonly dynamoCredentialsFile?: string;
   /** True when the backend started the embedded engine (dynalite); false for DYNAMODB_ENDPOINT's. */
   readonly embeddedEngine: boolean;
   readonly tableNames: LocalTableNames;
@@ -75,16 +91,29 @@ async function loadHandler<T>(entry: string): Promise<T> {
  */
 export async function startLocalBackend(options: LocalBackendOptions): Promise<LocalBackend> {
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
+  const persisted = options.persist === false || options.dynamoEndpoint ? undefined : join(options.dataDir, 'dynamodb');
+  if (persisted) {
+    // The engine's data is owner-only even in a DATA_DIR that existed with wider permissions.
+    await mkdir(persisted, { recursive: true, mode: 0o700 });
+    await chmod(persisted, 0o700);
+  }
   const tableNames = options.tableNames ?? LOCAL_TABLE_NAMES;
-  const engine: Pick<DynamoEngine, 'endpoint' | 'close'> = options.dynamoEndpoint
-    ? { endpoint: options.dynamoEndpoint, close: async () => {} }
-    : await startDynamoEngine({
-        host: options.dynamoHost,
-        port: options.dynamoPort ?? 8000,
-        path: options.persist === false ? undefined : join(options.dataDir, 'dynamodb'),
-      });
+  const engine: Pick<DynamoEngine, 'endpoint' | 'credentials' | 'close'> = options.dynamoEndpoint
+    ? {
+        endpoint: options.dynamoEndpoint,
+        credentials: options.dynamoCredentials ?? EXTERNAL_ENGINE_CREDENTIALS,
+        close: async () => {},
+      }
+    : await startDynamoEngine({ host: options.dynamoHost, port: options.dynamoPort ?? 8000, path: persisted });
+  const dynamoCredentialsFile = options.dynamoEndpoint ? undefined : join(options.dataDir, ENGINE_CREDENTIALS_FILE);
+  const close = async () => {
+    await engine.close();
+    // The credential dies with the engine; a file left behind would only mislead.
+    if (dynamoCredentialsFile) await rm(dynamoCredentialsFile, { force: true });
+  };
   try {
-    const client = localDynamoClient(engine.endpoint);
+    if (dynamoCredentialsFile) await writeEngineCredentialsFile(dynamoCredentialsFile, engine);
+    const client = localDynamoClient(engine);
     try {
       // The embedded engine cannot add an index to a table an older version made: it rebuilds that table.
       await ensureTables(client, tableNames, { rebuildForIndexes: !options.dynamoEndpoint });
@@ -107,9 +136,9 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       [ENV.channelsTable]: tableNames.channels,
       [ENV.consolePageFile]: consolePageFile,
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
-      // Never sign local calls with a developer's real AWS credentials.
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
+      // The functions sign with the engine's credential, never with a developer's real AWS credentials.
+      AWS_ACCESS_KEY_ID: engine.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: engine.credentials.secretAccessKey,
       AWS_SESSION_TOKEN: '',
       AWS_REGION: process.env.AWS_REGION || 'us-east-1',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
@@ -128,6 +157,8 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
 
     return {
       dynamoEndpoint: engine.endpoint,
+      dynamo: { endpoint: engine.endpoint, credentials: engine.credentials },
+      dynamoCredentialsFile,
       embeddedEngine: !options.dynamoEndpoint,
       tableNames,
       credentialsFile,
@@ -135,10 +166,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       createdCredentials: created,
       authorizer,
       handlerFor: (route) => functions[route.function],
-      close: () => engine.close(),
+      close,
     };
   } catch (error) {
-    await engine.close();
+    await close();
     throw error;
   }
 }

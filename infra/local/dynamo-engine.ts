@@ -1,4 +1,6 @@
 import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import {
   type AttributeValue,
@@ -19,21 +21,44 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod';
 import { type IndexDef, indexProjection, keyAttributes, TABLES, type TableDef } from '#shared/tables';
+import type { EngineCredentials } from './engine-guard.ts';
+
+export type { EngineCredentials } from './engine-guard.ts';
 
 const ENGINE_SCRIPT = fileURLToPath(new URL('./dynalite-process.ts', import.meta.url));
 // `--import tsx` resolves from the child's working directory: the repository root.
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export interface DynamoEngine {
+/** Where a DynamoDB engine answers and the credential it takes. */
+export interface EngineAccess {
+  readonly endpoint: string;
+  readonly credentials: EngineCredentials;
+}
+
+export interface DynamoEngine extends EngineAccess {
   /** http://127.0.0.1:<port> of the embedded engine. */
   readonly endpoint: string;
   readonly port: number;
   close(): Promise<void>;
 }
 
+/** The credential for an engine we did not start (DYNAMODB_ENDPOINT): such engines take any. */
+export const EXTERNAL_ENGINE_CREDENTIALS: EngineCredentials = Object.freeze({
+  accessKeyId: 'local',
+  secretAccessKey: 'local',
+});
+
+/** A new credential for one run of the embedded engine (an AWS-shaped access key id and secret). */
+export function newEngineCredentials(): EngineCredentials {
+  return {
+    accessKeyId: `LOCAL${randomBytes(8).toString('hex').toUpperCase()}`,
+    secretAccessKey: randomBytes(30).toString('base64url'),
+  };
+}
+
 /**
- * Starts dynalite in its own process on `host:port` (0 = random), persisted under `path` when given,
- * in memory otherwise. Resolves once it listens.
+ * Starts dynalite in its own process on `host:port` (0 = random; host default 127.0.0.1), persisted under
+ * `path` when given, in memory otherwise, behind a new credential of its own. Resolves once it listens.
  */
 export async function startDynamoEngine(options: {
   host?: string;
@@ -41,12 +66,14 @@ export async function startDynamoEngine(options: {
   path?: string;
 }): Promise<DynamoEngine> {
   const host = options.host ?? '127.0.0.1';
-  const child = fork(ENGINE_SCRIPT, [JSON.stringify({ host, port: options.port ?? 0, path: options.path })], {
+  const credentials = newEngineCredentials();
+  const child = fork(ENGINE_SCRIPT, [], {
     // tsx runs the TypeScript child whether the parent runs under tsx (npm start) or vitest.
     execArgv: ['--import', 'tsx'],
     cwd: REPO_ROOT,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  child.send({ host, port: options.port ?? 0, path: options.path, credentials });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const port = await new Promise<number>((resolve, reject) => {
     child.once('message', (message: { port?: number; error?: string }) =>
@@ -56,6 +83,7 @@ export async function startDynamoEngine(options: {
   });
   return {
     endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    credentials,
     port,
     close: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -82,12 +110,52 @@ export const dynamoEndpointSchema = z.preprocess(
     .optional(),
 );
 
-/** A low-level client for the local engine (fixed dummy credentials: dynalite does not check them). */
-export function localDynamoClient(endpoint: string): DynamoDBClient {
+/** Name of the file beside credentials.json that holds the embedded engine's endpoint and credential. */
+export const ENGINE_CREDENTIALS_FILE = 'dynamodb-credentials.json';
+
+const engineFileSchema = z.object({
+  endpoint: z.string().min(1),
+  region: z.string().min(1),
+  accessKeyId: z.string().min(1),
+  secretAccessKey: z.string().min(1),
+});
+export type EngineCredentialsFile = z.infer<typeof engineFileSchema>;
+
+/** Writes the engine's endpoint and credential for tools, atomically, mode 0600. */
+export async function writeEngineCredentialsFile(file: string, access: EngineAccess): Promise<void> {
+  const content: EngineCredentialsFile = {
+    endpoint: access.endpoint,
+    region: process.env.AWS_REGION || 'us-east-1',
+    ...access.credentials,
+  };
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600 });
+  await chmod(tmp, 0o600);
+  await rename(tmp, file);
+}
+
+/** Reads the file `writeEngineCredentialsFile` wrote; throws naming the file (never its content). */
+export async function readEngineCredentialsFile(file: string): Promise<EngineCredentialsFile> {
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw new Error(`${file} does not exist: start the local run first (npm start writes it at every start)`);
+    }
+    throw new Error(`${file} cannot be read as JSON`);
+  }
+  const parsed = engineFileSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`${file} is not an engine credentials file`);
+  return parsed.data;
+}
+
+/** A low-level client for a local engine, signing with its credential. */
+export function localDynamoClient({ endpoint, credentials }: EngineAccess): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
-    region: process.env.AWS_REGION ?? 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    region: process.env.AWS_REGION || 'us-east-1',
+    credentials: { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
   });
 }
 

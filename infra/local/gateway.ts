@@ -93,15 +93,28 @@ function apiForPath(path: string): ApiDef {
 
 class PayloadTooLarge extends Error {}
 
-async function readBody(req: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_PAYLOAD_BYTES) throw new PayloadTooLarge();
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Reads the whole body, or rejects with PayloadTooLarge as soon as it passes the limit. The rest of an
+ * oversized body is then drained, not read into memory: the stream is never destroyed, so the socket stays
+ * open for the 413 (closing it with unread data would reset the connection before the client reads the answer).
+ */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_PAYLOAD_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData).off('end', onEnd);
+      req.resume();
+      reject(new PayloadTooLarge());
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    req.on('data', onData).on('end', onEnd).once('error', reject);
+  });
 }
 
 // Built through Maps and Object.fromEntries, so a header or parameter named `__proto__`, `toString` or `constructor`
@@ -148,7 +161,12 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
   const allow = options.throttle ? tokenBucket(options.throttle) : () => true;
   const integrationTimeoutMs = options.integrationTimeoutMs ?? 29_000;
 
-  async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<number> {
+  async function handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    requestId: string,
+    sourceIp: string,
+  ): Promise<number> {
     // Prefixed, not resolved against a base: `//host/path` must stay a path, as API Gateway sees it.
     const url = new URL(`http://local${req.url ?? '/'}`);
     const method = (req.method ?? 'GET').toUpperCase();
@@ -193,7 +211,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
       authorization = outcome;
     }
 
-    const event = proxyEvent(req, url, method, match, body, authorization, requestId);
+    const event = proxyEvent(req, url, method, match, body, authorization, requestId, sourceIp);
     let result: APIGatewayProxyResult;
     try {
       result = await withTimeout(backend.handlerFor(match.route)(event), integrationTimeoutMs);
@@ -243,6 +261,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     body: Buffer,
     authorization: APIGatewayAuthorizerResult | undefined,
     requestId: string,
+    sourceIp: string,
   ): APIGatewayProxyEvent {
     const now = Date.now();
     return {
@@ -277,7 +296,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
           cognitoIdentityId: null,
           cognitoIdentityPoolId: null,
           principalOrgId: null,
-          sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+          sourceIp,
           user: null,
           userAgent: req.headers['user-agent'] ?? null,
           userArn: null,
@@ -296,7 +315,10 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
   const server = createServer((req, res) => {
     const started = performance.now();
     const requestId = randomUUID();
-    handle(req, res, requestId)
+    // Read now: once a request is answered before its body was read (413), Node may detach the socket, and
+    // `req.socket` would be null by the time the access log is written.
+    const sourceIp = req.socket.remoteAddress ?? '127.0.0.1';
+    handle(req, res, requestId, sourceIp)
       .catch(() => {
         const api = apiForPath(req.url ?? '/').name;
         const headers = { 'Content-Type': 'application/json' };
@@ -311,7 +333,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
         options.accessLog?.(
           JSON.stringify({
             requestId,
-            ip: req.socket.remoteAddress,
+            ip: sourceIp,
             method: req.method,
             path: (req.url ?? '').split('?')[0],
             status,

@@ -1,6 +1,6 @@
 /**
- * `npm start`: the whole product on one machine (docs/local-run.md). Environment: HOST, PORT, DYNAMODB_PORT,
- * DATA_DIR, optional DYNAMODB_ENDPOINT (another engine instead of the embedded one, see
+ * `npm start`: the whole product on one machine (docs/local-run.md). Environment: HOST, PORT, DYNAMODB_HOST,
+ * DYNAMODB_PORT, DATA_DIR, optional DYNAMODB_ENDPOINT (another engine instead of the embedded one, see
  * docs/dynamodb-engines.md), THROTTLE_RATE_LIMIT / THROTTLE_BURST_LIMIT, MODEL_CATALOG, LOG_LEVEL.
  */
 import { resolve } from 'node:path';
@@ -15,6 +15,8 @@ const envSchema = z
   .object({
     HOST: z.string().trim().min(1).default('127.0.0.1'),
     PORT: port(3000),
+    // Its own variable: opening the APIs (HOST=0.0.0.0) never opens the engine to the network too.
+    DYNAMODB_HOST: z.string().trim().min(1).default('127.0.0.1'),
     DYNAMODB_PORT: port(8000),
     DYNAMODB_ENDPOINT: dynamoEndpointSchema,
     DATA_DIR: z.string().trim().min(1).default('.data'),
@@ -32,7 +34,7 @@ async function main(): Promise<void> {
   const backend = await startLocalBackend({
     dataDir,
     dynamoEndpoint: env.DYNAMODB_ENDPOINT,
-    dynamoHost: env.HOST,
+    dynamoHost: env.DYNAMODB_HOST,
     dynamoPort: env.DYNAMODB_PORT,
   });
   const gateway = await startGateway(backend, {
@@ -61,7 +63,8 @@ async function main(): Promise<void> {
   }
   process.stdout.write(
     backend.embeddedEngine
-      ? `DynamoDB engine: embedded dynalite on ${backend.dynamoEndpoint} (data in ${dataDir})\n`
+      ? `DynamoDB engine: embedded dynalite on ${backend.dynamoEndpoint} (data in ${dataDir}); ` +
+          `its credential for this run is in ${backend.dynamoCredentialsFile} (eval "$(npm run -s dynamodb-env)")\n`
       : `DynamoDB engine: external, DYNAMODB_ENDPOINT=${backend.dynamoEndpoint} (embedded dynalite not started)\n`,
   );
   process.stdout.write(`listening on ${gateway.url}\n`);

@@ -4,7 +4,7 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
-import { expiresAtSchema, identifierSchema } from '#shared/access-tokens';
+import { expiresAtSchema, FRESH_READ_INTERVAL_MS, identifierSchema } from '#shared/access-tokens';
 import { newAccessTokenValue } from '#shared/local-credentials';
 import { type DeployedApis, findDeployedApis, flushAuthorizerCaches } from './authorizer-cache.ts';
 import { localTokenStore, type NewAccessToken, secretTokenStore, type TokenStore } from './stores.ts';
@@ -148,6 +148,9 @@ export async function createToken(
 const defaultSecretsClient = (region: string | undefined) => new SecretsManagerClient(region ? { region } : {});
 const defaultCloudFormationClient = (region: string | undefined) => new CloudFormationClient(region ? { region } : {});
 const defaultApiGatewayClient = (region: string | undefined) => new APIGatewayClient(region ? { region } : {});
+/** How long a new token stays unshown after the secret holds it: twice the authorizer's fresh-read interval. */
+export const NEW_TOKEN_HOLD_MS = 2 * FRESH_READ_INTERVAL_MS;
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const regionOfArn = (secretId: string) => /^arn:[^:]+:secretsmanager:([^:]+):/.exec(secretId)?.[1];
 
@@ -223,6 +226,11 @@ async function execute(
       const created = await createToken(store, command);
       deps.stdout(`Created access token ${created.id} for team ${created.teamId}, member ${created.tmbId}.`);
       deps.stdout(`Stored in ${store.location}; expires ${created.expiresAt ?? 'never'}.`);
+      if (aws) {
+        // Shown only once the secret has held it for longer than the authorizers' fresh-read interval: by its
+        // first use, any instance that has not seen it may read the secret again (docs/authorization.md).
+        await (deps.sleep ?? defaultSleep)(NEW_TOKEN_HOLD_MS);
+      }
       deps.stdout('The token is shown only this once: keep it now.');
       const { token, id, teamId, tmbId } = created;
       deps.stdout(JSON.stringify({ token, id, teamId, tmbId }));
@@ -264,7 +272,7 @@ export async function runTokensCli(argv: string[], deps: CliDeps): Promise<numbe
   const region = command.secretId ? regionOfArn(command.secretId) : undefined;
   if (command.secretId) {
     client = (deps.secretsClient ?? defaultSecretsClient)(region);
-    store = secretTokenStore(client, command.secretId);
+    store = secretTokenStore(client, command.secretId, { sleep: deps.sleep });
   } else {
     store = localTokenStore(deps.env.DATA_DIR || '.data', (file) =>
       deps.stderr(`Created ${file} (mode 0600) with a new admin key and a default access token.`),

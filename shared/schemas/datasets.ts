@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { OWNER_PERMISSION } from '../dataset-views.ts';
 import { DATASET_TYPES } from './dataset-fields.ts';
 
 /** A knowledge base's or folder's id as the API returns it: 24 lowercase hex characters (MongoDB ObjectId-shaped). */
@@ -41,9 +42,6 @@ export const llmModelItemSchema = z
   .meta({
     description: "A language model: the catalogue's item (the default model's when the stored name is unknown)",
   });
-
-/** The owner's permission value in both of FastGPT's spellings: `~0 >>> 0`. */
-export const OWNER_PERMISSION = 4294967295;
 
 /**
  * FastGPT's permission object as its pages read it: `value` (FastGPT <= 4.11) and `role` (>= 4.12),

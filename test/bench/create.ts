@@ -46,7 +46,7 @@ export async function benchCreate(options: CreateOptions): Promise<Figure[]> {
   const dynamo = new DynamoDBClient({
     endpoint: server.ready.dynamoEndpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: server.ready.dynamoCredentials,
     requestHandler: { httpAgent: new Agent({ keepAlive: true, maxSockets: 32 }) },
   });
   const documents = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
@@ -208,13 +208,15 @@ export interface InProcessOptions {
 export async function benchCreateInProcess(options: InProcessOptions): Promise<Figure[]> {
   const child = await bundleFunction('test/bench/create-child.ts', join(options.workDir, 'create-child'));
   const engine = await startDynamoEngine({ port: 0 });
-  const client = localDynamoClient(engine.endpoint);
+  const client = localDynamoClient(engine);
   try {
     const names = { datasets: 'bench-datasets', channels: 'bench-channels' };
     await ensureTables(client, names);
     const run = await runInProcessChild(child.file, {
       DATASETS_TABLE: names.datasets,
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
+      AWS_ACCESS_KEY_ID: engine.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: engine.credentials.secretAccessKey,
       BENCH_REQUESTS: String(options.requests),
       BENCH_WARMUP: String(options.warmup),
     });
@@ -252,10 +254,10 @@ async function runInProcessChild(file: string, env: Record<string, string>): Pro
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
     env: {
       PATH: process.env.PATH ?? '',
-      ...env,
-      AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
+      ...env,
+      AWS_REGION: 'us-east-1',
       AWS_EC2_METADATA_DISABLED: 'true',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       LOG_LEVEL: 'INFO',

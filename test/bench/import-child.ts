@@ -18,7 +18,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { importLegacyGw } from '#functions/import-legacygw/import-legacygw';
 import { OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from '#functions/import-legacygw/legacy-columns';
-import { openLegacySource } from '#functions/import-legacygw/legacy-source';
+import { openSource } from '#functions/import-legacygw/sources';
 import { ANY_HOST } from '#shared/allow-list';
 import { documentClient } from '#shared/clients/dynamodb';
 import { Slots } from '#shared/repositories/batch';
@@ -70,7 +70,7 @@ async function runCore(): Promise<{ rows: number; items: number; readIds: number
   const report = await importLegacyGw(
     { dsn, dryRun: false },
     {
-      openSource: openLegacySource,
+      openSource,
       repo: {
         getCompared: (ids, options) => {
           readIds += ids.length;

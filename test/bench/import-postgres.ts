@@ -22,7 +22,7 @@ export async function benchImportPostgres(options: ImportBenchOptions): Promise<
   const child = await bundleFunction('test/bench/import-child.ts', join(options.workDir, 'import-child-pg'));
   const postgres = await startPostgres();
   const engine = await startEngineHere();
-  const client = localDynamoClient(engine.endpoint);
+  const client = localDynamoClient(engine);
   const results = new Map<number, Record<(typeof MODES)[number], ImportRun[]>>();
   try {
     for (const size of options.sizes) {

@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
-import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import {
+  type EngineAccess,
+  EXTERNAL_ENGINE_CREDENTIALS,
+  ensureTables,
+  localDynamoClient,
+} from '#infra/local/dynamo-engine';
 import { startMariaDb } from '#test/support/mariadb';
 import { bundleFunction } from './bundle.ts';
 import { type Figure, figure, median } from './figures.ts';
@@ -58,7 +63,7 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
   const child = await bundleFunction('test/bench/import-child.ts', join(options.workDir, 'import-child'));
   const mariadb = await startMariaDb();
   const engine = await startEngineHere();
-  const client = localDynamoClient(engine.endpoint);
+  const client = localDynamoClient(engine);
   try {
     const results = new Map<number, Record<Mode, Measured[]>>();
     for (const size of options.sizes) {
@@ -129,7 +134,7 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
  * dynalite in this process, not in its own as `startDynamoEngine` runs it: this process is idle
  * while a child imports, so its CPU time is the engine's.
  */
-export async function startEngineHere(): Promise<{ endpoint: string; close(): Promise<void> }> {
+export async function startEngineHere(): Promise<EngineAccess & { close(): Promise<void> }> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -138,6 +143,8 @@ export async function startEngineHere(): Promise<{ endpoint: string; close(): Pr
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    // Unguarded (the bench's own in-memory engine on loopback, for the bench's run only): any credential signs.
+    credentials: EXTERNAL_ENGINE_CREDENTIALS,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -30,7 +30,7 @@ export async function benchList(options: ListBenchOptions): Promise<Figure[]> {
   const dynamo = new DynamoDBClient({
     endpoint: server.ready.dynamoEndpoint,
     region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    credentials: server.ready.dynamoCredentials,
   });
   const documents = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   try {

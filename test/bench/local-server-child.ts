@@ -8,12 +8,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalBackend } from '#infra/local/backend';
+import type { EngineCredentials } from '#infra/local/dynamo-engine';
 import { startGateway } from '#infra/local/gateway';
 
 /** What the child tells the parent once it listens. */
 export interface LocalServerReady {
   url: string;
   dynamoEndpoint: string;
+  /** The engine's credential for this run. */
+  dynamoCredentials: EngineCredentials;
   token: string;
   teamId: string;
   tmbId: string;
@@ -34,6 +37,7 @@ if (!access) throw new Error('the local credentials have no access token');
 const ready: LocalServerReady = {
   url: gateway.url,
   dynamoEndpoint: backend.dynamoEndpoint,
+  dynamoCredentials: backend.dynamo.credentials,
   token: access.token,
   teamId: access.teamId,
   tmbId: access.tmbId,

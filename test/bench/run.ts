@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only cold-start|create|import|console|list ...]` (docs/performance.md): cold start,
+ * `npm run bench [-- --quick] [-- --only cold-start|create|import|import-postgres|console|list ...]` (docs/performance.md): cold start,
  * create through the local server, import, the console page and the channel list, each against a baseline
  * measured in the same run. Prints a
  * table and writes JSON to BENCH_OUT (default .bench/results.json). Never part of `npm test`.
@@ -14,6 +14,7 @@ import { benchConsolePage } from './console-page.ts';
 import { benchCreate, benchCreateInProcess } from './create.ts';
 import { type Figure, formatTable, writeResults } from './figures.ts';
 import { benchImport } from './import.ts';
+import { benchImportPostgres } from './import-postgres.ts';
 import { benchList } from './list.ts';
 
 // The SDK warns about Node 20 on every client; the figures are the same either way.
@@ -25,7 +26,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', multiple: true },
   },
 });
-const PARTS = ['cold-start', 'create', 'import', 'console', 'list'] as const;
+const PARTS = ['cold-start', 'create', 'import', 'import-postgres', 'console', 'list'] as const;
 const quick = args.quick === true;
 const only = new Set(args.only ?? PARTS);
 for (const part of only) {
@@ -67,6 +68,11 @@ try {
     const sizes = [10_000, 50_000];
     log(`import: ${sizes.join(' and ')} rows from a throwaway MariaDB into dynalite, against a raw baseline`);
     figures.push(...(await benchImport({ workDir, sizes, rounds: quick ? 1 : 3, log })));
+  }
+  if (only.has('import-postgres')) {
+    const sizes = [10_000, 50_000];
+    log(`import: ${sizes.join(' and ')} rows from a throwaway PostgreSQL into dynalite, against a raw baseline`);
+    figures.push(...(await benchImportPostgres({ workDir, sizes, rounds: quick ? 1 : 3, log })));
   }
   if (only.has('console')) {
     log('console page: size of the served document');

@@ -17,7 +17,7 @@ let documents: DynamoDBDocumentClient;
 
 beforeAll(async () => {
   engine = await startTestEngine();
-  client = localDynamoClient(engine.endpoint);
+  client = localDynamoClient(engine);
   documents = DynamoDBDocumentClient.from(client);
 });
 

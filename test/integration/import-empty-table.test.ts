@@ -29,7 +29,7 @@ const UNRELATED: StoredChannel = {
 /** The real repository over a client of its own that records the name of every command it sends. */
 function countingDeps(table: string): { deps: ImportDeps; sent: string[]; close(): void } {
   const sent: string[] = [];
-  const base = localDynamoClient(dynamo.endpoint);
+  const base = localDynamoClient(dynamo);
   const client = DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
   client.middlewareStack.add(
     (next, context) => (args) => {

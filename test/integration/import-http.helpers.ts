@@ -135,7 +135,7 @@ export interface ChannelsTable {
 }
 
 export function channelsTable(server: TestServer, tableName = server.tables.channels): ChannelsTable {
-  const client = DynamoDBDocumentClient.from(localDynamoClient(server.dynamoEndpoint));
+  const client = DynamoDBDocumentClient.from(localDynamoClient(server.engine));
   const scan = async (projection?: string): Promise<StoredChannel[]> => {
     const items: StoredChannel[] = [];
     let start: Record<string, unknown> | undefined;

@@ -3,8 +3,8 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import { openLegacySource } from '#functions/import-legacygw/legacy-source';
-import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
+import { openSource } from '#functions/import-legacygw/sources';
+import { type EngineAccess, ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
 import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
@@ -47,8 +47,7 @@ export const FIXTURE_KEYS: readonly string[] = [
 ];
 
 /** The tests' DynamoDB engine (test/support/dynamo-engine.ts) with channels tables of this file's own. */
-export interface TestDynamo {
-  readonly endpoint: string;
+export interface TestDynamo extends EngineAccess {
   readonly documentClient: DynamoDBDocumentClient;
   /** Creates a fresh, uniquely named channels table and returns its name. */
   createChannelsTable(): Promise<string>;
@@ -75,10 +74,11 @@ export function useImportEngines(): { db: TestMariaDb; dynamo: TestDynamo } {
 
 export async function startTestDynamo(): Promise<TestDynamo> {
   const engine = await startTestEngine();
-  const client = localDynamoClient(engine.endpoint);
+  const client = localDynamoClient(engine);
   const documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   return {
     endpoint: engine.endpoint,
+    credentials: engine.credentials,
     documentClient,
     async createChannelsTable() {
       const name = uniqueTableName('channels');
@@ -110,7 +110,7 @@ export function testLogger(logLevel: 'DEBUG' | 'SILENT' = 'SILENT'): Logger {
 /** The real import over a real repository, with test-sized limits. */
 export function importDeps(dynamo: TestDynamo, table: string, overrides: Partial<ImportDeps['config']> = {}) {
   const deps: ImportDeps = {
-    openSource: openLegacySource,
+    openSource,
     repo: new ChannelRepository(dynamo.documentClient, table, { baseDelayMs: 5 }),
     config: { maxRows: 50_000, deadlineMs: 20_000, allowedHosts: ANY_HOST, ...overrides },
     now: () => new Date('2026-03-01T10:00:00.000Z'),

@@ -32,7 +32,7 @@ describe('list reads only the asked folder', () => {
     const elsewhere = [...records(null, 'dataset', 998), ...records(sibling.id, 'dataset', 1_000)];
     await seedRecords(server.documents, [folder, sibling, ...children, ...elsewhere]);
     // The list core over a client that adds up what every Query read from the engine.
-    const client = localDynamoClient(server.dynamoEndpoint);
+    const client = localDynamoClient(server.engine);
     const queried = { calls: 0, scanned: 0, returned: 0 };
     client.middlewareStack.add(
       (next, context) => async (args) => {

@@ -39,7 +39,7 @@ describe('npm start on data written before the by-parent index', () => {
       seedRecord(token.teamId, null, 'dataset', 'Old root'),
     ];
     const engine = await startDynamoEngine({ port: 0, path: join(dataDir, 'dynamodb') });
-    const raw = localDynamoClient(engine.endpoint);
+    const raw = localDynamoClient(engine);
     await raw.send(
       new CreateTableCommand({
         TableName: 'datasets',
@@ -63,7 +63,7 @@ describe('npm start on data written before the by-parent index', () => {
     backend = await startLocalBackend({ dataDir, dynamoPort: 0 });
     gateway = await startGateway(backend, { host: '127.0.0.1', port: 0, onResponse: contractCheckHook() });
     const api = kbClient(gateway, `Bearer ${token.token}`);
-    const client = localDynamoClient(backend.dynamoEndpoint);
+    const client = localDynamoClient(backend.dynamo);
     const documents = DynamoDBDocumentClient.from(client);
 
     const root = await api.list({ parentId: null });

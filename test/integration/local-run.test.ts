@@ -1,98 +1,19 @@
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
+import { request } from 'node:http';
+import { type AddressInfo, createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import { DescribeTableCommand, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { localDynamoClient } from '#infra/local/dynamo-engine';
+import dynalite from 'dynalite';
+import { afterEach, describe, expect, it } from 'vitest';
+import { EXTERNAL_ENGINE_CREDENTIALS, localDynamoClient } from '#infra/local/dynamo-engine';
 import { readLocalCredentials } from '#shared/local-credentials';
 import { TABLES } from '#shared/tables';
 import { ON_ANOTHER_ENGINE, startTestEngine, type TestEngine } from '#test/support/dynamo-engine';
 import { freePort } from '#test/support/dynamodb-local';
+import { stop, useNpmStart } from '#test/support/npm-start';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-function newDataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'kb-npm-start-'));
-  dirs.push(dir);
-  return dir;
-}
-
-interface Started {
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  output: () => string;
-}
-
-// Every `npm start` a test spawns, stopped after the test even when an assertion failed.
-const running = new Set<ChildProcessWithoutNullStreams>();
-afterEach(async () => {
-  await Promise.all([...running].map((child) => stop(child, 'SIGKILL')));
-});
-
-/** Spawns `npm start`'s program as a user would, in its own process group, with `env` on top of ours. */
-function spawnStart(env: NodeJS.ProcessEnv): { child: ChildProcessWithoutNullStreams; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
-    cwd: ROOT,
-    // The test chooses the engine: DYNAMODB_ENDPOINT of this run is not inherited.
-    env: { ...process.env, DYNAMODB_ENDPOINT: '', PORT: '0', DYNAMODB_PORT: '0', LOG_LEVEL: 'WARN', ...env },
-    detached: true,
-  });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
-  let output = '';
-  child.stdout.on('data', (d) => {
-    output += d;
-  });
-  child.stderr.on('data', (d) => {
-    output += d;
-  });
-  return { child, output: () => output };
-}
-
-/** Runs `npm start` and waits for its ready line. */
-async function start(env: NodeJS.ProcessEnv): Promise<Started> {
-  const { child, output } = spawnStart(env);
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    const timer = setInterval(() => {
-      const m = /listening on (http:\/\/\S+)/.exec(output());
-      if (m?.[1]) {
-        clearInterval(timer);
-        resolvePromise(m[1]);
-      }
-    }, 50);
-    child.once('exit', (code) => {
-      clearInterval(timer);
-      reject(new Error(`npm start exited with ${code}: ${output()}`));
-    });
-  });
-  return { child, url, output };
-}
-
-/** Runs `npm start` that is expected to fail, and returns its exit code and output. */
-async function startFailing(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  const { child, output } = spawnStart(env);
-  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  return { code, output: output() };
-}
-
-/** Signals the whole process group (the program and the engine it forked) and waits for the exit code. */
-async function stop(child: ChildProcessWithoutNullStreams, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  try {
-    process.kill(-(child.pid as number), signal);
-  } catch {
-    child.kill(signal);
-  }
-  return exited;
-}
+const { newDataDir, start, startFailing } = useNpmStart();
 
 function createFolder(url: string, token: string | undefined, body: unknown) {
   return fetch(`${url}/api/core/dataset/create`, {
@@ -134,8 +55,58 @@ describe('npm start with the embedded engine', () => {
       expect(second.output()).not.toContain(token?.token);
       expect(await stop(second.child)).toBe(0);
     },
+    // Two starts and two stops of the whole program: generous for a loaded machine.
+    90_000,
   );
 });
+
+/** POSTs `body` without a token and resolves with the status; the server may close before reading it all. */
+function postUnauthenticated(url: string, body: Buffer): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const req = request(`${url}/api/core/dataset/create`, { method: 'POST' }, (res) => {
+      res.resume();
+      resolvePromise(res.statusCode ?? 0);
+    });
+    // The server answers 413 and closes while the client is still sending: only an error before any answer counts.
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('npm start under bad requests', () => {
+  it('answers an unauthenticated body over 10 MiB with 413 and goes on serving', async () => {
+    const dataDir = newDataDir();
+    const started = await start({ DATA_DIR: dataDir });
+    const [token] = (await readLocalCredentials(join(dataDir, 'credentials.json'))).accessTokens;
+
+    const status = await postUnauthenticated(started.url, Buffer.alloc(10 * 1024 * 1024 + 1, 0x61));
+    const after = await createFolder(started.url, token?.token, { name: 'after the 413', type: 'folder' });
+
+    expect(status).toBe(413);
+    expect(after.status).toBe(200);
+    expect(started.child.exitCode).toBeNull();
+    expect(await stop(started.child)).toBe(0);
+  }, 60_000);
+});
+
+/**
+ * An engine that takes any credential, as DynamoDB Local does (npm start signs an engine it did not start
+ * with a dummy credential): the shared external engine, or an unguarded dynalite in this process.
+ */
+async function startOpenEngine(): Promise<TestEngine> {
+  if (ON_ANOTHER_ENGINE) return startTestEngine();
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    credentials: EXTERNAL_ENGINE_CREDENTIALS,
+    close: () =>
+      new Promise<void>((resolvePromise) => {
+        server.close(() => resolvePromise());
+        server.closeAllConnections();
+      }),
+  };
+}
 
 describe('npm start with DYNAMODB_ENDPOINT', () => {
   let engine: TestEngine | undefined;
@@ -148,7 +119,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
   });
 
   it('uses that engine, creates the missing tables there, says so, and never starts dynalite', async () => {
-    engine = await startTestEngine();
+    engine = await startOpenEngine();
     // DYNAMODB_PORT is taken: starting dynalite on it would fail the start.
     busyPort = createServer();
     await new Promise<void>((r) => busyPort?.listen(0, '127.0.0.1', r));
@@ -165,7 +136,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
       `DynamoDB engine: external, DYNAMODB_ENDPOINT=${engine.endpoint} (embedded dynalite not started)`,
     );
     expect(started.output()).not.toContain('embedded dynalite on');
-    const client = localDynamoClient(engine.endpoint);
+    const client = localDynamoClient(engine);
     try {
       for (const def of Object.values(TABLES)) {
         const { Table } = await client.send(new DescribeTableCommand({ TableName: def.logicalName }));

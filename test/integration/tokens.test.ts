@@ -1,7 +1,10 @@
 import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLocalCredentials } from '#shared/local-credentials';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -53,4 +56,25 @@ describe('tokens tool against the running local server', () => {
     expect(revokedBody).toMatchObject({ code: 514, statusText: 'unAuthApiKey', data: null });
     expect(JSON.stringify(revokedBody)).not.toContain(token);
   });
+});
+
+describe('tokens tool, several runs at once on the same local file', () => {
+  it('keeps every create and the revoke of six processes started together', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'kb-tokens-processes-'));
+    try {
+      const doomed = await tokensTool(dataDir, 'create', '--team', 'team-1');
+
+      const runs = await Promise.all([
+        ...Array.from({ length: 5 }, () => tokensTool(dataDir, 'create', '--team', 'team-1')),
+        tokensTool(dataDir, 'revoke', '--id', doomed.id as string),
+      ]);
+
+      const stored = (await readLocalCredentials(join(dataDir, 'credentials.json'))).accessTokens.map((t) => t.id);
+      expect(stored).not.toContain(doomed.id);
+      for (const created of runs.slice(0, 5)) expect(stored).toContain(created.id);
+      expect(stored).toHaveLength(6);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalBackend } from '#infra/local/backend';
+import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
 import { type GatewayExchange, type LocalGateway, startGateway } from '#infra/local/gateway';
 import { APIS } from '#shared/routes';
 import { committedDocuments, contractChecker } from '#test/support/contract';
@@ -18,6 +19,7 @@ const IMPORT = '/api/channels/import/legacygw';
 function fakeBackend(reply: { current: APIGatewayProxyResult }): LocalBackend {
   return {
     dynamoEndpoint: 'http://127.0.0.1:9',
+    dynamo: { endpoint: 'http://127.0.0.1:9', credentials: EXTERNAL_ENGINE_CREDENTIALS },
     embeddedEngine: false,
     tableNames: { datasets: 'datasets', channels: 'channels' },
     credentialsFile: '/nonexistent',

@@ -1,9 +1,11 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { Sha256 } from '@smithy/core/checksum';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { LocalTableNames } from '#infra/local/backend';
-import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import { type EngineAccess, ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
 import { startTestEngine, uniqueTableNames } from '#test/support/dynamo-engine';
 import { loadHandler } from '#test/support/handler';
 
@@ -34,6 +36,43 @@ async function readAll(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * Sends the call on to the engine signed anew with the engine's credential, as a client of its own: the
+ * embedded engine checks every signature, and the proxy may have rewritten the body.
+ */
+async function forward(
+  upstream: EngineAccess,
+  req: IncomingMessage,
+  body: Buffer,
+): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  const url = new URL(`${upstream.endpoint}${req.url ?? '/'}`);
+  const headers: Record<string, string> = { host: url.host };
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string' && (name === 'content-type' || name.startsWith('x-amz-'))) headers[name] = value;
+  }
+  delete headers['x-amz-date'];
+  delete headers['x-amz-content-sha256'];
+  const signer = new SignatureV4({
+    credentials: upstream.credentials,
+    region: 'us-east-1',
+    service: 'dynamodb',
+    sha256: Sha256,
+  });
+  const signed = await signer.sign({
+    method: req.method ?? 'POST',
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: Number(url.port),
+    path: url.pathname,
+    query: {},
+    headers,
+    body,
+  });
+  const { host: _host, ...sent } = signed.headers;
+  const reply = await fetch(url, { method: req.method, headers: sent, body });
+  return { status: reply.status, headers: reply.headers, body: Buffer.from(await reply.arrayBuffer()) };
+}
+
 function splitBatch(body: Buffer, keep: number): { body: Buffer; withheld: Record<string, unknown[]> } {
   const request = JSON.parse(body.toString('utf8')) as { RequestItems: Record<string, unknown[]> };
   const withheld: Record<string, unknown[]> = {};
@@ -52,7 +91,7 @@ function errorBody(errorType: string): string {
  * An HTTP proxy in front of a DynamoDB-compatible engine that injects the failures DynamoDB really
  * produces (throttling, 500, 503, a lost response), so the SDK's own retries run against them.
  */
-export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
+export async function startFaultProxy(upstream: EngineAccess): Promise<FaultProxy> {
   const calls = new Map<string, number>();
   const proxy: FaultProxy = {
     endpoint: '',
@@ -72,18 +111,14 @@ export async function startFaultProxy(upstream: string): Promise<FaultProxy> {
         res.end(errorBody(action.errorType));
         return;
       }
-      const headers: Record<string, string> = {};
-      for (const [k, v] of Object.entries(req.headers)) {
-        if (typeof v === 'string' && !['host', 'connection', 'content-length'].includes(k)) headers[k] = v;
-      }
       let sent: Buffer = body;
       let withheld: Record<string, unknown[]> = {};
       if (action.kind === 'partial-batch') {
         ({ body: sent, withheld } = splitBatch(body, action.keep));
       }
-      const forwarded = await fetch(`${upstream}${req.url ?? '/'}`, { method: req.method, headers, body: sent });
-      let text = Buffer.from(await forwarded.arrayBuffer());
-      if (action.kind === 'partial-batch' && forwarded.ok) {
+      const forwarded = await forward(upstream, req, sent);
+      let text = forwarded.body;
+      if (action.kind === 'partial-batch' && forwarded.status === 200) {
         const reply = JSON.parse(text.toString('utf8')) as { UnprocessedItems?: Record<string, unknown[]> };
         reply.UnprocessedItems = { ...reply.UnprocessedItems, ...withheld };
         text = Buffer.from(JSON.stringify(reply));
@@ -130,10 +165,10 @@ export async function startEngineBehindFaultProxy(): Promise<{
 }> {
   const engine = await startTestEngine();
   const tables = uniqueTableNames();
-  const client = localDynamoClient(engine.endpoint);
+  const client = localDynamoClient(engine);
   await ensureTables(client, tables);
   const documents = DynamoDBDocumentClient.from(client);
-  const proxy = await startFaultProxy(engine.endpoint);
+  const proxy = await startFaultProxy(engine);
   return {
     proxy,
     documents,

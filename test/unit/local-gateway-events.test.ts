@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-l
 import { afterEach, describe, expect, it } from 'vitest';
 import { policyFor } from '#functions/authorizer/policy';
 import type { LocalBackend } from '#infra/local/backend';
+import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
 import { type LocalGateway, startGateway } from '#infra/local/gateway';
 import { findRoute } from '#shared/routes';
 
@@ -9,6 +10,7 @@ import { findRoute } from '#shared/routes';
 const seen: { events: APIGatewayProxyEvent[]; methodArns: string[] } = { events: [], methodArns: [] };
 const backend: LocalBackend = {
   dynamoEndpoint: 'http://unused',
+  dynamo: { endpoint: 'http://unused', credentials: EXTERNAL_ENGINE_CREDENTIALS },
   credentialsFile: '/unused',
   credentials: { adminKey: 'unused', accessTokens: [] },
   createdCredentials: false,

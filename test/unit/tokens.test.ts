@@ -7,11 +7,13 @@ import {
   GetSecretValueCommand,
   PutSecretValueCommand,
   SecretsManagerClient,
+  UpdateSecretVersionStageCommand,
 } from '@aws-sdk/client-secrets-manager';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { SECRET_VALUE_MAX_BYTES, sha256Hex } from '#shared/access-tokens';
+import { FRESH_READ_INTERVAL_MS, SECRET_VALUE_MAX_BYTES, sha256Hex } from '#shared/access-tokens';
 import { readLocalCredentials } from '#shared/local-credentials';
+import { fakeSecretsManager } from '#test/support/fake-secrets-manager';
 import { useTempDir } from '#test/support/temp-dir';
 import { runTokensCli } from '../../scripts/tokens/cli.ts';
 
@@ -72,6 +74,8 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
     cloudFormation.reset();
     apiGateway.reset();
     timeline.length = 0;
+    // The new version becomes current (no other run moved the secret meanwhile).
+    secretsManager.on(UpdateSecretVersionStageCommand).resolves({});
   });
 
   const STACK = 'KbChannelGateway-prod';
@@ -103,6 +107,7 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
   const givenSecret = (value: unknown) =>
     secretsManager.on(GetSecretValueCommand, { SecretId: SECRET_ID }).resolves({
       SecretString: typeof value === 'string' ? value : JSON.stringify(value),
+      VersionId: 'version-1',
     });
   const putSecret = () => {
     const puts = secretsManager.commandCalls(PutSecretValueCommand);
@@ -174,7 +179,7 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
 
   it('talks to the region named in a secret ARN', async () => {
     const arn = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:kb/access-tokens-AbCdEf';
-    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: '{"tokens":[]}' });
+    secretsManager.on(GetSecretValueCommand).resolves({ SecretString: '{"tokens":[]}', VersionId: 'version-1' });
     secretsManager.on(PutSecretValueCommand).resolves({});
     const regions: (string | undefined)[] = [];
 
@@ -376,6 +381,101 @@ describe('tokens tool with --secret-id (AWS Secrets Manager)', () => {
     expect(secretsManager.commandCalls(PutSecretValueCommand)).toHaveLength(0);
   });
 
+  it('shows a new token only after the secret has held it for longer than the authorizers’ fresh-read interval', async () => {
+    givenSecret({ tokens: [] });
+    secretsManager.on(PutSecretValueCommand).callsFake(() => {
+      timeline.push('put secret');
+      return {};
+    });
+    const stdout: string[] = [];
+
+    const code = await runTokensCli(['create', '--team', 'team-1', '--secret-id', SECRET_ID], {
+      stdout: (line) => {
+        stdout.push(line);
+        if (line.startsWith('{')) timeline.push('token shown');
+      },
+      stderr: () => {},
+      env: {},
+      now: () => NOW,
+      sleep: async (ms) => {
+        timeline.push(`sleep ${ms}`);
+      },
+    });
+
+    expect(code).toBe(0);
+    expect(timeline).toEqual(['put secret', `sleep ${2 * FRESH_READ_INTERVAL_MS}`, 'token shown']);
+  });
+
+  describe('two runs at once', () => {
+    const STACK_OUTPUTS = [
+      { OutputKey: 'DatasetApiId', OutputValue: 'dsapi12345' },
+      { OutputKey: 'ProxyApiId', OutputValue: 'pxapi67890' },
+      { OutputKey: 'ApiStageName', OutputValue: 'prod' },
+      { OutputKey: 'SecretsMaxAgeSeconds', OutputValue: '60' },
+    ];
+
+    /** Secrets Manager with versions and labels; every run's write waits until `readers` runs have read. */
+    const overlappingRuns = (initial: unknown, readers: number) => {
+      secretsManager.reset();
+      const fake = fakeSecretsManager(secretsManager, { [SECRET_ID]: JSON.stringify(initial) });
+      let reads = 0;
+      let allRead: () => void = () => {};
+      const everyoneRead = new Promise<void>((resolve) => {
+        allRead = resolve;
+      });
+      fake.hooks.beforeEach = async (command) => {
+        if (command === 'GetSecretValue' && ++reads === readers) allRead();
+        if (command === 'PutSecretValue') await everyoneRead;
+      };
+      cloudFormation.on(DescribeStacksCommand).resolves({
+        Stacks: [{ StackName: STACK, StackStatus: 'UPDATE_COMPLETE', CreationTime: NOW, Outputs: STACK_OUTPUTS }],
+      });
+      apiGateway.on(FlushStageAuthorizersCacheCommand).resolves({});
+      return fake;
+    };
+    const storedIds = (fake: ReturnType<typeof fakeSecretsManager>) =>
+      (JSON.parse(fake.current(SECRET_ID)) as { tokens: { id: string }[] }).tokens.map((t) => t.id).sort();
+
+    it('keeps a create and a revoke that both read the secret before either wrote', async () => {
+      const fake = overlappingRuns({ tokens: [existing, other] }, 2);
+
+      const [created, revoked] = await Promise.all([
+        run(['create', '--team', 'team-1', '--secret-id', SECRET_ID]),
+        run(['revoke', '--id', 'tok-other', '--secret-id', SECRET_ID, '--stack', STACK, '--no-wait']),
+      ]);
+
+      expect([created.code, revoked.code]).toEqual([0, 0]);
+      expect(storedIds(fake)).toEqual([lastJson(created).id, 'tok-existing'].sort());
+    });
+
+    it('keeps every one of five creates that all read the secret before any wrote', async () => {
+      const fake = overlappingRuns({ tokens: [existing] }, 5);
+
+      const runs = await Promise.all(
+        Array.from({ length: 5 }, () => run(['create', '--team', 'team-1', '--secret-id', SECRET_ID])),
+      );
+
+      expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
+      expect(storedIds(fake)).toEqual(['tok-existing', ...runs.map((r) => lastJson(r).id as string)].sort());
+    });
+
+    it('gives up with exit code 1, saying why, when another writer keeps moving the secret', async () => {
+      secretsManager.reset();
+      const fake = fakeSecretsManager(secretsManager, { [SECRET_ID]: JSON.stringify({ tokens: [existing] }) });
+      // Someone else writes a new version between every read and every write of this run.
+      fake.hooks.beforeEach = (command) => {
+        if (command === 'PutSecretValue') fake.set(SECRET_ID, JSON.stringify({ tokens: [existing, other] }));
+      };
+
+      const result = await run(['create', '--team', 'team-1', '--secret-id', SECRET_ID]);
+
+      expect(result.code).toBe(1);
+      expect(result.stderr.join('\n')).toContain('another run changed the secret meanwhile');
+      expect(storedIds(fake)).toEqual(['tok-existing', 'tok-other']);
+      expect(result.stdout.join('\n')).not.toMatch(/"token"/);
+    });
+  });
+
   it('lists entries without their digests', async () => {
     givenSecret({ tokens: [existing, other] });
 
@@ -426,6 +526,22 @@ describe('tokens tool without --secret-id (local credentials file)', () => {
     expect(after).toEqual(before.filter((id) => id !== first.id));
     expect(after).toContain(second.id);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps every edit of overlapping runs: twenty creates and a revoke at once', async ({ task }) => {
+    const env = { DATA_DIR: join(dataDir(), task.id) };
+    const doomed = lastJson(await run(['create', '--team', 'team-1'], env));
+
+    const runs = await Promise.all([
+      ...Array.from({ length: 20 }, () => run(['create', '--team', 'team-1'], env)),
+      run(['revoke', '--id', doomed.id as string], env),
+    ]);
+
+    const stored = (await readLocalCredentials(join(env.DATA_DIR, 'credentials.json'))).accessTokens.map((t) => t.id);
+    expect(runs.map((r) => r.code)).toEqual(Array(21).fill(0));
+    expect(stored).not.toContain(doomed.id);
+    for (const created of runs.slice(0, 20)) expect(stored).toContain(lastJson(created).id);
+    expect(stored).toHaveLength(21);
   });
 
   it('fails with exit code 1 when the id to revoke is not in the file', async ({ task }) => {

@@ -87,6 +87,19 @@ export class ApiError extends Error {
 export type Call = <T>(method: string, path: string, body?: unknown) => Promise<T>;
 
 /**
+ * Where the API's relative paths resolve: the folder that holds the page, whether the page was opened as
+ * `…/console` or `…/console/` (the same route; resolved against the latter, `api/channels/` would become
+ * `…/console/api/channels/`, which no route serves).
+ */
+export function apiBase(pageUrl: string): URL {
+  const url = new URL(pageUrl);
+  url.pathname = url.pathname.replace(/console\/?$/, '');
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+/**
  * Makes the call function for one admin key. Paths are relative ("api/channels/"), so they resolve
  * under the stage prefix the page was served from (`/prod/console` → `/prod/api/channels/`).
  */
@@ -94,7 +107,7 @@ export function apiClient(adminKey: string, fetchFn: typeof fetch = fetch): Call
   return async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     let response: Response;
     try {
-      response = await fetchFn(new URL(path, document.baseURI), {
+      response = await fetchFn(new URL(path, apiBase(document.baseURI)), {
         method,
         headers: {
           Authorization: `Bearer ${adminKey}`,

@@ -1,6 +1,6 @@
 import type { Call, Channel, ChannelChanges, ChannelPage, Settings } from './api.ts';
 import { confirmDialog, editDialog } from './dialogs.ts';
-import { byId, h, say } from './dom.ts';
+import { byId, h, isolated, say, visible } from './dom.ts';
 
 export interface ChannelsViewDeps {
   call: () => Call;
@@ -105,18 +105,19 @@ export function channelsView(deps: ChannelsViewDeps) {
   }
 
   function row(channel: Channel): HTMLTableRowElement {
-    const checkbox = h('input', { type: 'checkbox', 'aria-label': `Select ${channel.name}` });
+    const name = visible(channel.name);
+    const checkbox = h('input', { type: 'checkbox', 'aria-label': `Select ${name}` });
     checkbox.checked = selected.has(channel.id);
     checkbox.addEventListener('change', () => {
       if (checkbox.checked) selected.add(channel.id);
       else selected.delete(channel.id);
       updateSelection();
     });
-    const edit = h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit ${channel.name}` }, 'Edit');
+    const edit = h('button', { type: 'button', 'data-action': 'edit', 'aria-label': `Edit ${name}` }, 'Edit');
     edit.addEventListener('click', () => openEditor(channel, edit));
     const remove = h(
       'button',
-      { type: 'button', class: 'danger', 'data-action': 'delete', 'aria-label': `Delete ${channel.name}` },
+      { type: 'button', class: 'danger', 'data-action': 'delete', 'aria-label': `Delete ${name}` },
       'Delete',
     );
     remove.addEventListener('click', () => deleteOne(channel, remove));
@@ -127,15 +128,15 @@ export function channelsView(deps: ChannelsViewDeps) {
       h(
         'td',
         { 'data-label': 'Name' },
-        channel.name,
+        isolated(channel.name),
         ...(channel.editedAt
           ? [' ', h('span', { class: 'badge', title: `Edited ${channel.editedAt}` }, 'edited')]
           : []),
       ),
-      h('td', { 'data-label': 'Provider' }, channel.provider),
-      h('td', { 'data-label': 'Base URL' }, channel.baseUrl || '(none)'),
-      h('td', { 'data-label': 'Models' }, modelsText(channel.models)),
-      h('td', { 'data-label': 'Key' }, h('code', {}, channel.key)),
+      h('td', { 'data-label': 'Provider' }, isolated(channel.provider)),
+      h('td', { 'data-label': 'Base URL' }, channel.baseUrl ? isolated(channel.baseUrl) : '(none)'),
+      h('td', { 'data-label': 'Models' }, isolated(modelsText(channel.models))),
+      h('td', { 'data-label': 'Key' }, h('code', {}, isolated(channel.key))),
       h('td', { 'data-label': 'Status', class: `status-${channel.status}` }, channel.status),
       h('td', { 'data-label': 'Settings' }, settingsText(channel.settings, channel.abbreviated)),
       h('td', { 'data-label': 'Actions' }, h('div', { class: 'row' }, edit, remove)),
@@ -200,7 +201,7 @@ export function channelsView(deps: ChannelsViewDeps) {
       await deps.call()<Channel>('PUT', channelPath(channel.id), changes);
     });
     if (!saved) return;
-    say(message, `Saved ${channel.name}.`);
+    say(message, `Saved ${visible(channel.name)}.`);
     await load();
     refocus(channel.id, 'edit');
   }
@@ -208,13 +209,19 @@ export function channelsView(deps: ChannelsViewDeps) {
   async function deleteOne(channel: Channel, opener: HTMLElement): Promise<void> {
     say(message, '');
     const done = await confirmDialog(
-      `Delete ${channel.name}?`,
-      `The channel ${channel.name} (${channel.provider}) is removed. A later import that maps to it creates it again.`,
+      `Delete ${visible(channel.name)}?`,
+      [
+        'The channel ',
+        isolated(channel.name),
+        ' (',
+        isolated(channel.provider),
+        ') is removed. A later import that maps to it creates it again.',
+      ],
       opener,
       () => deps.call()('DELETE', channelPath(channel.id)),
     );
     if (!done) return;
-    say(message, `Deleted ${channel.name}.`);
+    say(message, `Deleted ${visible(channel.name)}.`);
     await load();
     byId('channels-heading').focus();
   }

@@ -1,5 +1,5 @@
 import type { Channel, ChannelChanges, Settings } from './api.ts';
-import { byId, h, say } from './dom.ts';
+import { byId, h, say, visible } from './dom.ts';
 import { JSON_SETTINGS, type SettingsForm, settingsChanges, settingsFrom, TEXT_SETTINGS } from './settings-form.ts';
 
 /** Reports a failure inside a dialog (the dialog stays open so the user can correct or cancel). */
@@ -217,7 +217,7 @@ export function editDialog(
     status: byId<HTMLSelectElement>('edit-status'),
     key: byId<HTMLInputElement>('edit-key'),
   };
-  byId('edit-heading').textContent = `Edit ${channel.name}`;
+  byId('edit-heading').textContent = `Edit ${visible(channel.name)}`;
   fields.name.value = channel.name;
   fields.baseUrl.value = channel.baseUrl;
   fields.models.value = channel.models.join('\n');
@@ -263,12 +263,12 @@ export function editDialog(
 /** A confirmation dialog whose OK runs `action`; resolves true when the action succeeded. */
 export function confirmDialog(
   title: string,
-  text: string,
+  text: string | (Node | string)[],
   opener: HTMLElement,
   action: () => Promise<unknown>,
 ): Promise<boolean> {
   byId('confirm-heading').textContent = title;
-  byId('confirm-text').textContent = text;
+  byId('confirm-text').replaceChildren(...(typeof text === 'string' ? [text] : text));
   const ok = byId<HTMLButtonElement>('confirm-ok');
   const cancel = byId<HTMLButtonElement>('confirm-cancel');
   return runDialog({

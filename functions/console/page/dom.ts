@@ -28,3 +28,18 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 export function say(element: HTMLElement, message: string): void {
   element.textContent = message;
 }
+
+// Control and format characters (bidi overrides, embeddings and isolates, zero-width characters, the BOM,
+// tag characters, line and paragraph separators) are invisible or reorder the text around them: a name
+// holding U+202E could read as another channel's, in the table and in the delete dialog.
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+
+/** `text` with each invisible or reordering character shown as a marker such as ⟨U+202E⟩. */
+export function visible(text: string): string {
+  return text.replace(HIDDEN, (c) => `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}
+
+/** `visible(text)` in its own bidi isolate (`<bdi>`): right-to-left letters in it cannot reorder its surroundings. */
+export function isolated(text: string): HTMLElement {
+  return h('bdi', {}, visible(text));
+}
