@@ -89,13 +89,13 @@ export class ServiceStack extends Stack {
     const datasets = new AppTable(this, 'DatasetsTable', {
       definition: TABLES.datasets,
       removalPolicy: config.removalPolicy,
-      deletionProtection: config.retainData,
+      deletionProtection: config.tableDeletionProtection,
     });
     // Upstream providers' API keys: under a key the operator controls, usable only by the functions granted the table.
     const channels = new AppTable(this, 'ChannelsTable', {
       definition: TABLES.channels,
       removalPolicy: config.removalPolicy,
-      deletionProtection: config.retainData,
+      deletionProtection: config.tableDeletionProtection,
       customerManagedKey: true,
     });
 

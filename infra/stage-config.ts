@@ -148,8 +148,12 @@ const throttlingSchema = z
 
 const fileSchema = z
   .object({
+    // JSON has no comments: a note for the reader of the file (docs/stage-config.example.json has one).
+    $comment: z.string().optional(),
     // Data outlives the stack unless the stage says it is disposable; never decided by the stage's name.
     retainData: z.boolean().default(true),
+    // Off by default: a first deploy that rolls back could not delete a protected table (docs/deploy.md).
+    tableDeletionProtection: z.boolean().default(false),
     logRetentionDays: retentionDays.optional(),
     logLevel: z.enum(LOG_LEVELS).default(DEFAULTS.logLevel),
     throttling: throttlingSchema.default({ rateLimit: 50, burstLimit: 100 }),
@@ -189,6 +193,14 @@ const fileSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    // `cdk destroy` of a disposable stage deletes its tables: DynamoDB would refuse a protected one.
+    if (c.tableDeletionProtection && !c.retainData) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tableDeletionProtection'],
+        message: 'must not be true with "retainData": false (the stack deletes the tables of a disposable stage)',
+      });
+    }
     // Inside a VPC an empty allow-list would let the admin key probe every host and port of the VPC.
     if (c.vpc && c.legacygw.allowedHosts.length === 0) {
       ctx.addIssue({
@@ -206,10 +218,16 @@ export type StageConfigFile = z.input<typeof fileSchema>;
 /** Everything the stack needs from the stage, validated and with defaults applied. */
 export interface StageConfig {
   readonly stage: string;
-  /** Tables, secrets, keys and log groups survive `cdk destroy` (and tables refuse DeleteTable). */
+  /** Tables, secrets, keys and log groups survive `cdk destroy` and any update that would remove them. */
   readonly retainData: boolean;
-  /** RETAIN when retainData (the default), DESTROY only for a stage configured as disposable. */
+  /**
+   * RETAIN_ON_UPDATE_OR_DELETE (CloudFormation's RetainExceptOnCreate) when retainData, the default: kept
+   * by every stack operation except a rollback of the one that created them, so a failed first deploy
+   * leaves nothing behind. DESTROY only for a stage configured as disposable.
+   */
   readonly removalPolicy: RemovalPolicy;
+  /** DynamoDB deletion protection on both tables (opt-in once the stage's first deploy succeeded). */
+  readonly tableDeletionProtection: boolean;
   readonly logRetention: RetentionDays;
   readonly logLevel: string;
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
@@ -253,7 +271,8 @@ export function parseStageConfig(stage: unknown, file: unknown = {}, baseDir = p
   return {
     stage: name.data,
     retainData: c.retainData,
-    removalPolicy: c.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    removalPolicy: c.retainData ? RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE : RemovalPolicy.DESTROY,
+    tableDeletionProtection: c.tableDeletionProtection,
     // Logs kept with the data they explain: a year when retained, a month for a disposable stage.
     logRetention: (c.logRetentionDays ?? (c.retainData ? 365 : 30)) as RetentionDays,
     logLevel: c.logLevel,

@@ -4,7 +4,7 @@
  * Run by the console function's bundling (scripts/build-console.ts) and by the local server.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildSync, transformSync } from 'esbuild';
@@ -59,5 +59,7 @@ export function writeConsolePage(dir: string): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, CONSOLE_PAGE_FILE);
   writeFileSync(file, JSON.stringify(buildConsolePage()));
+  // Shipped in the function's code, which Lambda reads as another user: never left to the shell's umask.
+  chmodSync(file, 0o644);
   return file;
 }

@@ -107,11 +107,10 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       const status = before?.editedAt !== undefined ? before.status : channel.status;
       if (status === 'enabled') enabled.add(channel.id);
     }
-    for (const row of rows)
-      report.rowRoutes(
-        row.routes,
-        row.ids.some((id) => enabled.has(id)),
-      );
+    for (const row of rows) {
+      const served = row.ids.some((id) => enabled.has(id));
+      report.rowRoutes(row.routes, served);
+    }
     if (input.dryRun || changes.length === 0) return 0;
     return deps.repo.putMany(changes, { signal });
   };

@@ -85,6 +85,9 @@ export function environmentBytes(variables: Readonly<Record<string, string>>): n
   return bytes;
 }
 
+/** Quotes one word for a POSIX shell (bundling hooks run through one). */
+const shellQuote = (word: string): string => `'${word.replace(/'/g, "'\\''")}'`;
+
 /** Repository root: entries in FUNCTION_ENTRIES and the lockfile are relative to it. */
 const PROJECT_ROOT = join(import.meta.dirname, '..', '..');
 
@@ -160,15 +163,17 @@ export class AppFunction extends Construct {
         // bundle lacks; createRequire gives them one.
         banner:
           "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-        ...(props.afterBundling
-          ? {
-              commandHooks: {
-                beforeBundling: () => [],
-                beforeInstall: () => [],
-                afterBundling: (_inputDir: string, outputDir: string) => props.afterBundling?.(outputDir) ?? [],
-              },
-            }
-          : {}),
+        commandHooks: {
+          beforeBundling: () => [],
+          beforeInstall: () => [],
+          afterBundling: (_inputDir: string, outputDir: string) => [
+            // esbuild writes under the deploying shell's umask: with 077 the bundle is 0600, the CLI zips each
+            // file with its mode, and Lambda, which reads the code as another user, fails with EACCES. A hook
+            // below that adds a file sets its mode itself (the SAM-only credentials copy stays private).
+            `chmod -R a+rX ${shellQuote(outputDir)}`,
+            ...(props.afterBundling?.(outputDir) ?? []),
+          ],
+        },
       },
       ...(props.vpc
         ? {

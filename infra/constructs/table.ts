@@ -26,7 +26,7 @@ export interface AppTableProps {
   readonly definition: TableDef;
   /** RETAIN keeps the table (and its key) when the stack is deleted. */
   readonly removalPolicy: RemovalPolicy;
-  /** Refuse DeleteTable while set; on whenever the stage retains its data. */
+  /** Refuse DeleteTable while set (the stage config's `tableDeletionProtection`). */
   readonly deletionProtection: boolean;
   /**
    * Encrypt with a customer-managed KMS key (rotation on) that only the functions granted this

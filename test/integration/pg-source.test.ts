@@ -18,13 +18,15 @@ const NEWAPI_PG = fixture('newapi-channels.pg.sql');
 const LOCAL = { address: '127.0.0.1', family: 4 } as const;
 
 let pg: TestPostgres;
+// For the comparison with the MySQL form of the fixtures.
+let mariadb: TestMariaDb;
 
 beforeAll(async () => {
-  pg = await startPostgres();
+  [pg, mariadb] = await Promise.all([startPostgres(), startMariaDb()]);
 });
 
 afterAll(async () => {
-  await pg?.stop();
+  await Promise.all([pg?.stop(), mariadb?.stop()]);
 });
 
 function limits(overrides: Partial<PgSourceLimits> = {}): PgSourceLimits {
@@ -110,42 +112,31 @@ describe('the PostgreSQL source on the legacy gateway fixture (GORM PostgreSQL f
   });
 
   it('reads the same values as MariaDB holds from the MySQL form of each fixture', async () => {
-    const mariadb = await startMariaDb();
-    try {
-      for (const [mysqlFixture, pgFixture, extra] of [
-        [
-          'legacygw-channels.sql',
-          LEGACY_PG,
-          ['model_mapping', 'config', 'other', 'system_prompt', 'priority', 'weight'],
-        ],
-        [
-          'newapi-channels.sql',
-          NEWAPI_PG,
-          ['model_mapping', 'setting', 'settings', 'channel_info', 'other', 'tag', 'param_override', 'priority'],
-        ],
-      ] as const) {
-        const pgDatabase = await pg.createDatabase(undefined, pgFixture);
-        const source = await open(pg.dsn(pgDatabase));
-        let fromPg: SourceRow[];
-        try {
-          const select = await present(
-            source,
-            extra.map((name) =>
-              name === 'priority' || name === 'weight'
-                ? { name, kind: 'integer', maxBytes: null }
-                : settingsColumn(name),
-            ),
-          );
-          fromPg = await all(source.rows(select, 1_000));
-        } finally {
-          await source.close();
-        }
-        const fromMySql = await readMariaDb(mariadb, fixture(mysqlFixture), Object.keys(fromPg[0]?.values ?? {}));
-
-        expect(fromPg.map((r) => normaliseJson(r.values))).toEqual(fromMySql.map(normaliseJson));
+    for (const [mysqlFixture, pgFixture, extra] of [
+      ['legacygw-channels.sql', LEGACY_PG, ['model_mapping', 'config', 'other', 'system_prompt', 'priority', 'weight']],
+      [
+        'newapi-channels.sql',
+        NEWAPI_PG,
+        ['model_mapping', 'setting', 'settings', 'channel_info', 'other', 'tag', 'param_override', 'priority'],
+      ],
+    ] as const) {
+      const pgDatabase = await pg.createDatabase(undefined, pgFixture);
+      const source = await open(pg.dsn(pgDatabase));
+      let fromPg: SourceRow[];
+      try {
+        const select = await present(
+          source,
+          extra.map((name) =>
+            name === 'priority' || name === 'weight' ? { name, kind: 'integer', maxBytes: null } : settingsColumn(name),
+          ),
+        );
+        fromPg = await all(source.rows(select, 1_000));
+      } finally {
+        await source.close();
       }
-    } finally {
-      await mariadb.stop();
+      const fromMySql = await readMariaDb(mariadb, fixture(mysqlFixture), Object.keys(fromPg[0]?.values ?? {}));
+
+      expect(fromPg.map((r) => normaliseJson(r.values))).toEqual(fromMySql.map(normaliseJson));
     }
   });
 });
