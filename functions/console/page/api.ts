@@ -3,6 +3,10 @@
  * call function that sends the admin key and turns any failure into the API's own `message`.
  */
 
+import type { Settings } from './settings-form.ts';
+
+export type { Settings };
+
 /** A channel as the list and detail calls return it (`key` is already masked by the API). */
 export interface Channel {
   id: string;
@@ -18,21 +22,6 @@ export interface Channel {
   settings?: Settings;
   /** List items only: fields the list shortened (the detail has them whole). */
   abbreviated?: string[];
-}
-
-/** A channel's settings as the API shows them (the subset of shapes the page edits). */
-export interface Settings {
-  modelMapping?: Record<string, string>;
-  priority?: number;
-  weight?: number;
-  groups?: string[];
-  proxyUrl?: string;
-  systemPrompt?: string;
-  headerOverride?: Record<string, string>;
-  paramOverride?: Record<string, unknown>;
-  statusCodeMapping?: Record<string, string>;
-  extra?: Record<string, unknown>;
-  [field: string]: unknown;
 }
 
 export interface ChannelPage {

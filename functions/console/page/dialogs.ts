@@ -1,5 +1,6 @@
 import type { Channel, ChannelChanges, Settings } from './api.ts';
 import { byId, h, say, visible } from './dom.ts';
+import { JSON_SETTINGS, type SettingsForm, settingsChanges, settingsFrom, TEXT_SETTINGS } from './settings-form.ts';
 
 /** Reports a failure inside a dialog (the dialog stays open so the user can correct or cancel). */
 export type FailHandler = (error: unknown, target: HTMLElement) => void;
@@ -48,97 +49,6 @@ export function changesFrom(
   if (models.join('\n') !== channel.models.join('\n')) changes.models = models;
   if (form.status !== channel.status) changes.status = form.status as Channel['status'];
   if (form.key !== '') changes.key = form.key;
-  return changes;
-}
-
-/** One-line text settings, in the order the dialog shows them. */
-const TEXT_SETTINGS = [
-  ['tag', 'Tag'],
-  ['organization', 'Organization'],
-  ['testModel', 'Test model'],
-  ['apiVersion', 'API version'],
-  ['region', 'Region'],
-  ['projectId', 'Project ID'],
-  ['accountId', 'Account ID'],
-  ['userId', 'User ID'],
-  ['proxyUrl', 'Proxy URL'],
-] as const;
-/** Settings edited as JSON objects. */
-const JSON_SETTINGS = [
-  ['headerOverride', 'Header override (JSON)'],
-  ['paramOverride', 'Parameter override (JSON)'],
-  ['statusCodeMapping', 'Status code mapping (JSON)'],
-  ['extra', 'Other settings (JSON)'],
-] as const;
-const SETTING_FIELDS = [
-  'modelMapping',
-  'priority',
-  'weight',
-  'groups',
-  'systemPrompt',
-  ...TEXT_SETTINGS.map(([field]) => field),
-  ...JSON_SETTINGS.map(([field]) => field),
-];
-
-/** What the settings part of the edit dialog holds, as text. */
-export interface SettingsForm {
-  mapping: [string, string][];
-  priority: string;
-  weight: string;
-  groups: string;
-  systemPrompt: string;
-  texts: Record<string, string>;
-  json: Record<string, string>;
-}
-
-/** The settings a form describes; an empty field is absent. Throws a readable error for bad input. */
-export function settingsFrom(form: SettingsForm): Settings {
-  const settings: Settings = {};
-  const mapping = form.mapping.filter(([from]) => from.trim() !== '');
-  if (mapping.length > 0) settings.modelMapping = Object.fromEntries(mapping.map(([a, b]) => [a.trim(), b.trim()]));
-  for (const [field, label] of [
-    ['priority', 'Priority'],
-    ['weight', 'Weight'],
-  ] as const) {
-    const text = form[field].trim();
-    if (text === '') continue;
-    if (!/^-?\d+$/.test(text)) throw new Error(`${label} must be a whole number.`);
-    settings[field] = Number(text);
-  }
-  const groups = form.groups
-    .split(',')
-    .map((g) => g.trim())
-    .filter((g) => g !== '');
-  if (groups.length > 0) settings.groups = groups;
-  if (form.systemPrompt !== '') settings.systemPrompt = form.systemPrompt;
-  for (const [field] of TEXT_SETTINGS) {
-    const text = (form.texts[field] ?? '').trim();
-    if (text !== '') settings[field] = text;
-  }
-  for (const [field, label] of JSON_SETTINGS) {
-    const text = (form.json[field] ?? '').trim();
-    if (text === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      throw new Error(`${label.replace(' (JSON)', '')} is not valid JSON.`);
-    }
-    (settings as Record<string, unknown>)[field] = value;
-  }
-  return settings;
-}
-
-/** The settings fields that differ: each changed field whole, `null` for one emptied. */
-export function settingsChanges(current: Settings, next: Settings): Record<string, unknown> {
-  const changes: Record<string, unknown> = {};
-  for (const field of SETTING_FIELDS) {
-    const before = current[field];
-    const after = next[field];
-    if (after === undefined) {
-      if (before !== undefined) changes[field] = null;
-    } else if (JSON.stringify(after) !== JSON.stringify(before)) changes[field] = after;
-  }
   return changes;
 }
 
