@@ -91,13 +91,13 @@ describe('import with a preview', () => {
     const skipped = page.getByRole('table', { name: /Skipped rows/ });
     expect(await skipped.locator('tbody tr').allInnerTexts()).toEqual([
       '17\tunknown legacy channel type 999',
-      '19\tduplicate of legacy channel 1',
+      '19\tidentical to legacy channel 1',
     ]);
     const warnings = await page
       .getByRole('table', { name: /Rows with warnings/ })
       .locator('tbody tr')
       .allInnerTexts();
-    expect(warnings).toContain('2\tmodel mapping not imported');
+    expect(warnings).toContain('12\tmodel mapping not imported');
     expect(warnings).toContain('16\tno models');
     expect(await page.getByLabel("DSN of the legacy gateway's MySQL database").inputValue()).toBe('');
     expect(await world.server.countItems('channels')).toBe(0);
