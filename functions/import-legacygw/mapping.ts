@@ -4,7 +4,7 @@ import type { Family, RowValues, SourceRow } from './families/family.ts';
 import { channelId, routingDigest, unkeyedChannelId } from './identity.ts';
 import { LIMITS } from './limits.ts';
 
-/** A legacy row's id: a number for an integer in 1..2^53, else the id's text (docs/channel-import.md, "Identity"). */
+/** A legacy row's id: a number for an integer in 1..2^53−1, else the id's text (docs/channel-import.md, "Identity"). */
 export type LegacyId = number | string;
 
 /** A channel as the import stores it (docs/channel-import.md), before `source` and timestamps are added. */
@@ -44,8 +44,6 @@ export type RowOutcome =
 
 /** Longest channel name, in code points (docs/channel-import.md). */
 export const MAX_NAME_LENGTH = LIMITS.nameChars;
-
-const MAX_SAFE_ID = 2 ** 53;
 
 /** What one import run maps with: the table's family and the deployment's channel-id key. */
 export interface MapperOptions {
@@ -96,6 +94,8 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
     const keyResult = family.keys(values, rowType);
     if ('skip' in keyResult) return skip(keyResult.skip);
     const keys = keyResult.keys;
+    // Keys the family itself no longer uses (New API's per-key status) become disabled channels: no route is added.
+    const unused = new Set(keyResult.disabled ?? []);
     if (keys.length === 0) return skip('no API key');
     if (keys.length > LIMITS.keysPerRow) return skip(`more than ${LIMITS.keysPerRow.toLocaleString('en')} keys`);
     if (keys.some((k) => Buffer.byteLength(k) > LIMITS.keyBytes)) return skip('a key over 16 KiB');
@@ -107,8 +107,9 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
     if (models.length === 0) warnings.push('no models');
     const { settings, warnings: settingsWarnings } = family.settings(values, rowType);
 
-    const rowDigest = [entry.provider, baseUrl.value, status, models.join('\n'), canonicalJson(settings)];
-    const digests = keys.map((key) => routingDigest([...rowDigest, key]));
+    const statusOf = (index: number) => (unused.has(index) ? 'disabled' : status);
+    const rowDigest = [entry.provider, baseUrl.value, models.join('\n'), canonicalJson(settings)];
+    const digests = keys.map((key, index) => routingDigest([...rowDigest, statusOf(index), key]));
     const earlier = digests.map((d) => seen.get(d));
     const firstEarlier = earlier[0];
     if (firstEarlier !== undefined && earlier.every((e) => e !== undefined)) {
@@ -132,7 +133,7 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
         baseUrl: baseUrl.value,
         models: [...models],
         key,
-        status,
+        status: statusOf(index),
         settings,
         legacyId,
       });
@@ -156,11 +157,9 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
 
 /** The legacy id as the report and the stored channel carry it. */
 export function toLegacyId(text: string): LegacyId {
-  if (/^[1-9]\d{0,15}$/.test(text)) {
-    const n = Number(text);
-    if (n <= MAX_SAFE_ID) return n;
-  }
-  return text;
+  // Compared as text too: above 2^53 a number rounds, and two ids would read as one.
+  const n = /^[1-9]\d{0,15}$/.test(text) ? Number(text) : Number.NaN;
+  return Number.isSafeInteger(n) && String(n) === text ? n : text;
 }
 
 // The reason names the column and its limit, never the value.

@@ -12,7 +12,7 @@ const count = z.int().min(0);
  */
 export const sourceKindSchema = z.enum(['oneapi', 'newapi', 'onehub', 'donehub']);
 
-/** A legacy row's id: an integer in 1..2^53, or the id's text when it is anything else. */
+/** A legacy row's id: an integer in 1..2^53−1, or the id's text when it is anything else. */
 const legacyIdSchema = z.union([z.int().min(1), z.string()]);
 export type SourceKind = z.infer<typeof sourceKindSchema>;
 
