@@ -108,6 +108,18 @@ describe('createRowMapper: keys', () => {
 
 describe('createRowMapper: base URL', () => {
   it.each([
+    ['https://gw-user:s3cret-pw@proxy.example.com/v1', 'https://proxy.example.com/v1'],
+    ['http://only-user@10.0.0.9:8080', 'http://10.0.0.9:8080'],
+    ['https://a:b@c@proxy.example.com/', 'https://proxy.example.com'],
+  ])('never stores the user information of %s: it keeps %s and warns', (baseUrl, stored) => {
+    const outcome = imported(createRowMapper().map(row({ id: 1, base_url: baseUrl })));
+
+    expect(outcome.channels[0]?.baseUrl).toBe(stored);
+    expect(outcome.warnings).toEqual(['credentials removed from base URL']);
+    expect(JSON.stringify(outcome)).not.toMatch(/s3cret-pw|gw-user|only-user/);
+  });
+
+  it.each([
     [1, '  https://proxy.example.com/  ', 'https://proxy.example.com'],
     [1, 'https://proxy.example.com//', 'https://proxy.example.com/'],
     [1, 'https://proxy.example.com/v1/', 'https://proxy.example.com/v1'],
