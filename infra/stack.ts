@@ -350,7 +350,7 @@ export class ServiceStack extends Stack {
       // the values already point at `npm start`'s engine and the copied credentials file.
       authorizer.setEnvironment(LOCAL_CREDENTIALS_FILE_ENV, SAM_CREDENTIALS_PATH);
       // The import's channel-id key is the local run's too, so SAM and npm start give the same ids.
-      importLegacygw.setEnvironment(ENV.localCredentialsFile, SAM_CREDENTIALS_PATH);
+      importLegacygw.setEnvironment(LOCAL_CREDENTIALS_FILE_ENV, SAM_CREDENTIALS_PATH);
       for (const fn of Object.values(this.functions)) {
         if (fn.usesTables) fn.setEnvironment(ENV.dynamodbEndpoint, SAM_DYNAMODB_ENDPOINT);
       }

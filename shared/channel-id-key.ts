@@ -8,6 +8,12 @@ import { ConfigError } from './errors.ts';
  * depends on it, so it is read once per execution environment and never rotated.
  */
 
+/**
+ * Local run and SAM only: the local credentials file that holds the channel-id key. Named here, not in shared/config.ts,
+ * so that only the import's bundle carries it (the deployed authorizer must not mention a local credentials file).
+ */
+export const CHANNEL_ID_KEY_FILE_ENV = 'LOCAL_CREDENTIALS_FILE';
+
 /** Shortest accepted key, in characters. */
 const MIN_KEY_LENGTH = 32;
 

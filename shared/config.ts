@@ -22,8 +22,6 @@ export const ENV = {
   legacygwCaBundle: 'LEGACYGW_CA_BUNDLE',
   /** The Secrets Manager secret holding the channel-id key (docs/channel-import.md, "Identity"). */
   channelIdKeySecretId: 'CHANNEL_ID_KEY_SECRET_ID',
-  /** Local run and SAM only: the local credentials file, which holds the local channel-id key. */
-  localCredentialsFile: 'LOCAL_CREDENTIALS_FILE',
   logLevel: 'LOG_LEVEL',
   /** The AWS SDK's DynamoDB endpoint override: the local engine (npm start, tests, sam local). */
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
@@ -142,7 +140,6 @@ export const importEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     // Where the channel-id key is: the secret when deployed, the local credentials file locally and under SAM. The
     // handler requires one of the two at cold start (shared/channel-id-key.ts).
     [ENV.channelIdKeySecretId]: z.optional(z.string()),
-    [ENV.localCredentialsFile]: z.optional(z.string()),
     [ENV.logLevel]: logLevel,
   }),
 );

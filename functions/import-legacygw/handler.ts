@@ -1,4 +1,4 @@
-import { channelIdKeySource } from '#shared/channel-id-key';
+import { CHANNEL_ID_KEY_FILE_ENV, channelIdKeySource } from '#shared/channel-id-key';
 import { documentClient } from '#shared/clients/dynamodb';
 import { ENV, importEnvSchema, loadConfig } from '#shared/config';
 import { adminHandler, proxyBody } from '#shared/envelopes/proxy';
@@ -20,7 +20,7 @@ const deps: ImportDeps = {
   families: FAMILIES,
   channelIdKey: channelIdKeySource({
     secretId: config[ENV.channelIdKeySecretId],
-    credentialsFile: config[ENV.localCredentialsFile],
+    credentialsFile: process.env[CHANNEL_ID_KEY_FILE_ENV],
   }),
   config: {
     maxRows: config.LEGACYGW_MAX_ROWS,

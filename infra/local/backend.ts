@@ -5,6 +5,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type Authorizer, createAuthorizer } from '#functions/authorizer/authorizer';
 import { writeConsolePage } from '#functions/console/build';
+import { CHANNEL_ID_KEY_FILE_ENV } from '#shared/channel-id-key';
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
 import {
   type LocalCredentials,
@@ -136,7 +137,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       [ENV.channelsTable]: tableNames.channels,
       [ENV.consolePageFile]: consolePageFile,
       // The import's channel-id key is the local credentials file's (docs/channel-import.md, "Identity").
-      [ENV.localCredentialsFile]: credentialsFile,
+      [CHANNEL_ID_KEY_FILE_ENV]: credentialsFile,
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
       // The functions sign with the engine's credential, never with a developer's real AWS credentials.
       AWS_ACCESS_KEY_ID: engine.credentials.accessKeyId,

@@ -74,6 +74,10 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
     'delete-channel',
     'batch-delete-channels',
   ]),
+  'import-legacygw': {
+    [ENV.channelsTable]: 'channels',
+    [ENV.channelIdKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:channel-id-key-AbCdEf',
+  },
   authorizer: {
     [ENV.accessTokensSecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:access-tokens-AbCdEf',
     [ENV.adminKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf',
