@@ -75,9 +75,12 @@ function row(id: number): unknown[] {
   return [
     id,
     type,
+    // Composite credentials in the form One API's relay reads them (docs/channel-import.md, "One API: keys").
     type === 15
       ? `bench-ak-${id}|bench-sk-${id.toString(36)}`
-      : `sk-bench-${id.toString().padStart(8, '0')}-0123456789abcdef`,
+      : type === 33
+        ? `AKIABENCH${id}|bench-sk-${id.toString(36)}|us-east-1`
+        : `sk-bench-${id.toString().padStart(8, '0')}-0123456789abcdef`,
     id % 10 === 0 ? 2 : id % 17 === 0 ? 3 : 1,
     `bench channel ${id}`,
     1_717_200_000 + id,
