@@ -108,8 +108,9 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
     const { settings, warnings: settingsWarnings } = family.settings(values, rowType);
 
     const statusOf = (index: number) => (unused.has(index) ? 'disabled' : status);
-    const rowDigest = [entry.provider, baseUrl.value, models.join('\n'), canonicalJson(settings)];
-    const digests = keys.map((key, index) => routingDigest([...rowDigest, statusOf(index), key]));
+    // The row's part (models and settings can be tens of KiB) is hashed once, then combined with each key.
+    const rowDigest = routingDigest([entry.provider, baseUrl.value, models.join('\n'), canonicalJson(settings)]);
+    const digests = keys.map((key, index) => routingDigest([rowDigest, statusOf(index), key]));
     const earlier = digests.map((d) => seen.get(d));
     const firstEarlier = earlier[0];
     if (firstEarlier !== undefined && earlier.every((e) => e !== undefined)) {
