@@ -1,3 +1,4 @@
+import type { OversizeValue } from './oversize-value.ts';
 import type { ImportReport, ReportItem, RouteItem } from './schemas/import-report.ts';
 
 /*
@@ -23,8 +24,11 @@ export const ROWS_EVENT_BYTES = 5.75 * 1024 * 1024;
 /** Most reports' items (and route items) a summed report lists, as one import's report does. */
 export const SUMMED_ITEMS = 1_000;
 
-/** One cell as a client sends it: text, a number (integer columns; an integer beyond 2^53 must be sent as text) or null. */
-export type RowCell = string | number | null;
+/**
+ * One cell as a client sends it: text, a number (an integer beyond 2^53 must be sent as text), null, or the marker of
+ * a value the client did not read because it is over its reader's cap (shared/oversize-value.ts).
+ */
+export type RowCell = string | number | null | OversizeValue;
 
 /** The body of one call. */
 export interface RowsCall {

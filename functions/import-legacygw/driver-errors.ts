@@ -68,6 +68,15 @@ export function rewriteDriverError(e: unknown, dsn: ParsedDsn, signal: AbortSign
       { cause },
     );
   }
+  if (code === 'IMPORT_OVERSIZE_PACKET') {
+    return new ProxyApiError(
+      502,
+      'Could not read from the MySQL server: it sent more data at once than the import accepts',
+      {
+        cause,
+      },
+    );
+  }
   if (errno === 1040) {
     return new ProxyApiError(502, 'Could not use the MySQL server: it has too many connections', { cause });
   }

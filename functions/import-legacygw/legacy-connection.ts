@@ -27,7 +27,81 @@ export function trustedCas(options: TrustOptions = {}): string[] {
 export interface Link {
   readonly connection: Connection;
   readonly socket: Socket;
+  /** Bounds what the server may send as one packet (chain) before the driver buffers it. */
+  readonly guard: PacketGuard;
   destroy(): void;
+}
+
+/** The error a link fails with when the server announces a packet over the guard's bound. */
+export class OversizePacketError extends Error {
+  readonly code = 'IMPORT_OVERSIZE_PACKET';
+  constructor(readonly bytes: number) {
+    super(`the server announced a packet of at least ${bytes} bytes`);
+    this.name = 'OversizePacketError';
+  }
+}
+
+/** What the server may send as one packet chain during the handshake and the metadata queries. */
+export const SMALL_PACKET_BYTES = 1024 * 1024;
+const MAX_PACKET_PAYLOAD = 0xffffff;
+const HEADER_BYTES = 4;
+
+/**
+ * Reads the MySQL packet headers in the server's byte stream before mysql2's parser sees them. mysql2 buffers a
+ * whole packet chain (a row of any size: 16 MiB packets continued until a shorter one) before it parses it, so a
+ * hostile server's 300 MB field would sit in memory whole. The guard adds up each chain's announced length from its
+ * headers and fails the link as soon as the announced total passes `maxPacketBytes`, before the payload arrives.
+ */
+export class PacketGuard {
+  /** The bound now in force; the source raises it for the row stream, from its columns' limits. */
+  maxPacketBytes = SMALL_PACKET_BYTES;
+  private readonly header = Buffer.alloc(HEADER_BYTES);
+  private headerBytes = 0;
+  private payloadLeft = 0;
+  private chainBytes = 0;
+  private tripped = false;
+
+  constructor(private readonly onOversize: (e: OversizePacketError) => void) {}
+
+  /** Follows `chunk`'s packet boundaries; false (and the link failed) once a chain is over the bound. */
+  accept(chunk: Uint8Array): boolean {
+    if (this.tripped) return false;
+    let at = 0;
+    while (at < chunk.length) {
+      if (this.payloadLeft > 0) {
+        const n = Math.min(this.payloadLeft, chunk.length - at);
+        this.payloadLeft -= n;
+        at += n;
+        continue;
+      }
+      this.header[this.headerBytes++] = chunk[at++] as number;
+      if (this.headerBytes < HEADER_BYTES) continue;
+      this.headerBytes = 0;
+      const length = this.header.readUIntLE(0, 3);
+      const total = this.chainBytes + length;
+      if (total > this.maxPacketBytes) {
+        this.tripped = true;
+        this.onOversize(new OversizePacketError(total));
+        return false;
+      }
+      // A payload of exactly 2^24-1 bytes is continued by the next packet; anything shorter ends the chain.
+      this.chainBytes = length === MAX_PACKET_PAYLOAD ? total : 0;
+      this.payloadLeft = length;
+    }
+    return true;
+  }
+}
+
+/** Puts `guard` in front of the driver's packet parser (it reads every byte the server sends, TLS or not). */
+function installGuard(connection: Connection, guard: PacketGuard): void {
+  const driver = connection as unknown as { packetParser: { execute(chunk: Buffer): void } };
+  const parser = driver.packetParser;
+  // The parser swaps its own `execute` as it goes, so the guard wraps the parser object, not the method.
+  driver.packetParser = {
+    execute(chunk: Buffer) {
+      if (guard.accept(chunk)) parser.execute(chunk);
+    },
+  };
 }
 
 /**
@@ -85,9 +159,16 @@ function connectOnce(
     ...(ssl ? { ssl } : {}),
   };
   const connection = mysql.createConnection(options);
+  const guard = new PacketGuard((e) => {
+    // Reported before the teardown, so the refusal (not the lost connection) is the failure recorded.
+    connection.emit('error', e);
+    link.destroy();
+  });
+  installGuard(connection, guard);
   const link: Link = {
     connection,
     socket,
+    guard,
     destroy() {
       connection.destroy();
       // The driver's destroy only half-closes; a frozen server would keep the socket open.

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { rewriteDriverError } from './driver-errors.ts';
 import type { MySqlDsn, ParsedDsn } from './dsn.ts';
 import type { ColumnSpec, SourceRow } from './families/family.ts';
-import { connect, type Link, type TrustOptions, trustedCas } from './legacy-connection.ts';
+import { connect, type Link, SMALL_PACKET_BYTES, type TrustOptions, trustedCas } from './legacy-connection.ts';
 import type { RowSource } from './source.ts';
 import type { ResolvedTarget } from './target.ts';
 
@@ -25,8 +25,16 @@ const METADATA_QUERY_TIMEOUT_MS = 10_000;
 // A query's own timer is the driver-level backstop; the deadline's abort signal fires first.
 const DEADLINE_GRACE_MS = 1_000;
 const QUIT_WAIT_MS = 1_000;
-// Rows buffered between the driver and the consumer before the driver pauses the socket.
+// Rows buffered between the driver and the consumer before the driver pauses the socket: at most 64, and no more
+// than ROW_BUFFER_BYTES' worth of rows at their largest allowed size.
 const ROW_BUFFER = 64;
+const ROW_BUFFER_BYTES = 48 * 1024 * 1024;
+// A value's text can grow on its way out: OCTET_LENGTH counts the column's own character set, the connection speaks
+// utf8mb4 (a latin1 byte becomes at most 3 bytes).
+const CHARSET_GROWTH = 3;
+// Integers as text, and a flag per bounded column; the length prefix of each value.
+const SMALL_VALUE_BYTES = 64;
+const VALUE_OVERHEAD_BYTES = 9;
 
 /**
  * Opens MySQL sources whose `tls=true` connections trust `trustedCas(options)` (functions/import-legacygw/sources.ts
@@ -106,11 +114,16 @@ class MySqlLegacySource implements RowSource {
     // names the table's column: the bare name would be the text alias, which sorts "12" before "2".
     const sql = `SELECT ${select.map(selectExpression).join(', ')} FROM \`channels\` ORDER BY \`channels\`.\`id\` LIMIT ${limit + 1}`;
     this.throwIfFailed();
+    const rowBytes = rowPacketBytes(select);
+    // A row is one packet (chain): anything longer than the largest row the SELECT can return is refused from its
+    // header, before the driver buffers it.
+    this.link.guard.maxPacketBytes = Math.max(SMALL_PACKET_BYTES, rowBytes);
     const query = this.link.connection.query({ sql, timeout: this.timeoutMs(Number.POSITIVE_INFINITY) });
     // The row stream drops its listeners when destroyed, but the query's own timer can still fire
     // later: without this listener that late 'error' would be an uncaught exception.
     query.on('error', (e) => this.fail(e));
-    const stream = query.stream({ highWaterMark: ROW_BUFFER });
+    const highWaterMark = Math.max(1, Math.min(ROW_BUFFER, Math.floor(ROW_BUFFER_BYTES / rowBytes)));
+    const stream = query.stream({ highWaterMark });
     this.activeRows = stream;
     try {
       for await (const raw of stream) yield toSourceRow(raw as Record<string, unknown>, select);
@@ -205,15 +218,48 @@ function selectExpression(column: ColumnSpec): string {
   return `CASE WHEN OCTET_LENGTH(${c}) <= ${n} THEN ${value} END AS ${c}, (OCTET_LENGTH(${c}) > ${n}) AS ${overAlias(column.name)}`;
 }
 
+/** The longest row packet `select`'s SELECT can produce from an honest server. */
+function rowPacketBytes(select: readonly ColumnSpec[]): number {
+  let bytes = VALUE_OVERHEAD_BYTES;
+  for (const column of select) {
+    if (column.kind === 'integer') bytes += VALUE_OVERHEAD_BYTES + SMALL_VALUE_BYTES;
+    else if (column.prefixChars !== undefined) bytes += VALUE_OVERHEAD_BYTES + (column.prefixChars + 1) * 4;
+    else if (column.maxBytes === null) bytes += VALUE_OVERHEAD_BYTES + SMALL_PACKET_BYTES;
+    else bytes += 2 * VALUE_OVERHEAD_BYTES + SMALL_VALUE_BYTES + column.maxBytes * CHARSET_GROWTH;
+  }
+  return bytes;
+}
+
 function toSourceRow(raw: Record<string, unknown>, select: readonly ColumnSpec[]): SourceRow {
   const values: Record<string, string | null> = {};
-  const oversize: string[] = [];
-  for (const column of select) {
-    values[column.name] = toText(raw[column.name]);
-    const over = raw[`__over_${column.name}`];
-    if (over === 1 || over === '1' || over === true) oversize.push(column.name);
+  let oversize: string[] | undefined;
+  const flags = overAliases(select);
+  for (let i = 0; i < select.length; i++) {
+    const name = (select[i] as ColumnSpec).name;
+    values[name] = toText(raw[name]);
+    const flag = flags[i];
+    if (flag === undefined) continue;
+    const over = raw[flag];
+    if (over === 1 || over === '1' || over === true) {
+      oversize ??= [];
+      oversize.push(name);
+    }
   }
-  return { values, oversize };
+  return { values, oversize: oversize ?? NONE };
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+// The flag column of each selected column (undefined for one without a byte limit), worked out once per SELECT.
+const aliasesOf = new WeakMap<readonly ColumnSpec[], readonly (string | undefined)[]>();
+function overAliases(select: readonly ColumnSpec[]): readonly (string | undefined)[] {
+  let aliases = aliasesOf.get(select);
+  if (aliases === undefined) {
+    aliases = select.map((c) =>
+      c.kind !== 'integer' && c.prefixChars === undefined && c.maxBytes !== null ? `__over_${c.name}` : undefined,
+    );
+    aliasesOf.set(select, aliases);
+  }
+  return aliases;
 }
 
 // Binary collations and BLOB columns come back as Buffers; a MySQL JSON value parsed by the driver is re-serialised.

@@ -1,7 +1,7 @@
 import type { StoredChannel } from '#shared/repositories/channels';
 import type { ChannelSettings } from '#shared/schemas/channel-settings';
 import type { Family, RowValues, SourceRow } from './families/family.ts';
-import { channelId, routingDigest, unkeyedChannelId } from './identity.ts';
+import { channelId, channelRoutingDigest, rowRoutingDigest } from './identity.ts';
 import { LIMITS } from './limits.ts';
 
 /** A legacy row's id: a number for an integer in 1..2^53−1, else the id's text (docs/channel-import.md, "Identity"). */
@@ -10,8 +10,6 @@ export type LegacyId = number | string;
 /** A channel as the import stores it (docs/channel-import.md), before `source` and timestamps are added. */
 export type MappedChannel = Omit<StoredChannel, 'source' | 'createdAt' | 'updatedAt'> & {
   legacyId: LegacyId;
-  /** The id an import before keyed ids gave this channel, to move a channel stored under it. */
-  unkeyedId: string;
 };
 
 /** What a legacy row means for routing: the report's routes are counted from it (docs/channel-import.md, "Routes"). */
@@ -109,8 +107,8 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
 
     const statusOf = (index: number) => (unused.has(index) ? 'disabled' : status);
     // The row's part (models and settings can be tens of KiB) is hashed once, then combined with each key.
-    const rowDigest = routingDigest([entry.provider, baseUrl.value, models.join('\n'), canonicalJson(settings)]);
-    const digests = keys.map((key, index) => routingDigest([rowDigest, statusOf(index), key]));
+    const rowDigest = rowRoutingDigest([entry.provider, baseUrl.value, models, canonicalSettings(settings)]);
+    const digests = keys.map((key, index) => channelRoutingDigest(rowDigest, statusOf(index) === 'enabled', key));
     const earlier = digests.map((d) => seen.get(d));
     const firstEarlier = earlier[0];
     if (firstEarlier !== undefined && earlier.every((e) => e !== undefined)) {
@@ -127,7 +125,6 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
       truncated ||= name.truncated;
       channels.push({
         id: channelId(idKey, legacyIdText, key),
-        unkeyedId: unkeyedChannelId(entry.provider, baseUrl.value, key),
         provider: entry.provider,
         legacyType: type,
         name: name.value,
@@ -175,7 +172,8 @@ function overLimitReason(column: string): string {
 
 function checkModels(models: readonly string[]): string | undefined {
   if (models.length > LIMITS.modelsPerRow) return `more than ${LIMITS.modelsPerRow.toLocaleString('en')} models`;
-  if (models.some((m) => [...m].length > LIMITS.modelNameChars)) {
+  // A name's UTF-16 length bounds its code points from above: only a long one is counted.
+  if (models.some((m) => m.length > LIMITS.modelNameChars && [...m].length > LIMITS.modelNameChars)) {
     return `a model name over ${LIMITS.modelNameChars} characters`;
   }
   return undefined;
@@ -220,8 +218,9 @@ function mapBaseUrl(raw: string | null, defaultBaseUrl: string | null): { value:
 // Counted in code points so a name is never cut inside a surrogate pair.
 function channelName(baseName: string, index: number): { value: string; truncated: boolean } {
   const suffix = index === 0 ? '' : ` #${index + 1}`;
-  const codePoints = [...baseName];
   const room = MAX_NAME_LENGTH - suffix.length;
+  if (baseName.length <= room) return { value: baseName + suffix, truncated: false };
+  const codePoints = [...baseName];
   if (codePoints.length <= room) return { value: baseName + suffix, truncated: false };
   return { value: codePoints.slice(0, room).join('').trimEnd() + suffix, truncated: true };
 }
@@ -235,9 +234,28 @@ export function canonicalJson(value: unknown): string {
   );
 }
 
+// A row's settings object is shared by its channels and compared once per channel: its text is kept while it lives.
+const canonicalText = new WeakMap<object, string>();
+
+/** `canonicalJson` of settings, '{}' for none; the text of a settings object is worked out once. */
+export function canonicalSettings(settings: ChannelSettings | undefined): string {
+  if (settings === undefined) return '{}';
+  let text = canonicalText.get(settings);
+  if (text === undefined) {
+    text = isEmptyObject(settings) ? '{}' : canonicalJson(settings);
+    canonicalText.set(settings, text);
+  }
+  return text;
+}
+
+function isEmptyObject(value: object): boolean {
+  for (const _ in value) return false;
+  return true;
+}
+
 /** Settings equal in content, whatever the order of their keys. */
 export function sameSettings(a: ChannelSettings | undefined, b: ChannelSettings | undefined): boolean {
-  return canonicalJson(a ?? {}) === canonicalJson(b ?? {});
+  return canonicalSettings(a) === canonicalSettings(b);
 }
 
 /** Values of optional columns the family reads, as the families' helpers expect them. */

@@ -1,4 +1,5 @@
 import type { RowCell } from '#shared/import-rows';
+import { isOversizeValue } from '#shared/oversize-value';
 import type { ColumnSpec, SourceRow } from './families/family.ts';
 import type { RowSource, SourceOrigin } from './source.ts';
 
@@ -46,7 +47,16 @@ function toSourceRow(row: readonly RowCell[], select: readonly ColumnSpec[], at:
   const values: Record<string, string | null> = {};
   const oversize: string[] = [];
   select.forEach((column, i) => {
-    const value = toText(row[at[i] as number] ?? null);
+    const cell = row[at[i] as number] ?? null;
+    if (isOversizeValue(cell)) {
+      // The client left the value unread as over its reader's cap, which is at least the column's limit: over its
+      // limit, as a database source reports a value it did not fetch. (A `name` is the one difference: SQL cuts a
+      // long name and imports the row; a name left unread, over 64 KiB, skips it.)
+      values[column.name] = null;
+      oversize.push(column.name);
+      return;
+    }
+    const value = toText(cell);
     if (value === null) {
       values[column.name] = null;
     } else if (column.prefixChars !== undefined) {
@@ -63,7 +73,7 @@ function toSourceRow(row: readonly RowCell[], select: readonly ColumnSpec[], at:
 }
 
 // A number is an integer column's value from SQLite or JSON: its decimal text, as MySQL's CAST(... AS CHAR) gives.
-function toText(cell: RowCell): string | null {
+function toText(cell: string | number | null): string | null {
   if (cell === null) return null;
   return typeof cell === 'string' ? cell : String(cell);
 }
@@ -102,7 +112,7 @@ function inIdOrder(rows: readonly (readonly RowCell[])[], idAt: number): (readon
 type IdKey = { rank: 0 } | { rank: 1; value: number | bigint } | { rank: 2; value: string };
 
 function idKey(cell: RowCell): IdKey {
-  if (cell === null) return { rank: 0 };
+  if (cell === null || isOversizeValue(cell)) return { rank: 0 };
   if (typeof cell === 'number') return { rank: 1, value: cell };
   const text = cell.trim();
   if (/^-?\d{1,400}$/.test(text)) return { rank: 1, value: BigInt(text) };

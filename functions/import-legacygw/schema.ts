@@ -27,6 +27,12 @@ const rowCell = z.union([
       ),
     ),
   z.null(),
+  z
+    .strictObject({ oversizeBytes: z.int().check(z.minimum(0)) }, { error: 'a value must be text, a number or null' })
+    .register(z.globalRegistry, {
+      description:
+        "A value the client did not read because it is over its reader's cap; the row is skipped as over the column's limit",
+    }),
 ]);
 
 /**
@@ -59,7 +65,7 @@ export const importRowsBodySchema = z
       .check(z.maxLength(ROWS_PER_CALL, `rows may hold at most ${ROWS_PER_CALL} rows a call`))
       .register(z.globalRegistry, {
         description:
-          'The rows, each an array of values in the order of `columns`: text, a number or null. An integer beyond 2^53 is sent as text.',
+          'The rows, each an array of values in the order of `columns`: text, a number, null, or `{"oversizeBytes": n}` for a value left unread as over its limit. An integer beyond 2^53 is sent as text.',
       }),
     dryRun: z
       .optional(z.boolean({ error: 'dryRun must be true or false' }))

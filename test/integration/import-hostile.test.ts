@@ -145,4 +145,37 @@ describe('a hostile MySQL server', () => {
       await proxy.close();
     }
   });
+
+  it('sending a 300 MB field is refused from its packet headers: a 502, nothing written, the field never buffered', async () => {
+    const bytes = 300 * 1024 * 1024;
+    const fake = await startFakeMySql({
+      kind: 'huge-row',
+      bytes,
+      columns: ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group', 'config'],
+    });
+    const table = await dynamo.createChannelsTable();
+    const output = captureOutput();
+    try {
+      const rssBefore = process.memoryUsage().rss;
+
+      const result = await runImport(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
+      const response = proxyErrorResponse(!result.ok && result.error, testLogger());
+      output.restore();
+
+      expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({
+        status: 502,
+        body: {
+          success: false,
+          message: 'Could not read from the MySQL server: it sent more data at once than the import accepts',
+        },
+      });
+      // mysql2 alone buffers the whole 300 MB chain before parsing it; the guard stops at the first 16 MiB header.
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * 1024 * 1024);
+      expect(fake.hugeBytesWritten()).toBeLessThan(bytes / 4);
+      expect(await dynamo.scan(table)).toHaveLength(0);
+    } finally {
+      output.restore();
+      await fake.close();
+    }
+  });
 });

@@ -15,8 +15,21 @@ export interface FakeMySql {
   readonly afterFileRequest: Buffer[];
   /** Every payload the client sent (handshake response included), to look for a password. */
   readonly clientPayloads: Buffer[];
+  /** Bytes of the huge row's payload written so far (the server stops when the client goes away). */
+  hugeBytesWritten(): number;
   close(): Promise<void>;
 }
+
+/**
+ * `huge-row` lets the client in, answers the import's metadata queries for a `channels` table of `columns` (one row),
+ * and answers the SELECT of the rows with a row whose first value says it is `bytes` long, sent as a chain of
+ * 16 MiB packets for as long as the client reads.
+ */
+export type FakeMySqlBehaviour =
+  | { kind: 'silent' }
+  | { kind: 'local-infile'; path: string }
+  | { kind: 'clear-password' }
+  | { kind: 'huge-row'; bytes: number; columns: readonly string[] };
 
 /**
  * A fake MySQL server on a random loopback port. `silent` accepts connections and never speaks;
@@ -24,9 +37,8 @@ export interface FakeMySql {
  * for `path` (the 0xFB packet a malicious server sends to read the client's files); `clear-password`
  * answers the handshake with an authentication switch to mysql_clear_password (the password in clear).
  */
-export async function startFakeMySql(
-  behaviour: { kind: 'silent' } | { kind: 'local-infile'; path: string } | { kind: 'clear-password' },
-): Promise<FakeMySql> {
+export async function startFakeMySql(behaviour: FakeMySqlBehaviour): Promise<FakeMySql> {
+  let hugeWritten = 0;
   const sockets = new Set<Socket>();
   const clientFlags: number[] = [];
   const afterFileRequest: Buffer[] = [];
@@ -50,6 +62,26 @@ export async function startFakeMySql(
         clientFlags.push(payload.readUInt32LE(0));
         socket.write(packet(seq + 1, OK));
         stage = 'query';
+      } else if (stage === 'query' && behaviour.kind === 'huge-row') {
+        if (payload[0] !== COM_QUERY) return;
+        const sql = payload.subarray(1).toString('utf8');
+        if (/^\s*(START|SET|ROLLBACK|COMMIT)/i.test(sql)) socket.write(packet(seq + 1, OK));
+        else if (sql.includes('information_schema')) {
+          socket.write(
+            resultSet(
+              seq + 1,
+              ['name'],
+              behaviour.columns.map((c) => [c]),
+            ),
+          );
+        } else if (/COUNT\(\*\)/i.test(sql)) socket.write(resultSet(seq + 1, ['n'], [['1']]));
+        else {
+          stage = 'done';
+          const names = [...sql.matchAll(/ AS `([^`]+)`/g)].map((m) => m[1] as string);
+          streamHugeRow(socket, seq + 1, names, behaviour.bytes, (n) => {
+            hugeWritten += n;
+          });
+        }
       } else if (stage === 'query' && behaviour.kind === 'local-infile') {
         socket.write(packet(seq + 1, Buffer.concat([Buffer.from([0xfb]), Buffer.from(behaviour.path)])));
         stage = 'file';
@@ -69,9 +101,106 @@ export async function startFakeMySql(
     clientFlags,
     afterFileRequest,
     clientPayloads,
+    hugeBytesWritten: () => hugeWritten,
     close: () => closeServer(server, sockets),
   };
 }
+
+const COM_QUERY = 0x03;
+const MAX_PAYLOAD = 0xffffff;
+
+/** A text-protocol result set (column count, definitions, EOF, rows, EOF) of string columns, from sequence `seq`. */
+function resultSet(seq: number, names: readonly string[], rows: readonly (readonly string[])[]): Buffer {
+  const out: Buffer[] = [];
+  let n = seq;
+  out.push(packet(n++, Buffer.from([names.length])));
+  for (const name of names) out.push(packet(n++, columnDefinition(name)));
+  out.push(packet(n++, EOF));
+  for (const row of rows) out.push(packet(n++, Buffer.concat(row.map((v) => lengthEncoded(Buffer.from(v))))));
+  out.push(packet(n++, EOF));
+  return Buffer.concat(out);
+}
+
+/**
+ * The rows' result set with one row whose first value announces `bytes` bytes: the definitions, then 16 MiB packets
+ * of filler written as fast as the client reads them, until `bytes` are out or the client goes away.
+ */
+function streamHugeRow(
+  socket: Socket,
+  seq: number,
+  names: readonly string[],
+  bytes: number,
+  wrote: (bytes: number) => void,
+): void {
+  let n = seq;
+  const head: Buffer[] = [packet(n++, Buffer.from([names.length]))];
+  for (const name of names) head.push(packet(n++, columnDefinition(name)));
+  head.push(packet(n++, EOF));
+  socket.write(Buffer.concat(head));
+  // The row's payload: a length-encoded value of `bytes` bytes (0xfe + 8-byte length), then the filler.
+  const prefix = Buffer.alloc(9);
+  prefix[0] = 0xfe;
+  prefix.writeBigUInt64LE(BigInt(bytes), 1);
+  const filler = Buffer.alloc(64 * 1024, 0x61);
+  let left = bytes + prefix.length;
+  let inPacket = 0;
+  const pump = () => {
+    while (left > 0 && !socket.destroyed) {
+      if (inPacket === 0) {
+        const size = Math.min(MAX_PAYLOAD, left);
+        const header = Buffer.alloc(4);
+        header.writeUIntLE(size, 0, 3);
+        header[3] = n++ & 0xff;
+        socket.write(header);
+        inPacket = size;
+        if (left === bytes + prefix.length) {
+          socket.write(prefix);
+          left -= prefix.length;
+          inPacket -= prefix.length;
+          continue;
+        }
+      }
+      const chunk = filler.subarray(0, Math.min(filler.length, inPacket));
+      left -= chunk.length;
+      inPacket -= chunk.length;
+      wrote(chunk.length);
+      if (!socket.write(chunk)) {
+        socket.once('drain', pump);
+        return;
+      }
+    }
+  };
+  pump();
+}
+
+function columnDefinition(name: string): Buffer {
+  const text = (v: string) => lengthEncoded(Buffer.from(v));
+  const fixed = Buffer.alloc(13);
+  fixed[0] = 0x0c;
+  fixed.writeUInt16LE(45, 1); // utf8mb4_general_ci
+  fixed.writeUInt32LE(1024 * 1024 * 1024, 3);
+  fixed[7] = 0xfc; // MYSQL_TYPE_BLOB: LONGTEXT
+  return Buffer.concat([
+    text('def'),
+    text('legacy'),
+    text('channels'),
+    text('channels'),
+    text(name),
+    text(name),
+    fixed,
+  ]);
+}
+
+function lengthEncoded(value: Buffer): Buffer {
+  if (value.length < 251) return Buffer.concat([Buffer.from([value.length]), value]);
+  const length = Buffer.alloc(9);
+  length[0] = 0xfe;
+  length.writeBigUInt64LE(BigInt(value.length), 1);
+  return Buffer.concat([length, value]);
+}
+
+/** An EOF packet (the server advertises no CLIENT_DEPRECATE_EOF). */
+const EOF = Buffer.from([0xfe, 0x00, 0x00, 0x02, 0x00]);
 
 /** A TCP proxy in front of a real server that can stop passing the server's bytes mid-stream. */
 export interface StallingProxy {
