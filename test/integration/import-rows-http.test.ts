@@ -1,7 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openChannelsFile } from '#functions/console/page/sqlite/channels-file';
 import { callsOf, sumReports } from '#shared/import-rows';
 import type { ImportReport } from '#shared/schemas/import-report';
+import { type SqliteFixture, writeSqliteFixture } from '#test/support/sqlite-fixtures';
+import { useTempDir } from '#test/support/temp-dir';
+import { loadSqlite, openFileReader } from '../../scripts/import-sqlite/node-file.ts';
 import {
   callImport,
   callProxy,
@@ -20,7 +25,7 @@ import { comparable, ROWS_PATH, tableAsRows } from './import-rows.helpers.ts';
 const { db, server, channels } = useImportHarness();
 
 const FIXTURES = readdirSync(new URL('../fixtures/', import.meta.url))
-  .filter((name) => name.endsWith('.sql') && !name.endsWith('.pg.sql'))
+  .filter((name) => name.endsWith('.sql') && !/\.(pg|sqlite)\.sql$/.test(name))
   .sort();
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
 
@@ -124,6 +129,58 @@ describe('POST /api/channels/import/rows gives what the MariaDB import gives', (
     expect(summed.channels).toEqual(whole.channels);
     expect([...summed.items].sort(byLegacyId)).toEqual([...whole.items].sort(byLegacyId));
     expect(summed.routes.lost + summed.routes.changed).toBe(whole.routes.lost + whole.routes.changed);
+  });
+});
+
+describe('a SQLite file read as the console and the terminal read it, sent through the rows route', () => {
+  const dir = useTempDir('rows-sqlite-');
+
+  it.each<SqliteFixture>(['oneapi-channels', 'newapi-newest-channels'])(
+    'imports the GORM SQLite form of %s to the channels of its MySQL form',
+    async (name) => {
+      const database = await db.createDatabase(undefined, fixture(`${name}.sql`));
+      await channels.clear();
+      const viaDsn = expectReport(await callImport(server, { json: { dsn: db.dsn(database) } }));
+      const expected = (await channels.scan()).map(comparable);
+      await channels.clear();
+      const path = join(dir(), `${name}.db`);
+      await writeSqliteFixture(name, path);
+
+      const reader = openFileReader(path);
+      const file = openChannelsFile(await loadSqlite(), reader);
+      const reports: ImportReport[] = [];
+      try {
+        const rows = [...file.batches()].flat();
+        for (const call of callsOf(file.columns(), rows, { dryRun: false })) {
+          reports.push(expectReport(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: call })));
+        }
+      } finally {
+        file.close();
+        reader.close();
+      }
+
+      expect(reports).toHaveLength(1);
+      expect(withoutSource(reports[0] as ImportReport)).toEqual(withoutSource(viaDsn));
+      expect((await channels.scan()).map(comparable)).toEqual(expected);
+    },
+  );
+
+  it('skips a row whose value the reader left unread as the oversize marker, with the reason of the SQL check', async () => {
+    await channels.clear();
+    const columns = ['id', 'type', 'key', 'status', 'base_url', 'models', 'group', 'config'];
+    const rows = [
+      [1, 1, { oversizeBytes: 2 * 1024 * 1024 }, 1, '', 'gpt-4o', 'default', ''],
+      [2, 1, 'sk-rows-marker-2', 1, '', 'gpt-4o', 'default', { oversizeBytes: 70_000 }],
+      [3, 1, 'sk-rows-marker-3', 1, '', 'gpt-4o', 'default', ''],
+    ];
+
+    const report = expectReport(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
+
+    expect(report.items).toEqual([
+      { legacyId: 1, outcome: 'skipped', reason: 'key over 1 MiB' },
+      { legacyId: 2, outcome: 'skipped', reason: 'config over 64 KiB' },
+    ]);
+    expect((await channels.scan()).map((c) => c.source.legacyId)).toEqual([3]);
   });
 });
 

@@ -327,3 +327,17 @@ describe('adding up the reports of several calls', () => {
     expect(() => sumReports([])).toThrow(/No report/);
   });
 });
+
+describe('the oversize marker of a SQLite reader', () => {
+  it('is a value over its limit for any column it stands in, never text', async () => {
+    const rows = await read(
+      ['id', 'key', 'name', 'config'],
+      [[1, { oversizeBytes: 2_000_000 }, { oversizeBytes: 70_000 }, { oversizeBytes: 65_537 }]],
+      [spec('id'), spec('key'), spec('name'), settingsColumn('config', 'json')],
+    );
+
+    expect(rows).toEqual([
+      { values: { id: '1', key: null, name: null, config: null }, oversize: ['key', 'name', 'config'] },
+    ]);
+  });
+});
