@@ -227,11 +227,21 @@ function channelName(baseName: string, index: number): { value: string; truncate
 
 /** JSON with object keys sorted, so equal settings give equal text whatever order a family built them in. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
+  return canonical(value) ?? 'null';
+}
+
+// JSON.stringify's text with object keys sorted; undefined (and functions) as JSON.stringify leaves them out.
+function canonical(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonical(JSON.parse(JSON.stringify(value)));
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item) ?? 'null').join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const text = canonical(record[key]);
+    if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${parts.join(',')}}`;
 }
 
 // A row's settings object is shared by its channels: its text is worked out once while it lives.

@@ -49,3 +49,28 @@ describe('sameSettings', () => {
     );
   });
 });
+
+describe('canonicalJson', () => {
+  it('is JSON text of the same value, the same whatever the order of the keys, with the keys of every object sorted', () => {
+    const reversed = (value: unknown): unknown => {
+      if (Array.isArray(value)) return value.map(reversed);
+      if (value !== null && typeof value === 'object') {
+        return Object.fromEntries(
+          Object.entries(value)
+            .reverse()
+            .map(([k, v]) => [k, reversed(v)]),
+        );
+      }
+      return value;
+    };
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(JSON.stringify(value)));
+        expect(canonicalJson(reversed(value))).toBe(canonicalJson(value));
+      }),
+    );
+    expect(canonicalJson({ b: undefined, a: [undefined, 1], c: { z: 1, y: 2 } })).toBe(
+      '{"a":[null,1],"c":{"y":2,"z":1}}',
+    );
+  });
+});
