@@ -227,14 +227,24 @@ function channelName(baseName: string, index: number): { value: string; truncate
 
 /** JSON with object keys sorted, so equal settings give equal text whatever order a family built them in. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
+  return canonical(value) ?? 'null';
 }
 
-// A row's settings object is shared by its channels and compared once per channel: its text is kept while it lives.
+// JSON.stringify's text with object keys sorted; undefined (and functions) as JSON.stringify leaves them out.
+function canonical(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonical(JSON.parse(JSON.stringify(value)));
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item) ?? 'null').join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const text = canonical(record[key]);
+    if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+// A row's settings object is shared by its channels: its text is worked out once while it lives.
 const canonicalText = new WeakMap<object, string>();
 
 /** `canonicalJson` of settings, '{}' for none; the text of a settings object is worked out once. */
@@ -242,20 +252,37 @@ export function canonicalSettings(settings: ChannelSettings | undefined): string
   if (settings === undefined) return '{}';
   let text = canonicalText.get(settings);
   if (text === undefined) {
-    text = isEmptyObject(settings) ? '{}' : canonicalJson(settings);
+    text = canonicalJson(settings);
     canonicalText.set(settings, text);
   }
   return text;
 }
 
-function isEmptyObject(value: object): boolean {
-  for (const _ in value) return false;
-  return true;
+/** Settings equal in content, whatever the order of their keys (what equal `canonicalJson` texts mean). */
+export function sameSettings(a: ChannelSettings | undefined, b: ChannelSettings | undefined): boolean {
+  return sameJson(a ?? {}, b ?? {});
 }
 
-/** Settings equal in content, whatever the order of their keys. */
-export function sameSettings(a: ChannelSettings | undefined, b: ChannelSettings | undefined): boolean {
-  return canonicalSettings(a) === canonicalSettings(b);
+// Equal as JSON: an undefined property counts as absent, as JSON.stringify drops it. Compared in place: a re-import
+// compares every channel it reads back, and building two texts for each was most of its work.
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameJson(item ?? null, b[i] ?? null));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let defined = 0;
+  for (const key in left) {
+    const value = left[key];
+    if (value === undefined) continue;
+    defined += 1;
+    if (!Object.hasOwn(right, key) || !sameJson(value, right[key])) return false;
+  }
+  for (const key in right) if (right[key] !== undefined) defined -= 1;
+  return defined === 0;
 }
 
 /** Values of optional columns the family reads, as the families' helpers expect them. */
