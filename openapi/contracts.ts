@@ -36,6 +36,8 @@ export interface ResponseContract {
   readonly body: z.core.$ZodType;
   /** Default `application/json`. */
   readonly contentType?: string;
+  /** Several media types with the same body schema (instead of `contentType`): a route that serves files. */
+  readonly contentTypes?: readonly string[];
   readonly example?: unknown;
 }
 
@@ -444,6 +446,24 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         contentType: 'text/html',
       },
       errors: [],
+    },
+    'GET /console/assets/{name}': {
+      operationId: 'getConsoleAsset',
+      summary: "The console's SQLite worker or WebAssembly build (no authorization)",
+      description:
+        "Fetched by the console only when the operator picks a gateway's SQLite file: the worker script that reads the file in the browser, and SQLite's WebAssembly build (gzipped; returned as bytes to a request whose `Accept` is `application/wasm`, else as base64 text). Names carry a hash of the content and are cached for a year.",
+      request: {
+        path: z.object({
+          name: z.string().meta({ description: 'The asset name the page was built with, e.g. `sqlite3-<hash>.wasm`' }),
+        }),
+      },
+      success: {
+        status: 200,
+        description: 'The asset',
+        body: z.string().meta({ description: 'JavaScript, or WebAssembly bytes' }),
+        contentTypes: ['text/javascript', 'application/wasm'],
+      },
+      errors: [proxyError(404, 'No asset has this name (a page of another build asks for it: reload the page)')],
     },
     'GET /openapi.json': openApiContract('getOpenApiDocument', 'Served without a token.'),
     'GET /api/channels/openapi.json': openApiContract(

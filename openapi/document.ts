@@ -108,12 +108,16 @@ function parameters(where: 'query' | 'path', schema: z.core.$ZodObject | undefin
 }
 
 function mediaType(response: ResponseContract): Json {
-  return {
-    [response.contentType ?? 'application/json']: {
-      schema: jsonSchema(response.body, 'output'),
-      ...(response.example !== undefined ? { example: response.example } : {}),
-    },
-  };
+  const types = response.contentTypes ?? [response.contentType ?? 'application/json'];
+  return Object.fromEntries(
+    types.map((type) => [
+      type,
+      {
+        schema: jsonSchema(response.body, 'output'),
+        ...(response.example !== undefined ? { example: response.example } : {}),
+      },
+    ]),
+  );
 }
 
 /** Responses of one status share an entry: their bodies become `anyOf` (duplicates dropped), their descriptions a list. */

@@ -81,12 +81,25 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'PUT', path: '/api/channel/{id}', function: 'update-channel' },
       { method: 'DELETE', path: '/api/channel/{id}', function: 'delete-channel' },
       { method: 'GET', path: '/console', function: 'console', auth: 'none' },
+      // The console's SQLite worker and WebAssembly build, fetched only when a SQLite file is picked
+      // (docs/console.md, "Import from a SQLite file"); content-hashed names.
+      { method: 'GET', path: '/console/assets/{name}', function: 'console', auth: 'none' },
       { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
       // Locally both APIs share one host and `/openapi.json` is the knowledge-base API's: this
       // path tells the channel proxy API's document apart (docs/openapi.md).
       { method: 'GET', path: '/api/channels/openapi.json', function: 'openapi', auth: 'none' },
     ],
   },
+};
+
+/**
+ * Media types each API returns as bytes: API Gateway decodes a function's base64 body into bytes when the request's
+ * first Accept type is one of these (else it passes the base64 text). Request bodies of these types would reach the
+ * functions base64-encoded, so the list names only what no request sends: the console's WebAssembly build.
+ */
+export const BINARY_MEDIA_TYPES: Readonly<Record<ApiName, readonly string[]>> = {
+  dataset: [],
+  proxy: ['application/wasm'],
 };
 
 /** Handler entry of each function, relative to the repository root. */

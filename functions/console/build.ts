@@ -5,12 +5,58 @@
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { buildSync, transformSync } from 'esbuild';
-import { CONSOLE_PAGE_FILE, type ConsolePage, contentSecurityPolicy } from './console.ts';
+import {
+  type AssetManifest,
+  CONSOLE_ASSETS_FILE,
+  CONSOLE_PAGE_FILE,
+  type ConsolePage,
+  contentSecurityPolicy,
+} from './console.ts';
 
 const PAGE_DIR = fileURLToPath(new URL('./page/', import.meta.url));
+const TARGET = ['chrome110', 'firefox110', 'safari16'];
+
+/** The console's page and the assets it fetches only when a SQLite file is picked. */
+export interface ConsoleBuild {
+  readonly page: ConsolePage;
+  /** Name → content; names carry a hash of the content, so a name is served with a year of caching. */
+  readonly assets: ReadonlyMap<string, { readonly type: string; readonly bytes: Buffer; readonly gzip?: boolean }>;
+}
+
+const shortHash = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+
+/**
+ * The SQLite worker (page/sqlite-worker.ts with SQLite's JS glue, one classic-worker script) and SQLite's
+ * WebAssembly binary, under content-hashed names.
+ */
+function buildSqliteAssets(): ConsoleBuild['assets'] {
+  const worker = buildSync({
+    entryPoints: [join(PAGE_DIR, 'sqlite-worker.ts')],
+    tsconfig: join(PAGE_DIR, 'tsconfig.json'),
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: TARGET,
+    charset: 'utf8',
+    legalComments: 'none',
+    // SQLite's glue reads import.meta.url to find its files; the worker hands it the wasm's URL instead.
+    logOverride: { 'empty-import-meta': 'silent' },
+    write: false,
+  });
+  const script = Buffer.from(worker.outputFiles[0]?.text ?? '', 'utf8');
+  const wasm = readFileSync(createRequire(import.meta.url).resolve('@sqlite.org/sqlite-wasm/sqlite3.wasm'));
+  return new Map([
+    [`sqlite-worker-${shortHash(script)}.js`, { type: 'text/javascript; charset=utf-8', bytes: script }],
+    // Gzipped once here (879 KB → about 400 KB): the browser inflates it, the function and API Gateway carry less.
+    [`sqlite3-${shortHash(wasm)}.wasm`, { type: 'application/wasm', bytes: gzipSync(wasm, { level: 9 }), gzip: true }],
+  ]);
+}
 
 /** Base64 SHA-256 of a text as UTF-8: the form a CSP hash source takes. */
 export const cspHash = (text: string): string => createHash('sha256').update(text, 'utf8').digest('base64');
@@ -23,6 +69,17 @@ function inline(template: string, marker: string, element: string): string {
 
 /** Builds the page in memory: minified script (an IIFE for browsers) and styles, inlined into index.html. */
 export function buildConsolePage(): ConsolePage {
+  return buildConsole().page;
+}
+
+/** Builds the page and its SQLite assets; the page names the assets it may load. */
+export function buildConsole(): ConsoleBuild {
+  const assets = buildSqliteAssets();
+  const names = [...assets.keys()];
+  const sqliteAssets = {
+    worker: names.find((n) => n.endsWith('.js')),
+    wasm: names.find((n) => n.endsWith('.wasm')),
+  };
   const bundle = buildSync({
     entryPoints: [join(PAGE_DIR, 'main.ts')],
     tsconfig: join(PAGE_DIR, 'tsconfig.json'),
@@ -30,9 +87,10 @@ export function buildConsolePage(): ConsolePage {
     minify: true,
     format: 'iife',
     platform: 'browser',
-    target: ['chrome110', 'firefox110', 'safari16'],
+    target: TARGET,
     charset: 'utf8',
     legalComments: 'none',
+    define: { SQLITE_ASSETS: JSON.stringify(sqliteAssets) },
     write: false,
   });
   const script = (bundle.outputFiles[0]?.text ?? '').trim();
@@ -51,15 +109,33 @@ export function buildConsolePage(): ConsolePage {
     '<!--SCRIPT-->',
     `<script>${script}</script>`,
   );
-  return { html, contentSecurityPolicy: contentSecurityPolicy({ script: cspHash(script), style: cspHash(style) }) };
+  const page = {
+    html,
+    contentSecurityPolicy: contentSecurityPolicy({ script: cspHash(script), style: cspHash(style) }),
+  };
+  return { page, assets };
 }
 
-/** Builds the page and writes it as `dir/console-page.json`; returns the file's path. */
+/**
+ * Builds the console and writes it beside the function: `dir/console-page.json`, each asset under its name, and
+ * `dir/console-assets.json` (the manifest the handler serves them by). Returns the page file's path.
+ */
 export function writeConsolePage(dir: string): string {
   mkdirSync(dir, { recursive: true });
+  const { page, assets } = buildConsole();
+  const manifest: AssetManifest = {};
+  for (const [name, asset] of assets) {
+    writeShipped(join(dir, name), asset.bytes);
+    manifest[name] = { type: asset.type, bytes: asset.bytes.length, ...(asset.gzip ? { encoding: 'gzip' } : {}) };
+  }
+  writeShipped(join(dir, CONSOLE_ASSETS_FILE), JSON.stringify(manifest));
   const file = join(dir, CONSOLE_PAGE_FILE);
-  writeFileSync(file, JSON.stringify(buildConsolePage()));
-  // Shipped in the function's code, which Lambda reads as another user: never left to the shell's umask.
-  chmodSync(file, 0o644);
+  writeShipped(file, JSON.stringify(page));
   return file;
+}
+
+// Shipped in the function's code, which Lambda reads as another user: never left to the shell's umask.
+function writeShipped(file: string, content: string | Buffer): void {
+  writeFileSync(file, content);
+  chmodSync(file, 0o644);
 }

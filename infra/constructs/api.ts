@@ -19,7 +19,13 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
-import { API_NAME_STAGE_VARIABLE, type ApiDef, type RouteDef, requiresAuthorizer } from '#shared/routes';
+import {
+  API_NAME_STAGE_VARIABLE,
+  type ApiDef,
+  BINARY_MEDIA_TYPES,
+  type RouteDef,
+  requiresAuthorizer,
+} from '#shared/routes';
 
 /** API Gateway's token bucket: steady requests per second and burst size. */
 export interface Throttling {
@@ -98,6 +104,10 @@ export class AppApi extends Construct {
       restApiName: `${Stack.of(this).stackName}-${definition.name}`,
       description: definition.description,
       endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      // What the API returns as bytes (the console's WebAssembly build); the same list the local server applies.
+      ...(BINARY_MEDIA_TYPES[definition.name].length > 0
+        ? { binaryMediaTypes: [...BINARY_MEDIA_TYPES[definition.name]] }
+        : {}),
       // The account-wide CloudWatch role is set once for both APIs (ApiGatewayCloudWatchRole).
       cloudWatchRole: false,
       deployOptions: {

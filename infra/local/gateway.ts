@@ -8,6 +8,7 @@ import {
   APIS,
   type ApiDef,
   type ApiName,
+  BINARY_MEDIA_TYPES,
   findRoute,
   type RouteDef,
   type RouteMatch,
@@ -224,9 +225,12 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     const responseHeaders: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
     for (const [k, v] of Object.entries(result.headers ?? {})) responseHeaders[k] = String(v);
     for (const [k, v] of Object.entries(result.multiValueHeaders ?? {})) responseHeaders[k] = v.map(String);
-    const responseBody = result.isBase64Encoded
-      ? Buffer.from(result.body ?? '', 'base64')
-      : Buffer.from(result.body ?? '', 'utf8');
+    // As API Gateway: a base64 body becomes bytes only for a request whose first Accept type is one of the API's
+    // binary media types; any other request gets the base64 text.
+    const responseBody =
+      result.isBase64Encoded && acceptsBinary(req.headers.accept, BINARY_MEDIA_TYPES[api.name])
+        ? Buffer.from(result.body ?? '', 'base64')
+        : Buffer.from(result.body ?? '', 'utf8');
     return send(result.statusCode, responseHeaders, responseBody);
   }
 
@@ -360,6 +364,12 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
         server.closeAllConnections();
       }),
   };
+}
+
+/** Whether the first media type of an Accept header is one of `binary` (API Gateway's rule for proxy responses). */
+export function acceptsBinary(accept: string | undefined, binary: readonly string[]): boolean {
+  const first = (accept ?? '').split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return first !== '' && binary.includes(first);
 }
 
 /** Percent-decodes path parameter values; a value that is not valid percent-encoding is passed as sent. */

@@ -393,7 +393,29 @@ describe('synthesized function bundles', () => {
     expect(outcome.returned?.statusCode).toBe(200);
     const headers = (outcome.returned as { headers?: Record<string, string> } | undefined)?.headers ?? {};
     expect(headers['Content-Type']).toBe('text/html; charset=utf-8');
-    expect(headers['Content-Security-Policy']).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*'; /);
+    expect(headers['Content-Security-Policy']).toMatch(
+      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]+=*' 'wasm-unsafe-eval'; /,
+    );
     expect(outcome.returned?.body).toMatch(/^<!doctype html>[\s\S]*<script>[\s\S]+<\/script>/);
+  });
+
+  it('console bundle ships the SQLite worker and WebAssembly build beside it and serves each by its name, 404 for another', async () => {
+    const dir = join(bundles.get('console') ?? '', '..');
+    const manifest = JSON.parse(readFileSync(join(dir, 'console-assets.json'), 'utf8')) as Record<string, unknown>;
+    const wasm = Object.keys(manifest).find((name) => name.endsWith('.wasm')) ?? '';
+    const event = (name: string) => ({
+      ...readEvent('console.json'),
+      resource: '/console/assets/{name}',
+      path: `/console/assets/${name}`,
+      pathParameters: { name },
+    });
+
+    const found = await invoke('console', event(wasm));
+    const missing = await invoke('console', event('sqlite3-0000000000000000.wasm'));
+
+    expect(existsSync(join(dir, wasm))).toBe(true);
+    expect(found.returned).toMatchObject({ statusCode: 200, isBase64Encoded: true });
+    expect((found.returned as { headers?: Record<string, string> }).headers?.['Content-Type']).toBe('application/wasm');
+    expect(missing.returned).toMatchObject({ statusCode: 404 });
   });
 });

@@ -99,6 +99,23 @@ const baseline = (name: FunctionName) =>
 const resourceIdOf = (api: ApiName, path: string) => logicalId(stack, stack.apis[api].api.root.resourceForPath(path));
 
 describe('REST APIs', () => {
+  it("returns the console's WebAssembly build as bytes: application/wasm is a binary media type of the proxy API only", () => {
+    const apis = resourcesOf('AWS::ApiGateway::RestApi');
+    const binary = (api: ApiName) => apis.find(([key]) => key === id.api(api))?.[1].BinaryMediaTypes;
+
+    expect(binary('proxy')).toEqual(['application/wasm']);
+    expect(binary('dataset')).toBeUndefined();
+  });
+
+  it('serves the console assets without an authorizer, from the console function, like the page', () => {
+    const method = resourcesOf('AWS::ApiGateway::Method').find(
+      ([, m]) => (m.ResourceId as Json).Ref === resourceIdOf('proxy', '/console/assets/{name}'),
+    )?.[1];
+
+    expect(method).toMatchObject({ HttpMethod: 'GET', AuthorizationType: 'NONE' });
+    expect(JSON.stringify(method?.Integration)).toContain(`"${id.fn('console')}"`);
+  });
+
   it('defines exactly the two REST APIs of the shared route table, each with its routes as Lambda proxy methods', () => {
     template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
     const methods = resourcesOf('AWS::ApiGateway::Method');
@@ -159,7 +176,7 @@ describe('REST APIs', () => {
     expect(publicRoutes.size).toBeGreaterThan(0);
   });
 
-  it('leaves exactly the routes marked auth none without an authorizer: the console page and the OpenAPI documents', () => {
+  it('leaves exactly the routes marked auth none without an authorizer: the console page, its assets and the OpenAPI documents', () => {
     const functionOf = (m: Json) =>
       (Object.keys(stack.functions) as FunctionName[]).find((name) =>
         JSON.stringify((m.Integration as Json).Uri).includes(`"${id.fn(name)}"`),
@@ -176,6 +193,7 @@ describe('REST APIs', () => {
       'dataset GET /openapi.json -> openapi',
       'proxy GET /api/channels/openapi.json -> openapi',
       'proxy GET /console -> console',
+      'proxy GET /console/assets/{name} -> console',
       'proxy GET /openapi.json -> openapi',
     ]);
   });

@@ -1,10 +1,19 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildConsolePage, cspHash, writeConsolePage } from '#functions/console/build';
-import { CONSOLE_PAGE_FILE, consoleResponse, contentSecurityPolicy, readConsolePage } from '#functions/console/console';
+import { buildConsole, buildConsolePage, cspHash, writeConsolePage } from '#functions/console/build';
+import {
+  CONSOLE_ASSETS_FILE,
+  CONSOLE_PAGE_FILE,
+  consoleAssets,
+  consoleResponse,
+  contentSecurityPolicy,
+  readConsolePage,
+  WORKER_CONTENT_SECURITY_POLICY,
+} from '#functions/console/console';
 
 const page = buildConsolePage();
 const dir = mkdtempSync(join(tmpdir(), 'console-page-test-'));
@@ -26,11 +35,32 @@ describe('the console page build', () => {
     );
   });
 
-  it('makes a policy that allows nothing but those hashes and calls to its own origin', () => {
+  it('makes a policy that allows nothing but those hashes, WebAssembly, calls and a worker of its own origin', () => {
     expect(contentSecurityPolicy({ script: 'c2NyaXB0', style: 'c3R5bGU=' })).toBe(
-      "default-src 'none'; script-src 'sha256-c2NyaXB0'; style-src 'sha256-c3R5bGU='; connect-src 'self'; " +
-        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+      "default-src 'none'; script-src 'sha256-c2NyaXB0' 'wasm-unsafe-eval'; style-src 'sha256-c3R5bGU='; " +
+        "connect-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     );
+  });
+
+  it("never allows JavaScript's eval, inline code without its hash, or another origin", () => {
+    const policy = page.contentSecurityPolicy;
+
+    expect(policy).not.toMatch(/'unsafe-eval'|'unsafe-inline'|\*|https?:|data:|blob:/);
+  });
+
+  it('keeps SQLite out of the first load: the page neither holds nor fetches it until a file is picked', () => {
+    const script = inlineTexts(page.html, 'script')[0] ?? '';
+    const { assets } = buildConsole();
+    const names = [...assets.keys()];
+
+    expect(names).toEqual([
+      expect.stringMatching(/^sqlite-worker-[0-9a-f]{16}\.js$/),
+      expect.stringMatching(/^sqlite3-[0-9a-f]{16}\.wasm$/),
+    ]);
+    // The page names its assets once each (to fetch them later) and holds none of SQLite's code.
+    for (const name of names) expect(script.split(name)).toHaveLength(2);
+    expect(script).not.toMatch(/sqlite3_open|SQLITE_|sqlite3ApiBootstrap/);
+    expect(gzipSync(page.html).length).toBeLessThan(16 * 1024);
   });
 
   it('refers to nothing outside the document: no external script, stylesheet, image, font or frame', () => {
@@ -68,6 +98,63 @@ describe('the console response', () => {
       },
       body: page.html,
     });
+  });
+});
+
+describe('the console assets', () => {
+  const out = () => join(dir, 'assets-out');
+  const built = (() => {
+    let manifest: Record<string, { type: string }> | undefined;
+    return () => {
+      if (manifest === undefined) {
+        writeConsolePage(out());
+        manifest = JSON.parse(readFileSync(join(out(), CONSOLE_ASSETS_FILE), 'utf8'));
+      }
+      return manifest as Record<string, { type: string }>;
+    };
+  })();
+  const nameOf = (ext: string) => Object.keys(built()).find((n) => n.endsWith(ext)) ?? '';
+
+  it('serves the worker as JavaScript under its own policy, cached for a year', () => {
+    const response = consoleAssets(out())(nameOf('.js'));
+
+    expect(response?.headers).toEqual({
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Content-Security-Policy': WORKER_CONTENT_SECURITY_POLICY,
+      'X-Content-Type-Options': 'nosniff',
+      'Referrer-Policy': 'no-referrer',
+      'Cache-Control': 'public, max-age=31536000, immutable',
+    });
+    expect(response?.isBase64Encoded).toBe(false);
+    expect(WORKER_CONTENT_SECURITY_POLICY).toBe(
+      "default-src 'none'; script-src 'wasm-unsafe-eval'; connect-src 'self'",
+    );
+  });
+
+  it("serves SQLite's WebAssembly build gzipped and base64-encoded, which inflates to the package's file", () => {
+    const response = consoleAssets(out())(nameOf('.wasm'));
+    const wasm = readFileSync(createRequire(import.meta.url).resolve('@sqlite.org/sqlite-wasm/sqlite3.wasm'));
+
+    expect(response).toMatchObject({
+      statusCode: 200,
+      isBase64Encoded: true,
+      headers: { 'Content-Type': 'application/wasm', 'Content-Encoding': 'gzip' },
+    });
+    expect(gunzipSync(Buffer.from(response?.body ?? '', 'base64')).equals(wasm)).toBe(true);
+  });
+
+  it('knows no other name, not even a file beside the assets', () => {
+    built();
+    const asset = consoleAssets(out());
+
+    expect(asset(CONSOLE_PAGE_FILE)).toBeUndefined();
+    expect(asset(CONSOLE_ASSETS_FILE)).toBeUndefined();
+    expect(asset('../package.json')).toBeUndefined();
+    expect(asset('constructor')).toBeUndefined();
+  });
+
+  it('fails naming the manifest when it is missing', () => {
+    expect(() => consoleAssets(join(dir, 'nowhere'))('x.js')).toThrow(/The console assets .*cannot be read/);
   });
 });
 

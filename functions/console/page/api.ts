@@ -30,8 +30,8 @@ export interface ChannelPage {
 }
 
 export type ReportItem =
-  | { legacyId: number; outcome: 'skipped'; reason: string; warnings?: string[] }
-  | { legacyId: number; outcome: 'imported'; channels: number; warnings: string[] };
+  | { legacyId: number | string; outcome: 'skipped'; reason: string; warnings?: string[] }
+  | { legacyId: number | string; outcome: 'imported'; channels: number; warnings: string[] };
 
 /** A (group, model) route the import loses (`imported` 0) or serves with fewer legacy rows than before. */
 export interface RouteItem {

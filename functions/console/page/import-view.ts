@@ -1,8 +1,12 @@
+import type { SummedReport } from '../../../shared/import-rows.ts';
 import type { Call, ImportReport } from './api.ts';
 import { byId, h, say } from './dom.ts';
 import { reportCounts, reportRoutes, reportTables } from './report-view.ts';
+import { openSqliteFile, type Progress, sendSqliteTable } from './sqlite-import.ts';
 
 const IMPORT_PATH = 'api/channels/import/legacygw';
+const walNote =
+  'The file was in WAL mode: changes still in its -wal file are not read. Stop the gateway and checkpoint the file for them.';
 
 export interface ImportViewDeps {
   /** The call function for the current admin key. */
@@ -13,10 +17,14 @@ export interface ImportViewDeps {
   imported: () => void;
 }
 
+/** What "Import" runs after a preview: the same DSN, or the same SQLite file. */
+type Pending = { kind: 'dsn'; dsn: string } | { kind: 'sqlite'; file: File; rows: number };
+
 /**
- * DSN form → dry run → report → "Import" → the same report for the real run. The DSN leaves the
+ * DSN form or SQLite file → dry run → report → "Import" → the same report for the real run. The DSN leaves the
  * input field as soon as it is sent and is held in one variable only between a successful preview
- * and its import (never in the DOM or any storage), then dropped whatever the import's outcome.
+ * and its import (never in the DOM or any storage), then dropped whatever the import's outcome. A SQLite file is
+ * read in a worker; only its `channels` rows are sent (sqlite-import.ts).
  */
 export function importView(deps: ImportViewDeps) {
   const form = byId<HTMLFormElement>('import-form');
@@ -28,22 +36,47 @@ export function importView(deps: ImportViewDeps) {
   const heading = byId('report-heading');
   const run = byId<HTMLButtonElement>('import-run');
   const cancel = byId<HTMLButtonElement>('import-cancel');
-  let pendingDsn: string | undefined;
+  const fileForm = byId<HTMLFormElement>('sqlite-form');
+  const fileInput = byId<HTMLInputElement>('sqlite-input');
+  const fileButton = fileForm.querySelector('button[type="submit"]') as HTMLButtonElement;
+  let pending: Pending | undefined;
+  // Where focus goes back when a run fails or the report closes: the form the operator used.
+  let origin: HTMLInputElement = input;
 
   function busy(message: string): void {
     say(status, message);
     previewButton.disabled = message !== '';
+    fileButton.disabled = message !== '';
     run.disabled = message !== '';
   }
 
-  function show(result: ImportReport): void {
+  function sourceLine(result: ImportReport | SummedReport, file?: File): string {
     const { source } = result;
+    const rows = `${source.rows.toLocaleString('en')} rows read`;
+    if (file === undefined) return `Source: ${source.host}:${source.port}/${source.database}, ${rows}.`;
+    const calls = 'calls' in result && result.calls > 1 ? ` in ${result.calls} calls` : '';
+    return `Source: the SQLite file ${file.name}, channels table, ${rows}${calls}; the file stays on this computer.`;
+  }
+
+  function show(result: ImportReport | SummedReport, file?: File): void {
     heading.textContent = result.dryRun ? 'Preview: nothing is written yet' : 'Import done';
-    say(
-      byId('report-source'),
-      `Source: ${source.host}:${source.port}/${source.database}, ${source.rows.toLocaleString('en')} rows read.`,
-    );
-    byId('routes-body').replaceChildren(...reportRoutes(result));
+    say(byId('report-source'), sourceLine(result, file));
+    const exact = 'exact' in result ? result.exact : { lost: true, totals: true };
+    const notes: HTMLElement[] = [];
+    if (!exact.lost) {
+      notes.push(
+        h(
+          'p',
+          { class: 'note' },
+          `The table was sent in ${'calls' in result ? result.calls : 1} calls: a model listed as losing every channel may still be served by rows sent in another call (docs/channel-import.md, "Several calls").`,
+        ),
+      );
+    } else if (!exact.totals) {
+      notes.push(
+        h('p', { class: 'note' }, 'The table was sent in several calls: the totals of routes kept are upper bounds.'),
+      );
+    }
+    byId('routes-body').replaceChildren(...reportRoutes(result), ...notes);
     byId('report-counts').replaceChildren(...reportCounts(result));
     const tables = reportTables(result.items);
     const truncated = result.itemsTruncated ? [h('p', {}, 'Only the first 1,000 rows with remarks are listed.')] : [];
@@ -56,16 +89,17 @@ export function importView(deps: ImportViewDeps) {
   }
 
   function close(): void {
-    pendingDsn = undefined;
+    pending = undefined;
     report.hidden = true;
-    input.focus();
+    origin.focus();
   }
 
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     const dsn = input.value;
     input.value = '';
-    pendingDsn = undefined;
+    pending = undefined;
+    origin = input;
     report.hidden = true;
     say(error, '');
     if (dsn.trim() === '') {
@@ -76,7 +110,7 @@ export function importView(deps: ImportViewDeps) {
     busy('Previewing the import…');
     try {
       const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn, dryRun: true });
-      pendingDsn = dsn;
+      pending = { kind: 'dsn', dsn };
       busy('');
       show(result);
     } catch (failure) {
@@ -86,22 +120,57 @@ export function importView(deps: ImportViewDeps) {
     }
   });
 
+  const progressText = (verb: string) => (p: Progress) =>
+    busy(
+      `${verb}: call ${p.call}, ${p.rowsSent.toLocaleString('en')} of ${p.rows.toLocaleString('en')} rows of the channels table sent…`,
+    );
+
+  fileForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    pending = undefined;
+    origin = fileInput;
+    report.hidden = true;
+    say(error, '');
+    const file = fileInput.files?.[0];
+    if (file === undefined) {
+      say(error, "Choose the gateway's SQLite file first.");
+      fileInput.focus();
+      return;
+    }
+    busy('Loading SQLite and opening the file…');
+    try {
+      const opened = await openSqliteFile(file);
+      const result = await sendSqliteTable(deps.call(), true, opened.rows, progressText('Previewing'));
+      pending = { kind: 'sqlite', file, rows: opened.rows };
+      busy('');
+      if (opened.walMode) say(status, walNote);
+      show(result, file);
+    } catch (failure) {
+      busy('');
+      deps.fail(failure, error);
+      fileInput.focus();
+    }
+  });
+
   run.addEventListener('click', async () => {
-    const dsn = pendingDsn;
-    if (dsn === undefined) return;
-    pendingDsn = undefined;
+    const action = pending;
+    if (action === undefined) return;
+    pending = undefined;
     say(error, '');
     busy('Importing…');
     try {
-      const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn });
+      const result =
+        action.kind === 'dsn'
+          ? await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn: action.dsn })
+          : await sendSqliteTable(deps.call(), false, action.rows, progressText('Importing'));
       busy('');
-      show(result);
+      show(result, action.kind === 'sqlite' ? action.file : undefined);
       deps.imported();
     } catch (failure) {
       busy('');
       report.hidden = true;
       deps.fail(failure, error);
-      input.focus();
+      origin.focus();
     }
   });
 
@@ -110,7 +179,7 @@ export function importView(deps: ImportViewDeps) {
   return {
     /** Forgets any pending preview (on sign-out). */
     reset(): void {
-      pendingDsn = undefined;
+      pending = undefined;
       input.value = '';
       report.hidden = true;
       say(error, '');

@@ -23,7 +23,7 @@ export function reportCounts(report: ImportReport): HTMLElement[] {
     .map(([label, value]) => h('div', {}, h('dt', {}, label), h('dd', {}, count(value))));
 }
 
-function itemTable(caption: string, headers: [string, string], rows: [number, string][]): HTMLElement {
+function itemTable(caption: string, headers: [string, string], rows: [number | string, string][]): HTMLElement {
   return h(
     'table',
     {},

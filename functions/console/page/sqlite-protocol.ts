@@ -1,0 +1,25 @@
+/**
+ * Messages between the console page and its SQLite worker (sqlite-worker.ts). The worker opens the picked file with
+ * SQLite's WebAssembly build, reads the `channels` table only, and hands the page one call's body at a time, so the
+ * page never holds more than one call (at most 5,000 rows and 5 MiB) of the table.
+ */
+import type { RowsCall } from '../../../shared/import-rows.ts';
+import type { SqliteFileProblem } from './sqlite/channels-file.ts';
+
+/** Page → worker. */
+export type ToWorker =
+  /** Open the file (SQLite's wasm is fetched from `wasmUrl`) and reply `opened`. */
+  | { type: 'open'; file: File; wasmUrl: string }
+  /** Start sending the table as calls from its first row (`dryRun` goes into each call's body); reply `call`. */
+  | { type: 'start'; dryRun: boolean }
+  /** Send the next call, or `done`. */
+  | { type: 'next' };
+
+/** Worker → page. */
+export type FromWorker =
+  | { type: 'opened'; columns: string[]; rows: number; walMode: boolean }
+  /** One call's body; `index` counts calls from 0, `rowsSent` the rows in this and the calls before it. */
+  | { type: 'call'; call: RowsCall; index: number; rowsSent: number }
+  | { type: 'done'; calls: number }
+  /** A problem with the file (`problem` from the reader) or with loading SQLite itself (`problem` absent). */
+  | { type: 'failed'; message: string; problem?: SqliteFileProblem | 'too-large-row' };
