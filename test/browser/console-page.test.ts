@@ -29,13 +29,32 @@ describe('GET /console in Chromium', () => {
     expect(response?.status()).toBe(200);
     expect(headers['content-type']).toBe('text/html; charset=utf-8');
     expect(headers['content-security-policy']).toMatch(
-      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]{43}='; style-src 'sha256-[A-Za-z0-9+/]{43}='; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
+      /^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/]{43}=' 'wasm-unsafe-eval'; style-src 'sha256-[A-Za-z0-9+/]{43}='; connect-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'$/,
     );
     expect(headers['x-content-type-options']).toBe('nosniff');
     expect(headers['referrer-policy']).toBe('no-referrer');
     await expect(page.getByRole('heading', { name: 'Channel import console' }).isVisible()).resolves.toBe(true);
     expectCleanRun(world, recorder);
     expect(recorder.requests).toEqual([`${world.server.url}/console`]);
+  });
+
+  it("lets WebAssembly compile, for SQLite, but still refuses JavaScript's eval and a worker that is not of its origin", async () => {
+    const { page, recorder } = await files.open();
+
+    const outcome = await page.evaluate(`(async () => {
+      const wasm = await WebAssembly.compile(new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0])).then(() => 'compiled', (e) => e.name);
+      let evaluated;
+      try { eval('1'); evaluated = 'ran'; } catch (e) { evaluated = e.name; }
+      let blobWorker;
+      try { new Worker(URL.createObjectURL(new Blob(['postMessage(1)'], { type: 'text/javascript' }))); blobWorker = 'started'; }
+      catch (e) { blobWorker = e.name; }
+      return { wasm, evaluated, blobWorker };
+    })()`);
+
+    // The blob worker is refused when it loads: the policy reports it under worker-src.
+    expect(outcome).toEqual({ wasm: 'compiled', evaluated: 'EvalError', blobWorker: 'started' });
+    await expect.poll(() => recorder.cspViolations.some((v) => v.startsWith('worker-src blob'))).toBe(true);
+    expect(recorder.cspViolations.filter((v) => !/^(worker-src|script-src)/.test(v))).toEqual([]);
   });
 
   it('reports a CSP violation when something outside the policy runs (the detector works)', async () => {

@@ -20,6 +20,18 @@ export interface ImportViewDeps {
 /** What "Import" runs after a preview: the same DSN, or the same SQLite file. */
 type Pending = { kind: 'dsn'; dsn: string } | { kind: 'sqlite'; file: File; rows: number };
 
+/** A picked file and how much of it the worker read. */
+interface ReadFile {
+  file: File;
+  bytesRead: number;
+}
+
+const MB = 1024 * 1024;
+const size = (bytes: number) =>
+  bytes >= MB
+    ? `${(bytes / MB).toLocaleString('en', { maximumFractionDigits: 1 })} MB`
+    : `${Math.ceil(bytes / 1024).toLocaleString('en')} KB`;
+
 /**
  * DSN form or SQLite file → dry run → report → "Import" → the same report for the real run. The DSN leaves the
  * input field as soon as it is sent and is held in one variable only between a successful preview
@@ -50,15 +62,15 @@ export function importView(deps: ImportViewDeps) {
     run.disabled = message !== '';
   }
 
-  function sourceLine(result: ImportReport | SummedReport, file?: File): string {
+  function sourceLine(result: ImportReport | SummedReport, read?: ReadFile): string {
     const { source } = result;
     const rows = `${source.rows.toLocaleString('en')} rows read`;
-    if (file === undefined) return `Source: ${source.host}:${source.port}/${source.database}, ${rows}.`;
+    if (read === undefined) return `Source: ${source.host}:${source.port}/${source.database}, ${rows}.`;
     const calls = 'calls' in result && result.calls > 1 ? ` in ${result.calls} calls` : '';
-    return `Source: the SQLite file ${file.name}, channels table, ${rows}${calls}; the file stays on this computer.`;
+    return `Source: the SQLite file ${read.file.name}, channels table, ${rows}${calls}; ${size(read.bytesRead)} of its ${size(read.file.size)} read, in this browser only.`;
   }
 
-  function show(result: ImportReport | SummedReport, file?: File): void {
+  function show(result: ImportReport | SummedReport, file?: ReadFile): void {
     heading.textContent = result.dryRun ? 'Preview: nothing is written yet' : 'Import done';
     say(byId('report-source'), sourceLine(result, file));
     const exact = 'exact' in result ? result.exact : { lost: true, totals: true };
@@ -140,11 +152,16 @@ export function importView(deps: ImportViewDeps) {
     busy('Loading SQLite and opening the file…');
     try {
       const opened = await openSqliteFile(file);
-      const result = await sendSqliteTable(deps.call(), true, opened.rows, progressText('Previewing'));
+      const { report: result, bytesRead } = await sendSqliteTable(
+        deps.call(),
+        true,
+        opened.rows,
+        progressText('Previewing'),
+      );
       pending = { kind: 'sqlite', file, rows: opened.rows };
       busy('');
       if (opened.walMode) say(status, walNote);
-      show(result, file);
+      show(result, { file, bytesRead });
     } catch (failure) {
       busy('');
       deps.fail(failure, error);
@@ -159,12 +176,15 @@ export function importView(deps: ImportViewDeps) {
     say(error, '');
     busy('Importing…');
     try {
-      const result =
-        action.kind === 'dsn'
-          ? await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn: action.dsn })
-          : await sendSqliteTable(deps.call(), false, action.rows, progressText('Importing'));
-      busy('');
-      show(result, action.kind === 'sqlite' ? action.file : undefined);
+      if (action.kind === 'dsn') {
+        const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn: action.dsn });
+        busy('');
+        show(result);
+      } else {
+        const sent = await sendSqliteTable(deps.call(), false, action.rows, progressText('Importing'));
+        busy('');
+        show(sent.report, { file: action.file, bytesRead: sent.bytesRead });
+      }
       deps.imported();
     } catch (failure) {
       busy('');

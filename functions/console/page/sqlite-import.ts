@@ -102,7 +102,7 @@ export async function sendSqliteTable(
   dryRun: boolean,
   rows: number,
   progress: (p: Progress) => void,
-): Promise<SummedReport> {
+): Promise<{ report: SummedReport; bytesRead: number }> {
   const reports: ImportReport[] = [];
   let message = await ask({ type: 'start', dryRun });
   let rowsBefore = 0;
@@ -116,7 +116,7 @@ export async function sendSqliteTable(
     rowsBefore = message.rowsSent;
     message = await ask({ type: 'next' });
   }
-  return sumReports(reports);
+  return { report: sumReports(reports), bytesRead: message.type === 'done' ? message.bytesRead : 0 };
 }
 
 function stopped(error: unknown, dryRun: boolean, index: number, rowsBefore: number, rows: number): Error {

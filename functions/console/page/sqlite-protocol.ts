@@ -20,6 +20,7 @@ export type FromWorker =
   | { type: 'opened'; columns: string[]; rows: number; walMode: boolean }
   /** One call's body; `index` counts calls from 0, `rowsSent` the rows in this and the calls before it. */
   | { type: 'call'; call: RowsCall; index: number; rowsSent: number }
-  | { type: 'done'; calls: number }
+  /** `bytesRead`: bytes of the file read so far (its header, schema and `channels` pages: never the whole file). */
+  | { type: 'done'; calls: number; bytesRead: number }
   /** A problem with the file (`problem` from the reader) or with loading SQLite itself (`problem` absent). */
   | { type: 'failed'; message: string; problem?: SqliteFileProblem | 'too-large-row' };

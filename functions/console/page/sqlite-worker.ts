@@ -30,6 +30,9 @@ let table: ChannelsFile | undefined;
 let calls: Iterator<RowsCall> | undefined;
 let index = 0;
 let rowsSent = 0;
+// Bytes read to open the file (header, schema) and where the counter stood when this run started.
+let openBytes = 0;
+let runStart = 0;
 
 /** SQLite's WebAssembly build, its binary fetched once from the console's assets (never from another origin). */
 function loadSqlite(wasmUrl: string): Promise<Sqlite3Static> {
@@ -68,7 +71,8 @@ function fail(error: unknown): void {
 function next(): void {
   const step = calls?.next();
   if (step === undefined || step.done) {
-    self.postMessage({ type: 'done', calls: index });
+    // What one run reads: opening the file, then the table's pages once.
+    self.postMessage({ type: 'done', calls: index, bytesRead: openBytes + (table?.bytesRead() ?? 0) - runStart });
     return;
   }
   rowsSent += step.value.rows.length;
@@ -82,12 +86,14 @@ self.onmessage = async ({ data }) => {
       const sqlite3 = await loadSqlite(data.wasmUrl);
       table?.close();
       table = openChannelsFile(sqlite3, fileByteReader(data.file));
+      openBytes = table.bytesRead();
       self.postMessage({ type: 'opened', columns: table.columns(), rows: table.count(), walMode: table.walMode });
     } else if (data.type === 'start') {
       if (table === undefined) throw new Error('No file is open.');
       calls = callsOf(table.columns(), rowsOf(table), { dryRun: data.dryRun });
       index = 0;
       rowsSent = 0;
+      runStart = table.bytesRead();
       next();
     } else {
       next();
