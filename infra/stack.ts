@@ -221,7 +221,8 @@ export class ServiceStack extends Stack {
 
     const importLegacygw = new AppFunction(this, 'ImportLegacygw', {
       name: 'import-legacygw',
-      description: 'POST /api/channels/import/legacygw: imports channels from a legacy gateway database',
+      description:
+        'POST /api/channels/import/legacygw and /rows: imports channels from a gateway database or rows read from its SQLite file',
       // Mapping up to LEGACYGW_MAX_ROWS streamed rows is CPU-bound; Lambda scales CPU with memory.
       memorySize: 1024,
       timeout: IMPORT_TIMEOUT,
@@ -318,7 +319,8 @@ export class ServiceStack extends Stack {
     const datasetApi = new AppApi(this, 'DatasetApi', { definition: APIS.dataset, ...apiCommon });
     const proxyApi = new AppApi(this, 'ProxyApi', {
       definition: APIS.proxy,
-      // Each import holds a database connection and the function for seconds: a tighter bucket of its own.
+      // Each import holds a database connection or a 5 MiB body and the function for seconds: a tighter bucket of its
+      // own, on each of the function's two methods (DSN and rows).
       routeThrottling: { 'import-legacygw': config.legacygw.throttling },
       ...apiCommon,
     });

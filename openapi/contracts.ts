@@ -9,7 +9,7 @@ import { batchDeleteBodySchema } from '#functions/batch-delete-channels/batch-de
 import { createDatasetBodySchema } from '#functions/create-dataset/schema';
 import { createDatasetFolderBodySchema } from '#functions/create-dataset-folder/schema';
 import { pathsQuerySchema } from '#functions/dataset-paths/schema';
-import { importBodySchema } from '#functions/import-legacygw/schema';
+import { importBodySchema, importRowsBodySchema } from '#functions/import-legacygw/schema';
 import { listQuerySchema } from '#functions/list-channels/list-channels';
 import { listDatasetsBodySchema, listDatasetsQuerySchema } from '#functions/list-datasets/schema';
 import { updateChannelBodySchema } from '#functions/update-channel/update-channel';
@@ -275,6 +275,53 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         proxyError(
           504,
           'The deadline passed; the message says how many channels were written, and a re-run completes the import',
+        ),
+        proxyError(500, 'Storing the channels failed after retries; the message says how many were written'),
+      ],
+    },
+    'POST /api/channels/import/rows': {
+      operationId: 'importChannelRows',
+      summary: "Import a gateway's channels sent as rows",
+      description:
+        "Imports a gateway's `channels` table sent as its column names and rows, as the console and `npm run import:sqlite` read it from the gateway's SQLite file: the same families, limits, mapping, identity and report as an import from a database. At most 5,000 rows and 5 MiB a call; a larger table is sent in several calls whose reports the client adds up (docs/channel-import.md, \"Rows sent by a client\"). The report's `source` has no host, port or database. Unknown fields are ignored.",
+      request: {
+        body: importRowsBodySchema,
+        bodyExample: {
+          columns: ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'],
+          rows: [
+            [1, 1, 'sk-example-key', 1, 'openai-main', '', 'gpt-4o,gpt-4o-mini', 'default'],
+            [2, 14, 'sk-ant-example', 2, 'claude', '', 'claude-3-5-sonnet', 'default,vip'],
+          ],
+          dryRun: true,
+        },
+      },
+      success: {
+        status: 200,
+        description: 'The import report of this call (also for a dry run); no key appears in it',
+        body: proxySuccessBodySchema(importReportSchema),
+        example: {
+          success: true,
+          data: {
+            dryRun: true,
+            source: { host: '', port: 0, database: '', rows: 2, kind: 'oneapi' },
+            rows: { imported: 2, skipped: 0 },
+            channels: { created: 2, updated: 0, unchanged: 0, edited: 0 },
+            items: [],
+            itemsTruncated: false,
+            routes: { total: 3, kept: 3, changed: 0, lost: 0, items: [], itemsTruncated: false, complete: true },
+          },
+        },
+      },
+      errors: [
+        proxyError(
+          400,
+          'Invalid body (a value that is not text, a number or null, a row of the wrong length, a column named twice), a table without a required column, of no known family or of several',
+        ),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(413, 'The body is over 5 MiB or holds more than 5,000 rows: send the table in several calls'),
+        proxyError(
+          504,
+          'The deadline passed; the message says how many channels were written, and sending the same call again completes it',
         ),
         proxyError(500, 'Storing the channels failed after retries; the message says how many were written'),
       ],

@@ -69,6 +69,9 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     scope: 'admin',
     routes: [
       { method: 'POST', path: '/api/channels/import/legacygw', function: 'import-legacygw' },
+      // A channels table sent as rows (read from a SQLite file by the console or the terminal): the same import
+      // function and core, one more source (docs/channel-import.md, "Rows sent by a client").
+      { method: 'POST', path: '/api/channels/import/rows', function: 'import-legacygw' },
       // AI Proxy spells the list `/api/channels/`. API Gateway cannot hold a resource with a trailing slash
       // distinct from `/api/channels`, so the route is `/api/channels` and findRoute ignores one trailing slash
       // (docs/channel-review-api.md, "Paths").

@@ -7,6 +7,7 @@ import { createMetrics } from '#shared/metrics';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { FAMILIES } from './families/index.ts';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
+import { importRows, parseRowsBody } from './import-rows.ts';
 import { measureImport } from './metrics.ts';
 import { importBodySchema } from './schema.ts';
 import { sourceOpener } from './sources.ts';
@@ -31,10 +32,21 @@ const deps: ImportDeps = {
   logger,
 };
 
-/** POST /api/channels/import/legacygw behind the authorizer. */
+/** The path of the rows route; every other route of this function is the DSN import's. */
+export const ROWS_RESOURCE = '/api/channels/import/rows';
+
+/**
+ * POST /api/channels/import/legacygw and POST /api/channels/import/rows behind the authorizer: one function, one
+ * import core, two sources (docs/channel-import.md, "Rows sent by a client").
+ */
 export const handler = adminHandler(
   logger,
   (event) => {
+    if (event.resource === ROWS_RESOURCE) {
+      const body = parseRowsBody(event);
+      const input = { table: body, dryRun: body.dryRun ?? false };
+      return measureImport(metrics, input.dryRun, () => importRows(input, deps));
+    }
     const body = proxyBody(event, importBodySchema);
     const input = { dsn: body.dsn, dryRun: body.dryRun ?? false };
     return measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));

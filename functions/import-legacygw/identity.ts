@@ -17,7 +17,9 @@ function framed(...parts: string[]): string {
 
 /** The id of the channel that legacy row `legacyId` gives for `key`. */
 export function channelId(idKey: Buffer, legacyId: string, key: string): string {
-  return crypto.createHmac('sha256', idKey).update(framed(legacyId, key)).digest('hex');
+  // framed(legacyId, key), spelled out: this runs once per channel.
+  const input = `${Buffer.byteLength(legacyId)}:${legacyId}${Buffer.byteLength(key)}:${key}`;
+  return crypto.createHmac('sha256', idKey).update(input).digest('hex');
 }
 
 // crypto.hash (Node 20.12 and later) digests in one call; createHash stays for older versions. Same bytes.
@@ -34,7 +36,15 @@ export function unkeyedChannelId(provider: string, baseUrl: string, key: string)
   return sha256Hex(framed(provider, baseUrl, key));
 }
 
-/** A digest of what makes two channels interchangeable for routing; in memory only, never stored or shown. */
-export function routingDigest(parts: readonly string[]): string {
-  return sha256Hex(framed(...parts));
+/**
+ * A digest of what makes two channels interchangeable for routing; in memory only, never stored or shown. `row` is
+ * the part every channel of a legacy row shares (JSON text: unambiguous, and spelled by the engine in one call).
+ */
+export function rowRoutingDigest(row: readonly unknown[]): string {
+  return sha256Hex(JSON.stringify(row));
+}
+
+/** The routing digest of one channel of a row: its row's digest (fixed length), its status and its key. */
+export function channelRoutingDigest(rowDigest: string, enabled: boolean, key: string): string {
+  return sha256Hex(`${rowDigest}${enabled ? 'e' : 'd'}${key}`);
 }

@@ -10,6 +10,7 @@ import {
 import { parseDsn } from './dsn.ts';
 import { detectFamily } from './families/detect.ts';
 import type { Family } from './families/family.ts';
+import { unkeyedChannelId } from './identity.ts';
 import type { OpenSource } from './legacy-source.ts';
 import { createRowMapper, type LegacyId, type MappedChannel, type RowOutcome, sameSettings } from './mapping.ts';
 import { type ImportReport, ReportBuilder } from './report.ts';
@@ -150,7 +151,7 @@ export async function importFromSource(
       tableWasEmpty || missing.length === 0
         ? new Map<string, StoredChannel>()
         : await deps.repo.getMany(
-            missing.map((c) => c.unkeyedId),
+            missing.map((c) => unkeyedIdOf(c)),
             { signal },
           );
     const changes: StoredChannel[] = [];
@@ -158,9 +159,9 @@ export async function importFromSource(
     const enabledAfter = new Map<string, boolean>();
     for (const channel of channels) {
       const before = existing.get(channel.id);
-      const old = unkeyed.get(channel.unkeyedId);
+      const old = before === undefined && unkeyed.size > 0 ? unkeyed.get(unkeyedIdOf(channel)) : undefined;
       if (before === undefined && old !== undefined && sameLegacyId(old.source?.legacyId, channel.legacyId)) {
-        unkeyed.delete(channel.unkeyedId);
+        unkeyed.delete(unkeyedIdOf(channel));
         moved.push(old.id);
         const keep = old.editedAt !== undefined;
         if (keep) report.channels.edited += 1;
@@ -362,10 +363,26 @@ function toStored(
   createdAt: string,
   updatedAt: string,
 ): StoredChannel {
-  // The mapped channel is the stored one but for where it came from and when.
-  const { legacyId, unkeyedId: _unkeyedId, ...fields } = channel;
-  const source = { legacyId, host: origin.host, database: origin.database };
-  return { ...fields, models: [...channel.models], source, createdAt, updatedAt };
+  // The mapped channel is the stored one but for where it came from and when (spelled out: once per channel).
+  return {
+    id: channel.id,
+    provider: channel.provider,
+    legacyType: channel.legacyType,
+    name: channel.name,
+    baseUrl: channel.baseUrl,
+    models: [...channel.models],
+    key: channel.key,
+    status: channel.status,
+    ...(channel.settings !== undefined ? { settings: channel.settings } : {}),
+    source: { legacyId: channel.legacyId, host: origin.host, database: origin.database },
+    createdAt,
+    updatedAt,
+  };
+}
+
+/** The id an import before keyed ids gave this channel: worked out only for a channel not found under its own. */
+function unkeyedIdOf(channel: MappedChannel): string {
+  return unkeyedChannelId(channel.provider, channel.baseUrl, channel.key);
 }
 
 /** Settles with `promise`, or rejects with the signal's reason once it aborts (DNS lookups take no signal). */

@@ -232,13 +232,34 @@ function rowPacketBytes(select: readonly ColumnSpec[]): number {
 
 function toSourceRow(raw: Record<string, unknown>, select: readonly ColumnSpec[]): SourceRow {
   const values: Record<string, string | null> = {};
-  const oversize: string[] = [];
-  for (const column of select) {
-    values[column.name] = toText(raw[column.name]);
-    const over = raw[`__over_${column.name}`];
-    if (over === 1 || over === '1' || over === true) oversize.push(column.name);
+  let oversize: string[] | undefined;
+  const flags = overAliases(select);
+  for (let i = 0; i < select.length; i++) {
+    const name = (select[i] as ColumnSpec).name;
+    values[name] = toText(raw[name]);
+    const flag = flags[i];
+    if (flag === undefined) continue;
+    const over = raw[flag];
+    if (over === 1 || over === '1' || over === true) {
+      oversize ??= [];
+      oversize.push(name);
+    }
   }
-  return { values, oversize };
+  return { values, oversize: oversize ?? NONE };
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+// The flag column of each selected column (undefined for one without a byte limit), worked out once per SELECT.
+const aliasesOf = new WeakMap<readonly ColumnSpec[], readonly (string | undefined)[]>();
+function overAliases(select: readonly ColumnSpec[]): readonly (string | undefined)[] {
+  let aliases = aliasesOf.get(select);
+  if (aliases === undefined) {
+    aliases = select.map((c) =>
+      c.kind !== 'integer' && c.prefixChars === undefined && c.maxBytes !== null ? `__over_${c.name}` : undefined,
+    );
+    aliasesOf.set(select, aliases);
+  }
+  return aliases;
 }
 
 // Binary collations and BLOB columns come back as Buffers; a MySQL JSON value parsed by the driver is re-serialised.

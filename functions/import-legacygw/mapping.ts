@@ -1,7 +1,7 @@
 import type { StoredChannel } from '#shared/repositories/channels';
 import type { ChannelSettings } from '#shared/schemas/channel-settings';
 import type { Family, RowValues, SourceRow } from './families/family.ts';
-import { channelId, routingDigest, unkeyedChannelId } from './identity.ts';
+import { channelId, channelRoutingDigest, rowRoutingDigest } from './identity.ts';
 import { LIMITS } from './limits.ts';
 
 /** A legacy row's id: a number for an integer in 1..2^53−1, else the id's text (docs/channel-import.md, "Identity"). */
@@ -10,8 +10,6 @@ export type LegacyId = number | string;
 /** A channel as the import stores it (docs/channel-import.md), before `source` and timestamps are added. */
 export type MappedChannel = Omit<StoredChannel, 'source' | 'createdAt' | 'updatedAt'> & {
   legacyId: LegacyId;
-  /** The id an import before keyed ids gave this channel, to move a channel stored under it. */
-  unkeyedId: string;
 };
 
 /** What a legacy row means for routing: the report's routes are counted from it (docs/channel-import.md, "Routes"). */
@@ -109,8 +107,8 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
 
     const statusOf = (index: number) => (unused.has(index) ? 'disabled' : status);
     // The row's part (models and settings can be tens of KiB) is hashed once, then combined with each key.
-    const rowDigest = routingDigest([entry.provider, baseUrl.value, models.join('\n'), canonicalJson(settings)]);
-    const digests = keys.map((key, index) => routingDigest([rowDigest, statusOf(index), key]));
+    const rowDigest = rowRoutingDigest([entry.provider, baseUrl.value, models, canonicalSettings(settings)]);
+    const digests = keys.map((key, index) => channelRoutingDigest(rowDigest, statusOf(index) === 'enabled', key));
     const earlier = digests.map((d) => seen.get(d));
     const firstEarlier = earlier[0];
     if (firstEarlier !== undefined && earlier.every((e) => e !== undefined)) {
@@ -127,7 +125,6 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
       truncated ||= name.truncated;
       channels.push({
         id: channelId(idKey, legacyIdText, key),
-        unkeyedId: unkeyedChannelId(entry.provider, baseUrl.value, key),
         provider: entry.provider,
         legacyType: type,
         name: name.value,
@@ -175,7 +172,8 @@ function overLimitReason(column: string): string {
 
 function checkModels(models: readonly string[]): string | undefined {
   if (models.length > LIMITS.modelsPerRow) return `more than ${LIMITS.modelsPerRow.toLocaleString('en')} models`;
-  if (models.some((m) => [...m].length > LIMITS.modelNameChars)) {
+  // A name's UTF-16 length bounds its code points from above: only a long one is counted.
+  if (models.some((m) => m.length > LIMITS.modelNameChars && [...m].length > LIMITS.modelNameChars)) {
     return `a model name over ${LIMITS.modelNameChars} characters`;
   }
   return undefined;
@@ -220,24 +218,71 @@ function mapBaseUrl(raw: string | null, defaultBaseUrl: string | null): { value:
 // Counted in code points so a name is never cut inside a surrogate pair.
 function channelName(baseName: string, index: number): { value: string; truncated: boolean } {
   const suffix = index === 0 ? '' : ` #${index + 1}`;
-  const codePoints = [...baseName];
   const room = MAX_NAME_LENGTH - suffix.length;
+  if (baseName.length <= room) return { value: baseName + suffix, truncated: false };
+  const codePoints = [...baseName];
   if (codePoints.length <= room) return { value: baseName + suffix, truncated: false };
   return { value: codePoints.slice(0, room).join('').trimEnd() + suffix, truncated: true };
 }
 
 /** JSON with object keys sorted, so equal settings give equal text whatever order a family built them in. */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
+  return canonical(value) ?? 'null';
 }
 
-/** Settings equal in content, whatever the order of their keys. */
+// JSON.stringify's text with object keys sorted; undefined (and functions) as JSON.stringify leaves them out.
+function canonical(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonical(JSON.parse(JSON.stringify(value)));
+  if (Array.isArray(value)) return `[${value.map((item) => canonical(item) ?? 'null').join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const key of Object.keys(record).sort()) {
+    const text = canonical(record[key]);
+    if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+  }
+  return `{${parts.join(',')}}`;
+}
+
+// A row's settings object is shared by its channels: its text is worked out once while it lives.
+const canonicalText = new WeakMap<object, string>();
+
+/** `canonicalJson` of settings, '{}' for none; the text of a settings object is worked out once. */
+export function canonicalSettings(settings: ChannelSettings | undefined): string {
+  if (settings === undefined) return '{}';
+  let text = canonicalText.get(settings);
+  if (text === undefined) {
+    text = canonicalJson(settings);
+    canonicalText.set(settings, text);
+  }
+  return text;
+}
+
+/** Settings equal in content, whatever the order of their keys (what equal `canonicalJson` texts mean). */
 export function sameSettings(a: ChannelSettings | undefined, b: ChannelSettings | undefined): boolean {
-  return canonicalJson(a ?? {}) === canonicalJson(b ?? {});
+  return sameJson(a ?? {}, b ?? {});
+}
+
+// Equal as JSON: an undefined property counts as absent, as JSON.stringify drops it. Compared in place: a re-import
+// compares every channel it reads back, and building two texts for each was most of its work.
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    return a.every((item, i) => sameJson(item ?? null, b[i] ?? null));
+  }
+  const left = a as Record<string, unknown>;
+  const right = b as Record<string, unknown>;
+  let defined = 0;
+  for (const key in left) {
+    const value = left[key];
+    if (value === undefined) continue;
+    defined += 1;
+    if (!Object.hasOwn(right, key) || !sameJson(value, right[key])) return false;
+  }
+  for (const key in right) if (right[key] !== undefined) defined -= 1;
+  return defined === 0;
 }
 
 /** Values of optional columns the family reads, as the families' helpers expect them. */

@@ -1,3 +1,4 @@
+import { ROWS_PER_CALL } from '#shared/import-rows';
 import * as z from '#shared/zod';
 
 /** The request body of POST /api/channels/import/legacygw (docs/channel-import.md): unknown fields are dropped; a wrong type is a 400, never a 500. */
@@ -9,3 +10,81 @@ export const importBodySchema = z.object({
     .optional(z.boolean({ error: 'dryRun must be true or false' }))
     .register(z.globalRegistry, { description: 'Map and report, write nothing' }),
 });
+
+/** Longest column name a rows call may send (SQLite's names are free; a gateway's are short). */
+export const MAX_COLUMN_NAME_CHARS = 64;
+/** Most columns a rows call may send; the widest gateway table has about 40. */
+export const MAX_ROW_COLUMNS = 200;
+
+const rowCell = z.union([
+  z.string(),
+  z
+    .number()
+    .check(
+      z.refine(
+        (n) => !Number.isInteger(n) || Number.isSafeInteger(n),
+        'an integer beyond 2^53 must be sent as text (as a number it has already lost digits)',
+      ),
+    ),
+  z.null(),
+  z
+    .strictObject({ oversizeBytes: z.int().check(z.minimum(0)) }, { error: 'a value must be text, a number or null' })
+    .register(z.globalRegistry, {
+      description:
+        "A value the client did not read because it is over its reader's cap; the row is skipped as over the column's limit",
+    }),
+]);
+
+/**
+ * The request body of POST /api/channels/import/rows (docs/channel-import.md, "Rows sent by a client"): a `channels`
+ * table's column names and rows, at most ROWS_PER_CALL rows; unknown fields are dropped.
+ */
+export const importRowsBodySchema = z
+  .object({
+    columns: z
+      .array(
+        z
+          .string({ error: 'columns must be an array of column names' })
+          .check(
+            z.minLength(1, 'a column name must not be empty'),
+            z.maxLength(MAX_COLUMN_NAME_CHARS, `a column name must be at most ${MAX_COLUMN_NAME_CHARS} characters`),
+          ),
+        { error: 'columns is required and must be an array of column names' },
+      )
+      .check(
+        z.minLength(1, 'columns must name at least one column'),
+        z.maxLength(MAX_ROW_COLUMNS, `columns may name at most ${MAX_ROW_COLUMNS} columns`),
+      )
+      .register(z.globalRegistry, {
+        description: "The `channels` table's column names, as the gateway's database has them (any case; each once)",
+      }),
+    rows: z
+      .array(z.array(rowCell, { error: 'each row must be an array of values' }), {
+        error: 'rows is required and must be an array of rows',
+      })
+      .check(z.maxLength(ROWS_PER_CALL, `rows may hold at most ${ROWS_PER_CALL} rows a call`))
+      .register(z.globalRegistry, {
+        description:
+          'The rows, each an array of values in the order of `columns`: text, a number, null, or `{"oversizeBytes": n}` for a value left unread as over its limit. An integer beyond 2^53 is sent as text.',
+      }),
+    dryRun: z
+      .optional(z.boolean({ error: 'dryRun must be true or false' }))
+      .register(z.globalRegistry, { description: 'Map and report, write nothing' }),
+  })
+  .check(
+    z.refine(
+      (body) => new Set(body.columns.map((c) => c.toLowerCase())).size === body.columns.length,
+      'columns must name each column once (names are compared case-insensitively)',
+    ),
+    z.superRefine((body, ctx) => {
+      const row = body.rows.findIndex((r) => r.length !== body.columns.length);
+      if (row < 0) return;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['rows', row],
+        input: body.rows[row],
+        message: `every row must hold exactly one value per column (${body.columns.length}); this one holds ${body.rows[row]?.length}`,
+      });
+    }),
+  );
+export type ImportRowsBody = z.infer<typeof importRowsBodySchema>;

@@ -86,7 +86,7 @@ async function fill(documents: DynamoDBDocumentClient, count: number): Promise<v
   for (let id = 1; channels.length < count; id++) {
     const outcome = mapper.raw(legacyRow(id));
     if (outcome.outcome !== 'imported') continue;
-    for (const { legacyId, unkeyedId: _unkeyedId, ...c } of outcome.channels) {
+    for (const { legacyId, ...c } of outcome.channels) {
       channels.push({ ...c, source: { legacyId, host: 'bench', database: 'legacy' }, createdAt: at, updatedAt: at });
     }
   }

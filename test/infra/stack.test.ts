@@ -285,7 +285,7 @@ describe('REST APIs', () => {
       ((stage.Properties as Json).MethodSettings as Json[]).filter((m) => m.ResourcePath !== '/*'),
     );
 
-  it('throttles the import method on its own, 2 requests/s with a burst of 5 by default, apart from the stage', () => {
+  it('throttles both import methods (DSN and rows) on their own, 2 requests/s with a burst of 5 by default, apart from the stage', () => {
     expect(importMethodSettings(template)).toEqual([
       expect.objectContaining({
         HttpMethod: 'POST',
@@ -293,15 +293,35 @@ describe('REST APIs', () => {
         ThrottlingRateLimit: 2,
         ThrottlingBurstLimit: 5,
       }),
+      expect.objectContaining({
+        HttpMethod: 'POST',
+        ResourcePath: '/~1api~1channels~1import~1rows',
+        ThrottlingRateLimit: 2,
+        ThrottlingBurstLimit: 5,
+      }),
     ]);
   });
 
-  it('takes the import method throttle from legacygw.throttling', () => {
+  it('takes the import methods throttle from legacygw.throttling', () => {
     const { template: custom } = synthStack({ legacygw: { throttling: { rateLimit: 0.5, burstLimit: 1 } } });
 
     expect(importMethodSettings(custom)).toEqual([
       expect.objectContaining({ HttpMethod: 'POST', ThrottlingRateLimit: 0.5, ThrottlingBurstLimit: 1 }),
+      expect.objectContaining({ HttpMethod: 'POST', ThrottlingRateLimit: 0.5, ThrottlingBurstLimit: 1 }),
     ]);
+  });
+
+  it('sends the rows import to the import function, behind the authorizer', () => {
+    const resource = Object.entries(template.findResources('AWS::ApiGateway::Resource')).find(
+      ([, r]) => (r.Properties as Json).PathPart === 'rows',
+    );
+    if (resource === undefined) throw new Error('no /api/channels/import/rows resource');
+    const methods = Object.values(template.findResources('AWS::ApiGateway::Method'))
+      .map((m) => m.Properties as Json)
+      .filter((m) => (m.ResourceId as Json).Ref === resource[0]);
+
+    expect(methods).toEqual([expect.objectContaining({ HttpMethod: 'POST', AuthorizationType: 'CUSTOM' })]);
+    expect(JSON.stringify(methods[0]?.Integration)).toContain(id.fn('import-legacygw'));
   });
 
   it('renders exactly the shared gateway responses of each API, in its own envelope', () => {

@@ -134,6 +134,10 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>
   '/api/core/dataset/delete': { query: `id=${UNKNOWN_ID}` },
   '/api/core/dataset/paths': {},
   [PATHS.proxy]: { body: BODIES.proxy },
+  // An empty One API table, previewed: the rows import answers 200 and writes nothing.
+  '/api/channels/import/rows': {
+    body: JSON.stringify({ columns: ['id', 'type', 'key', 'status', 'base_url', 'models'], rows: [], dryRun: true }),
+  },
   '/api/channels': {},
   '/api/channels/batch_delete': { body: '[]' },
   // One path, three methods: GET and DELETE answer 404 for the unknown id, PUT too (its body is valid).

@@ -13,7 +13,7 @@ import { TEST_CHANNEL_ID_KEY } from './channel-ids.ts';
 export type TestRow = { id: number | string } & Record<string, string | number | null | undefined>;
 
 /** A mapped channel as the mapping tests compare it. */
-export type TestChannel = Omit<MappedChannel, 'unkeyedId'>;
+export type TestChannel = MappedChannel;
 
 /** An outcome as the mapping tests compare it. */
 export type TestOutcome =
@@ -58,6 +58,6 @@ function simplify(outcome: RowOutcome): TestOutcome {
     legacyId,
     outcome: 'imported',
     warnings,
-    channels: channels.map(({ unkeyedId: _unkeyedId, ...channel }) => channel),
+    channels,
   };
 }

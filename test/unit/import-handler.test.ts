@@ -73,3 +73,36 @@ describe('import-legacygw handler', () => {
     expect(reply).toEqual({ status: 400, body: { success: false, message: expect.stringMatching(/link-local/) } });
   });
 });
+
+describe('import-legacygw handler on the rows route', () => {
+  const rowsCall = async (body: string, scope: string | null = 'admin') => {
+    const authorizer = scope === null ? null : { scope, teamId: '', tmbId: '', tokenId: 'admin' };
+    const response = await handler(proxyEvent('/api/channels/import/rows', body, authorizer));
+    return { status: response.statusCode, body: JSON.parse(response.body) as Record<string, unknown> };
+  };
+
+  it('answers 401 in the proxy envelope when the caller is not the admin', async () => {
+    const reply = await rowsCall('{"columns":["id"],"rows":[]}', 'dataset');
+
+    expect(reply).toEqual({ status: 401, body: { success: false, message: expect.stringMatching(/admin key/) } });
+  });
+
+  it('answers 413 for a body over 5 MiB before parsing it', async () => {
+    const reply = await rowsCall(`{"columns":["id"],"rows":[],"pad":"${'x'.repeat(5 * 1024 * 1024)}"}`);
+
+    expect(reply).toEqual({
+      status: 413,
+      body: { success: false, message: expect.stringMatching(/at most 5 MiB \(5242880 bytes\)/) },
+    });
+  });
+
+  it('reads a rows body, not a DSN body: a DSN sent there is a 400 naming the missing fields', async () => {
+    const reply = await rowsCall('{"dsn":"u:p@tcp(db:3306)/legacy"}');
+
+    expect(reply).toEqual({
+      status: 400,
+      body: { success: false, message: expect.stringMatching(/columns is required/) },
+    });
+    expect(JSON.stringify(reply.body)).not.toContain('u:p@');
+  });
+});

@@ -90,8 +90,20 @@ const CONFIG_FIELDS: readonly ConfigField[] = [
   'vertex_ai_adc',
 ];
 
+// A row's `config` is read by its keys and its settings: parsed once per row.
+const configs = new WeakMap<RowValues, Config | 'invalid'>();
+
 /** `config` as One API reads it, or `invalid` when it is not a JSON object (One API then reads no field of it). */
 function readConfig(row: RowValues): Config | 'invalid' {
+  let config = configs.get(row);
+  if (config === undefined) {
+    config = parseConfig(row);
+    configs.set(row, config);
+  }
+  return config;
+}
+
+function parseConfig(row: RowValues): Config | 'invalid' {
   const column = jsonColumn(row.config);
   if (column.state === 'empty') return {};
   if (column.state === 'invalid' || !isObject(column.value)) return 'invalid';
@@ -104,9 +116,10 @@ function readConfig(row: RowValues): Config | 'invalid' {
   return config;
 }
 
+/** The row's config (a copy: a caller may fill a field from `other`). */
 function configOf(row: RowValues): Config {
   const config = readConfig(row);
-  return config === 'invalid' ? {} : config;
+  return config === 'invalid' ? {} : { ...config };
 }
 
 // The distributor's backward compatibility: for these types an empty config field falls back to `other`.
