@@ -194,7 +194,7 @@ async function send(
   let sent = 0;
   const rows = readRows(table, fileName);
   try {
-    for (const call of callsOf(columns, rows as Iterable<never>, { dryRun: options.dryRun })) {
+    for (const call of callsOf(columns, rows, { dryRun: options.dryRun })) {
       const landed = reports.length;
       let report: ImportReport;
       try {
