@@ -124,6 +124,35 @@ describe('npm run import:sqlite against the local server', () => {
   }, 120_000);
 });
 
+describe('a row that cannot be sent whole', () => {
+  it('is sent with its largest values as the oversize marker and skipped, and the rest of the table imports', async () => {
+    // Every value within the reader's caps, but quotes double in JSON and again inside the Lambda event: the row
+    // alone would be over 6 MiB of event.
+    const file = join(dir(), 'hostile.db');
+    const quotes = (n: number) => `printf('%.*c', ${n}, '"')`;
+    const wide = ['other', 'model_mapping', 'config', 'system_prompt', 'base_url', 'models', '"group"', 'name'];
+    writeFileSync(
+      file,
+      await sqliteFixtureBytes('oneapi-channels', (d) =>
+        d.exec(
+          `UPDATE channels SET "key" = ${quotes(1024 * 1024)}, ${wide.map((c) => `${c} = ${quotes(64 * 1024)}`).join(', ')} WHERE id = 2`,
+        ),
+      ),
+    );
+    const plain = join(dir(), 'plain.db');
+    await writeSqliteFixture('oneapi-channels', plain);
+    await channels.clear();
+    const expected = JSON.parse((await cli([plain, '--url', server.url, '--dry-run'])).stdout) as ImportReport;
+
+    const run = await cli([file, '--url', server.url, '--dry-run']);
+
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout) as ImportReport;
+    expect(report.rows).toEqual({ imported: expected.rows.imported - 1, skipped: expected.rows.skipped + 1 });
+    expect(report.items).toContainEqual({ legacyId: 2, outcome: 'skipped', reason: 'key over 1 MiB' });
+  }, 120_000);
+});
+
 describe('a table sent in several calls', () => {
   const ROWS = 6_000;
   let big: string;
