@@ -128,6 +128,28 @@ describe('npm run import:sqlite (with a fake proxy)', () => {
     );
   });
 
+  it('says how many calls landed when the key is refused mid-import, and that running it again completes it', async () => {
+    const many = join(dir(), 'many.db');
+    writeFileSync(
+      many,
+      await sqliteFixtureBytes('oneapi-channels', (d) =>
+        d.exec(`WITH RECURSIVE n(i) AS (SELECT 1000 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+                INSERT INTO channels (id, type, "key", status, models) SELECT i, 1, 'sk-many-' || i, 1, 'gpt-4o' FROM n`),
+      ),
+    );
+
+    const result = await run([many, '--url', 'http://proxy.test'], (call) =>
+      call === 1 ? ok() : Response.json({ success: false, message: 'Unauthorized' }, { status: 401 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.calls.map((c) => c.body.rows.length)).toEqual([5_000, 23]);
+    expect(result.stderr.split('\n').at(-1)).toBe(
+      "import:sqlite: the proxy refused the admin key (HTTP 401): set ADMIN_KEY to this proxy's admin key. 1 call landed (5,000 of 5,023 rows) before it; nothing is lost: run the same command again to complete the import (it is idempotent)",
+    );
+    expect(result.stdout).toBe('');
+  });
+
   it.each([
     [['--url', 'http://proxy.test'], 'no file given'],
     [[], 'no file given'],
