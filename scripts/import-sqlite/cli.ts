@@ -285,6 +285,11 @@ function reportFrom(status: number, text: string): ImportReport {
       `the proxy refused the admin key (HTTP ${status}): set ${ADMIN_KEY_VARIABLE} to this proxy's admin key`,
     );
   }
+  if (status === 404) {
+    throw new CliError(
+      `the proxy answered HTTP 404${said === undefined ? '' : `: ${said}`} (--url is the proxy's base URL, without /api: the CLI adds ${ROWS_PATH})`,
+    );
+  }
   if (status !== 200) {
     throw new CliError(`the proxy answered HTTP ${status}${said === undefined ? '' : `: ${said}`}`);
   }

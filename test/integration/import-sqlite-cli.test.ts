@@ -314,6 +314,18 @@ describe('errors, each one line and a non-zero exit', () => {
     expect(`${run.stdout}${run.stderr}`).not.toContain(wrong);
   });
 
+  it('explains a --url that already ends in /api', async () => {
+    const file = join(dir(), 'api-suffix.db');
+    await writeSqliteFixture('oneapi-channels', file);
+
+    const run = await cli([file, '--url', `${server.url}/api`]);
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      "import:sqlite: the proxy answered HTTP 404: No such route (--url is the proxy's base URL, without /api: the CLI adds /api/channels/import/rows)\n",
+    );
+  });
+
   it('says when the proxy cannot be reached', async () => {
     const file = join(dir(), 'unreachable.db');
     await writeSqliteFixture('oneapi-channels', file);

@@ -119,6 +119,18 @@ describe('npm run import:sqlite (with a fake proxy)', () => {
     expect(result.stderr).toBe('import:sqlite: the proxy answered HTTP 429: Too Many Requests');
   });
 
+  it('explains a 404 (a --url that already ends in /api)', async () => {
+    const result = await run([file, '--url', 'http://proxy.test/api'], () =>
+      Response.json({ success: false, message: 'No such route' }, { status: 404 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.calls[0]?.url).toBe('http://proxy.test/api/api/channels/import/rows');
+    expect(result.stderr).toBe(
+      "import:sqlite: the proxy answered HTTP 404: No such route (--url is the proxy's base URL, without /api: the CLI adds /api/channels/import/rows)",
+    );
+  });
+
   it('explains a 200 that carries no import report (a --url that is not the channel proxy)', async () => {
     const result = await run([file, '--url', 'http://proxy.test'], () => new Response('<html>hello</html>'));
 
