@@ -256,6 +256,17 @@ describe('a file that cannot be read', () => {
     );
   });
 
+  it('refuses a channels table of more columns than any gateway has', async () => {
+    const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>
+      db.exec(
+        `DROP TABLE channels; CREATE TABLE channels (id integer, ${Array.from({ length: 1_200 }, (_, i) => `c${i} text`).join(', ')})`,
+      ),
+    );
+    expect(problemOf(() => openChannelsFile(sqlite3, memoryReader(bytes)))).toBe(
+      "too-many-columns: The `channels` table has 1,201 columns (a gateway's has about 40): it is not a One API or New API table",
+    );
+  });
+
   it('refuses a truncated file, naming both sizes', () => {
     const cut = oneApi.slice(0, oneApi.length - 4096);
     expect(problemOf(() => openChannelsFile(sqlite3, memoryReader(cut)))).toBe(

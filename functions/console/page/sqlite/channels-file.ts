@@ -17,7 +17,13 @@ export type { ByteReader } from './byte-reader-vfs.ts';
 export type CellValue = string | number | null | OversizeValue;
 
 /** What went wrong with a file, for callers that act on it (messages are for people). */
-export type SqliteFileProblem = 'not-sqlite' | 'truncated' | 'corrupt' | 'no-channels-table' | 'unreadable';
+export type SqliteFileProblem =
+  | 'not-sqlite'
+  | 'truncated'
+  | 'corrupt'
+  | 'no-channels-table'
+  | 'too-many-columns'
+  | 'unreadable';
 
 /** A file that cannot be read as a gateway's SQLite database; the message says why in one sentence. */
 export class SqliteFileError extends Error {
@@ -53,6 +59,9 @@ export interface ChannelsFile {
 export const READER_CAPS = { key: LIMITS.keyColumnBytes, other: LIMITS.settingsColumnBytes } as const;
 
 const DEFAULT_BATCH = 500;
+// Two result columns per table column, and SQLite returns at most 2,000 (SQLITE_MAX_COLUMN). A gateway's table has
+// about 40; the import takes at most 200.
+const MAX_COLUMNS = 1_000;
 const HEADER_BYTES = 100;
 const MAGIC = 'SQLite format 3\u0000';
 
@@ -80,6 +89,12 @@ export function openChannelsFile(sqlite3: Sqlite3Static, reader: ByteReader): Ch
       throw new SqliteFileError(
         'no-channels-table',
         'The file has no `channels` table: it is not a One API or New API database',
+      );
+    }
+    if (columns.length > MAX_COLUMNS) {
+      throw new SqliteFileError(
+        'too-many-columns',
+        `The \`channels\` table has ${columns.length.toLocaleString('en')} columns (a gateway's has about 40): it is not a One API or New API table`,
       );
     }
     return channelsFile(sqlite3, opened, file, columns, () => read);
