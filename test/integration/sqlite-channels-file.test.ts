@@ -256,6 +256,27 @@ describe('a file that cannot be read', () => {
     );
   });
 
+  it('refuses a channels view, which could run any query of the file', async () => {
+    const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>
+      db.exec('ALTER TABLE channels RENAME TO c; CREATE VIEW Channels AS SELECT * FROM c'),
+    );
+    expect(problemOf(() => openChannelsFile(sqlite3, memoryReader(bytes)))).toBe(
+      "no-channels-table: The file's `channels` is a view, not a table: it is not a One API or New API database",
+    );
+  });
+
+  it('reads a table named in another case, as SQLite names are', async () => {
+    const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>
+      db.exec('ALTER TABLE channels RENAME TO c; ALTER TABLE c RENAME TO CHANNELS'),
+    );
+    const file = openChannelsFile(sqlite3, memoryReader(bytes));
+    try {
+      expect(file.count()).toBe(22);
+    } finally {
+      file.close();
+    }
+  });
+
   it('refuses a channels table of more columns than any gateway has', async () => {
     const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>
       db.exec(

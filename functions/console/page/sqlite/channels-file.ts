@@ -82,8 +82,9 @@ export function openChannelsFile(sqlite3: Sqlite3Static, reader: ByteReader): Ch
   try {
     db = new sqlite3.oo1.DB({ filename: file.name, flags: 'r', vfs: VFS_NAME });
     const opened = db;
-    // Sorting (a table whose id is not its rowid) stays in memory: the VFS opens no temporary files.
-    run(sqlite3, file, () => opened.exec('PRAGMA temp_store = MEMORY'));
+    // Sorting (a table whose id is not its rowid) stays in memory: the VFS opens no temporary files. The file's
+    // schema is not trusted: it may call no function that is not harmless (a generated column, say).
+    run(sqlite3, file, () => opened.exec('PRAGMA temp_store = MEMORY; PRAGMA trusted_schema = OFF'));
     const columns = run(sqlite3, file, () => tableColumns(opened));
     if (columns.length === 0) {
       throw new SqliteFileError(
@@ -177,6 +178,14 @@ function cell(stmt: PreparedStatement, column: number): CellValue {
 
 /** Column names of `channels` (any case), or none when there is no such table. */
 function tableColumns(db: Database): string[] {
+  // A view (or a virtual table) could run any query of the file's choosing each time it is read: only a table is.
+  const kind = db.selectValue("SELECT type FROM sqlite_schema WHERE name = 'channels' COLLATE NOCASE");
+  if (kind !== undefined && kind !== 'table') {
+    throw new SqliteFileError(
+      'no-channels-table',
+      `The file's \`channels\` is a ${String(kind)}, not a table: it is not a One API or New API database`,
+    );
+  }
   const names: string[] = [];
   db.exec({
     sql: "SELECT name FROM pragma_table_info('channels')",
