@@ -18,6 +18,7 @@ export const SQLITE_FIXTURES = [
   'newapi-newest-channels',
   'newapi-channels',
   'newapi-v0-channels',
+  'newapi-upgraded-channels',
 ] as const;
 export type SqliteFixture = (typeof SQLITE_FIXTURES)[number];
 
