@@ -10,7 +10,7 @@ import { loadSqlite } from '../../scripts/import-sqlite/node-file.ts';
  * the same rows by construction.
  */
 
-/** The fixtures that exist in GORM's SQLite form (One API's and New API's: the gateways whose default is SQLite). */
+/** The fixtures that exist in GORM's SQLite form (every family runs on SQLite when no DSN is set). */
 export const SQLITE_FIXTURES = [
   'oneapi-channels',
   'legacygw-channels',
@@ -19,6 +19,8 @@ export const SQLITE_FIXTURES = [
   'newapi-channels',
   'newapi-v0-channels',
   'newapi-upgraded-channels',
+  'onehub-channels',
+  'donehub-channels',
 ] as const;
 export type SqliteFixture = (typeof SQLITE_FIXTURES)[number];
 
