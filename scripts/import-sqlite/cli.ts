@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { basename } from 'node:path';
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import {
   type CellValue,
@@ -57,6 +56,8 @@ class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode = 1,
+    /** Whether sending the same call again can succeed (the network, the proxy's 5xx, a key set right). */
+    readonly retriable = false,
   ) {
     super(message);
   }
@@ -140,7 +141,7 @@ async function importFile(options: Options, io: CliIo): Promise<void> {
     const sqlite3 = await (io.sqlite ?? loadSqlite)();
     const table = openTable(sqlite3, reader, options.file);
     try {
-      const report = await send(table, options, adminKey, io, basename(options.file));
+      const report = await send(table, options, adminKey, io, options.file);
       io.stdout(JSON.stringify(report, null, 2));
       for (const line of summary(report, table.walMode)) io.stderr(line);
       io.stderr(
@@ -202,10 +203,13 @@ async function send(
       } catch (e) {
         if (!(e instanceof CliError) || landed === 0) throw e;
         const calls = `${landed} ${options.dryRun ? 'dry-run ' : ''}call${landed === 1 ? '' : 's'}`;
-        const what = options.dryRun ? `${calls} answered` : `${calls} landed`;
-        throw new CliError(
-          `${e.message}. ${what} (${sent.toLocaleString('en')} of ${total.toLocaleString('en')} rows) before it; nothing is lost: run the same command again to complete the import (it is idempotent)`,
-        );
+        const before = `${calls} ${options.dryRun ? 'answered' : 'landed'} (${sent.toLocaleString('en')} of ${total.toLocaleString('en')} rows) before it`;
+        const next = options.dryRun
+          ? 'nothing was written: run the same command again'
+          : e.retriable
+            ? 'nothing is lost: run the same command again to complete the import (it is idempotent)'
+            : `the rows after row ${sent.toLocaleString('en')} were not imported`;
+        throw new CliError(`${e.message}. ${before}; ${next}`);
       }
       reports.push(report);
       sent += call.rows.length;
@@ -255,7 +259,7 @@ async function post(endpoint: string, call: unknown, adminKey: string, io: CliIo
       });
       text = await response.text();
     } catch (e) {
-      throw new CliError(`cannot reach the proxy at ${new URL(endpoint).origin}: ${networkReason(e)}`);
+      throw new CliError(`cannot reach the proxy at ${new URL(endpoint).origin}: ${networkReason(e)}`, 1, true);
     }
     if (response.status === 429 && attempt < THROTTLE_RETRIES) {
       await sleep(pauseMs(response.headers.get('retry-after'), attempt));
@@ -283,6 +287,8 @@ function reportFrom(status: number, text: string): ImportReport {
   if (status === 401 || status === 403) {
     throw new CliError(
       `the proxy refused the admin key (HTTP ${status}): set ${ADMIN_KEY_VARIABLE} to this proxy's admin key`,
+      1,
+      true,
     );
   }
   if (status === 404) {
@@ -291,7 +297,9 @@ function reportFrom(status: number, text: string): ImportReport {
     );
   }
   if (status !== 200) {
-    throw new CliError(`the proxy answered HTTP ${status}${said === undefined ? '' : `: ${said}`}`);
+    // 429 (after the retries), 5xx and 504 (the deadline; the message says how many channels were written) pass.
+    const retriable = status === 429 || status >= 500;
+    throw new CliError(`the proxy answered HTTP ${status}${said === undefined ? '' : `: ${said}`}`, 1, retriable);
   }
   const data = (body as { success?: unknown; data?: unknown } | undefined)?.data;
   const parsed = importReportSchema.safeParse(data);

@@ -73,6 +73,19 @@ beforeAll(async () => {
   writeFileSync(file, await sqliteFixtureBytes('oneapi-channels'));
 });
 
+/** A One API file of 5,023 rows: two calls. */
+async function manyRows(): Promise<string> {
+  const many = join(dir(), 'many.db');
+  writeFileSync(
+    many,
+    await sqliteFixtureBytes('oneapi-channels', (d) =>
+      d.exec(`WITH RECURSIVE n(i) AS (SELECT 1000 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+              INSERT INTO channels (id, type, "key", status, models) SELECT i, 1, 'sk-many-' || i, 1, 'gpt-4o' FROM n`),
+    ),
+  );
+  return many;
+}
+
 describe('npm run import:sqlite (with a fake proxy)', () => {
   it('sends the table to <url>/api/channels/import/rows with the admin key and prints the report', async () => {
     const result = await run([file, '--url', 'http://proxy.test:3000/'], () => ok());
@@ -141,14 +154,7 @@ describe('npm run import:sqlite (with a fake proxy)', () => {
   });
 
   it('says how many calls landed when the key is refused mid-import, and that running it again completes it', async () => {
-    const many = join(dir(), 'many.db');
-    writeFileSync(
-      many,
-      await sqliteFixtureBytes('oneapi-channels', (d) =>
-        d.exec(`WITH RECURSIVE n(i) AS (SELECT 1000 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
-                INSERT INTO channels (id, type, "key", status, models) SELECT i, 1, 'sk-many-' || i, 1, 'gpt-4o' FROM n`),
-      ),
-    );
+    const many = await manyRows();
 
     const result = await run([many, '--url', 'http://proxy.test'], (call) =>
       call === 1 ? ok() : Response.json({ success: false, message: 'Unauthorized' }, { status: 401 }),
@@ -160,6 +166,34 @@ describe('npm run import:sqlite (with a fake proxy)', () => {
       "import:sqlite: the proxy refused the admin key (HTTP 401): set ADMIN_KEY to this proxy's admin key. 1 call landed (5,000 of 5,023 rows) before it; nothing is lost: run the same command again to complete the import (it is idempotent)",
     );
     expect(result.stdout).toBe('');
+  });
+
+  it('says which rows were not imported when a later call is refused for good (a 400), not to run it again', async () => {
+    const many = await manyRows();
+
+    const result = await run([many, '--url', 'http://proxy.test'], (call) =>
+      call === 1
+        ? ok()
+        : Response.json({ success: false, message: 'rows[3][2]: a value must be text' }, { status: 400 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n').at(-1)).toBe(
+      'import:sqlite: the proxy answered HTTP 400: rows[3][2]: a value must be text. 1 call landed (5,000 of 5,023 rows) before it; the rows after row 5,000 were not imported',
+    );
+  });
+
+  it('says that nothing was written when a dry run fails mid-way', async () => {
+    const many = await manyRows();
+
+    const result = await run([many, '--url', 'http://proxy.test', '--dry-run'], (call) =>
+      call === 1 ? ok(report({ dryRun: true })) : new Response('bad gateway', { status: 502 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n').at(-1)).toBe(
+      'import:sqlite: the proxy answered HTTP 502. 1 dry-run call answered (5,000 of 5,023 rows) before it; nothing was written: run the same command again',
+    );
   });
 
   it.each([

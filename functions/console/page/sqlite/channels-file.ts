@@ -80,7 +80,7 @@ export function openChannelsFile(sqlite3: Sqlite3Static, reader: ByteReader): Ch
   const file = registerFile(sqlite3, counted);
   let db: Database | undefined;
   try {
-    db = new sqlite3.oo1.DB({ filename: file.name, flags: 'r', vfs: VFS_NAME });
+    db = run(sqlite3, file, () => new sqlite3.oo1.DB({ filename: file.name, flags: 'r', vfs: VFS_NAME }));
     const opened = db;
     // Sorting (a table whose id is not its rowid) stays in memory: the VFS opens no temporary files. The file's
     // schema is not trusted: it may call no function that is not harmless (a generated column, say).
