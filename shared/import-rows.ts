@@ -78,8 +78,11 @@ export class RowTooLargeError extends Error {
 /**
  * Groups rows into calls of at most ROWS_PER_CALL rows whose body stays within ROWS_BODY_BYTES and ROWS_EVENT_BYTES,
  * in the order given (send them ordered by id: the import reads a table in id order). Each row is measured once.
- * A table without rows is one call without rows, so the server still checks its columns. Throws RowTooLargeError for
- * a row that fits no call.
+ * A table without rows is one call without rows, so the server still checks its columns. A row that fits no call
+ * even alone (hostile values, each within the reader's cap, whose JSON escaping adds up past the limits) is sent with
+ * its largest texts as the oversize marker, so that one row never blocks the rest: the import skips it naming the
+ * column, or ignores the marker in a column its family does not read. Throws RowTooLargeError only for a row that
+ * fits no call even so.
  */
 export function* callsOf(
   columns: readonly string[],
@@ -95,12 +98,17 @@ export function* callsOf(
   let batch: RowCell[][] = [];
   let size = { ...empty };
   let index = 0;
-  for (const row of rows) {
-    const own = jsonSize(JSON.stringify(row));
+  for (const given of rows) {
+    let row = given;
+    let own = jsonSize(JSON.stringify(row));
     const comma = batch.length === 0 ? 0 : 1;
     const fits = (s: CallSize, extra: number) =>
       s.bytes + own.bytes + extra <= maxBytes && s.eventBytes + own.eventBytes + extra <= maxEventBytes;
-    if (!fits(empty, 0)) throw new RowTooLargeError(index, { bytes: empty.bytes + own.bytes, eventBytes: 0 });
+    if (!fits(empty, 0)) {
+      row = withLargestAsMarkers(row, { bytes: maxBytes - empty.bytes, eventBytes: maxEventBytes - empty.eventBytes });
+      own = jsonSize(JSON.stringify(row));
+      if (!fits(empty, 0)) throw new RowTooLargeError(index, { bytes: empty.bytes + own.bytes, eventBytes: 0 });
+    }
     if (batch.length >= maxRows || !fits(size, comma)) {
       yield make(batch);
       batch = [];
@@ -112,6 +120,35 @@ export function* callsOf(
     index += 1;
   }
   if (batch.length > 0 || index === 0) yield make(batch);
+}
+
+/**
+ * The row with its largest texts (by their size inside the Lambda event) replaced by the oversize marker, largest
+ * first, until the row alone is within `room`. The marker carries the text's UTF-8 size.
+ */
+function withLargestAsMarkers(row: readonly RowCell[], room: CallSize): RowCell[] {
+  const out = [...row];
+  const sizes = out.map((cell) => (typeof cell === 'string' ? jsonSize(JSON.stringify(cell)) : undefined));
+  let total = jsonSize(JSON.stringify(out));
+  const largestFirst = sizes
+    .map((size, i) => ({ size, i }))
+    .filter((c): c is { size: CallSize; i: number } => c.size !== undefined)
+    .sort((a, b) => b.size.eventBytes - a.size.eventBytes);
+  for (const { size, i } of largestFirst) {
+    if (total.bytes <= room.bytes && total.eventBytes <= room.eventBytes) break;
+    const marker: OversizeValue = { oversizeBytes: utf8Bytes(out[i] as string) };
+    const markerSize = jsonSize(JSON.stringify(marker));
+    out[i] = marker;
+    total = {
+      bytes: total.bytes - size.bytes + markerSize.bytes,
+      eventBytes: total.eventBytes - size.eventBytes + markerSize.eventBytes,
+    };
+  }
+  return out;
+}
+
+function utf8Bytes(text: string): number {
+  return jsonSize(text).bytes;
 }
 
 /**

@@ -123,7 +123,7 @@ beforeAll(() => {
     const s3Key = resources[logicalId(stack, stack.functions[name].function)]?.Properties.Code.S3Key ?? '';
     bundles.set(name, join(assembly.directory, `asset.${s3Key.replace(/\.zip$/, '')}`, 'index.mjs'));
   }
-}, 120_000);
+}, 300_000);
 
 afterAll(() => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openChannelsFile } from '#functions/console/page/sqlite/channels-file';
 import { callsOf, sumReports } from '#shared/import-rows';
 import type { ImportReport } from '#shared/schemas/import-report';
-import { type SqliteFixture, writeSqliteFixture } from '#test/support/sqlite-fixtures';
+import { SQLITE_FIXTURES, type SqliteFixture, writeSqliteFixture } from '#test/support/sqlite-fixtures';
 import { useTempDir } from '#test/support/temp-dir';
 import { loadSqlite, openFileReader } from '../../scripts/import-sqlite/node-file.ts';
 import {
@@ -135,7 +135,7 @@ describe('POST /api/channels/import/rows gives what the MariaDB import gives', (
 describe('a SQLite file read as the console and the terminal read it, sent through the rows route', () => {
   const dir = useTempDir('rows-sqlite-');
 
-  it.each<SqliteFixture>(['oneapi-channels', 'newapi-newest-channels'])(
+  it.each<SqliteFixture>(SQLITE_FIXTURES)(
     'imports the GORM SQLite form of %s to the channels of its MySQL form',
     async (name) => {
       const database = await db.createDatabase(undefined, fixture(`${name}.sql`));

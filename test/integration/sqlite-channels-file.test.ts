@@ -256,6 +256,38 @@ describe('a file that cannot be read', () => {
     );
   });
 
+  it('refuses a channels view, which could run any query of the file', async () => {
+    const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>
+      db.exec('ALTER TABLE channels RENAME TO c; CREATE VIEW Channels AS SELECT * FROM c'),
+    );
+    expect(problemOf(() => openChannelsFile(sqlite3, memoryReader(bytes)))).toBe(
+      "no-channels-table: The file's `channels` is a view, not a table: it is not a One API or New API database",
+    );
+  });
+
+  it('reads a table named in another case, as SQLite names are', async () => {
+    const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>
+      db.exec('ALTER TABLE channels RENAME TO c; ALTER TABLE c RENAME TO CHANNELS'),
+    );
+    const file = openChannelsFile(sqlite3, memoryReader(bytes));
+    try {
+      expect(file.count()).toBe(22);
+    } finally {
+      file.close();
+    }
+  });
+
+  it('refuses a channels table of more columns than any gateway has', async () => {
+    const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>
+      db.exec(
+        `DROP TABLE channels; CREATE TABLE channels (id integer, ${Array.from({ length: 1_200 }, (_, i) => `c${i} text`).join(', ')})`,
+      ),
+    );
+    expect(problemOf(() => openChannelsFile(sqlite3, memoryReader(bytes)))).toBe(
+      "too-many-columns: The `channels` table has 1,201 columns (a gateway's has about 40): it is not a One API or New API table",
+    );
+  });
+
   it('refuses a truncated file, naming both sizes', () => {
     const cut = oneApi.slice(0, oneApi.length - 4096);
     expect(problemOf(() => openChannelsFile(sqlite3, memoryReader(cut)))).toBe(

@@ -10,8 +10,19 @@ import { loadSqlite } from '../../scripts/import-sqlite/node-file.ts';
  * the same rows by construction.
  */
 
-/** The fixtures that exist in GORM's SQLite form. */
-export type SqliteFixture = 'oneapi-channels' | 'newapi-newest-channels';
+/** The fixtures that exist in GORM's SQLite form (every family runs on SQLite when no DSN is set). */
+export const SQLITE_FIXTURES = [
+  'oneapi-channels',
+  'legacygw-channels',
+  'legacygw-channels-v05',
+  'newapi-newest-channels',
+  'newapi-channels',
+  'newapi-v0-channels',
+  'newapi-upgraded-channels',
+  'onehub-channels',
+  'donehub-channels',
+] as const;
+export type SqliteFixture = (typeof SQLITE_FIXTURES)[number];
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const AFTER_ROWS = '-- after the rows';

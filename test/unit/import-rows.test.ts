@@ -174,14 +174,54 @@ describe('calls of at most 5,000 rows and 5 MiB', () => {
     expect(jsonSize(JSON.stringify(calls[0])).bytes).toBe(one + 8);
   });
 
-  it('refuses a row that fits no call, naming its position', () => {
+  it('sends a row that fits no call alone with its largest texts as the oversize marker, so it never blocks the rest', () => {
+    // A text of quotes doubles in JSON and doubles again inside the event: 6 MiB of event for 2.4 MiB of text.
+    const quotes = (n: number) => '"'.repeat(n);
+    const wide = ['id', 'key', 'a', 'b', 'c', 'd'];
     const rows: RowCell[][] = [
-      [1, 'x'],
-      [2, 'y'.repeat(ROWS_BODY_BYTES)],
+      [1, 'sk-1', 'a', 'b', 'c', 'd'],
+      [2, quotes(1024 * 1024), quotes(900_000), quotes(700_000), 'small', null],
+      [3, 'sk-3', 'a', 'b', 'c', 'd'],
     ];
 
-    expect(() => [...callsOf(columns, rows, { dryRun: true })]).toThrow(RowTooLargeError);
-    expect(() => [...callsOf(columns, rows, { dryRun: true })]).toThrow(/Row 2 of the channels table is too large/);
+    const calls = [...callsOf(wide, rows, { dryRun: true })];
+
+    expect(calls.map((c) => c.rows.length)).toEqual([3]);
+    // Largest first, and no more than needed: the key, then `a`; `b` fits beside them.
+    const sent = calls[0]?.rows[1]?.map((cell) => (typeof cell === 'string' ? `${cell.length} chars` : cell));
+    expect(sent).toEqual([
+      2,
+      { oversizeBytes: 1024 * 1024 },
+      { oversizeBytes: 900_000 },
+      '700000 chars',
+      '5 chars',
+      null,
+    ]);
+    expect(calls[0]?.rows[0]).toEqual(rows[0]);
+    const size = jsonSize(JSON.stringify(calls[0]));
+    expect(size.bytes).toBeLessThanOrEqual(ROWS_BODY_BYTES);
+    expect(size.eventBytes).toBeLessThanOrEqual(ROWS_EVENT_BYTES);
+  });
+
+  it('gives the marker the text size in bytes of UTF-8', () => {
+    const rows: RowCell[][] = [[1, '\u00e9'.repeat(3 * 1024 * 1024)]];
+
+    const calls = [...callsOf(columns, rows, { dryRun: true })];
+
+    expect(calls[0]?.rows[0]).toEqual([1, { oversizeBytes: 6 * 1024 * 1024 }]);
+  });
+
+  it('refuses a row that fits no call even with markers, naming its position', () => {
+    const rows: RowCell[][] = [
+      [1, 'x'],
+      [2, 'y'.repeat(100)],
+    ];
+    const limits = { bytes: jsonSize(JSON.stringify({ columns, rows: [], dryRun: true })).bytes + 12 };
+
+    expect(() => [...callsOf(columns, rows, { dryRun: true, limits })]).toThrow(RowTooLargeError);
+    expect(() => [...callsOf(columns, rows, { dryRun: true, limits })]).toThrow(
+      /Row 2 of the channels table is too large/,
+    );
   });
 });
 

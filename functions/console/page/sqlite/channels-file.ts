@@ -17,7 +17,13 @@ export type { ByteReader } from './byte-reader-vfs.ts';
 export type CellValue = string | number | null | OversizeValue;
 
 /** What went wrong with a file, for callers that act on it (messages are for people). */
-export type SqliteFileProblem = 'not-sqlite' | 'truncated' | 'corrupt' | 'no-channels-table' | 'unreadable';
+export type SqliteFileProblem =
+  | 'not-sqlite'
+  | 'truncated'
+  | 'corrupt'
+  | 'no-channels-table'
+  | 'too-many-columns'
+  | 'unreadable';
 
 /** A file that cannot be read as a gateway's SQLite database; the message says why in one sentence. */
 export class SqliteFileError extends Error {
@@ -53,6 +59,9 @@ export interface ChannelsFile {
 export const READER_CAPS = { key: LIMITS.keyColumnBytes, other: LIMITS.settingsColumnBytes } as const;
 
 const DEFAULT_BATCH = 500;
+// Two result columns per table column, and SQLite returns at most 2,000 (SQLITE_MAX_COLUMN). A gateway's table has
+// about 40; the import takes at most 200.
+const MAX_COLUMNS = 1_000;
 const HEADER_BYTES = 100;
 const MAGIC = 'SQLite format 3\u0000';
 
@@ -71,15 +80,22 @@ export function openChannelsFile(sqlite3: Sqlite3Static, reader: ByteReader): Ch
   const file = registerFile(sqlite3, counted);
   let db: Database | undefined;
   try {
-    db = new sqlite3.oo1.DB({ filename: file.name, flags: 'r', vfs: VFS_NAME });
+    db = run(sqlite3, file, () => new sqlite3.oo1.DB({ filename: file.name, flags: 'r', vfs: VFS_NAME }));
     const opened = db;
-    // Sorting (a table whose id is not its rowid) stays in memory: the VFS opens no temporary files.
-    run(sqlite3, file, () => opened.exec('PRAGMA temp_store = MEMORY'));
+    // Sorting (a table whose id is not its rowid) stays in memory: the VFS opens no temporary files. The file's
+    // schema is not trusted: it may call no function that is not harmless (a generated column, say).
+    run(sqlite3, file, () => opened.exec('PRAGMA temp_store = MEMORY; PRAGMA trusted_schema = OFF'));
     const columns = run(sqlite3, file, () => tableColumns(opened));
     if (columns.length === 0) {
       throw new SqliteFileError(
         'no-channels-table',
         'The file has no `channels` table: it is not a One API or New API database',
+      );
+    }
+    if (columns.length > MAX_COLUMNS) {
+      throw new SqliteFileError(
+        'too-many-columns',
+        `The \`channels\` table has ${columns.length.toLocaleString('en')} columns (a gateway's has about 40): it is not a One API or New API table`,
       );
     }
     return channelsFile(sqlite3, opened, file, columns, () => read);
@@ -162,6 +178,14 @@ function cell(stmt: PreparedStatement, column: number): CellValue {
 
 /** Column names of `channels` (any case), or none when there is no such table. */
 function tableColumns(db: Database): string[] {
+  // A view (or a virtual table) could run any query of the file's choosing each time it is read: only a table is.
+  const kind = db.selectValue("SELECT type FROM sqlite_schema WHERE name = 'channels' COLLATE NOCASE");
+  if (kind !== undefined && kind !== 'table') {
+    throw new SqliteFileError(
+      'no-channels-table',
+      `The file's \`channels\` is a ${String(kind)}, not a table: it is not a One API or New API database`,
+    );
+  }
   const names: string[] = [];
   db.exec({
     sql: "SELECT name FROM pragma_table_info('channels')",

@@ -1,0 +1,360 @@
+import { statSync } from 'node:fs';
+import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm';
+import {
+  type CellValue,
+  type ChannelsFile,
+  openChannelsFile,
+  SqliteFileError,
+} from '#functions/console/page/sqlite/channels-file';
+import { callsOf, RowTooLargeError, type SummedReport, sumReports } from '#shared/import-rows';
+import { type ImportReport, importReportSchema } from '#shared/schemas/import-report';
+import { type FileByteReader, loadSqlite, openFileReader } from './node-file.ts';
+
+/*
+ * `npm run import:sqlite -- <file.db> --url <proxy_url> [--dry-run]` (docs/channel-import.md, "SQLite files"):
+ * reads the `channels` table of a One API / New API SQLite file where it is and sends its rows, in calls of at most
+ * 5,000 rows and 5 MiB, to POST <proxy_url>/api/channels/import/rows with the admin key from ADMIN_KEY; prints the
+ * summed report as JSON on stdout and a summary for people on stderr.
+ */
+
+export const USAGE = 'usage: npm run import:sqlite -- <file.db> --url <proxy_url> [--dry-run]   (admin key: ADMIN_KEY)';
+
+/** The environment variable the admin key is read from (never an argument: arguments show in `ps` and history). */
+export const ADMIN_KEY_VARIABLE = 'ADMIN_KEY';
+
+export const ROWS_PATH = '/api/channels/import/rows';
+
+// Rows read from the file at a time; callsOf packs them into calls.
+const READ_BATCH = 1_000;
+// A throttled call (429) is tried again after a pause, at most this many times in a row.
+const THROTTLE_RETRIES = 6;
+const THROTTLE_PAUSE_MS = 1_000;
+const MAX_PAUSE_MS = 30_000;
+// Lambda's own limit is 29 s behind API Gateway; a call that hangs longer than this never completes.
+const CALL_TIMEOUT_MS = 60_000;
+
+export interface CliIo {
+  stdout(line: string): void;
+  stderr(line: string): void;
+  env: Readonly<Record<string, string | undefined>>;
+  /** Defaults to the global fetch; tests substitute one. */
+  fetch?: typeof fetch;
+  /** Defaults to setTimeout; tests make pauses instant. */
+  sleep?: (ms: number) => Promise<void>;
+  /** Defaults to the WebAssembly build loaded once per process. */
+  sqlite?: () => Promise<Sqlite3Static>;
+}
+
+interface Options {
+  file: string;
+  url: URL;
+  dryRun: boolean;
+}
+
+/** A failure with the one line the CLI prints for it and its exit code. */
+class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+    /** Whether sending the same call again can succeed (the network, the proxy's 5xx, a key set right). */
+    readonly retriable = false,
+  ) {
+    super(message);
+  }
+}
+
+/** Runs the command; resolves to the process's exit code (0 ok, 1 failed, 2 usage). */
+export async function runImportSqliteCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    const options = parseArgs(argv);
+    if (options === 'help') {
+      io.stdout(USAGE);
+      return 0;
+    }
+    await importFile(options, io);
+    return 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      io.stderr(`import:sqlite: ${e.message}`);
+      return e.exitCode;
+    }
+    // Unexpected: one line, never a stack that could carry request details.
+    io.stderr(`import:sqlite: unexpected failure: ${e instanceof Error ? e.message : String(e)}`);
+    return 1;
+  }
+}
+
+function parseArgs(argv: readonly string[]): Options | 'help' {
+  let file: string | undefined;
+  let url: string | undefined;
+  let dryRun = false;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string;
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--dry-run') dryRun = true;
+    else if (arg === '--url') {
+      url = argv[i + 1];
+      i += 1;
+      if (url === undefined) throw new CliError(`--url needs a value\n${USAGE}`, 2);
+    } else if (arg.startsWith('--url=')) url = arg.slice('--url='.length);
+    else if (arg === '--key' || arg.startsWith('--key=') || arg === '--admin-key' || arg.startsWith('--admin-key=')) {
+      // Never accepted: a key on the command line lands in shell history and in every `ps` listing.
+      throw new CliError(`the admin key is read from ${ADMIN_KEY_VARIABLE} only, never from an argument`, 2);
+    } else if (arg.startsWith('-')) throw new CliError(`unknown option ${arg}\n${USAGE}`, 2);
+    else if (file === undefined) file = arg;
+    else throw new CliError(`one file at a time (got ${file} and ${arg})\n${USAGE}`, 2);
+  }
+  if (file === undefined) throw new CliError(`no file given\n${USAGE}`, 2);
+  if (url === undefined) throw new CliError(`no --url given\n${USAGE}`, 2);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new CliError(`--url is not a URL: ${url}`, 2);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new CliError(`--url must be an http:// or https:// URL (got ${parsed.protocol})`, 2);
+  }
+  if (parsed.username || parsed.password) throw new CliError('--url must not carry credentials', 2);
+  return { file, url: parsed, dryRun };
+}
+
+/** <proxy_url>/api/channels/import/rows, whatever path prefix the proxy URL has (a stage, a trailing slash). */
+export function rowsEndpoint(url: URL): string {
+  const base = new URL(url.href);
+  base.search = '';
+  base.hash = '';
+  base.pathname = `${base.pathname.replace(/\/+$/, '')}${ROWS_PATH}`;
+  return base.href;
+}
+
+async function importFile(options: Options, io: CliIo): Promise<void> {
+  const adminKey = io.env[ADMIN_KEY_VARIABLE]?.trim();
+  if (!adminKey) {
+    throw new CliError(
+      `set ${ADMIN_KEY_VARIABLE} to the proxy's admin key (npm start prints it; locally: jq -r .adminKey .data/credentials.json)`,
+      2,
+    );
+  }
+  const reader = openReader(options.file);
+  try {
+    const sqlite3 = await (io.sqlite ?? loadSqlite)();
+    const table = openTable(sqlite3, reader, options.file);
+    try {
+      const report = await send(table, options, adminKey, io, options.file);
+      io.stdout(JSON.stringify(report, null, 2));
+      for (const line of summary(report, table.walMode)) io.stderr(line);
+      io.stderr(
+        `Read ${table.bytesRead().toLocaleString('en')} bytes of the file (${reader.size.toLocaleString('en')} bytes): its header, schema and channels table only.`,
+      );
+    } finally {
+      table.close();
+    }
+  } finally {
+    reader.close();
+  }
+}
+
+function openReader(file: string): FileByteReader {
+  let isFile: boolean;
+  try {
+    isFile = statSync(file).isFile();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CliError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? 'error'})`);
+  }
+  if (!isFile) throw new CliError(`${file}: not a file`);
+  try {
+    return openFileReader(file);
+  } catch (e) {
+    throw new CliError(`${file}: cannot be opened (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+function openTable(sqlite3: Sqlite3Static, reader: FileByteReader, file: string): ChannelsFile {
+  try {
+    return openChannelsFile(sqlite3, reader);
+  } catch (e) {
+    if (e instanceof SqliteFileError) throw new CliError(`${file}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** Reads the table in id order and sends it call by call; the reports are summed. */
+async function send(
+  table: ChannelsFile,
+  options: Options,
+  adminKey: string,
+  io: CliIo,
+  fileName: string,
+): Promise<SummedReport> {
+  const endpoint = rowsEndpoint(options.url);
+  const total = tableCall(() => table.count(), fileName);
+  const columns = table.columns();
+  const reports: ImportReport[] = [];
+  let sent = 0;
+  const rows = readRows(table, fileName);
+  try {
+    for (const call of callsOf(columns, rows, { dryRun: options.dryRun })) {
+      const landed = reports.length;
+      let report: ImportReport;
+      try {
+        report = await post(endpoint, call, adminKey, io);
+      } catch (e) {
+        if (!(e instanceof CliError) || landed === 0) throw e;
+        const calls = `${landed} ${options.dryRun ? 'dry-run ' : ''}call${landed === 1 ? '' : 's'}`;
+        const before = `${calls} ${options.dryRun ? 'answered' : 'landed'} (${sent.toLocaleString('en')} of ${total.toLocaleString('en')} rows) before it`;
+        const next = options.dryRun
+          ? 'nothing was written: run the same command again'
+          : e.retriable
+            ? 'nothing is lost: run the same command again to complete the import (it is idempotent)'
+            : `the rows after row ${sent.toLocaleString('en')} were not imported`;
+        throw new CliError(`${e.message}. ${before}; ${next}`);
+      }
+      reports.push(report);
+      sent += call.rows.length;
+      io.stderr(
+        `import:sqlite: ${options.dryRun ? 'checked' : 'sent'} ${sent.toLocaleString('en')} of ${total.toLocaleString('en')} rows (call ${reports.length})`,
+      );
+    }
+  } catch (e) {
+    if (e instanceof RowTooLargeError) throw new CliError(`${fileName}: ${e.message}`);
+    throw e;
+  }
+  return sumReports(reports);
+}
+
+function* readRows(table: ChannelsFile, fileName: string): Generator<CellValue[]> {
+  const batches = table.batches(READ_BATCH);
+  while (true) {
+    const next = tableCall(() => batches.next(), fileName);
+    if (next.done) return;
+    yield* next.value;
+  }
+}
+
+function tableCall<T>(call: () => T, fileName: string): T {
+  try {
+    return call();
+  } catch (e) {
+    if (e instanceof SqliteFileError) throw new CliError(`${fileName}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** One call; a throttled one is retried after a pause. Every failure becomes one line without the key. */
+async function post(endpoint: string, call: unknown, adminKey: string, io: CliIo): Promise<ImportReport> {
+  const doFetch = io.fetch ?? fetch;
+  const sleep = io.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const body = JSON.stringify(call);
+  for (let attempt = 0; ; attempt += 1) {
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(endpoint, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
+        body,
+        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+      });
+      text = await response.text();
+    } catch (e) {
+      throw new CliError(`cannot reach the proxy at ${new URL(endpoint).origin}: ${networkReason(e)}`, 1, true);
+    }
+    if (response.status === 429 && attempt < THROTTLE_RETRIES) {
+      await sleep(pauseMs(response.headers.get('retry-after'), attempt));
+      continue;
+    }
+    return reportFrom(response.status, text);
+  }
+}
+
+function pauseMs(retryAfter: string | null, attempt: number): number {
+  const seconds = retryAfter === null ? Number.NaN : Number(retryAfter);
+  const asked = Number.isFinite(seconds) && seconds >= 0 ? seconds * 1_000 : THROTTLE_PAUSE_MS * 2 ** attempt;
+  return Math.min(MAX_PAUSE_MS, asked);
+}
+
+function reportFrom(status: number, text: string): ImportReport {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const message = (body as { message?: unknown } | undefined)?.message;
+  const said = typeof message === 'string' && message !== '' ? message : undefined;
+  if (status === 401 || status === 403) {
+    throw new CliError(
+      `the proxy refused the admin key (HTTP ${status}): set ${ADMIN_KEY_VARIABLE} to this proxy's admin key`,
+      1,
+      true,
+    );
+  }
+  if (status === 404) {
+    throw new CliError(
+      `the proxy answered HTTP 404${said === undefined ? '' : `: ${said}`} (--url is the proxy's base URL, without /api: the CLI adds ${ROWS_PATH})`,
+    );
+  }
+  if (status !== 200) {
+    // 429 (after the retries), 5xx and 504 (the deadline; the message says how many channels were written) pass.
+    const retriable = status === 429 || status >= 500;
+    throw new CliError(`the proxy answered HTTP ${status}${said === undefined ? '' : `: ${said}`}`, 1, retriable);
+  }
+  const data = (body as { success?: unknown; data?: unknown } | undefined)?.data;
+  const parsed = importReportSchema.safeParse(data);
+  if ((body as { success?: unknown } | undefined)?.success !== true || !parsed.success) {
+    throw new CliError('the proxy answered HTTP 200 without an import report: is --url the channel proxy API?');
+  }
+  return parsed.data;
+}
+
+function networkReason(e: unknown): string {
+  if (e instanceof Error && e.name === 'TimeoutError') return `no answer within ${CALL_TIMEOUT_MS / 1_000} s`;
+  const cause = (e as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The report in words: what the import did (or would do), lost routes first. */
+export function summary(report: SummedReport, walMode = false): string[] {
+  const n = (x: number) => x.toLocaleString('en');
+  const lines: string[] = [];
+  const verb = report.dryRun ? 'would be' : 'were';
+  if (report.dryRun) lines.push('Dry run: nothing was written.');
+  const lost = report.routes.items.filter((r) => r.imported === 0);
+  if (report.routes.lost > 0) {
+    const names = lost.slice(0, 20).map((r) => `${r.model} (${r.group})`);
+    const more = report.routes.lost > names.length ? `, and ${n(report.routes.lost - names.length)} more` : '';
+    lines.push(
+      `${n(report.routes.lost)} route${report.routes.lost === 1 ? '' : 's'} ${report.dryRun ? 'would have' : report.routes.lost === 1 ? 'has' : 'have'} no channel after this import: ${names.join(', ')}${more}.`,
+    );
+    if (!report.exact.lost) {
+      lines.push('  (sent in several calls: a route listed as lost may be served by rows of another call)');
+    }
+  } else {
+    lines.push(`No route is lost: every model the enabled rows serve, in every group, still has a channel.`);
+  }
+  if (report.routes.changed > 0) {
+    lines.push(`${n(report.routes.changed)} routes keep fewer channels than the gateway had.`);
+  }
+  lines.push(
+    `${n(report.source.rows)} rows of a ${report.source.kind} table in ${n(report.calls)} call${report.calls === 1 ? '' : 's'}: ${n(report.rows.imported)} imported, ${n(report.rows.skipped)} skipped.`,
+  );
+  const c = report.channels;
+  lines.push(
+    `Channels that ${verb} created: ${n(c.created)}, updated: ${n(c.updated)}, unchanged: ${n(c.unchanged)}, left as edited: ${n(c.edited)}.`,
+  );
+  const skipped = report.items.filter((i) => i.outcome === 'skipped');
+  for (const item of skipped.slice(0, 20)) {
+    if (item.outcome === 'skipped') lines.push(`  skipped row ${item.legacyId}: ${item.reason}`);
+  }
+  if (skipped.length > 20) lines.push(`  ... and ${n(skipped.length - 20)} more skipped rows (see the JSON report)`);
+  if (walMode) {
+    lines.push(
+      'The file was in WAL mode: changes still in its -wal file were not read (stop the gateway, or checkpoint, and run again).',
+    );
+  }
+  return lines;
+}

@@ -1,0 +1,270 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { ImportReport } from '#shared/schemas/import-report';
+import { rowsEndpoint, runImportSqliteCli, summary } from '../../scripts/import-sqlite/cli.ts';
+import { sqliteFixtureBytes } from '../support/sqlite-fixtures.ts';
+import { useTempDir } from '../support/temp-dir.ts';
+
+// The CLI's own logic with a fake proxy (fetch); test/integration/import-sqlite-cli.test.ts runs it against the real one.
+
+const ADMIN_KEY = 'admin-key-that-must-never-be-printed-0123456789';
+
+function report(overrides: Partial<ImportReport> = {}): ImportReport {
+  return {
+    dryRun: false,
+    source: { host: '', port: 0, database: '', rows: 22, kind: 'oneapi' },
+    rows: { imported: 20, skipped: 2 },
+    channels: { created: 21, updated: 0, unchanged: 0, edited: 0 },
+    items: [{ legacyId: 19, outcome: 'skipped', reason: 'unknown legacy channel type 999' }],
+    itemsTruncated: false,
+    routes: {
+      total: 3,
+      kept: 2,
+      changed: 0,
+      lost: 1,
+      items: [{ group: 'default', model: 'm-x', legacy: 1, imported: 0 }],
+      itemsTruncated: false,
+      complete: true,
+    },
+    ...overrides,
+  };
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  calls: { url: string; body: { columns: string[]; rows: unknown[][]; dryRun?: boolean }; authorization: string }[];
+}
+
+async function run(
+  args: string[],
+  answer: (call: number) => Response | Promise<Response>,
+  env: Record<string, string | undefined> = { ADMIN_KEY },
+): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const calls: Run['calls'] = [];
+  const code = await runImportSqliteCli(args, {
+    stdout: (line) => out.push(line),
+    stderr: (line) => err.push(line),
+    env,
+    sleep: async () => {},
+    fetch: async (url, init) => {
+      const headers = new Headers(init?.headers);
+      calls.push({
+        url: String(url),
+        body: JSON.parse(String(init?.body)),
+        authorization: headers.get('authorization') ?? '',
+      });
+      return answer(calls.length);
+    },
+  });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n'), calls };
+}
+
+const ok = (data: ImportReport = report()) => Response.json({ success: true, data });
+
+const dir = useTempDir('import-sqlite-cli-');
+let file: string;
+beforeAll(async () => {
+  file = join(dir(), 'one-api.db');
+  writeFileSync(file, await sqliteFixtureBytes('oneapi-channels'));
+});
+
+/** A One API file of 5,023 rows: two calls. */
+async function manyRows(): Promise<string> {
+  const many = join(dir(), 'many.db');
+  writeFileSync(
+    many,
+    await sqliteFixtureBytes('oneapi-channels', (d) =>
+      d.exec(`WITH RECURSIVE n(i) AS (SELECT 1000 UNION ALL SELECT i + 1 FROM n WHERE i < 6000)
+              INSERT INTO channels (id, type, "key", status, models) SELECT i, 1, 'sk-many-' || i, 1, 'gpt-4o' FROM n`),
+    ),
+  );
+  return many;
+}
+
+describe('npm run import:sqlite (with a fake proxy)', () => {
+  it('sends the table to <url>/api/channels/import/rows with the admin key and prints the report', async () => {
+    const result = await run([file, '--url', 'http://proxy.test:3000/'], () => ok());
+
+    expect(result.code).toBe(0);
+    expect(result.calls).toHaveLength(1);
+    expect(result.calls[0]?.url).toBe('http://proxy.test:3000/api/channels/import/rows');
+    expect(result.calls[0]?.authorization).toBe(`Bearer ${ADMIN_KEY}`);
+    expect(result.calls[0]?.body.rows).toHaveLength(22);
+    expect(result.calls[0]?.body.dryRun).toBe(false);
+    expect(JSON.parse(result.stdout)).toMatchObject({ channels: { created: 21 }, calls: 1 });
+    expect(result.stderr).toContain('sent 22 of 22 rows (call 1)');
+    // Lost routes come first in the summary.
+    expect(result.stderr.split('\n')[1]).toBe('1 route has no channel after this import: m-x (default).');
+    expect(result.stderr).toContain('skipped row 19: unknown legacy channel type 999');
+    expect(`${result.stdout}${result.stderr}`).not.toContain(ADMIN_KEY);
+  });
+
+  it('sends dryRun with --dry-run and says that nothing was written', async () => {
+    const result = await run([file, '--dry-run', `--url=http://proxy.test/prod`], () => ok(report({ dryRun: true })));
+
+    expect(result.code).toBe(0);
+    expect(result.calls[0]?.url).toBe('http://proxy.test/prod/api/channels/import/rows');
+    expect(result.calls[0]?.body.dryRun).toBe(true);
+    expect(result.stderr).toContain('Dry run: nothing was written.');
+    expect(result.stderr).toContain('checked 22 of 22 rows');
+  });
+
+  it('waits and tries a throttled call again', async () => {
+    const result = await run([file, '--url', 'http://proxy.test'], (call) =>
+      call < 3 ? Response.json({ success: false, message: 'Too Many Requests' }, { status: 429 }) : ok(),
+    );
+
+    expect(result.code).toBe(0);
+    expect(result.calls).toHaveLength(3);
+  });
+
+  it('gives up on a proxy that stays throttled, with one line', async () => {
+    const result = await run([file, '--url', 'http://proxy.test'], () =>
+      Response.json({ success: false, message: 'Too Many Requests' }, { status: 429 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('import:sqlite: the proxy answered HTTP 429: Too Many Requests');
+  });
+
+  it('explains a 404 (a --url that already ends in /api)', async () => {
+    const result = await run([file, '--url', 'http://proxy.test/api'], () =>
+      Response.json({ success: false, message: 'No such route' }, { status: 404 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.calls[0]?.url).toBe('http://proxy.test/api/api/channels/import/rows');
+    expect(result.stderr).toBe(
+      "import:sqlite: the proxy answered HTTP 404: No such route (--url is the proxy's base URL, without /api: the CLI adds /api/channels/import/rows)",
+    );
+  });
+
+  it('explains a 200 that carries no import report (a --url that is not the channel proxy)', async () => {
+    const result = await run([file, '--url', 'http://proxy.test'], () => new Response('<html>hello</html>'));
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'import:sqlite: the proxy answered HTTP 200 without an import report: is --url the channel proxy API?',
+    );
+  });
+
+  it('says how many calls landed when the key is refused mid-import, and that running it again completes it', async () => {
+    const many = await manyRows();
+
+    const result = await run([many, '--url', 'http://proxy.test'], (call) =>
+      call === 1 ? ok() : Response.json({ success: false, message: 'Unauthorized' }, { status: 401 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.calls.map((c) => c.body.rows.length)).toEqual([5_000, 23]);
+    expect(result.stderr.split('\n').at(-1)).toBe(
+      "import:sqlite: the proxy refused the admin key (HTTP 401): set ADMIN_KEY to this proxy's admin key. 1 call landed (5,000 of 5,023 rows) before it; nothing is lost: run the same command again to complete the import (it is idempotent)",
+    );
+    expect(result.stdout).toBe('');
+  });
+
+  it('says which rows were not imported when a later call is refused for good (a 400), not to run it again', async () => {
+    const many = await manyRows();
+
+    const result = await run([many, '--url', 'http://proxy.test'], (call) =>
+      call === 1
+        ? ok()
+        : Response.json({ success: false, message: 'rows[3][2]: a value must be text' }, { status: 400 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n').at(-1)).toBe(
+      'import:sqlite: the proxy answered HTTP 400: rows[3][2]: a value must be text. 1 call landed (5,000 of 5,023 rows) before it; the rows after row 5,000 were not imported',
+    );
+  });
+
+  it('says that nothing was written when a dry run fails mid-way', async () => {
+    const many = await manyRows();
+
+    const result = await run([many, '--url', 'http://proxy.test', '--dry-run'], (call) =>
+      call === 1 ? ok(report({ dryRun: true })) : new Response('bad gateway', { status: 502 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr.split('\n').at(-1)).toBe(
+      'import:sqlite: the proxy answered HTTP 502. 1 dry-run call answered (5,000 of 5,023 rows) before it; nothing was written: run the same command again',
+    );
+  });
+
+  it.each([
+    [['--url', 'http://proxy.test'], 'no file given'],
+    [[], 'no file given'],
+    [['x.db'], 'no --url given'],
+    [['x.db', '--url'], '--url needs a value'],
+    [['x.db', '--url', 'ftp://proxy.test'], '--url must be an http:// or https:// URL (got ftp:)'],
+    [['x.db', '--url', 'not a url'], '--url is not a URL: not a url'],
+    [['x.db', '--url', 'http://u:p@proxy.test'], '--url must not carry credentials'],
+    [['x.db', 'y.db', '--url', 'http://proxy.test'], 'one file at a time (got x.db and y.db)'],
+    [['x.db', '--url', 'http://proxy.test', '--force'], 'unknown option --force'],
+    [
+      ['x.db', '--url', 'http://proxy.test', `--key=${ADMIN_KEY}`],
+      'the admin key is read from ADMIN_KEY only, never from an argument',
+    ],
+  ])('refuses the arguments %j with exit code 2', async (args, message) => {
+    const result = await run(args, () => ok());
+
+    expect(result.code).toBe(2);
+    expect(result.stderr.split('\n')[0]).toBe(`import:sqlite: ${message}`);
+    expect(result.calls).toHaveLength(0);
+    expect(result.stderr).not.toContain(ADMIN_KEY);
+  });
+
+  it('refuses to run without ADMIN_KEY, before reading the file', async () => {
+    const result = await run([file, '--url', 'http://proxy.test'], () => ok(), {});
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^import:sqlite: set ADMIN_KEY to the proxy's admin key/);
+    expect(result.calls).toHaveLength(0);
+  });
+
+  it('prints the usage with --help', async () => {
+    const result = await run(['--help'], () => ok());
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^usage: npm run import:sqlite -- <file.db> --url <proxy_url> \[--dry-run\]/);
+  });
+});
+
+describe('the proxy endpoint', () => {
+  it.each([
+    ['http://127.0.0.1:3000', 'http://127.0.0.1:3000/api/channels/import/rows'],
+    [
+      'https://abc.execute-api.eu-west-1.amazonaws.com/prod/',
+      'https://abc.execute-api.eu-west-1.amazonaws.com/prod/api/channels/import/rows',
+    ],
+    ['http://proxy.test/base?x=1#y', 'http://proxy.test/base/api/channels/import/rows'],
+  ])('is %s + /api/channels/import/rows', (url, endpoint) => {
+    expect(rowsEndpoint(new URL(url))).toBe(endpoint);
+  });
+});
+
+describe('the summary', () => {
+  it('says so when no route is lost, and names what the import would do in a dry run', () => {
+    const lines = summary({
+      ...report({
+        dryRun: true,
+        routes: { total: 2, kept: 2, changed: 0, lost: 0, items: [], itemsTruncated: false, complete: true },
+      }),
+      calls: 2,
+      exact: { lost: true, totals: false },
+    });
+
+    expect(lines).toEqual([
+      'Dry run: nothing was written.',
+      'No route is lost: every model the enabled rows serve, in every group, still has a channel.',
+      '22 rows of a oneapi table in 2 calls: 20 imported, 2 skipped.',
+      'Channels that would be created: 21, updated: 0, unchanged: 0, left as edited: 0.',
+      '  skipped row 19: unknown legacy channel type 999',
+    ]);
+  });
+});
