@@ -39,7 +39,9 @@ function loadSqlite(wasmUrl: string): Promise<Sqlite3Static> {
   sqlite ??= (async () => {
     // `Accept` names the binary type so that API Gateway returns the bytes, not their base64 text.
     const response = await fetch(wasmUrl, { headers: { Accept: 'application/wasm' }, credentials: 'omit' });
-    if (!response.ok) throw new Error(`SQLite could not be loaded (HTTP ${response.status}).`);
+    if (!response.ok) {
+      throw new Error(`SQLite could not be loaded (HTTP ${response.status}). Reload the page and try again.`);
+    }
     const wasmBinary = await response.arrayBuffer();
     // Emscripten's module options, which the package's types do not declare: the binary is handed over, so the
     // glue neither fetches it again nor looks for it beside its own (bundled) script.
@@ -84,7 +86,10 @@ self.onmessage = async ({ data }) => {
   try {
     if (data.type === 'open') {
       const sqlite3 = await loadSqlite(data.wasmUrl);
+      // The file opened before is closed first, so a failed open leaves none behind to be sent by mistake.
       table?.close();
+      table = undefined;
+      calls = undefined;
       table = openChannelsFile(sqlite3, fileByteReader(data.file));
       openBytes = table.bytesRead();
       self.postMessage({ type: 'opened', columns: table.columns(), rows: table.count(), walMode: table.walMode });
