@@ -170,6 +170,22 @@ describe('reading a gateway SQLite file', () => {
     }
   });
 
+  it('cuts a name to 65 characters in its SELECT, as the SQL sources do, however long it is', async () => {
+    const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>
+      db.exec(`UPDATE channels SET name = printf('%.*c', ${READER_CAPS.other + 10}, 'é') WHERE id = 1;
+               UPDATE channels SET name = 'short' WHERE id = 2`),
+    );
+    const file = openChannelsFile(sqlite3, memoryReader(bytes));
+    try {
+      const name = file.columns().indexOf('name');
+      const rows = allRows(file);
+      expect(rows[0]?.[name]).toBe('é'.repeat(65));
+      expect(rows[1]?.[name]).toBe('short');
+    } finally {
+      file.close();
+    }
+  });
+
   it('does not read an oversize last column of a row at all', async () => {
     const size = 20 * MiB;
     const bytes = await sqliteFixtureBytes('oneapi-channels', (db) =>

@@ -119,6 +119,9 @@ function channelsFile(
   const select = columns
     .map((column, i) => {
       const c = quote(column);
+      // Cut as the SQL sources cut it (one character more than is kept, so the import can say it truncated), so a
+      // long name imports as it does from MySQL rather than arriving over a cap.
+      if (lower[i] === 'name') return `substr(CAST(${c} AS TEXT), 1, ${LIMITS.nameChars + 1}), NULL`;
       const cap = lower[i] === 'key' ? READER_CAPS.key : READER_CAPS.other;
       return `CASE WHEN octet_length(${c}) > ${cap} THEN NULL ELSE ${c} END, CASE WHEN octet_length(${c}) > ${cap} THEN octet_length(${c}) END`;
     })
