@@ -337,7 +337,10 @@ export function summary(report: SummedReport, walMode = false): string[] {
     lines.push(`No route is lost: every model the enabled rows serve, in every group, still has a channel.`);
   }
   if (report.routes.changed > 0) {
-    lines.push(`${n(report.routes.changed)} routes keep fewer channels than the gateway had.`);
+    const one = report.routes.changed === 1;
+    lines.push(
+      `${n(report.routes.changed)} ${one ? 'route keeps' : 'routes keep'} fewer channels than the gateway had.`,
+    );
   }
   lines.push(
     `${n(report.source.rows)} rows of a ${report.source.kind} table in ${n(report.calls)} call${report.calls === 1 ? '' : 's'}: ${n(report.rows.imported)} imported, ${n(report.rows.skipped)} skipped.`,

@@ -267,4 +267,18 @@ describe('the summary', () => {
       '  skipped row 19: unknown legacy channel type 999',
     ]);
   });
+
+  it('counts changed routes in words that agree with the number', () => {
+    const changed = (n: number) =>
+      summary({
+        ...report({
+          routes: { total: 3, kept: 3 - n, changed: n, lost: 0, items: [], itemsTruncated: false, complete: true },
+        }),
+        calls: 1,
+        exact: { lost: true, totals: true },
+      });
+
+    expect(changed(1)).toContain('1 route keeps fewer channels than the gateway had.');
+    expect(changed(2)).toContain('2 routes keep fewer channels than the gateway had.');
+  });
 });
