@@ -99,7 +99,7 @@ describe('import with a preview', () => {
       .allInnerTexts();
     expect(warnings).toContain('12\tmodel mapping not imported');
     expect(warnings).toContain('16\tno models');
-    expect(await page.getByLabel("DSN of the legacy gateway's MySQL database").inputValue()).toBe('');
+    expect(await page.getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database").inputValue()).toBe('');
     expect(await world.server.countItems('channels')).toBe(0);
     if (SCREENSHOTS) await page.locator('#import-section').screenshot({ path: join(DOCS, 'console-preview.png') });
     expectCleanRun(world, recorder);
@@ -134,7 +134,7 @@ describe('import with a preview', () => {
     const { page, recorder } = await open();
     await signIn(page, world.server.credentials.adminKey);
 
-    await page.getByLabel("DSN of the legacy gateway's MySQL database").fill(`${world.dsn}&allowAllFiles=true`);
+    await page.getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database").fill(`${world.dsn}&allowAllFiles=true`);
     await page.getByRole('button', { name: 'Preview import' }).click();
 
     await expect.poll(() => page.locator('#import-error').textContent()).toMatch(/allowAllFiles/);

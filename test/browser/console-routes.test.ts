@@ -53,7 +53,7 @@ describe('routes in the import preview', () => {
     await page.keyboard.type(world.server.credentials.adminKey);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Channels' }).waitFor();
-    await page.getByLabel("DSN of the legacy gateway's MySQL database").focus();
+    await page.getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database").focus();
     await page.keyboard.type(routesDsn);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Preview: nothing is written yet' }).waitFor();

@@ -68,7 +68,7 @@ export function useConsoleWorld() {
 
 /** Runs the DSN form: the preview (dry run), waiting for its report. */
 export async function previewImport(page: Page, dsn: string): Promise<void> {
-  await page.getByLabel("DSN of the legacy gateway's MySQL database").fill(dsn);
+  await page.getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database").fill(dsn);
   await page.getByRole('button', { name: 'Preview import' }).click();
   await page.getByRole('heading', { name: 'Preview: nothing is written yet' }).waitFor();
 }
