@@ -134,7 +134,9 @@ describe('import with a preview', () => {
     const { page, recorder } = await open();
     await signIn(page, world.server.credentials.adminKey);
 
-    await page.getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database").fill(`${world.dsn}&allowAllFiles=true`);
+    await page
+      .getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database")
+      .fill(`${world.dsn}&allowAllFiles=true`);
     await page.getByRole('button', { name: 'Preview import' }).click();
 
     await expect.poll(() => page.locator('#import-error').textContent()).toMatch(/allowAllFiles/);
