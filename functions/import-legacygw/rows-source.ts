@@ -50,8 +50,8 @@ function toSourceRow(row: readonly RowCell[], select: readonly ColumnSpec[], at:
     const cell = row[at[i] as number] ?? null;
     if (isOversizeValue(cell)) {
       // The client left the value unread as over its reader's cap, which is at least the column's limit: over its
-      // limit, as a database source reports a value it did not fetch. (A `name` is the one difference: SQL cuts a
-      // long name and imports the row; a name left unread, over 64 KiB, skips it.)
+      // limit, as a database source reports a value it did not fetch. (A `name` left unread skips its row; the
+      // SQLite reader cuts names in its SELECT as SQL does, so it never leaves one unread.)
       values[column.name] = null;
       oversize.push(column.name);
       return;
