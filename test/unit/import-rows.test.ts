@@ -91,7 +91,7 @@ describe('the rows source', () => {
         [2, euros(681), 'g'],
         [3, 'https://x', 'g'.repeat(LIMITS.settingsColumnBytes + 1)],
         [4, 'u'.repeat(LIMITS.baseUrlBytes), '😀'.repeat(LIMITS.settingsColumnBytes / 4)],
-        [5, 'u', '😀'.repeat(LIMITS.settingsColumnBytes / 4) + 'x'],
+        [5, 'u', `${'😀'.repeat(LIMITS.settingsColumnBytes / 4)}x`],
       ],
       [spec('id'), spec('base_url'), spec('group')],
     );
