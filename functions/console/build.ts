@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { buildSync, transformSync } from 'esbuild';
+import { type BuildOptions, buildSync, transformSync } from 'esbuild';
 import {
   type AssetManifest,
   CONSOLE_ASSETS_FILE,
@@ -35,8 +35,21 @@ const shortHash = (bytes: Buffer | string) => createHash('sha256').update(bytes)
  * WebAssembly binary, under content-hashed names.
  */
 function buildSqliteAssets(): ConsoleBuild['assets'] {
-  const worker = buildSync({
-    entryPoints: [join(PAGE_DIR, 'sqlite-worker.ts')],
+  // SQLite's glue reads import.meta.url to find its files; the worker hands it the wasm's URL instead.
+  const worker = browserScript('sqlite-worker.ts', { logOverride: { 'empty-import-meta': 'silent' } });
+  const script = Buffer.from(worker, 'utf8');
+  const wasm = readFileSync(createRequire(import.meta.url).resolve('@sqlite.org/sqlite-wasm/sqlite3.wasm'));
+  return new Map([
+    [`sqlite-worker-${shortHash(script)}.js`, { type: 'text/javascript; charset=utf-8', bytes: script }],
+    // Gzipped once here (879 KB → about 400 KB): the browser inflates it, the function and API Gateway carry less.
+    [`sqlite3-${shortHash(wasm)}.wasm`, { type: 'application/wasm', bytes: gzipSync(wasm, { level: 9 }), gzip: true }],
+  ]);
+}
+
+/** One page script bundled for browsers: a minified IIFE of `entry` (under page/) and what it imports. */
+function browserScript(entry: string, options: Pick<BuildOptions, 'define' | 'logOverride'>): string {
+  const result = buildSync({
+    entryPoints: [join(PAGE_DIR, entry)],
     tsconfig: join(PAGE_DIR, 'tsconfig.json'),
     bundle: true,
     minify: true,
@@ -45,17 +58,10 @@ function buildSqliteAssets(): ConsoleBuild['assets'] {
     target: TARGET,
     charset: 'utf8',
     legalComments: 'none',
-    // SQLite's glue reads import.meta.url to find its files; the worker hands it the wasm's URL instead.
-    logOverride: { 'empty-import-meta': 'silent' },
+    ...options,
     write: false,
   });
-  const script = Buffer.from(worker.outputFiles[0]?.text ?? '', 'utf8');
-  const wasm = readFileSync(createRequire(import.meta.url).resolve('@sqlite.org/sqlite-wasm/sqlite3.wasm'));
-  return new Map([
-    [`sqlite-worker-${shortHash(script)}.js`, { type: 'text/javascript; charset=utf-8', bytes: script }],
-    // Gzipped once here (879 KB → about 400 KB): the browser inflates it, the function and API Gateway carry less.
-    [`sqlite3-${shortHash(wasm)}.wasm`, { type: 'application/wasm', bytes: gzipSync(wasm, { level: 9 }), gzip: true }],
-  ]);
+  return result.outputFiles[0]?.text ?? '';
 }
 
 /** Base64 SHA-256 of a text as UTF-8: the form a CSP hash source takes. */
@@ -80,20 +86,7 @@ export function buildConsole(): ConsoleBuild {
     worker: names.find((n) => n.endsWith('.js')),
     wasm: names.find((n) => n.endsWith('.wasm')),
   };
-  const bundle = buildSync({
-    entryPoints: [join(PAGE_DIR, 'main.ts')],
-    tsconfig: join(PAGE_DIR, 'tsconfig.json'),
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    platform: 'browser',
-    target: TARGET,
-    charset: 'utf8',
-    legalComments: 'none',
-    define: { SQLITE_ASSETS: JSON.stringify(sqliteAssets) },
-    write: false,
-  });
-  const script = (bundle.outputFiles[0]?.text ?? '').trim();
+  const script = browserScript('main.ts', { define: { SQLITE_ASSETS: JSON.stringify(sqliteAssets) } }).trim();
   const style = transformSync(readFileSync(join(PAGE_DIR, 'styles.css'), 'utf8'), {
     loader: 'css',
     minify: true,
