@@ -1,23 +1,15 @@
-import { documentClient } from '#shared/clients/dynamodb';
 import { createDatasetEnvSchema, loadConfig } from '#shared/config';
 import { datasetBody, datasetHandler } from '#shared/envelopes/dataset';
-import { newObjectId } from '#shared/ids';
 import { createLogger } from '#shared/logger';
 import { addMetric, BUSINESS_METRICS, createMetrics } from '#shared/metrics';
-import { DynamoDatasetRepository } from '#shared/repositories/datasets';
-import { type CreateDatasetDeps, createDataset } from './create-dataset.ts';
+import { createDataset } from './create-dataset.ts';
+import { createDatasetDeps } from './deps.ts';
 import { createDatasetBodySchema } from './schema.ts';
 
 const config = loadConfig(createDatasetEnvSchema);
 const logger = createLogger('create-dataset', config.LOG_LEVEL);
 const metrics = createMetrics();
-const deps: CreateDatasetDeps = {
-  repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE),
-  catalog: config.MODEL_CATALOG,
-  modelPolicy: config.MODEL_POLICY,
-  now: () => new Date(),
-  newId: () => newObjectId(),
-};
+const deps = createDatasetDeps(config);
 
 /** POST /api/core/dataset/create behind the authorizer. */
 export const handler = datasetHandler(
