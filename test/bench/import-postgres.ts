@@ -3,9 +3,16 @@ import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
 import { startPostgres } from '#test/support/postgres';
 import { bundleFunction } from './bundle.ts';
-import { type Figure, figure, median } from './figures.ts';
-import type { ImportBenchOptions } from './import.ts';
-import { LARGE_IMPORT, RSS_GROWTH, runChild, startEngineHere, THROUGHPUT_RATIO_TARGET } from './import.ts';
+import type { Figure } from './figures.ts';
+import {
+  type ImportBenchOptions,
+  importSide,
+  importTargetFigures,
+  LARGE_IMPORT,
+  rssGrowthFigure,
+  runChild,
+  startEngineHere,
+} from './import.ts';
 import type { ImportRun } from './import-child.ts';
 import { createLegacyPgDatabase } from './legacy-rows.ts';
 
@@ -69,44 +76,9 @@ function figures(
   sizes: readonly number[],
   results: Map<number, Record<(typeof MODES)[number], ImportRun[]>>,
 ): Figure[] {
-  const of = (size: number, mode: (typeof MODES)[number], pick: (r: ImportRun) => number) =>
-    median(results.get(size)![mode].map(pick));
-  const seconds = (size: number, mode: (typeof MODES)[number]) => of(size, mode, (r) => r.ms / 1000);
-  const peakMiB = (size: number, mode: (typeof MODES)[number]) => of(size, mode, (r) => r.maxRssKiB / 1024);
-  const out: Figure[] = [];
-  for (const size of sizes) {
-    const prefix = `import ${size} rows from PostgreSQL`;
-    out.push(
-      figure(`${prefix}: throughput (vs raw)`, size / seconds(size, 'core'), 'rows/s', size / seconds(size, 'raw'), {
-        of: 'ratio',
-        min: THROUGHPUT_RATIO_TARGET,
-      }),
-      figure(
-        `${prefix}: duration (vs raw)`,
-        seconds(size, 'core'),
-        's',
-        seconds(size, 'raw'),
-        size === LARGE_IMPORT.rows ? { of: 'value', max: LARGE_IMPORT.maxSeconds } : undefined,
-      ),
-      figure(
-        `${prefix}: CPU time of the importer (vs raw)`,
-        of(size, 'core', (r) => r.cpuMs / 1000),
-        's',
-        of(size, 'raw', (r) => r.cpuMs / 1000),
-      ),
-      figure(`${prefix}: peak RSS (vs raw)`, peakMiB(size, 'core'), 'MiB', peakMiB(size, 'raw')),
-    );
-  }
-  const small = sizes[0]!;
-  const large = sizes[sizes.length - 1]!;
-  out.push(
-    figure(
-      `import from PostgreSQL: peak RSS ${large} rows (vs ${small} rows)`,
-      peakMiB(large, 'core'),
-      'MiB',
-      peakMiB(small, 'core'),
-      small === RSS_GROWTH.from && large === RSS_GROWTH.to ? { of: 'ratio', max: RSS_GROWTH.max } : undefined,
-    ),
-  );
+  const core = importSide(results, 'core');
+  const raw = importSide(results, 'raw');
+  const out = sizes.flatMap((size) => importTargetFigures(`import ${size} rows from PostgreSQL`, size, core, raw));
+  out.push(rssGrowthFigure('import from PostgreSQL', sizes, core.peakMiB));
   return out;
 }
