@@ -280,6 +280,38 @@ describe('security matrix: credential kind x API x method through the local serv
     expect(pages.size).toBe(1);
   });
 
+  it("serves the console's SQLite worker, the same bytes, to every credential kind on GET only", async () => {
+    const page = await rawRequest(server.url, { method: 'GET', path: '/console', headers: [], body: '' });
+    const worker = /sqlite-worker-[0-9a-f]{16}\.js/.exec(page.body)?.[0];
+    if (worker === undefined) throw new Error('the console page names no SQLite worker');
+    const path = `/console/assets/${worker}`;
+    const actual: string[] = [];
+    const expected: string[] = [];
+    const bodies = new Set<string>();
+    for (const [kind, headers] of credentialKinds()) {
+      for (const method of METHODS) {
+        const reply = await rawRequest(server.url, {
+          method,
+          path,
+          headers: headers.map((a) => ['Authorization', a] as const),
+          body: '',
+        });
+        if (method === 'GET' && reply.status === 200) bodies.add(reply.body);
+        const outcome =
+          reply.status === 200 && reply.body.length > 0
+            ? 'asset'
+            : reply.status === 404 && reply.body === '{"success":false,"message":"No such route"}'
+              ? 'no-route'
+              : `unexpected: ${reply.status} ${reply.body.slice(0, 80)}`;
+        actual.push(`${kind} | ${method} ${path} -> ${outcome}`);
+        expected.push(`${kind} | ${method} ${path} -> ${method === 'GET' ? 'asset' : 'no-route'}`);
+      }
+    }
+
+    expect(actual).toEqual(expected);
+    expect(bodies.size).toBe(1);
+  });
+
   it('serves the public OpenAPI documents alike to every credential kind, and only to GET', async () => {
     // Locally both APIs share one host: a path both have is answered by the one findRoute picks.
     const publicRoutes = Object.values(APIS).flatMap((api) =>
