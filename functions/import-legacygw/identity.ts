@@ -1,4 +1,5 @@
 import * as crypto from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
 
 /*
  * Channel ids (docs/channel-import.md, "Identity"). An id is an HMAC-SHA-256, keyed by the deployment's channel-id
@@ -23,10 +24,13 @@ export function channelId(idKey: Buffer, legacyId: string, key: string): string 
 }
 
 // crypto.hash (Node 20.12 and later) digests in one call; createHash stays for older versions. Same bytes.
-const sha256Hex: (input: string) => string =
+const sha256: (input: string, encoding: 'hex' | 'base64') => string =
   typeof crypto.hash === 'function'
-    ? (input) => crypto.hash('sha256', input, 'hex')
-    : (input) => crypto.createHash('sha256').update(input).digest('hex');
+    ? (input, encoding) => crypto.hash('sha256', input, encoding)
+    : (input, encoding) => crypto.createHash('sha256').update(input).digest(encoding);
+const sha256Hex = (input: string) => sha256(input, 'hex');
+// Digests kept in memory only: base64 is shorter to hold than hex.
+const sha256Base64 = (input: string) => sha256(input, 'base64');
 
 /**
  * The id an import before the keyed ids gave the same channel: sha256 of provider, base URL and key. Read only to
@@ -37,14 +41,31 @@ export function unkeyedChannelId(provider: string, baseUrl: string, key: string)
 }
 
 /**
- * A digest of what makes two channels interchangeable for routing; in memory only, never stored or shown. `row` is
- * the part every channel of a legacy row shares (JSON text: unambiguous, and spelled by the engine in one call).
+ * What makes the channels of one legacy row interchangeable for routing, but for their keys and statuses: provider,
+ * base URL, models and settings, as canonical JSON (unambiguous, the same whatever order the settings' keys were
+ * built in). In memory only, never stored or shown.
  */
-export function rowRoutingDigest(row: readonly unknown[]): string {
-  return sha256Hex(JSON.stringify(row));
+export function rowRoutingText(
+  provider: string,
+  baseUrl: string,
+  models: readonly string[],
+  settings: object | undefined,
+): string {
+  return canonicalJson([provider, baseUrl, models, settings ?? {}]);
 }
 
-/** The routing digest of one channel of a row: its row's digest (fixed length), its status and its key. */
-export function channelRoutingDigest(rowDigest: string, enabled: boolean, key: string): string {
-  return sha256Hex(`${rowDigest}${enabled ? 'e' : 'd'}${key}`);
+/**
+ * The routing digest of each channel of a row: sha256 of the row's routing text (a whole JSON value, so it ends where
+ * its text ends), the channel's status and its key. A row of one key is hashed in one call; the row's part of a row
+ * of several keys (models and settings can be tens of KiB) is hashed once and continued for each key.
+ */
+export function channelRoutingDigests(
+  rowText: string,
+  keys: readonly string[],
+  enabled: (index: number) => boolean,
+): string[] {
+  const tail = (index: number) => `${enabled(index) ? 'e' : 'd'}${keys[index]}`;
+  if (keys.length === 1) return [sha256Base64(rowText + tail(0))];
+  const row = crypto.createHash('sha256').update(rowText);
+  return keys.map((_, index) => row.copy().update(tail(index)).digest('base64'));
 }

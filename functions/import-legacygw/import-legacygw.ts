@@ -60,8 +60,6 @@ const CHUNK_CHANNELS = 100;
 // so memory stays flat whatever the table size (docs/performance.md has the measurements).
 const CHUNKS_IN_FLIGHT = 3;
 
-const NOTHING_STORED: ReadonlyMap<string, ComparedChannel> = new Map();
-
 /** The abort reason at the deadline; turned into DeadlineExceededError with the count written so far. */
 class DeadlineReached extends Error {
   constructor() {
@@ -128,34 +126,67 @@ export async function importFromSource(
   const report = new ReportBuilder();
   const timestamp = deps.now().toISOString();
   const writes = new WriteBehind(CHUNKS_IN_FLIGHT);
-  // Whether each legacy row became at least one enabled channel, for the rows an identical later row collapses into.
-  const served = new Map<LegacyId, boolean>();
+  // The rows that became no enabled channel, for the rows an identical later row collapses into (every other imported
+  // row serves its routes). Few in a real table, so this holds far less than one entry per row.
+  const unserved = new Set<LegacyId>();
 
   // Set once, before the first chunk is classified: whether the table held no channel when this import started.
   let tableWasEmpty = false;
 
   const classifyAndWrite = async (rows: readonly Extract<RowOutcome, { outcome: 'imported' }>[]): Promise<number> => {
-    const channels = rows.flatMap((r) => r.channels);
-    // docs/channel-import.md, "An import into an empty table": every id is then new (the mapper never hands the same
-    // id over twice), so there is nothing to compare and no edit to protect, and the reads are skipped.
-    const existing = tableWasEmpty
-      ? NOTHING_STORED
-      : await deps.repo.getCompared(
-          channels.map((c) => c.id),
-          { signal },
+    const changes: StoredChannel[] = [];
+    const moved: string[] = [];
+    if (tableWasEmpty) {
+      // docs/channel-import.md, "An import into an empty table": every id is then new (the mapper never hands the same
+      // id over twice), so there is nothing to compare and no edit to protect, and the reads are skipped.
+      for (const row of rows) {
+        let isServed = false;
+        for (const channel of row.channels) {
+          changes.push(toStored(channel, origin, timestamp, timestamp));
+          isServed ||= channel.status === 'enabled';
+        }
+        report.channels.created += row.channels.length;
+        rowClassified(row, isServed);
+      }
+    } else {
+      const enabledAfter = await classify(
+        rows.flatMap((r) => r.channels),
+        changes,
+        moved,
+      );
+      for (const row of rows)
+        rowClassified(
+          row,
+          row.channels.some((c) => enabledAfter.get(c.id) === true),
         );
+    }
+    if (dryRun || changes.length === 0) return 0;
+    return deps.repo.putMany(changes, { signal, deletes: moved });
+  };
+  const rowClassified = (row: Extract<RowOutcome, { outcome: 'imported' }>, isServed: boolean) => {
+    if (!isServed) unserved.add(row.legacyId);
+    report.rowServed(row, isServed);
+  };
+  /** Reads what is stored under the channels' ids, counts each channel, and lists what to write; returns each channel's status after. */
+  const classify = async (
+    channels: readonly MappedChannel[],
+    changes: StoredChannel[],
+    moved: string[],
+  ): Promise<Map<string, boolean>> => {
+    const existing = await deps.repo.getCompared(
+      channels.map((c) => c.id),
+      { signal },
+    );
     // docs/channel-import.md, "Moving to keyed ids": a channel not found under its id may be stored under the id an
     // import before keyed ids gave it; it moves to its keyed id with everything an operator edited.
     const missing = channels.filter((c) => !existing.has(c.id));
     const unkeyed =
-      tableWasEmpty || missing.length === 0
+      missing.length === 0
         ? new Map<string, StoredChannel>()
         : await deps.repo.getMany(
             missing.map((c) => unkeyedIdOf(c)),
             { signal },
           );
-    const changes: StoredChannel[] = [];
-    const moved: string[] = [];
     const enabledAfter = new Map<string, boolean>();
     for (const channel of channels) {
       const before = existing.get(channel.id);
@@ -189,13 +220,7 @@ export async function importFromSource(
         enabledAfter.set(channel.id, channel.status === 'enabled');
       }
     }
-    for (const row of rows) {
-      const isServed = row.channels.some((c) => enabledAfter.get(c.id) === true);
-      served.set(row.legacyId, isServed);
-      report.rowServed(row, isServed);
-    }
-    if (dryRun || changes.length === 0) return 0;
-    return deps.repo.putMany(changes, { signal, deletes: moved });
+    return enabledAfter;
   };
   const flush = async (rows: Extract<RowOutcome, { outcome: 'imported' }>[]): Promise<void> => {
     writes.throwIfFailed();
@@ -247,7 +272,7 @@ export async function importFromSource(
     if (signal.aborted) throw new DeadlineExceededError(writes.written, { cause: failure.error });
     throw withWrittenCount(failure.error, writes.written);
   }
-  const result = report.build(dryRun, { ...reportOrigin(origin), kind: kind ?? 'oneapi' }, served);
+  const result = report.build(dryRun, { ...reportOrigin(origin), kind: kind ?? 'oneapi' }, unserved);
   deps.logger.info('Import finished', {
     ...origin,
     kind,
@@ -370,7 +395,8 @@ function toStored(
     legacyType: channel.legacyType,
     name: channel.name,
     baseUrl: channel.baseUrl,
-    models: [...channel.models],
+    // The mapper gave each channel a list of its own.
+    models: channel.models,
     key: channel.key,
     status: channel.status,
     ...(channel.settings !== undefined ? { settings: channel.settings } : {}),

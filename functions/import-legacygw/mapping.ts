@@ -1,7 +1,7 @@
 import type { StoredChannel } from '#shared/repositories/channels';
 import type { ChannelSettings } from '#shared/schemas/channel-settings';
 import type { Family, RowValues, SourceRow } from './families/family.ts';
-import { channelId, channelRoutingDigest, rowRoutingDigest } from './identity.ts';
+import { channelId, channelRoutingDigests, rowRoutingText } from './identity.ts';
 import { LIMITS } from './limits.ts';
 
 /** A legacy row's id: a number for an integer in 1..2^53−1, else the id's text (docs/channel-import.md, "Identity"). */
@@ -64,39 +64,40 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
     const models = splitModels(values.models ?? null);
     const status = values.status?.trim() === '1' && isNull(values.deleted_at) ? 'enabled' : 'disabled';
     const routes: RowRoutes = { group: values.group ?? null, models, enabled: status === 'enabled' };
-    const skip = (reason: string, extra: { identicalTo?: LegacyId } = {}): RowOutcome => ({
-      legacyId,
-      outcome: 'skipped',
-      reason,
-      warnings: [],
-      routes,
-      ...extra,
-    });
 
-    if (legacyIdText === '') return skip('no legacy id');
-    if (!isNull(values.deleted_at)) return skip('deleted in the legacy gateway');
+    if (legacyIdText === '') return skipped(legacyId, routes, 'no legacy id');
+    if (!isNull(values.deleted_at)) return skipped(legacyId, routes, 'deleted in the legacy gateway');
     const over = oversize[0];
-    if (over !== undefined) return skip(overLimitReason(over));
+    if (over !== undefined) return skipped(legacyId, routes, overLimitReason(over));
 
     const typeText = trimOrEmpty(values.type);
     const type = /^-?\d{1,15}$/.test(typeText) ? Number(typeText) : undefined;
     const entry = type === undefined ? undefined : family.types.get(type);
     if (type === undefined || entry === undefined) {
-      return skip(`unknown legacy channel type ${typeText === '' ? 'NULL' : typeText.slice(0, 20)}`);
+      return skipped(
+        legacyId,
+        routes,
+        `unknown legacy channel type ${typeText === '' ? 'NULL' : typeText.slice(0, 20)}`,
+      );
     }
     const rowType = { type, entry };
 
     const modelsProblem = checkModels(models);
-    if (modelsProblem !== undefined) return skip(modelsProblem);
+    if (modelsProblem !== undefined) return skipped(legacyId, routes, modelsProblem);
 
     const keyResult = family.keys(values, rowType);
-    if ('skip' in keyResult) return skip(keyResult.skip);
+    if ('skip' in keyResult) return skipped(legacyId, routes, keyResult.skip);
     const keys = keyResult.keys;
+    if (keys.length === 0) return skipped(legacyId, routes, 'no API key');
+    if (keys.length > LIMITS.keysPerRow) {
+      return skipped(legacyId, routes, `more than ${LIMITS.keysPerRow.toLocaleString('en')} keys`);
+    }
+    if (keys.some((k) => Buffer.byteLength(k) > LIMITS.keyBytes)) {
+      return skipped(legacyId, routes, 'a key over 16 KiB');
+    }
     // Keys the family itself no longer uses (New API's per-key status) become disabled channels: no route is added.
-    const unused = new Set(keyResult.disabled ?? []);
-    if (keys.length === 0) return skip('no API key');
-    if (keys.length > LIMITS.keysPerRow) return skip(`more than ${LIMITS.keysPerRow.toLocaleString('en')} keys`);
-    if (keys.some((k) => Buffer.byteLength(k) > LIMITS.keyBytes)) return skip('a key over 16 KiB');
+    const unused = keyResult.disabled;
+    const statusOf = (index: number) => (unused?.includes(index) ? 'disabled' : status);
 
     const warnings: string[] = [];
     const baseUrl = mapBaseUrl(values.base_url ?? null, entry.defaultBaseUrl);
@@ -105,22 +106,24 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
     if (models.length === 0) warnings.push('no models');
     const { settings, warnings: settingsWarnings } = family.settings(values, rowType);
 
-    const statusOf = (index: number) => (unused.has(index) ? 'disabled' : status);
-    // The row's part (models and settings can be tens of KiB) is hashed once, then combined with each key.
-    const rowDigest = rowRoutingDigest([entry.provider, baseUrl.value, models, canonicalSettings(settings)]);
-    const digests = keys.map((key, index) => channelRoutingDigest(rowDigest, statusOf(index) === 'enabled', key));
+    const rowText = rowRoutingText(entry.provider, baseUrl.value, models, settings);
+    const digests = channelRoutingDigests(rowText, keys, (index) => statusOf(index) === 'enabled');
     const earlier = digests.map((d) => seen.get(d));
     const firstEarlier = earlier[0];
     if (firstEarlier !== undefined && earlier.every((e) => e !== undefined)) {
-      return skip(`identical to legacy channel ${firstEarlier}`, { identicalTo: firstEarlier });
+      return skipped(legacyId, routes, `identical to legacy channel ${firstEarlier}`, firstEarlier);
     }
 
     const baseName = trimOrEmpty(values.name) || `legacy-${legacyIdText}`;
     const channels: MappedChannel[] = [];
     let truncated = false;
-    for (const [index, key] of keys.entries()) {
-      const digest = digests[index];
-      if (digest === undefined || earlier[index] !== undefined) continue;
+    let repeated = false;
+    for (let index = 0; index < keys.length; index++) {
+      const key = keys[index] as string;
+      if (earlier[index] !== undefined) {
+        repeated = true;
+        continue;
+      }
       const name = channelName(baseName, index);
       truncated ||= name.truncated;
       channels.push({
@@ -135,22 +138,28 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
         settings,
         legacyId,
       });
-      seen.set(digest, legacyId);
+      seen.set(digests[index] as string, legacyId);
     }
     if (truncated) warnings.push('name truncated');
 
-    const identicalTo = [...new Set(earlier.filter((e) => e !== undefined))];
-    if (identicalTo.length > 0) {
+    if (repeated) {
+      const identicalTo = [...new Set(earlier.filter((e) => e !== undefined))];
       const count = keys.length - channels.length;
       warnings.push(
         `${count} ${count === 1 ? 'key' : 'keys'} skipped as identical to legacy ${identicalTo.length === 1 ? 'channel' : 'channels'} ${identicalTo.join(', ')}`,
       );
     }
-    warnings.push(...settingsWarnings);
+    for (const warning of settingsWarnings) warnings.push(warning);
     return { legacyId, outcome: 'imported', channels, warnings, routes };
   }
 
   return { map };
+}
+
+function skipped(legacyId: LegacyId, routes: RowRoutes, reason: string, identicalTo?: LegacyId): RowOutcome {
+  const outcome: RowOutcome = { legacyId, outcome: 'skipped', reason, warnings: [], routes };
+  if (identicalTo !== undefined) outcome.identicalTo = identicalTo;
+  return outcome;
 }
 
 /** The legacy id as the report and the stored channel carry it. */
@@ -225,38 +234,7 @@ function channelName(baseName: string, index: number): { value: string; truncate
   return { value: codePoints.slice(0, room).join('').trimEnd() + suffix, truncated: true };
 }
 
-/** JSON with object keys sorted, so equal settings give equal text whatever order a family built them in. */
-export function canonicalJson(value: unknown): string {
-  return canonical(value) ?? 'null';
-}
-
-// JSON.stringify's text with object keys sorted; undefined (and functions) as JSON.stringify leaves them out.
-function canonical(value: unknown): string | undefined {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonical(JSON.parse(JSON.stringify(value)));
-  if (Array.isArray(value)) return `[${value.map((item) => canonical(item) ?? 'null').join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const parts: string[] = [];
-  for (const key of Object.keys(record).sort()) {
-    const text = canonical(record[key]);
-    if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
-  }
-  return `{${parts.join(',')}}`;
-}
-
-// A row's settings object is shared by its channels: its text is worked out once while it lives.
-const canonicalText = new WeakMap<object, string>();
-
-/** `canonicalJson` of settings, '{}' for none; the text of a settings object is worked out once. */
-export function canonicalSettings(settings: ChannelSettings | undefined): string {
-  if (settings === undefined) return '{}';
-  let text = canonicalText.get(settings);
-  if (text === undefined) {
-    text = canonicalJson(settings);
-    canonicalText.set(settings, text);
-  }
-  return text;
-}
+export { canonicalJson } from './canonical-json.ts';
 
 /** Settings equal in content, whatever the order of their keys (what equal `canonicalJson` texts mean). */
 export function sameSettings(a: ChannelSettings | undefined, b: ChannelSettings | undefined): boolean {

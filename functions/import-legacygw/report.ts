@@ -51,9 +51,11 @@ export class ReportBuilder {
   build(
     dryRun: boolean,
     source: { host: string; port: number; database: string; kind: SourceKind },
-    served: ReadonlyMap<LegacyId, boolean> = new Map(),
+    unserved: ReadonlySet<LegacyId>,
   ): ImportReport {
-    for (const row of this.collapsed) this.routes.add(row.routes, served.get(row.identicalTo) === true);
+    // A row collapses only into an imported row, and every imported row is classified by now: it serves its routes
+    // unless it is among those that became no enabled channel.
+    for (const row of this.collapsed) this.routes.add(row.routes, !unserved.has(row.identicalTo));
     this.collapsed.length = 0;
     const { kind, ...origin } = source;
     return {

@@ -55,6 +55,8 @@ export interface RouteRow {
 interface RouteCount {
   legacy: number;
   imported: number;
+  /** The last row counted (the tally's count of rows added), so a row counts once. */
+  lastRow: number;
 }
 
 /**
@@ -66,6 +68,7 @@ export class RouteTally {
   private readonly routes = new Map<string, Map<string, RouteCount>>();
   private tracked = 0;
   private complete = true;
+  private rowsAdded = 0;
 
   /**
    * Adds one legacy row. `served`: the import turns this row into at least one enabled channel (imported, updated,
@@ -73,10 +76,13 @@ export class RouteTally {
    */
   add(row: RouteRow, served: boolean): void {
     if (!row.enabled) return;
-    const models = new Set(row.models.map(boundedName));
-    for (const group of new Set(row.groups.map(boundedName))) {
+    // A row counts once per route, even when it names a group or model twice (or two long names cut to one).
+    const stamp = ++this.rowsAdded;
+    for (const groupName of row.groups) {
+      const group = boundedName(groupName);
       let byModel = this.routes.get(group);
-      for (const model of models) {
+      for (const modelName of row.models) {
+        const model = boundedName(modelName);
         let count = byModel?.get(model);
         if (count === undefined) {
           if (this.tracked >= MAX_TRACKED_ROUTES) {
@@ -87,10 +93,12 @@ export class RouteTally {
             byModel = new Map();
             this.routes.set(group, byModel);
           }
-          count = { legacy: 0, imported: 0 };
+          count = { legacy: 0, imported: 0, lastRow: 0 };
           byModel.set(model, count);
           this.tracked += 1;
         }
+        if (count.lastRow === stamp) continue;
+        count.lastRow = stamp;
         count.legacy += 1;
         if (served) count.imported += 1;
       }

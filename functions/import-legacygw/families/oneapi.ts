@@ -90,31 +90,40 @@ const CONFIG_FIELDS: readonly ConfigField[] = [
   'vertex_ai_adc',
 ];
 
+// What One API's editor saves when no field is set: every field an empty string. Recognised without parsing (anchored,
+// and linear: each part is followed by a character the next part cannot start with); anything else is parsed.
+const ALL_EMPTY_CONFIG =
+  /^\{[ \t\n\r]*(?:"[a-z_]{1,32}"[ \t\n\r]*:[ \t\n\r]*""[ \t\n\r]*(?:,[ \t\n\r]*"[a-z_]{1,32}"[ \t\n\r]*:[ \t\n\r]*""[ \t\n\r]*){0,31})?\}$/;
+
 // A row's `config` is read by its keys and its settings: parsed once per row.
 const configs = new WeakMap<RowValues, Config | 'invalid'>();
 
 /** `config` as One API reads it, or `invalid` when it is not a JSON object (One API then reads no field of it). */
 function readConfig(row: RowValues): Config | 'invalid' {
+  const value = row.config;
+  if (value === null || value === undefined || ALL_EMPTY_CONFIG.test(value)) return NO_CONFIG;
   let config = configs.get(row);
   if (config === undefined) {
-    config = parseConfig(row);
+    config = parseConfig(value);
     configs.set(row, config);
   }
   return config;
 }
 
-function parseConfig(row: RowValues): Config | 'invalid' {
-  const column = jsonColumn(row.config);
-  if (column.state === 'empty') return {};
+function parseConfig(value: string): Config | 'invalid' {
+  const column = jsonColumn(value);
+  if (column.state === 'empty') return NO_CONFIG;
   if (column.state === 'invalid' || !isObject(column.value)) return 'invalid';
   const config: Config = {};
   for (const field of CONFIG_FIELDS) {
-    const value = column.value[field];
+    const fieldValue = column.value[field];
     // Go's decoder fails on a non-string value for a string field and leaves the field empty; so does this.
-    if (typeof value === 'string' && value.trim() !== '') config[field] = value.trim();
+    if (typeof fieldValue === 'string' && fieldValue.trim() !== '') config[field] = fieldValue.trim();
   }
   return config;
 }
+
+const NO_CONFIG: Config = Object.freeze({});
 
 /** The row's config (a copy: a caller may fill a field from `other`). */
 function configOf(row: RowValues): Config {
