@@ -24,13 +24,14 @@ export function channelId(idKey: Buffer, legacyId: string, key: string): string 
 }
 
 // crypto.hash (Node 20.12 and later) digests in one call; createHash stays for older versions. Same bytes.
-const sha256: (input: string, encoding: 'hex' | 'base64') => string =
+const sha256Hex: (input: string) => string =
   typeof crypto.hash === 'function'
-    ? (input, encoding) => crypto.hash('sha256', input, encoding)
-    : (input, encoding) => crypto.createHash('sha256').update(input).digest(encoding);
-const sha256Hex = (input: string) => sha256(input, 'hex');
-// Digests kept in memory only: base64 is shorter to hold than hex.
-const sha256Base64 = (input: string) => sha256(input, 'base64');
+    ? (input) => crypto.hash('sha256', input, 'hex')
+    : (input) => crypto.createHash('sha256').update(input).digest('hex');
+const sha256Bytes: (input: string) => Buffer =
+  typeof crypto.hash === 'function'
+    ? (input) => crypto.hash('sha256', input, 'buffer')
+    : (input) => crypto.createHash('sha256').update(input).digest();
 
 /**
  * The id an import before the keyed ids gave the same channel: sha256 of provider, base URL and key. Read only to
@@ -57,7 +58,9 @@ export function rowRoutingText(
 /**
  * The routing digest of each channel of a row: sha256 of the row's routing text (a whole JSON value, so it ends where
  * its text ends), the channel's status and its key. A row of one key is hashed in one call; the row's part of a row
- * of several keys (models and settings can be tens of KiB) is hashed once and continued for each key.
+ * of several keys (models and settings can be tens of KiB) is hashed once and continued for each key. The mapper
+ * holds one digest per channel until the import ends, so each is its first 128 bits as a 16-character string: no two
+ * channels of any table share one by chance, and making two share one would take about 2^64 hashes.
  */
 export function channelRoutingDigests(
   rowText: string,
@@ -65,7 +68,13 @@ export function channelRoutingDigests(
   enabled: (index: number) => boolean,
 ): string[] {
   const tail = (index: number) => `${enabled(index) ? 'e' : 'd'}${keys[index]}`;
-  if (keys.length === 1) return [sha256Base64(rowText + tail(0))];
+  if (keys.length === 1) return [held(sha256Bytes(rowText + tail(0)))];
   const row = crypto.createHash('sha256').update(rowText);
-  return keys.map((_, index) => row.copy().update(tail(index)).digest('base64'));
+  return keys.map((_, index) => held(row.copy().update(tail(index)).digest()));
 }
+
+// A fresh 16-character one-byte string of the digest's first 16 bytes (a slice of a longer string would keep it alive).
+function held(digest: Buffer): string {
+  return digest.toString('latin1', 0, ROUTING_DIGEST_BYTES);
+}
+const ROUTING_DIGEST_BYTES = 16;

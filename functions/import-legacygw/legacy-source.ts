@@ -32,7 +32,7 @@ const ROW_BUFFER_BYTES = 48 * 1024 * 1024;
 // A value's text can grow on its way out: OCTET_LENGTH counts the column's own character set, the connection speaks
 // utf8mb4 (a latin1 byte becomes at most 3 bytes).
 const CHARSET_GROWTH = 3;
-// Integers as text, and a flag per bounded column; the length prefix of each value.
+// Integers as text; the length prefix of each value.
 const SMALL_VALUE_BYTES = 64;
 const VALUE_OVERHEAD_BYTES = 9;
 
@@ -112,7 +112,7 @@ class MySqlLegacySource implements RowSource {
   async *rows(select: readonly ColumnSpec[], limit: number): AsyncGenerator<SourceRow> {
     // LIMIT keeps the read bounded even if rows appear after the count (e.g. a snapshot-less engine). The ORDER BY
     // names the table's column: the bare name would be the text alias, which sorts "12" before "2".
-    const sql = `SELECT ${select.map(selectExpression).join(', ')} FROM \`channels\` ORDER BY \`channels\`.\`id\` LIMIT ${limit + 1}`;
+    const sql = `SELECT ${selectList(select)} FROM \`channels\` ORDER BY \`channels\`.\`id\` LIMIT ${limit + 1}`;
     this.throwIfFailed();
     const rowBytes = rowPacketBytes(select);
     // A row is one packet (chain): anything longer than the largest row the SELECT can return is refused from its
@@ -201,12 +201,31 @@ function delay(ms: number): Promise<void> {
 }
 
 const quote = (name: string) => `\`${name.replaceAll('`', '``')}\``;
-const overAlias = (name: string) => quote(`__over_${name}`);
+// The one column listing the columns over their limit; no selected column is named like it (they are the families').
+const OVER_ALIAS = '__over';
 
 /**
- * The SELECT expression(s) of one column (docs/channel-import.md, "Limits"): integers as text, so an id above 2^53
- * survives; a bounded value only when its octet length is within the limit, with a flag saying it was over, so a
- * value over the limit never crosses the network; a name cut to one character more than is kept.
+ * The SELECT list (docs/channel-import.md, "Limits"): each column's expression, then one column naming by position
+ * the columns whose value was over its limit (as the PostgreSQL source does): one short text instead of a flag per
+ * column for the driver to parse.
+ */
+function selectList(select: readonly ColumnSpec[]): string {
+  const flags = select.flatMap((column, at) => {
+    if (!isBounded(column)) return [];
+    return [`IF(OCTET_LENGTH(${quote(column.name)}) > ${column.maxBytes}, '${at}', NULL)`];
+  });
+  const over = flags.length > 0 ? `CONCAT_WS(',', ${flags.join(', ')})` : "''";
+  return [...select.map(selectExpression), `${over} AS ${quote(OVER_ALIAS)}`].join(', ');
+}
+
+function isBounded(column: ColumnSpec): column is ColumnSpec & { maxBytes: number } {
+  return column.kind !== 'integer' && column.prefixChars === undefined && column.maxBytes !== null;
+}
+
+/**
+ * The SELECT expression of one column: integers as text, so an id above 2^53 survives; a bounded value only when its
+ * octet length is within the limit, so a value over the limit never crosses the network; a name cut to one character
+ * more than is kept.
  */
 function selectExpression(column: ColumnSpec): string {
   const c = quote(column.name);
@@ -214,53 +233,40 @@ function selectExpression(column: ColumnSpec): string {
   if (column.prefixChars !== undefined) return `LEFT(${c}, ${column.prefixChars + 1}) AS ${c}`;
   const value = column.kind === 'json' ? `CAST(${c} AS CHAR)` : c;
   if (column.maxBytes === null) return `${value} AS ${c}`;
-  const n = column.maxBytes;
-  return `CASE WHEN OCTET_LENGTH(${c}) <= ${n} THEN ${value} END AS ${c}, (OCTET_LENGTH(${c}) > ${n}) AS ${overAlias(column.name)}`;
+  return `CASE WHEN OCTET_LENGTH(${c}) <= ${column.maxBytes} THEN ${value} END AS ${c}`;
 }
 
 /** The longest row packet `select`'s SELECT can produce from an honest server. */
 function rowPacketBytes(select: readonly ColumnSpec[]): number {
-  let bytes = VALUE_OVERHEAD_BYTES;
+  // The over column: each position in decimal and a comma.
+  let bytes = 2 * VALUE_OVERHEAD_BYTES + select.length * 5;
   for (const column of select) {
     if (column.kind === 'integer') bytes += VALUE_OVERHEAD_BYTES + SMALL_VALUE_BYTES;
     else if (column.prefixChars !== undefined) bytes += VALUE_OVERHEAD_BYTES + (column.prefixChars + 1) * 4;
     else if (column.maxBytes === null) bytes += VALUE_OVERHEAD_BYTES + SMALL_PACKET_BYTES;
-    else bytes += 2 * VALUE_OVERHEAD_BYTES + SMALL_VALUE_BYTES + column.maxBytes * CHARSET_GROWTH;
+    else bytes += VALUE_OVERHEAD_BYTES + column.maxBytes * CHARSET_GROWTH;
   }
   return bytes;
 }
 
 function toSourceRow(raw: Record<string, unknown>, select: readonly ColumnSpec[]): SourceRow {
   const values: Record<string, string | null> = {};
-  let oversize: string[] | undefined;
-  const flags = overAliases(select);
   for (let i = 0; i < select.length; i++) {
     const name = (select[i] as ColumnSpec).name;
     values[name] = toText(raw[name]);
-    const flag = flags[i];
-    if (flag === undefined) continue;
-    const over = raw[flag];
-    if (over === 1 || over === '1' || over === true) {
-      oversize ??= [];
-      oversize.push(name);
-    }
   }
-  return { values, oversize: oversize ?? NONE };
+  const over = toText(raw[OVER_ALIAS]);
+  if (over === null || over === '') return { values, oversize: NONE };
+  // Positions of bounded columns only: anything else a server sends there names no column.
+  const oversize: string[] = [];
+  for (const at of over.split(',')) {
+    const column = select[Number(at)];
+    if (column !== undefined && isBounded(column) && !oversize.includes(column.name)) oversize.push(column.name);
+  }
+  return { values, oversize: oversize.length > 0 ? oversize : NONE };
 }
 
 const NONE: readonly string[] = Object.freeze([]);
-// The flag column of each selected column (undefined for one without a byte limit), worked out once per SELECT.
-const aliasesOf = new WeakMap<readonly ColumnSpec[], readonly (string | undefined)[]>();
-function overAliases(select: readonly ColumnSpec[]): readonly (string | undefined)[] {
-  let aliases = aliasesOf.get(select);
-  if (aliases === undefined) {
-    aliases = select.map((c) =>
-      c.kind !== 'integer' && c.prefixChars === undefined && c.maxBytes !== null ? `__over_${c.name}` : undefined,
-    );
-    aliasesOf.set(select, aliases);
-  }
-  return aliases;
-}
 
 // Binary collations and BLOB columns come back as Buffers; a MySQL JSON value parsed by the driver is re-serialised.
 function toText(value: unknown): string | null {

@@ -146,6 +146,43 @@ describe('a hostile MySQL server', () => {
     }
   });
 
+  it('listing positions that name no bounded column as over their limit changes nothing: only a real position skips a row', async () => {
+    const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group', 'config'];
+    const values: Record<string, string> = {
+      type: '1',
+      key: 'sk-hostile-over-column-0123456789',
+      status: '1',
+      name: 'hostile',
+      base_url: '',
+      models: 'gpt-4o',
+      group: 'default',
+      config: '',
+    };
+    const fake = await startFakeMySql({
+      kind: 'rows',
+      columns,
+      count: 2,
+      row: (names, index) =>
+        names.map((name) => {
+          if (name === 'id') return String(index + 1);
+          if (name !== '__over') return name === 'key' ? `${values.key}-${index}` : (values[name] ?? '');
+          // Row 1: garbage, an integer column's position and out-of-range positions. Row 2: the key's position too.
+          const garbage = `abc,,-1,999,${names.indexOf('id')},1e3`;
+          return index === 0 ? garbage : `${garbage},${names.indexOf('key')}`;
+        }),
+    });
+    const table = await dynamo.createChannelsTable();
+    try {
+      const result = await runImport(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
+
+      expect(result.ok && result.report.rows).toEqual({ imported: 1, skipped: 1 });
+      expect(result.ok && result.report.items).toEqual([{ legacyId: 2, outcome: 'skipped', reason: 'key over 1 MiB' }]);
+      expect(await dynamo.scan(table)).toHaveLength(1);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('sending a 300 MB field is refused from its packet headers: a 502, nothing written, the field never buffered', async () => {
     const bytes = 300 * 1024 * 1024;
     const fake = await startFakeMySql({

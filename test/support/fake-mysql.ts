@@ -23,13 +23,20 @@ export interface FakeMySql {
 /**
  * `huge-row` lets the client in, answers the import's metadata queries for a `channels` table of `columns` (one row),
  * and answers the SELECT of the rows with a row whose first value says it is `bytes` long, sent as a chain of
- * 16 MiB packets for as long as the client reads.
+ * 16 MiB packets for as long as the client reads. `rows` answers the metadata the same way and the SELECT with
+ * `count` rows that `row` builds from the SELECT's column names (whatever a server chooses to send in them).
  */
 export type FakeMySqlBehaviour =
   | { kind: 'silent' }
   | { kind: 'local-infile'; path: string }
   | { kind: 'clear-password' }
-  | { kind: 'huge-row'; bytes: number; columns: readonly string[] };
+  | { kind: 'huge-row'; bytes: number; columns: readonly string[] }
+  | {
+      kind: 'rows';
+      columns: readonly string[];
+      count: number;
+      row: (names: readonly string[], index: number) => readonly string[];
+    };
 
 /**
  * A fake MySQL server on a random loopback port. `silent` accepts connections and never speaks;
@@ -62,7 +69,7 @@ export async function startFakeMySql(behaviour: FakeMySqlBehaviour): Promise<Fak
         clientFlags.push(payload.readUInt32LE(0));
         socket.write(packet(seq + 1, OK));
         stage = 'query';
-      } else if (stage === 'query' && behaviour.kind === 'huge-row') {
+      } else if (stage === 'query' && (behaviour.kind === 'huge-row' || behaviour.kind === 'rows')) {
         if (payload[0] !== COM_QUERY) return;
         const sql = payload.subarray(1).toString('utf8');
         if (/^\s*(START|SET|ROLLBACK|COMMIT)/i.test(sql)) socket.write(packet(seq + 1, OK));
@@ -74,8 +81,14 @@ export async function startFakeMySql(behaviour: FakeMySqlBehaviour): Promise<Fak
               behaviour.columns.map((c) => [c]),
             ),
           );
-        } else if (/COUNT\(\*\)/i.test(sql)) socket.write(resultSet(seq + 1, ['n'], [['1']]));
-        else {
+        } else if (/COUNT\(\*\)/i.test(sql)) {
+          const count = behaviour.kind === 'rows' ? behaviour.count : 1;
+          socket.write(resultSet(seq + 1, ['n'], [[String(count)]]));
+        } else if (behaviour.kind === 'rows') {
+          const names = [...sql.matchAll(/ AS `([^`]+)`/g)].map((m) => m[1] as string);
+          const rows = Array.from({ length: behaviour.count }, (_, index) => behaviour.row(names, index));
+          socket.write(resultSet(seq + 1, names, rows));
+        } else {
           stage = 'done';
           const names = [...sql.matchAll(/ AS `([^`]+)`/g)].map((m) => m[1] as string);
           streamHugeRow(socket, seq + 1, names, behaviour.bytes, (n) => {
