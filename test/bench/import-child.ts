@@ -7,7 +7,10 @@
  * - `raw-read`: the same, but each chunk of 100 rows is first read back with one BatchGetItem of its keys,
  *   projected as the import projects its read: the floor that a read-before-write imposes;
  * - `raw-reread`: over the table `raw` just filled, the same SELECT with each chunk read back and nothing written:
- *   the raw counterpart of a re-run of an unchanged import.
+ *   the raw counterpart of a re-run of an unchanged import;
+ * - `dry`: the core as a dry run into an empty table: the SELECT, mapping, identity, classification and report, with
+ *   nothing read back or written (the import's own work, apart from its writes);
+ * - `raw-select`: the raw SELECT alone, each chunk dropped: the floor of `dry`.
  * Input comes from the environment (the DSN carries a password, so never on the command line);
  * prints one JSON line `ImportRun`.
  */
@@ -78,12 +81,12 @@ const dsn = required('BENCH_DSN');
 const maxRows = Number(required('BENCH_MAX_ROWS'));
 
 /** The import's core; `items` counts what it handed the repository to write (a re-run of the same rows: none). */
-async function runCore(): Promise<{ rows: number; items: number; readIds: number }> {
+async function runCore(dryRun = false): Promise<{ rows: number; items: number; readIds: number }> {
   const repository = new ChannelRepository(documentClient, table);
   let items = 0;
   let readIds = 0;
   const report = await importLegacyGw(
-    { dsn, dryRun: false },
+    { dsn, dryRun },
     {
       openSource,
       repo: {
@@ -317,8 +320,21 @@ const peakRssKiB = peakRssMeter();
 const startRssKiB = Math.round(process.memoryUsage().rss / 1024);
 const cpuBefore = process.cpuUsage();
 const started = performance.now();
-const run = { core: runCore, raw: runRaw, 'raw-read': runRawWithRead, 'raw-reread': runRawReread }[mode];
-if (run === undefined) throw new Error(`BENCH_MODE ${mode} is not core, raw, raw-read or raw-reread`);
+/** The raw SELECT alone: every row streamed and dropped. */
+async function runRawSelect(): Promise<{ rows: number; items: number; readIds: number }> {
+  const rows = await streamChunks(READ_CHUNK, async () => {});
+  return { rows, items: 0, readIds: 0 };
+}
+
+const run = {
+  core: () => runCore(),
+  dry: () => runCore(true),
+  raw: runRaw,
+  'raw-read': runRawWithRead,
+  'raw-reread': runRawReread,
+  'raw-select': runRawSelect,
+}[mode];
+if (run === undefined) throw new Error(`BENCH_MODE ${mode} is not core, dry, raw, raw-read, raw-reread or raw-select`);
 const { rows, items, readIds } = await run();
 const ms = performance.now() - started;
 const cpu = process.cpuUsage(cpuBefore);

@@ -32,10 +32,19 @@ export interface ImportBenchOptions {
  * one unrelated channel, so every chunk is read before it is written. `rerun`: the core again over the table its own
  * run just filled, from the same unchanged rows. `raw-read`: the raw baseline plus one projected BatchGetItem of each
  * chunk's keys before its writes (the floor a read-before-write imposes). `raw-reread`: the raw SELECT again over the
- * table its own run just filled, each chunk read back, nothing written (the raw counterpart of `rerun`).
+ * table its own run just filled, each chunk read back, nothing written (the raw counterpart of `rerun`). `dry`: the
+ * core as a dry run into an empty table, and `raw-select`: the raw SELECT alone: the import's own work without its
+ * writes, against its floor.
  */
-export type Mode = 'core' | 'read-path' | 'raw' | 'raw-read' | 'rerun' | 'raw-reread';
-const ALTERNATED: readonly Exclude<Mode, 'rerun' | 'raw-reread'>[] = ['core', 'raw', 'read-path', 'raw-read'];
+export type Mode = 'core' | 'read-path' | 'raw' | 'raw-read' | 'rerun' | 'raw-reread' | 'dry' | 'raw-select';
+const ALTERNATED: readonly Exclude<Mode, 'rerun' | 'raw-reread'>[] = [
+  'core',
+  'raw',
+  'read-path',
+  'raw-read',
+  'dry',
+  'raw-select',
+];
 /** What `read-path` finds in its table: no generated row maps to it, so it changes no outcome. */
 const UNRELATED_CHANNEL = {
   id: { S: 'bench-unrelated-channel' },
@@ -75,6 +84,8 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
         'raw-read': [],
         rerun: [],
         'raw-reread': [],
+        dry: [],
+        'raw-select': [],
       };
       for (let round = 0; round < options.rounds; round++) {
         // The order turns each round, so drift in machine load does not favour one side.
@@ -109,8 +120,11 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
             if (mode === 'read-path') {
               await client.send(new PutItemCommand({ TableName: table, Item: UNRELATED_CHANNEL }));
             }
-            // The core starts on an empty table, so it reads nothing back (docs/channel-import.md).
-            await measure(mode, { items: size, readIds: mode === 'core' || mode === 'raw' ? 0 : size });
+            // The core starts on an empty table, so it reads nothing back (docs/channel-import.md); a dry run and the
+            // bare SELECT write nothing.
+            const writes = mode === 'dry' || mode === 'raw-select' ? 0 : size;
+            const reads = mode === 'read-path' || mode === 'raw-read' ? size : 0;
+            await measure(mode, { items: writes, readIds: reads });
             // The same rows again over what the first import wrote: every channel read, unchanged, nothing written.
             if (mode === 'core') await measure('rerun', { items: 0, readIds: size });
             if (mode === 'raw') await measure('raw-reread', { items: 0, readIds: size });
@@ -158,6 +172,7 @@ function importFigures(sizes: readonly number[], results: Map<number, Record<Mod
   const seconds = (size: number, mode: Mode) => of(size, mode, (r) => r.ms / 1000);
   const peakMiB = (size: number, mode: Mode) => of(size, mode, (r) => r.maxRssKiB / 1024);
   const engineSeconds = (size: number, mode: Mode) => of(size, mode, (r) => r.engineCpuMs / 1000);
+  const cpuSeconds = (size: number, mode: Mode) => of(size, mode, (r) => r.cpuMs / 1000);
   const figures: Figure[] = [];
   const core = importSide(results, 'core');
   const raw = importSide(results, 'raw');
@@ -203,6 +218,20 @@ function importFigures(sizes: readonly number[], results: Map<number, Record<Mod
         seconds(size, 'rerun'),
         's',
         seconds(size, 'raw-reread'),
+      ),
+      // The import's own work apart from its writes (mapping, identity, classification, report), against the SELECT
+      // that feeds it: where the importer's CPU over the raw baseline's goes when it is not the writes.
+      figure(
+        `${prefix}: a dry run, nothing written: CPU time of the importer (vs the raw SELECT alone)`,
+        cpuSeconds(size, 'dry'),
+        's',
+        cpuSeconds(size, 'raw-select'),
+      ),
+      figure(
+        `${prefix}: a dry run, nothing written: duration (vs the import)`,
+        seconds(size, 'dry'),
+        's',
+        seconds(size, 'core'),
       ),
       // The child checks that the re-run handed nothing to the repository to write.
       figure(
