@@ -149,16 +149,12 @@ export async function importFromSource(
         rowClassified(row, isServed);
       }
     } else {
-      const enabledAfter = await classify(
-        rows.flatMap((r) => r.channels),
-        changes,
-        moved,
-      );
-      for (const row of rows)
-        rowClassified(
-          row,
-          row.channels.some((c) => enabledAfter.get(c.id) === true),
-        );
+      const channels = rows.flatMap((r) => r.channels);
+      const enabledAfter = await classify(channels, changes, moved);
+      for (const row of rows) {
+        const isServed = row.channels.some((c) => enabledAfter.get(c.id) === true);
+        rowClassified(row, isServed);
+      }
     }
     if (dryRun || changes.length === 0) return 0;
     return deps.repo.putMany(changes, { signal, deletes: moved });
@@ -167,7 +163,8 @@ export async function importFromSource(
     if (!isServed) unserved.add(row.legacyId);
     report.rowServed(row, isServed);
   };
-  /** Reads what is stored under the channels' ids, counts each channel, and lists what to write; returns each channel's status after. */
+  // Reads what is stored under the channels' ids, counts each channel and lists what to write; returns whether each
+  // channel is enabled after the import.
   const classify = async (
     channels: readonly MappedChannel[],
     changes: StoredChannel[],
