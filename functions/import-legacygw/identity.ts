@@ -24,11 +24,7 @@ export function channelId(idKey: Buffer, legacyId: string, key: string): string 
 }
 
 // crypto.hash (Node 20.12 and later) digests in one call; createHash stays for older versions. Same bytes.
-const sha256Hex: (input: string) => string =
-  typeof crypto.hash === 'function'
-    ? (input) => crypto.hash('sha256', input, 'hex')
-    : (input) => crypto.createHash('sha256').update(input).digest('hex');
-const sha256Bytes: (input: string) => Buffer =
+const sha256: (input: string) => Buffer =
   typeof crypto.hash === 'function'
     ? (input) => crypto.hash('sha256', input, 'buffer')
     : (input) => crypto.createHash('sha256').update(input).digest();
@@ -38,7 +34,7 @@ const sha256Bytes: (input: string) => Buffer =
  * move such a channel to its keyed id (docs/channel-import.md, "Moving to keyed ids"); never written.
  */
 export function unkeyedChannelId(provider: string, baseUrl: string, key: string): string {
-  return sha256Hex(framed(provider, baseUrl, key));
+  return sha256(framed(provider, baseUrl, key)).toString('hex');
 }
 
 /**
@@ -68,7 +64,7 @@ export function channelRoutingDigests(
   enabled: (index: number) => boolean,
 ): string[] {
   const tail = (index: number) => `${enabled(index) ? 'e' : 'd'}${keys[index]}`;
-  if (keys.length === 1) return [held(sha256Bytes(rowText + tail(0)))];
+  if (keys.length === 1) return [held(sha256(rowText + tail(0)))];
   const row = crypto.createHash('sha256').update(rowText);
   return keys.map((_, index) => held(row.copy().update(tail(index)).digest()));
 }

@@ -126,8 +126,8 @@ export async function importFromSource(
   const report = new ReportBuilder();
   const timestamp = deps.now().toISOString();
   const writes = new WriteBehind(CHUNKS_IN_FLIGHT);
-  // The rows that became no enabled channel, for the rows an identical later row collapses into (every other imported
-  // row serves its routes). Few in a real table, so this holds far less than one entry per row.
+  // The imported rows that became no enabled channel (disabled ones, mostly), for the rows an identical later row
+  // collapses into: every other imported row serves its routes, so only these need remembering.
   const unserved = new Set<LegacyId>();
 
   // Set once, before the first chunk is classified: whether the table held no channel when this import started.

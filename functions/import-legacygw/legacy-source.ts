@@ -4,6 +4,7 @@ import { rewriteDriverError } from './driver-errors.ts';
 import type { MySqlDsn, ParsedDsn } from './dsn.ts';
 import type { ColumnSpec, SourceRow } from './families/family.ts';
 import { connect, type Link, SMALL_PACKET_BYTES, type TrustOptions, trustedCas } from './legacy-connection.ts';
+import { hasByteLimit, overLimitColumns } from './limits.ts';
 import type { RowSource } from './source.ts';
 import type { ResolvedTarget } from './target.ts';
 
@@ -210,16 +211,11 @@ const OVER_ALIAS = '__over';
  * column for the driver to parse.
  */
 function selectList(select: readonly ColumnSpec[]): string {
-  const flags = select.flatMap((column, at) => {
-    if (!isBounded(column)) return [];
-    return [`IF(OCTET_LENGTH(${quote(column.name)}) > ${column.maxBytes}, '${at}', NULL)`];
-  });
+  const flags = select.flatMap((column, at) =>
+    hasByteLimit(column) ? [`IF(OCTET_LENGTH(${quote(column.name)}) > ${column.maxBytes}, '${at}', NULL)`] : [],
+  );
   const over = flags.length > 0 ? `CONCAT_WS(',', ${flags.join(', ')})` : "''";
   return [...select.map(selectExpression), `${over} AS ${quote(OVER_ALIAS)}`].join(', ');
-}
-
-function isBounded(column: ColumnSpec): column is ColumnSpec & { maxBytes: number } {
-  return column.kind !== 'integer' && column.prefixChars === undefined && column.maxBytes !== null;
 }
 
 /**
@@ -255,18 +251,19 @@ function toSourceRow(raw: Record<string, unknown>, select: readonly ColumnSpec[]
     const name = (select[i] as ColumnSpec).name;
     values[name] = toText(raw[name]);
   }
-  const over = toText(raw[OVER_ALIAS]);
-  if (over === null || over === '') return { values, oversize: NONE };
-  // Positions of bounded columns only: anything else a server sends there names no column.
-  const oversize: string[] = [];
-  for (const at of over.split(',')) {
-    const column = select[Number(at)];
-    if (column !== undefined && isBounded(column) && !oversize.includes(column.name)) oversize.push(column.name);
-  }
-  return { values, oversize: oversize.length > 0 ? oversize : NONE };
+  return { values, oversize: overLimitColumns(toText(raw[OVER_ALIAS]), select, boundedPositions(select)) };
 }
 
-const NONE: readonly string[] = Object.freeze([]);
+// The positions `selectList` bounds, worked out once per SELECT.
+const boundedOf = new WeakMap<readonly ColumnSpec[], ReadonlySet<number>>();
+function boundedPositions(select: readonly ColumnSpec[]): ReadonlySet<number> {
+  let bounded = boundedOf.get(select);
+  if (bounded === undefined) {
+    bounded = new Set(select.flatMap((column, at) => (hasByteLimit(column) ? [at] : [])));
+    boundedOf.set(select, bounded);
+  }
+  return bounded;
+}
 
 // Binary collations and BLOB columns come back as Buffers; a MySQL JSON value parsed by the driver is re-serialised.
 function toText(value: unknown): string | null {

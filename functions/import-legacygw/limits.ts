@@ -51,3 +51,30 @@ export function settingsColumn(name: string, kind: 'text' | 'json' = 'text'): Co
 export function integerColumn(name: string): ColumnSpec {
   return { name, kind: 'integer', maxBytes: null };
 }
+
+/** A column whose SELECT returns its value only within `maxBytes` (not an integer, not cut to a prefix). */
+export function hasByteLimit(column: ColumnSpec): column is ColumnSpec & { maxBytes: number } {
+  return column.kind !== 'integer' && column.prefixChars === undefined && column.maxBytes !== null;
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * The columns a SQL source's listing column names as over their limit: positions in `select`, in decimal, separated by
+ * commas (empty or NULL: none). Only positions the SELECT bounded (`bounded`) count, each once: anything else a server
+ * sends there names no column.
+ */
+export function overLimitColumns(
+  listed: string | null,
+  select: readonly ColumnSpec[],
+  bounded: ReadonlySet<number>,
+): readonly string[] {
+  if (listed === null || listed === '') return NONE;
+  const names: string[] = [];
+  for (const part of listed.split(',')) {
+    const at = /^\d{1,4}$/.test(part) ? Number(part) : -1;
+    const column = bounded.has(at) ? select[at] : undefined;
+    if (column !== undefined && !names.includes(column.name)) names.push(column.name);
+  }
+  return names.length > 0 ? names : NONE;
+}

@@ -3,6 +3,7 @@ import type Cursor from 'pg-cursor';
 import type { PostgresDsn } from './dsn.ts';
 import type { ColumnSpec, SourceRow } from './families/family.ts';
 import { type TrustOptions, trustedCas } from './legacy-connection.ts';
+import { overLimitColumns } from './limits.ts';
 import { PgTimeout, rewritePgError } from './pg-errors.ts';
 import { PgWire, SMALL_WIRE_LIMITS } from './pg-wire.ts';
 import type { RowSource, SourceOrigin } from './source.ts';
@@ -227,6 +228,7 @@ class PgSource implements RowSource {
     const inner: string[] = [];
     const outer: string[] = [];
     const over: string[] = [];
+    const bounded = new Set<number>();
     let rowBytes = ROW_OVERHEAD_BYTES + VALUE_OVERHEAD_BYTES;
     select.forEach((spec, i) => {
       const column = this.quoted(spec.name);
@@ -241,6 +243,7 @@ class PgSource implements RowSource {
         inner.push(`${column}::text AS ${value}`);
         outer.push(`CASE WHEN octet_length(${value}) <= ${bound} THEN ${value} END`);
         over.push(`CASE WHEN octet_length(${value}) > ${bound} THEN '${i}' END`);
+        bounded.add(i);
         rowBytes += VALUE_OVERHEAD_BYTES + bound + String(i).length + 1;
       } else {
         // No limit asked for: the wire's message limit still bounds it.
@@ -259,12 +262,8 @@ class PgSource implements RowSource {
     const toRow = (raw: unknown[]): SourceRow => {
       const values: Record<string, string | null> = {};
       for (let i = 0; i < names.length; i++) values[names[i] as string] = asText(raw[i]);
-      const flagged = raw[names.length];
-      const oversize =
-        typeof flagged === 'string' && flagged !== ''
-          ? flagged.split(',').map((at) => names[Number(at)] as string)
-          : [];
-      return { values, oversize };
+      const listed = raw[names.length];
+      return { values, oversize: overLimitColumns(typeof listed === 'string' ? listed : null, select, bounded) };
     };
     return { sql, batch, rowBytes, toRow };
   }

@@ -84,13 +84,15 @@ export async function startFakeMySql(behaviour: FakeMySqlBehaviour): Promise<Fak
         } else if (/COUNT\(\*\)/i.test(sql)) {
           const count = behaviour.kind === 'rows' ? behaviour.count : 1;
           socket.write(resultSet(seq + 1, ['n'], [[String(count)]]));
-        } else if (behaviour.kind === 'rows') {
-          const names = [...sql.matchAll(/ AS `([^`]+)`/g)].map((m) => m[1] as string);
-          const rows = Array.from({ length: behaviour.count }, (_, index) => behaviour.row(names, index));
-          socket.write(resultSet(seq + 1, names, rows));
         } else {
-          stage = 'done';
+          // The rows' SELECT: its result columns are the names after AS.
           const names = [...sql.matchAll(/ AS `([^`]+)`/g)].map((m) => m[1] as string);
+          if (behaviour.kind === 'rows') {
+            const rows = Array.from({ length: behaviour.count }, (_, index) => behaviour.row(names, index));
+            socket.write(resultSet(seq + 1, names, rows));
+            return;
+          }
+          stage = 'done';
           streamHugeRow(socket, seq + 1, names, behaviour.bytes, (n) => {
             hugeWritten += n;
           });
