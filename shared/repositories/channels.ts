@@ -49,6 +49,46 @@ export const COMPARED_ATTRIBUTES = [
 ] as const;
 export type ComparedChannel = Pick<StoredChannel, (typeof COMPARED_ATTRIBUTES)[number]>;
 
+/**
+ * The stored form of a channel (docs/channel-import.md, "How a channel is stored"): `settings` and `source` are JSON
+ * text, every other attribute is itself. Tables written before this form hold both as maps; `fromChannelItem` reads
+ * either, so no table needs migrating and a channel keeps its old form until it is next written.
+ */
+export type ChannelItem = Omit<StoredChannel, 'settings' | 'source'> & {
+  settings?: string | ChannelSettings;
+  source: string | StoredChannel['source'];
+};
+
+/** A channel as written: `settings` and `source` as JSON text, `source` with `legacyId` first (the list filters on it). */
+export function toChannelItem(channel: StoredChannel): ChannelItem {
+  const { legacyId, host, database } = channel.source;
+  const item: ChannelItem = { ...channel, source: JSON.stringify({ legacyId, host, database }) };
+  if (channel.settings !== undefined) item.settings = JSON.stringify(channel.settings);
+  return item;
+}
+
+/** A channel (or a projection of one) as read, whichever form it was stored in. */
+export function fromChannelItem<T extends Partial<StoredChannel>>(stored: object): T {
+  const item = stored as Record<string, unknown>;
+  if (typeof item.settings === 'string') item.settings = parseStored(item, 'settings');
+  if (typeof item.source === 'string') item.source = parseStored(item, 'source');
+  return item as T;
+}
+
+/** JSON.parse's message quotes the text, which may hold a secret: a damaged attribute is named, never shown. */
+function parseStored(item: Record<string, unknown>, attribute: 'settings' | 'source'): unknown {
+  try {
+    return JSON.parse(item[attribute] as string);
+  } catch {
+    throw new Error(`Channel ${String(item.id)}: its stored ${attribute} is not valid JSON`);
+  }
+}
+
+/** What `begins_with` finds at the start of a `source` stored as text for this legacy id (see `toChannelItem`). */
+function legacyIdPrefix(legacyId: number | string): string {
+  return `{"legacyId":${JSON.stringify(legacyId)},`;
+}
+
 /** What the import needs from channel storage; the DynamoDB repository below is the real one. */
 export interface ChannelStore {
   /** Existing channels among `ids`, by id, with the compared attributes only. */
@@ -200,7 +240,7 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
         if (!out) continue;
         const items = out.Responses?.[this.tableName] ?? [];
         for (const item of items) {
-          const channel = item as T;
+          const channel = fromChannelItem<T>(item);
           found.set(channel.id, channel);
         }
         keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Key[];
@@ -221,7 +261,7 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
     const out = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }),
     );
-    return out.Item as StoredChannel | undefined;
+    return out.Item === undefined ? undefined : fromChannelItem<StoredChannel>(out.Item);
   }
 
   async scanEntries(filter: ChannelFilter, options: { forKeyword?: boolean } = {}): Promise<ChannelListEntry[]> {
@@ -245,8 +285,10 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
       exact('#status', filter.status, ':status');
     }
     if (filter.legacyId !== undefined) {
+      // `source` is JSON text with `legacyId` first, or a map in a table written before that form.
       Object.assign(names, { '#source': 'source', '#legacyId': 'legacyId' });
-      exact('#source.#legacyId', filter.legacyId, ':legacyId');
+      conditions.push('(begins_with(#source, :legacyIdPrefix) OR #source.#legacyId = :legacyId)');
+      Object.assign(values, { ':legacyIdPrefix': legacyIdPrefix(filter.legacyId), ':legacyId': filter.legacyId });
     }
     // A parallel Scan: each segment pages on its own, so DynamoDB reads the segments at once (and locally the
     // engine reads one page while this process decodes another).
@@ -283,7 +325,12 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
     at: string,
     readUpdatedAt: string | undefined,
   ): Promise<StoredChannel> {
-    const fields = { ...changes, updatedAt: at, editedAt: at };
+    const fields = {
+      ...changes,
+      ...(changes.settings !== undefined ? { settings: JSON.stringify(changes.settings) } : {}),
+      updatedAt: at,
+      editedAt: at,
+    };
     const entries = Object.entries(fields).filter(([, value]) => value !== undefined);
     const names: Record<string, string> = { '#id': 'id', '#readUpdatedAt': 'updatedAt' };
     const values: Record<string, unknown> = {};
@@ -308,7 +355,7 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return out.Attributes as StoredChannel;
+      return fromChannelItem<StoredChannel>(out.Attributes ?? {});
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) throw new ChannelChangedError({ cause: error });
       throw error;
@@ -344,8 +391,7 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
   ): Promise<number> {
     let written = 0;
     try {
-      // The items as they are (a channel is a plain record of its attributes): no copy per item.
-      const requests = items.map((item) => ({ PutRequest: { Item: item as unknown as Record<string, unknown> } }));
+      const requests = items.map((item) => ({ PutRequest: { Item: toChannelItem(item) as Record<string, unknown> } }));
       await this.writer.writeAll(requests, options.signal, (n) => {
         written += n;
       });

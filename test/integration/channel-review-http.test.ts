@@ -1,3 +1,4 @@
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
 import type { StoredChannel } from '#shared/repositories/channels';
@@ -568,6 +569,38 @@ describe('settings', () => {
       },
     });
     for (const secret of secrets) expect(JSON.stringify(detail)).not.toContain(secret);
+  });
+
+  it('reads, filters and updates a channel stored in the earlier form (settings and source as maps)', async () => {
+    remember();
+    // Written before settings and source were stored as JSON text: both attributes are maps.
+    const earlier = reviewChannel(7, { name: 'earlier form', settings: settingsWithSecrets() });
+    keys.add(earlier.key);
+    await server.documents.send(new PutCommand({ TableName: server.tables.channels, Item: earlier }));
+    await seed([reviewChannel(70, { name: 'text form', settings: { weight: 2 } })]);
+    const raw = async (id: string) =>
+      (await server.documents.send(new GetCommand({ TableName: server.tables.channels, Key: { id } }))).Item;
+    const [textForm] = await seed([reviewChannel(8, { name: 'text form 8' })]);
+    expect(typeof (await raw(textForm!.id))?.source).toBe('string');
+    expect(typeof (await raw(earlier.id))?.source).toBe('object');
+
+    // legacy_id 7 matches the map, not the text form of 70 (whose text starts with the same digit).
+    expect(names(await list('?legacy_id=7'))).toEqual(['earlier form']);
+    expect(names(await list('?legacy_id=70'))).toEqual(['text form']);
+    expect(names(await list('?legacy_id=8'))).toEqual(['text form 8']);
+    const detail = expectData<ChannelView>(await call('GET', channelPath(earlier.id)));
+    expect(detail.settings).toMatchObject({
+      weight: 3,
+      groups: ['default', 'vip'],
+      proxyUrl: 'http://****@proxy.internal:3128',
+    });
+    expect((await stored(earlier.id))?.source).toEqual(earlier.source);
+
+    expectData(await call('PUT', channelPath(earlier.id), { settings: { weight: 9 } }));
+
+    expect(typeof (await raw(earlier.id))?.settings).toBe('string');
+    expect((await stored(earlier.id))?.settings).toEqual({ ...settingsWithSecrets(), weight: 9 });
+    expect(names(await list('?legacy_id=7'))).toEqual(['earlier form']);
   });
 
   it('keeps every secret when a client saves back the settings it read, with one field changed', async () => {

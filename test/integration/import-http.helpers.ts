@@ -2,7 +2,7 @@ import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ImportReport } from '#functions/import-legacygw/report';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
-import type { StoredChannel } from '#shared/repositories/channels';
+import { fromChannelItem, type StoredChannel } from '#shared/repositories/channels';
 import { captureOutput } from '#test/support/capture-output';
 import { startedInBeforeAll, startTestServer, type TestServer } from '#test/support/local-server';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
@@ -143,7 +143,7 @@ export function channelsTable(server: TestServer, tableName = server.tables.chan
       const page = await client.send(
         new ScanCommand({ TableName: tableName, ExclusiveStartKey: start, ProjectionExpression: projection }),
       );
-      items.push(...((page.Items ?? []) as StoredChannel[]));
+      for (const item of page.Items ?? []) items.push(fromChannelItem<StoredChannel>(item));
       start = page.LastEvaluatedKey;
     } while (start);
     return items.sort((a, b) => a.id.localeCompare(b.id));

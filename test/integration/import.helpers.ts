@@ -7,7 +7,7 @@ import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/impo
 import { openSource } from '#functions/import-legacygw/sources';
 import { type EngineAccess, ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
-import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
+import { ChannelRepository, fromChannelItem, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
 import { TEST_CHANNEL_ID_KEY } from '#test/support/channel-ids';
 import { startTestEngine, uniqueTableName } from '#test/support/dynamo-engine';
@@ -92,7 +92,7 @@ export async function startTestDynamo(): Promise<TestDynamo> {
       let start: Record<string, unknown> | undefined;
       do {
         const page = await documentClient.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
-        items.push(...((page.Items ?? []) as StoredChannel[]));
+        for (const item of page.Items ?? []) items.push(fromChannelItem<StoredChannel>(item));
         start = page.LastEvaluatedKey;
       } while (start);
       return items.sort((a, b) => a.id.localeCompare(b.id));

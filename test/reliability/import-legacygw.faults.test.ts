@@ -9,7 +9,7 @@ import type { ImportReport } from '#functions/import-legacygw/report';
 import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { ANY_HOST } from '#shared/allow-list';
 import { ProxyApiError } from '#shared/errors';
-import { ChannelRepository, type StoredChannel } from '#shared/repositories/channels';
+import { ChannelRepository, fromChannelItem, type StoredChannel } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
 import { TEST_IMPORT_CORE } from '#test/support/channel-ids';
 import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
@@ -96,7 +96,7 @@ async function scan(table: string): Promise<StoredChannel[]> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await direct.send(new ScanCommand({ TableName: table, ExclusiveStartKey, ConsistentRead: true }));
-    items.push(...((page.Items ?? []) as StoredChannel[]));
+    for (const item of page.Items ?? []) items.push(fromChannelItem<StoredChannel>(item));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items.sort((a, b) => a.id.localeCompare(b.id));

@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ImportReport } from '#functions/import-legacygw/report';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
-import type { StoredChannel } from '#shared/repositories/channels';
+import { fromChannelItem, type StoredChannel } from '#shared/repositories/channels';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 
@@ -44,7 +44,7 @@ async function channelsOf(database: string): Promise<StoredChannel[]> {
     const page = await documents.send(
       new ScanCommand({ TableName: server.tables.channels, ExclusiveStartKey, ConsistentRead: true }),
     );
-    items.push(...((page.Items ?? []) as StoredChannel[]));
+    for (const item of page.Items ?? []) items.push(fromChannelItem<StoredChannel>(item));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items.filter((c) => c.source.database === database);

@@ -196,8 +196,15 @@ describe('ChannelRepository (review calls)', () => {
       TableName: TABLE,
       ProjectionExpression: '#id, #provider, #name, #baseUrl, #models',
       FilterExpression:
-        '#provider = :provider AND #name = :name AND #status = :status AND #source.#legacyId = :legacyId',
-      ExpressionAttributeValues: { ':provider': 'openai', ':name': 'n', ':status': 'enabled', ':legacyId': 4 },
+        '#provider = :provider AND #name = :name AND #status = :status AND ' +
+        '(begins_with(#source, :legacyIdPrefix) OR #source.#legacyId = :legacyId)',
+      ExpressionAttributeValues: {
+        ':provider': 'openai',
+        ':name': 'n',
+        ':status': 'enabled',
+        ':legacyIdPrefix': '{"legacyId":4,',
+        ':legacyId': 4,
+      },
     });
     expect(first?.ProjectionExpression).not.toMatch(/key/i);
     expect(second?.ExclusiveStartKey).toEqual({ id: 'id-1' });

@@ -2,7 +2,13 @@ import { DynamoDBClient, ResourceNotFoundException, ThrottlingException } from '
 import { BatchGetCommand, BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ChannelRepository, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
+import {
+  ChannelRepository,
+  ChannelWriteError,
+  fromChannelItem,
+  type StoredChannel,
+  toChannelItem,
+} from '#shared/repositories/channels';
 
 const TABLE = 'channels-test';
 const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}));
@@ -26,7 +32,7 @@ function channel(n: number): StoredChannel {
 
 const channels = (count: number, from = 1) => Array.from({ length: count }, (_, i) => channel(from + i));
 const repository = (maxAttempts = 4) => new ChannelRepository(documentClient, TABLE, { maxAttempts, baseDelayMs: 1 });
-const putRequests = (items: StoredChannel[]) => items.map((Item) => ({ PutRequest: { Item } }));
+const putRequests = (items: StoredChannel[]) => items.map((item) => ({ PutRequest: { Item: toChannelItem(item) } }));
 const throttling = () => new ThrottlingException({ message: 'Rate exceeded', $metadata: {} });
 
 /** Answers every BatchWrite after a turn of the event loop and records the most that were in flight at once. */
@@ -173,6 +179,44 @@ describe('ChannelRepository.putMany', () => {
 
     expect(failure).toBeInstanceOf(ChannelWriteError);
     expect(dynamo.commandCalls(BatchWriteCommand)).toHaveLength(0);
+  });
+});
+
+describe('the stored form of a channel', () => {
+  const withSettings: StoredChannel = {
+    ...channel(12),
+    settings: { headerOverride: { Authorization: 'Bearer sk-stored-secret-0123456789' }, weight: 3 },
+  };
+
+  it('writes settings and source as JSON text, legacyId first, and reads back the channel it wrote', () => {
+    const item = toChannelItem(withSettings);
+
+    expect(item.source).toBe('{"legacyId":12,"host":"db.internal","database":"legacy"}');
+    expect(JSON.parse(item.settings as string)).toEqual(withSettings.settings);
+    expect(fromChannelItem(structuredClone(item))).toEqual(withSettings);
+    expect(toChannelItem(channel(1))).not.toHaveProperty('settings');
+    expect(toChannelItem({ ...channel(1), source: { ...channel(1).source, legacyId: 'a-7' } }).source).toMatch(
+      /^\{"legacyId":"a-7",/,
+    );
+  });
+
+  it('reads a channel stored in the earlier form, with settings and source as maps, as it is', () => {
+    expect(fromChannelItem(structuredClone(withSettings))).toEqual(withSettings);
+  });
+
+  it('names a damaged attribute without showing its text', async () => {
+    const damaged = {
+      ...toChannelItem(withSettings),
+      settings: '{"headerOverride":{"Authorization":"Bearer sk-stored-secret',
+    };
+    dynamo.on(BatchGetCommand).resolves({ Responses: { [TABLE]: [damaged] } });
+
+    const read = repository().getMany([withSettings.id]);
+
+    await expect(read).rejects.toThrow(/^Channel id-12: its stored settings is not valid JSON$/);
+    await read.catch((error: Error) => {
+      expect(`${error.message} ${error.stack} ${String(error.cause)}`).not.toContain('sk-stored-secret');
+    });
   });
 });
 
