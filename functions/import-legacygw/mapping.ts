@@ -96,8 +96,9 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
       return skipped(legacyId, routes, 'a key over 16 KiB');
     }
     // Keys the family itself no longer uses (New API's per-key status) become disabled channels: no route is added.
-    const unused = keyResult.disabled;
-    const statusOf = (index: number) => (unused?.includes(index) ? 'disabled' : status);
+    // A set: a row may list up to LIMITS.keysPerRow keys and as many disabled positions, each looked up twice.
+    const unused = keyResult.disabled?.length ? new Set(keyResult.disabled) : undefined;
+    const statusOf = (index: number) => (unused?.has(index) ? 'disabled' : status);
 
     const warnings: string[] = [];
     const baseUrl = mapBaseUrl(values.base_url ?? null, entry.defaultBaseUrl);
@@ -233,8 +234,6 @@ function channelName(baseName: string, index: number): { value: string; truncate
   if (codePoints.length <= room) return { value: baseName + suffix, truncated: false };
   return { value: codePoints.slice(0, room).join('').trimEnd() + suffix, truncated: true };
 }
-
-export { canonicalJson } from './canonical-json.ts';
 
 /** Settings equal in content, whatever the order of their keys (what equal `canonicalJson` texts mean). */
 export function sameSettings(a: ChannelSettings | undefined, b: ChannelSettings | undefined): boolean {

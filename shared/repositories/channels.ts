@@ -67,7 +67,7 @@ export function toChannelItem(channel: StoredChannel): ChannelItem {
   return item;
 }
 
-/** A channel (or a projection of one) as read, whichever form it was stored in. */
+/** A channel (or a projection of one) as read, whichever form it was stored in; the item is decoded in place. */
 export function fromChannelItem<T extends Partial<StoredChannel>>(stored: object): T {
   const item = stored as Record<string, unknown>;
   if (typeof item.settings === 'string') item.settings = parseStored(item, 'settings');

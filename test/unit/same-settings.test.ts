@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, sameSettings } from '#functions/import-legacygw/mapping';
+import { canonicalJson } from '#functions/import-legacygw/canonical-json';
+import { sameSettings } from '#functions/import-legacygw/mapping';
 import type { ChannelSettings } from '#shared/schemas/channel-settings';
 
 // The import counts a channel `updated` when its settings differ from the stored ones (docs/channel-import.md):
