@@ -18,7 +18,6 @@ export type LookupFn = (
   options: { all: true },
 ) => Promise<ReadonlyArray<{ address: string; family: number }>>;
 
-
 const defaultLookup: LookupFn = (hostname, options) => dnsLookup(hostname, options);
 
 /**
