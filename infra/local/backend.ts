@@ -7,6 +7,7 @@ import { type Authorizer, createAuthorizer } from '#functions/authorizer/authori
 import { writeConsolePage } from '#functions/console/build';
 import { CHANNEL_ID_KEY_FILE_ENV } from '#shared/channel-id-key';
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
+import type { StreamingHandler } from '#shared/lambda-streaming';
 import {
   type LocalCredentials,
   loadOrCreateLocalCredentials,
@@ -29,6 +30,8 @@ import {
 } from './dynamo-engine.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
+/** A function behind a route: a proxy handler, or a streaming one (shared/lambda-streaming.ts). */
+export type RouteHandler = ProxyHandler | StreamingHandler;
 
 /** Physical table names per logical table. */
 export type LocalTableNames = Readonly<Record<TableName, string>>;
@@ -69,7 +72,7 @@ export interface LocalBackend {
   /** The authorizer core over the local credentials file (the deployed handler reads Secrets Manager). */
   readonly authorizer: Authorizer;
   /** The function behind a route. */
-  handlerFor(route: RouteDef): ProxyHandler;
+  handlerFor(route: RouteDef): RouteHandler;
   close(): Promise<void>;
 }
 
@@ -153,9 +156,9 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       source: localFileCredentialSource(credentialsFile),
       logger: createLogger('authorizer', loadConfig(logLevelEnvSchema)[ENV.logLevel]),
     });
-    const functions = {} as Record<RouteDef['function'], ProxyHandler>;
+    const functions = {} as Record<RouteDef['function'], RouteHandler>;
     for (const name of Object.keys(FUNCTION_ENTRIES) as FunctionName[]) {
-      if (name !== 'authorizer') functions[name] = await loadHandler<ProxyHandler>(FUNCTION_ENTRIES[name]);
+      if (name !== 'authorizer') functions[name] = await loadHandler<RouteHandler>(FUNCTION_ENTRIES[name]);
     }
 
     return {

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
+import { isStreamingHandler } from '#shared/lambda-streaming';
 import {
   API_NAME_STAGE_VARIABLE,
   APIS,
@@ -16,6 +17,7 @@ import {
 } from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
+import { streamThrough } from './streaming.ts';
 
 export interface ThrottleSettings {
   /** Steady-state requests per second. */
@@ -213,9 +215,29 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     }
 
     const event = proxyEvent(req, url, method, match, body, authorization, requestId, sourceIp);
+    const handler = backend.handlerFor(match.route);
+    if (isStreamingHandler(handler)) {
+      return streamThrough(
+        handler,
+        event,
+        res,
+        requestId,
+        (statusCode, headers, captured) =>
+          options.onResponse?.({
+            api: api.name,
+            route: match.route,
+            method,
+            path: url.pathname,
+            statusCode,
+            headers,
+            body: captured,
+          }),
+        () => gatewayResponse('DEFAULT_5XX'),
+      );
+    }
     let result: APIGatewayProxyResult;
     try {
-      result = await withTimeout(backend.handlerFor(match.route)(event), integrationTimeoutMs);
+      result = await withTimeout(handler(event), integrationTimeoutMs);
     } catch (error) {
       if (error instanceof IntegrationTimeout) return gatewayResponse('INTEGRATION_TIMEOUT');
       // A function error with a proxy integration is a 5xx from the gateway, never the error text.

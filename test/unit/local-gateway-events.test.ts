@@ -20,7 +20,7 @@ const backend: LocalBackend = {
     seen.methodArns.push(event.methodArn);
     return policyFor(event.methodArn, { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' }).result;
   },
-  handlerFor: () => async (event) => {
+  handlerFor: () => async (event: APIGatewayProxyEvent) => {
     seen.events.push(event);
     return { statusCode: 200, body: '{"success":true,"data":null}' };
   },

@@ -1,0 +1,201 @@
+import { BlockList, isIP } from 'node:net';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { openAiErrorBody, RelayHttpError } from '#shared/envelopes/openai';
+import type { RelayCaller, RelayEndpoint, RelayRequest, RelayResponse } from '#shared/relay/contract';
+
+/*
+ * The `/v1` front door (docs/relay.md): turns an API Gateway proxy event into a RelayRequest for the routing core,
+ * checks what a TOKEN authorizer cannot (the caller's IP, the key's model allow-list, an expiry reached while the
+ * authorizer's decision was cached), and answers the core's response or an error in OpenAI's envelope. It knows no
+ * Lambda stream: the handler writes what this returns.
+ */
+
+/** The routing core as the front door uses it (shared/relay/relay.ts). */
+export interface RelayCore {
+  handle(request: RelayRequest): Promise<RelayResponse>;
+  listModels(caller: RelayCaller): Promise<string[]>;
+}
+
+/** A relay key's limits as the authorizer hands them over (docs/authorization.md, "Relay keys"). */
+export interface RelayPrincipal extends RelayCaller {
+  /** CIDRs or addresses; undefined = any. */
+  readonly ips?: readonly string[];
+  /** ISO 8601; undefined = never. */
+  readonly expiresAt?: string;
+}
+
+/** What the handler writes: a head, then the body chunk by chunk, then waits for `done` (the usage record). */
+export interface RelayReply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: AsyncIterable<Uint8Array>;
+  readonly done?: Promise<unknown>;
+}
+
+export interface ServeOptions {
+  readonly core: RelayCore;
+  readonly requestId: string;
+  readonly signal: AbortSignal;
+  readonly now?: () => Date;
+}
+
+/** API Gateway's payload limit: a larger body never reaches the function deployed; locally the server refuses it too. */
+export const MAX_RELAY_BODY_BYTES = 10 * 1024 * 1024;
+
+const ENDPOINTS: Readonly<Record<string, RelayEndpoint>> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/embeddings': 'embeddings',
+};
+
+/** Answers one `/v1` request; never throws (every failure is an OpenAI error reply). */
+export async function serveRelay(event: APIGatewayProxyEvent, options: ServeOptions): Promise<RelayReply> {
+  try {
+    const caller = relayPrincipal(event);
+    checkPrincipal(caller, event.requestContext?.identity?.sourceIp, (options.now ?? (() => new Date()))());
+    if (event.httpMethod === 'GET' && event.resource === '/v1/models') {
+      return jsonReply(200, modelList(await options.core.listModels(caller)), options.requestId);
+    }
+    const endpoint = event.httpMethod === 'POST' ? ENDPOINTS[event.resource] : undefined;
+    if (endpoint === undefined) {
+      throw new RelayHttpError(
+        404,
+        `Unknown route ${event.httpMethod} ${event.path}`,
+        'invalid_request_error',
+        'unknown_url',
+      );
+    }
+    const body = requestBody(event);
+    const model = body.model;
+    if (typeof model !== 'string' || model.trim() === '') {
+      throw new RelayHttpError(400, 'you must provide a model parameter', 'invalid_request_error', null, 'model');
+    }
+    if (caller.models !== undefined && !caller.models.includes(model)) {
+      throw new RelayHttpError(
+        403,
+        `This key may not use the model ${model}`,
+        'permission_error',
+        'model_not_allowed',
+        'model',
+      );
+    }
+    const response = await options.core.handle({
+      requestId: options.requestId,
+      endpoint,
+      body,
+      caller,
+      signal: options.signal,
+    });
+    return {
+      status: response.status,
+      headers: { ...response.headers, 'x-request-id': options.requestId },
+      body: response.body,
+      done: response.done,
+    };
+  } catch (error) {
+    if (error instanceof RelayHttpError) return jsonReply(error.httpStatus, error.body, options.requestId);
+    throw error;
+  }
+}
+
+/** The error reply for anything unexpected: generic, never the cause's text. */
+export function internalErrorReply(requestId: string): RelayReply {
+  return jsonReply(500, openAiErrorBody('Internal error', 'server_error'), requestId);
+}
+
+function jsonReply(status: number, body: unknown, requestId: string): RelayReply {
+  const bytes = Buffer.from(JSON.stringify(body));
+  return {
+    status,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId },
+    body: (async function* () {
+      yield bytes;
+    })(),
+  };
+}
+
+/** OpenAI's `GET /v1/models` list shape. */
+function modelList(models: readonly string[]) {
+  return {
+    object: 'list',
+    data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'kb-channel-gateway' })),
+  };
+}
+
+const NOT_A_RELAY_KEY = () =>
+  new RelayHttpError(401, 'A relay key (sk-...) is required for this API', 'invalid_request_error', 'invalid_api_key');
+
+/** The relay key's principal from the authorizer's context (strings only, as API Gateway passes them). */
+export function relayPrincipal(event: Pick<APIGatewayProxyEvent, 'requestContext'>): RelayPrincipal {
+  const ctx = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
+  if (ctx?.scope !== 'relay' || typeof ctx.keyId !== 'string' || ctx.keyId === '') throw NOT_A_RELAY_KEY();
+  const groups = stringList(ctx.groups) ?? [];
+  const models = stringList(ctx.models);
+  const ips = stringList(ctx.ips);
+  const expiresAt = typeof ctx.expiresAt === 'string' && ctx.expiresAt !== '' ? ctx.expiresAt : undefined;
+  return {
+    keyId: ctx.keyId,
+    groups: groups.length > 0 ? groups : ['default'],
+    ...(models ? { models } : {}),
+    ...(ips ? { ips } : {}),
+    ...(expiresAt ? { expiresAt } : {}),
+  };
+}
+
+/** A JSON list of strings in a context value; undefined when absent or empty text. */
+function stringList(value: unknown): string[] | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    if (Array.isArray(parsed) && parsed.every((item) => typeof item === 'string')) return parsed;
+  } catch {
+    // Fall through: a context the authorizer did not write is no key's limits.
+  }
+  throw NOT_A_RELAY_KEY();
+}
+
+/** Refuses an expired key (the authorizer's Allow may be cached past the expiry) and a caller outside the IP list. */
+function checkPrincipal(caller: RelayPrincipal, sourceIp: string | undefined, now: Date): void {
+  if (caller.expiresAt !== undefined && Date.parse(caller.expiresAt) <= now.getTime()) {
+    throw new RelayHttpError(401, 'This key has expired', 'invalid_request_error', 'invalid_api_key');
+  }
+  if (caller.ips !== undefined && !ipAllowed(caller.ips, sourceIp)) {
+    throw new RelayHttpError(403, 'This key may not be used from this address', 'permission_error', 'ip_not_allowed');
+  }
+}
+
+function ipAllowed(entries: readonly string[], sourceIp: string | undefined): boolean {
+  if (sourceIp === undefined || isIP(sourceIp) === 0) return false;
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix] = entry.split('/');
+    const family = isIP(address);
+    if (family === 0) continue;
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (prefix === undefined) list.addAddress(address, type);
+    else if (/^\d{1,3}$/.test(prefix)) list.addSubnet(address, Number(prefix), type);
+  }
+  return list.check(sourceIp, isIP(sourceIp) === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** The request's JSON object body, read once (it is reused for every attempt). */
+function requestBody(event: APIGatewayProxyEvent): Record<string, unknown> {
+  const raw = event.body ?? '';
+  const text = event.isBase64Encoded ? Buffer.from(raw, 'base64').toString('utf8') : raw;
+  if (Buffer.byteLength(text) > MAX_RELAY_BODY_BYTES) {
+    throw new RelayHttpError(413, 'Request body is too large', 'invalid_request_error', 'request_too_large');
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new RelayHttpError(
+      400,
+      'We could not parse the JSON body of your request. The body must be a JSON object.',
+      'invalid_request_error',
+    );
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new RelayHttpError(400, 'The request body must be a JSON object', 'invalid_request_error');
+  }
+  return parsed as Record<string, unknown>;
+}
