@@ -19,6 +19,11 @@ export interface TableDef {
   readonly partitionKey: string;
   readonly sortKey?: string;
   readonly indexes?: readonly IndexDef[];
+  /**
+   * The attribute (epoch seconds) after which DynamoDB deletes an item by itself (TTL), deployed. The local engines
+   * keep such items: dynalite has no TTL, and reads never rely on expiry (docs/dynamodb-engines.md).
+   */
+  readonly timeToLiveAttribute?: string;
 }
 
 /**

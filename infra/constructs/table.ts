@@ -72,6 +72,7 @@ export class AppTable extends Construct {
         : { encryption: TableEncryption.AWS_MANAGED }),
       removalPolicy: props.removalPolicy,
       deletionProtection: props.deletionProtection,
+      ...(props.definition.timeToLiveAttribute ? { timeToLiveAttribute: props.definition.timeToLiveAttribute } : {}),
     });
     for (const index of props.definition.indexes ?? []) {
       const projection = indexProjection(index);
