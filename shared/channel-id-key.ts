@@ -31,9 +31,23 @@ export function channelIdKeySource(location: ChannelIdKeyLocation): () => Promis
   if (!location.secretId?.trim() && !location.credentialsFile?.trim()) {
     throw new ConfigError('Invalid environment: CHANNEL_ID_KEY_SECRET_ID is required (LOCAL_CREDENTIALS_FILE locally)');
   }
+  return memoised(() => readKey(location));
+}
+
+/**
+ * A memoised reader of the key from its Secrets Manager secret alone: the deployed authorizer's (it checks relay keys,
+ * shared/relay-keys.ts), whose bundle must not carry the local credentials file reader.
+ */
+export function channelIdKeyFromSecret(secretId: string): () => Promise<Buffer> {
+  if (!secretId.trim()) throw new ConfigError('Invalid environment: CHANNEL_ID_KEY_SECRET_ID is required');
+  return memoised(async () => checkedKey(await getSecret(secretId.trim(), { maxAge: 86_400 })));
+}
+
+/** Reads once; a failed read is tried again on the next call. */
+function memoised(read: () => Promise<Buffer>): () => Promise<Buffer> {
   let pending: Promise<Buffer> | undefined;
   return () => {
-    pending ??= readKey(location).catch((error: unknown) => {
+    pending ??= read().catch((error: unknown) => {
       pending = undefined;
       throw error;
     });
@@ -49,6 +63,10 @@ async function readKey({ secretId, credentialsFile }: ChannelIdKeyLocation): Pro
     const parsed: unknown = JSON.parse(await readFile(String(credentialsFile), 'utf8'));
     value = (parsed as { channelIdKey?: unknown } | null)?.channelIdKey;
   }
+  return checkedKey(value);
+}
+
+function checkedKey(value: unknown): Buffer {
   // Never quote the value: the message may reach a log.
   if (typeof value !== 'string' || value.length < MIN_KEY_LENGTH) {
     throw new ConfigError(`The channel-id key must be a string of at least ${MIN_KEY_LENGTH} characters`);

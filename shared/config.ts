@@ -9,6 +9,8 @@ import * as z from './zod.ts';
 export const ENV = {
   datasetsTable: 'DATASETS_TABLE',
   channelsTable: 'CHANNELS_TABLE',
+  /** The relay keys table (shared/tables.ts), read by the authorizer by keyed hash. */
+  relayKeysTable: 'RELAY_KEYS_TABLE',
   accessTokensSecretId: 'ACCESS_TOKENS_SECRET_ID',
   adminKeySecretId: 'ADMIN_KEY_SECRET_ID',
   secretsMaxAgeS: 'SECRETS_MAX_AGE_S',
@@ -148,12 +150,18 @@ export type ImportConfig = z.infer<typeof importEnvSchema>;
 /** The log level alone: every function's setting, and all the local server's authorizer needs. */
 export const logLevelEnvSchema = /* @__PURE__ */ z.moduleSchema(() => z.object({ [ENV.logLevel]: logLevel }));
 
-/** The deployed authorizer: Secrets Manager only (the local run wires its own source, shared/local-credentials.ts). */
+/**
+ * The deployed authorizer: the credential secrets, and the relay keys table with the channel-id key secret its items
+ * are hashed under (the local run wires its own sources, shared/local-credentials.ts). SECRETS_MAX_AGE_S is also how
+ * long a found relay key is reused before the table is read again.
+ */
 export const authorizerEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(logLevelEnvSchema, {
     [ENV.accessTokensSecretId]: requiredName,
     [ENV.adminKeySecretId]: requiredName,
     [ENV.secretsMaxAgeS]: positiveInt(DEFAULTS.secretsMaxAgeSeconds),
+    [ENV.relayKeysTable]: requiredName,
+    [ENV.channelIdKeySecretId]: requiredName,
   }),
 );
 

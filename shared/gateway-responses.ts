@@ -22,6 +22,18 @@ export interface GatewayResponseDef {
   readonly body: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * Headers every gateway response of an API carries, as API Gateway response-parameter mapping expressions (the
+ * stack passes them as the GatewayResponse's `responseHeaders`): the relay's callers expect `x-request-id` on every
+ * answer (SPEC 21.1), also on the ones API Gateway makes by itself. The local server sets the same header to its
+ * request id.
+ */
+export const GATEWAY_RESPONSE_HEADERS: Readonly<Record<ApiName, Readonly<Record<string, string>>>> = {
+  dataset: {},
+  proxy: {},
+  relay: { 'x-request-id': 'context.requestId' },
+};
+
 const fastgpt = (statusCode: number, code: number, statusText: string, message: string) => ({
   statusCode,
   body: { code, statusText, message, data: null },
@@ -29,6 +41,14 @@ const fastgpt = (statusCode: number, code: number, statusText: string, message: 
 const proxy = (statusCode: number, message: string) => ({
   statusCode,
   body: { success: false, message },
+});
+/**
+ * OpenAI's error envelope, which OpenAI's SDKs read (SPEC 21.1): `type` and `code` as OpenAI's API answers (401
+ * `invalid_request_error` / `invalid_api_key`, 429 `rate_limit_exceeded`, 5xx `server_error`); `param` is always null.
+ */
+const openai = (statusCode: number, type: string, code: string | null, message: string) => ({
+  statusCode,
+  body: { error: { message, type, param: null, code } },
 });
 
 export const GATEWAY_RESPONSES: Readonly<Record<ApiName, Readonly<Record<GatewayResponseType, GatewayResponseDef>>>> = {
@@ -62,6 +82,30 @@ export const GATEWAY_RESPONSES: Readonly<Record<ApiName, Readonly<Record<Gateway
     INTEGRATION_TIMEOUT: proxy(504, 'The request timed out'),
     DEFAULT_4XX: proxy(400, 'Bad request'),
     DEFAULT_5XX: proxy(500, 'Internal error'),
+  },
+  relay: {
+    // A missing or malformed header and a key the authorizer denied read alike, as OpenAI's 401 does: the SDKs
+    // raise AuthenticationError for both, and the answer says nothing about which keys exist.
+    UNAUTHORIZED: openai(
+      401,
+      'invalid_request_error',
+      'invalid_api_key',
+      'Missing or malformed Authorization header; expected "Bearer sk-..." with a relay key',
+    ),
+    ACCESS_DENIED: openai(
+      401,
+      'invalid_request_error',
+      'invalid_api_key',
+      'Incorrect API key provided: it is unknown, disabled, expired or not a relay key',
+    ),
+    MISSING_AUTHENTICATION_TOKEN: openai(404, 'invalid_request_error', 'unknown_url', 'Invalid URL: no such route'),
+    THROTTLED: openai(429, 'rate_limit_error', 'rate_limit_exceeded', 'Too many requests; retry later'),
+    REQUEST_TOO_LARGE: openai(413, 'invalid_request_error', 'request_too_large', 'Request body is too large'),
+    AUTHORIZER_FAILURE: openai(500, 'server_error', null, 'Internal error'),
+    AUTHORIZER_CONFIGURATION_ERROR: openai(500, 'server_error', null, 'Internal error'),
+    INTEGRATION_TIMEOUT: openai(504, 'server_error', 'timeout', 'The request timed out'),
+    DEFAULT_4XX: openai(400, 'invalid_request_error', null, 'Bad request'),
+    DEFAULT_5XX: openai(500, 'server_error', null, 'Internal error'),
   },
 };
 

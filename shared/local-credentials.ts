@@ -11,7 +11,7 @@ import {
   sha256Hex,
   validateAccessTokens,
 } from './access-tokens.ts';
-import { logLevelEnvSchema } from './config.ts';
+import { ENV, logLevelEnvSchema } from './config.ts';
 import * as z from './zod.ts';
 
 /**
@@ -26,6 +26,8 @@ export const LOCAL_CREDENTIALS_FILE_ENV = 'LOCAL_CREDENTIALS_FILE';
 /** The SAM-only authorizer entry's environment. */
 export const localAuthorizerEnvSchema = z.extend(logLevelEnvSchema, {
   [LOCAL_CREDENTIALS_FILE_ENV]: z.string().check(z.trim(), z.minLength(1, 'is required')),
+  /** The relay keys table on the local engine; unset = relay keys are not recognised. */
+  [ENV.relayKeysTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
 });
 
 /** How errors name the file (never its content: it holds plaintext tokens). */

@@ -1,9 +1,10 @@
 /**
- * The two REST APIs as data: their routes, the function behind each, and the token scope that
+ * The three REST APIs as data: their routes, the function behind each, and the credential scope that
  * opens them. Used by the CDK stack, the authorizer's policy and the local server alike.
  */
-export type Scope = 'dataset' | 'admin';
-export type ApiName = 'dataset' | 'proxy';
+/** `dataset`: an access token; `admin`: the admin key; `relay`: a relay key (docs/authorization.md). */
+export type Scope = 'dataset' | 'admin' | 'relay';
+export type ApiName = 'dataset' | 'proxy' | 'relay';
 export type FunctionName =
   | 'create-dataset'
   | 'create-dataset-folder'
@@ -20,6 +21,9 @@ export type FunctionName =
   | 'batch-delete-channels'
   | 'console'
   | 'openapi'
+  | 'relay'
+  | 'test-channel'
+  | 'usage'
   | 'authorizer';
 
 export interface RouteDef {
@@ -35,6 +39,12 @@ export interface RouteDef {
    * and sends the admin key itself on every call it makes). Omitted: the API's TOKEN authorizer.
    */
   readonly auth?: 'none';
+  /**
+   * The function answers through Lambda response streaming (the relay's `/v1` routes, SPEC 21.6): the stack
+   * gives the method's integration the streaming transfer mode, and the local server writes the body as it
+   * arrives. Omitted: a buffered proxy response.
+   */
+  readonly streaming?: true;
 }
 
 export interface ApiDef {
@@ -80,6 +90,9 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'GET', path: '/api/channel/{id}', function: 'get-channel' },
       { method: 'PUT', path: '/api/channel/{id}', function: 'update-channel' },
       { method: 'DELETE', path: '/api/channel/{id}', function: 'delete-channel' },
+      // SPEC 21.1 and 21.5: admin calls about the relay, so they stay on this API (admin key); the relay API opens only `/v1`.
+      { method: 'POST', path: '/api/channel/{id}/test', function: 'test-channel' },
+      { method: 'GET', path: '/api/usage', function: 'usage' },
       { method: 'GET', path: '/console', function: 'console', auth: 'none' },
       // The console's SQLite worker and WebAssembly build, fetched only when a SQLite file is picked
       // (docs/console.md, "Import from a SQLite file"); content-hashed names.
@@ -88,6 +101,17 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       // Locally both APIs share one host and `/openapi.json` is the knowledge-base API's: this
       // path tells the channel proxy API's document apart (docs/openapi.md).
       { method: 'GET', path: '/api/channels/openapi.json', function: 'openapi', auth: 'none' },
+    ],
+  },
+  relay: {
+    name: 'relay',
+    description: 'OpenAI-compatible relay over the imported channels',
+    scope: 'relay',
+    // One function behind the three routes: they share its channel cache and its grants (STYLE.md).
+    routes: [
+      { method: 'POST', path: '/v1/chat/completions', function: 'relay', streaming: true },
+      { method: 'POST', path: '/v1/embeddings', function: 'relay', streaming: true },
+      { method: 'GET', path: '/v1/models', function: 'relay', streaming: true },
     ],
   },
 };
@@ -100,6 +124,8 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
 export const BINARY_MEDIA_TYPES: Readonly<Record<ApiName, readonly string[]>> = {
   dataset: [],
   proxy: ['application/wasm'],
+  // The relay streams text (JSON, server-sent events); a binary type would turn request bodies into base64.
+  relay: [],
 };
 
 /** Handler entry of each function, relative to the repository root. */
@@ -119,6 +145,9 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'batch-delete-channels': 'functions/batch-delete-channels/handler.ts',
   console: 'functions/console/handler.ts',
   openapi: 'functions/openapi/handler.ts',
+  relay: 'functions/relay/handler.ts',
+  'test-channel': 'functions/test-channel/handler.ts',
+  usage: 'functions/usage/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
 
@@ -126,7 +155,7 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
 export const requiresAuthorizer = (route: RouteDef): boolean => route.auth !== 'none';
 
 /**
- * Stage variable naming the API (`dataset` | `proxy`) a request came through, so one function
+ * Stage variable naming the API (`dataset` | `proxy` | `relay`) a request came through, so one function
  * behind routes of both APIs (the OpenAPI document) knows which API it answers for.
  */
 export const API_NAME_STAGE_VARIABLE = 'apiName';

@@ -1,9 +1,9 @@
 /**
  * DynamoDB tables as data: logical name, key schema and secondary indexes. The CDK stack and the
  * local engine both create them from here. Physical names come from configuration (DATASETS_TABLE,
- * CHANNELS_TABLE).
+ * CHANNELS_TABLE, RELAY_KEYS_TABLE).
  */
-export type TableName = 'datasets' | 'channels';
+export type TableName = 'datasets' | 'channels' | 'relayKeys';
 
 /** A global secondary index. Its key attributes are strings, like the table's. */
 export interface IndexDef {
@@ -39,10 +39,18 @@ export const DATASETS_BY_PARENT: IndexDef = {
   include: ['parentId', 'type', 'name', 'intro', 'avatar', 'vectorModel', 'tmbId', 'inheritPermission'],
 };
 
+/**
+ * The relay keys index by id: management (revoke, section 23's `/api/key/{id}`) names a key by its id, never by the
+ * key, while the table's key is the key's keyed hash (shared/relay-keys.ts).
+ */
+export const RELAY_KEYS_BY_ID: IndexDef = { name: 'byId', partitionKey: 'id' };
+
 export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // Partition by team so every read is scoped to the caller's team by construction (docs/knowledge-base-api.md).
   datasets: { logicalName: 'datasets', partitionKey: 'teamId', sortKey: 'id', indexes: [DATASETS_BY_PARENT] },
   channels: { logicalName: 'channels', partitionKey: 'id' },
+  // Partition by the key's HMAC, so the authorizer finds a presented key with one consistent GetItem.
+  relayKeys: { logicalName: 'relayKeys', partitionKey: 'keyHash', indexes: [RELAY_KEYS_BY_ID] },
 };
 
 /** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */

@@ -2,7 +2,9 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
 import type { CredentialSource } from '#shared/access-tokens';
 import { type LambdaHandler, withLambdaContext } from '#shared/logger';
-import { denyPolicy, type PolicyDecision, type Principal, policyFor } from './policy.ts';
+import { relayAuthorizerContext } from '#shared/relay-keys';
+import { denyPolicy, type PolicyDecision, type Principal, policyFor, UnusableMethodArnError } from './policy.ts';
+import type { RelayKeyLookup } from './relay-key-lookup.ts';
 import { type Verification, verifyToken } from './verify-token.ts';
 
 /** A TOKEN authorizer as API Gateway calls it (and as the local server calls it). */
@@ -14,6 +16,8 @@ export interface AuthorizerOptions {
   readonly logger: Logger;
   /** Whether an unknown token may get a second look at freshly read credentials now (rate limit). */
   readonly mayReadFresh?: () => boolean;
+  /** Relay keys by their keyed hash (the `relayKeys` table through a cache); without it no relay key is recognised. */
+  readonly relayKeys?: RelayKeyLookup;
   readonly now?: () => Date;
 }
 
@@ -31,21 +35,29 @@ function decide(methodArn: string, verification: Exclude<Verification, { kind: '
       const { id, teamId, tmbId } = verification.record;
       return policyFor(methodArn, { scope: 'dataset', tokenId: id, teamId, tmbId });
     }
+    case 'relay':
+      return policyFor(methodArn, { scope: 'relay', context: relayAuthorizerContext(verification.record) });
+    case 'relay-denied':
+      return denyPolicy(
+        methodArn,
+        verification.record.id,
+        verification.reason === 'expired' ? 'expired-relay-key' : 'disabled-relay-key',
+      );
   }
 }
 
 /**
- * The TOKEN authorizer of both APIs over a credential source. Throwing exactly `Unauthorized` makes
+ * The TOKEN authorizer of the three APIs over a credential source and the relay keys. Throwing exactly `Unauthorized` makes
  * API Gateway answer 401 (UNAUTHORIZED); a Deny policy gives ACCESS_DENIED; any other error gives 500
  * and is not cached. Logs name the token id at most: never the token, the header or the event; they
  * carry the Lambda context.
  */
 export function createAuthorizer(options: AuthorizerOptions): Authorizer {
-  const { source, logger, mayReadFresh = () => false, now = () => new Date() } = options;
+  const { source, logger, mayReadFresh = () => false, relayKeys, now = () => new Date() } = options;
   return withLambdaContext(logger, async (event) => {
     let verification: Verification;
     try {
-      verification = await verifyToken(event.authorizationToken, source, now(), mayReadFresh);
+      verification = await verifyToken(event.authorizationToken, source, now(), mayReadFresh, relayKeys);
     } catch (error) {
       // Fail closed: no policy at all, and nothing API Gateway would cache.
       logger.error('Could not verify the token; failing closed', error as Error);
@@ -56,7 +68,15 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
       throw new Error('Unauthorized');
     }
 
-    const decision = decide(event.methodArn, verification);
+    let decision: PolicyDecision;
+    try {
+      decision = decide(event.methodArn, verification);
+    } catch (error) {
+      // A valid credential and a method ARN no scoped policy can be built from (policy.ts): never a cached Deny.
+      if (!(error instanceof UnusableMethodArnError)) throw error;
+      logger.error('Could not build a policy from the method ARN; failing closed', { methodArn: event.methodArn });
+      throw new Error('Authorizer failure');
+    }
     const { principalId } = decision.result;
     if (decision.denied) logger.info('Denied', { principalId, reason: decision.denied, methodArn: event.methodArn });
     else if (decision.coversMethod) logger.info('Allowed', { principalId, methodArn: event.methodArn });

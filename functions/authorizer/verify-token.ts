@@ -5,6 +5,8 @@ import {
   isExpired,
   SHORTEST_CREDENTIAL_LENGTH,
 } from '#shared/access-tokens';
+import { type RelayKeyRecord, relayKeyBody, relayKeyExpired } from '#shared/relay-keys';
+import type { RelayKeyLookup } from './relay-key-lookup.ts';
 
 /** What a presented `Authorization` header turned out to be. */
 export type Verification =
@@ -12,7 +14,9 @@ export type Verification =
   | { kind: 'unknown' }
   | { kind: 'expired'; record: AccessTokenRecord }
   | { kind: 'admin' }
-  | { kind: 'access'; record: AccessTokenRecord };
+  | { kind: 'access'; record: AccessTokenRecord }
+  | { kind: 'relay'; record: RelayKeyRecord }
+  | { kind: 'relay-denied'; record: RelayKeyRecord; reason: 'expired' | 'disabled' };
 
 // RFC 7235 credentials: the scheme is case-insensitive and separated from the token by one or more
 // spaces. The token is one run of visible ASCII (RFC 6750's b64token is narrower, but generated
@@ -28,7 +32,8 @@ export function bearerToken(header: string | undefined): string | undefined {
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
 /**
- * Identifies the token in `header`: the admin key, a live access token, an expired one, or unknown.
+ * Identifies the token in `header`: the admin key, a live access token, an expired one, a relay key (looked up by its
+ * keyed hash through `relayKeys` when the token has a relay key's shape and is neither of the others), or unknown.
  * An unknown token gets a second look at freshly read credentials when `mayReadFresh()` allows it
  * (the caller rate-limits it): the cached secret may predate a token created a moment ago, and a
  * Deny would then be cached by API Gateway. A token shorter than any credential the tools make never
@@ -42,16 +47,28 @@ export async function verifyToken(
   source: CredentialSource,
   now: Date,
   mayReadFresh: () => boolean = () => false,
+  relayKeys?: RelayKeyLookup,
 ): Promise<Verification> {
   const token = bearerToken(header);
   if (token === undefined) return { kind: 'malformed' };
   const presented = digest(token);
 
   const verification = await identify(presented, source, now, false);
-  if (verification.kind !== 'unknown' || token.length < SHORTEST_CREDENTIAL_LENGTH || !mayReadFresh()) {
-    return verification;
+  if (verification.kind !== 'unknown') return verification;
+  // The admin key and access tokens come first: an operator's admin key may happen to have a relay key's shape.
+  if (relayKeys && relayKeyBody(token) !== undefined) {
+    const record = await relayKeys.find(token, now);
+    if (record) return relayVerdict(record, now);
   }
+  if (token.length < SHORTEST_CREDENTIAL_LENGTH || !mayReadFresh()) return verification;
   return identify(presented, source, now, true);
+}
+
+/** A found relay key: usable, or why not (a disabled key is denied before its expiry is looked at). */
+function relayVerdict(record: RelayKeyRecord, now: Date): Verification {
+  if (record.status !== 'enabled') return { kind: 'relay-denied', record, reason: 'disabled' };
+  if (relayKeyExpired(record, now)) return { kind: 'relay-denied', record, reason: 'expired' };
+  return { kind: 'relay', record };
 }
 
 /**
@@ -63,7 +80,7 @@ async function identify(
   source: CredentialSource,
   now: Date,
   fresh: boolean,
-): Promise<Exclude<Verification, { kind: 'malformed' }>> {
+): Promise<Extract<Verification, { kind: 'unknown' | 'expired' | 'admin' | 'access' }>> {
   const [adminKey, records] = await Promise.all([source.adminKey({ fresh }), source.accessTokens({ fresh })]);
   // Both sides are 32-byte digests, so timingSafeEqual never throws on a length mismatch.
   const isAdmin = timingSafeEqual(presented, digest(adminKey));

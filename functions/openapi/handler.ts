@@ -1,11 +1,12 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { API_NAME_STAGE_VARIABLE, type ApiName } from '#shared/routes';
+import type { DocumentedApiName } from '#openapi/document';
+import { API_NAME_STAGE_VARIABLE } from '#shared/routes';
 import dataset from '../../openapi/dataset.json' with { type: 'json' };
 import proxy from '../../openapi/proxy.json' with { type: 'json' };
 import { requestBaseUrl } from './base-url.ts';
 
 // The committed documents, bundled: `npm run openapi` writes them and a test keeps them current.
-const DOCUMENTS: Readonly<Record<ApiName, Record<string, unknown>>> = { dataset, proxy };
+const DOCUMENTS: Readonly<Record<DocumentedApiName, Record<string, unknown>>> = { dataset, proxy };
 
 /** GET /openapi.json of either API, without the authorizer: the API's OpenAPI document, its `servers` the caller's base URL. */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {

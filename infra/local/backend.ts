@@ -4,8 +4,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type Authorizer, createAuthorizer } from '#functions/authorizer/authorizer';
+import { cachedRelayKeyLookup } from '#functions/authorizer/relay-key-lookup';
 import { writeConsolePage } from '#functions/console/build';
-import { CHANNEL_ID_KEY_FILE_ENV } from '#shared/channel-id-key';
+import { CHANNEL_ID_KEY_FILE_ENV, channelIdKeySource } from '#shared/channel-id-key';
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
 import type { StreamingHandler } from '#shared/lambda-streaming';
 import {
@@ -15,6 +16,7 @@ import {
 } from '#shared/local-credentials';
 import { createLogger } from '#shared/logger';
 import { backfillParentKeys } from '#shared/repositories/datasets-backfill';
+import { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import { FUNCTION_ENTRIES, type FunctionName, type RouteDef } from '#shared/routes';
 import type { TableName } from '#shared/tables';
 import {
@@ -79,7 +81,7 @@ export interface LocalBackend {
 const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 /** Local table names: the logical names themselves. */
-const LOCAL_TABLE_NAMES: LocalTableNames = { datasets: 'datasets', channels: 'channels' };
+const LOCAL_TABLE_NAMES: LocalTableNames = { datasets: 'datasets', channels: 'channels', relayKeys: 'relayKeys' };
 
 async function loadHandler<T>(entry: string): Promise<T> {
   const file = join(REPO_ROOT, entry);
@@ -110,7 +112,10 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       }
     : await startDynamoEngine({ host: options.dynamoHost, port: options.dynamoPort ?? 8000, path: persisted });
   const dynamoCredentialsFile = options.dynamoEndpoint ? undefined : join(options.dataDir, ENGINE_CREDENTIALS_FILE);
+  // The authorizer's own client on the engine (relay keys), closed with the backend.
+  let authorizerClient: ReturnType<typeof localDynamoClient> | undefined;
   const close = async () => {
+    authorizerClient?.destroy();
     await engine.close();
     // The credential dies with the engine; a file left behind would only mislead.
     if (dynamoCredentialsFile) await rm(dynamoCredentialsFile, { force: true });
@@ -138,6 +143,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     Object.assign(process.env, {
       [ENV.datasetsTable]: tableNames.datasets,
       [ENV.channelsTable]: tableNames.channels,
+      [ENV.relayKeysTable]: tableNames.relayKeys,
       [ENV.consolePageFile]: consolePageFile,
       // The import's channel-id key is the local credentials file's (docs/channel-import.md, "Identity").
       [CHANNEL_ID_KEY_FILE_ENV]: credentialsFile,
@@ -152,9 +158,17 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     delete process.env.AWS_SESSION_TOKEN;
     delete process.env.AWS_PROFILE;
 
+    authorizerClient = localDynamoClient(engine);
     const authorizer = createAuthorizer({
       source: localFileCredentialSource(credentialsFile),
       logger: createLogger('authorizer', loadConfig(logLevelEnvSchema)[ENV.logLevel]),
+      // Relay keys hashed under the local run's channel-id key; no reuse (max age 0), so a revoke works at once, as
+      // for the local access tokens.
+      relayKeys: cachedRelayKeyLookup({
+        store: new RelayKeysRepository(DynamoDBDocumentClient.from(authorizerClient), tableNames.relayKeys),
+        hmacKey: channelIdKeySource({ credentialsFile }),
+        maxAgeMs: 0,
+      }),
     });
     const functions = {} as Record<RouteDef['function'], RouteHandler>;
     for (const name of Object.keys(FUNCTION_ENTRIES) as FunctionName[]) {

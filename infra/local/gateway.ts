@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
+import {
+  GATEWAY_RESPONSE_HEADERS,
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponseBody,
+} from '#shared/gateway-responses';
 import { isStreamingHandler } from '#shared/lambda-streaming';
 import {
   API_NAME_STAGE_VARIABLE,
@@ -63,7 +68,11 @@ const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 const LOCAL_REGION = 'us-east-1';
 const LOCAL_ACCOUNT = '000000000000';
 const STAGE = 'local';
-const API_IDS: Readonly<Record<ApiName, string>> = { dataset: 'localdataset', proxy: 'localproxy' };
+const API_IDS: Readonly<Record<ApiName, string>> = {
+  dataset: 'localdataset',
+  proxy: 'localproxy',
+  relay: 'localrelay',
+};
 
 /** Token bucket with API Gateway's semantics: `burstLimit` tokens, refilled at `rateLimit` per second. */
 function tokenBucket({ rateLimit, burstLimit }: ThrottleSettings): () => boolean {
@@ -79,9 +88,11 @@ function tokenBucket({ rateLimit, burstLimit }: ThrottleSettings): () => boolean
   };
 }
 
-// Locally both APIs share one host; an unknown path is answered in the envelope of the API whose
-// routes share the longest path prefix with it (in AWS each API has its own host).
-function apiForPath(path: string): ApiDef {
+// Locally the APIs share one host; an unknown path is answered in the envelope of the API whose
+// routes share the longest path prefix with it (in AWS each API has its own host). Anything under `/v1` is the
+// relay's, so an OpenAI SDK pointed at the local server reads every 404 as OpenAI's.
+export function apiForPath(path: string): ApiDef {
+  if (path === '/v1' || path.startsWith('/v1/')) return APIS.relay;
   let best: ApiDef = APIS.dataset;
   let bestLength = -1;
   for (const api of Object.values(APIS)) {
@@ -192,7 +203,11 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     };
     const gatewayResponse = (type: GatewayResponseType): number => {
       const { statusCode } = GATEWAY_RESPONSES[api.name][type];
-      const headers = { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId };
+      const headers = {
+        'Content-Type': 'application/json',
+        'x-amzn-RequestId': requestId,
+        ...gatewayResponseHeaders(api.name, requestId),
+      };
       return send(statusCode, headers, Buffer.from(gatewayResponseBody(api.name, type)));
     };
 
@@ -347,7 +362,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     handle(req, res, requestId, sourceIp)
       .catch(() => {
         const api = apiForPath(req.url ?? '/').name;
-        const headers = { 'Content-Type': 'application/json' };
+        const headers = { 'Content-Type': 'application/json', ...gatewayResponseHeaders(api, requestId) };
         if (!res.headersSent) res.writeHead(500, headers);
         const body = Buffer.from(gatewayResponseBody(api, 'DEFAULT_5XX'));
         res.end(body);
@@ -386,6 +401,19 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The API's own gateway-response headers (shared/gateway-responses.ts) with their mapping expressions evaluated as API
+ * Gateway does: `context.requestId` is the request id, a quoted value is itself.
+ */
+export function gatewayResponseHeaders(api: ApiName, requestId: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, expression] of Object.entries(GATEWAY_RESPONSE_HEADERS[api])) {
+    if (expression === 'context.requestId') headers[name] = requestId;
+    else if (/^'.*'$/.test(expression)) headers[name] = expression.slice(1, -1);
+  }
+  return headers;
 }
 
 /** Whether the first media type of an Accept header is one of `binary` (API Gateway's rule for proxy responses). */

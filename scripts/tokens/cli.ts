@@ -7,12 +7,14 @@ import * as z from 'zod';
 import { expiresAtSchema, FRESH_READ_INTERVAL_MS, identifierSchema } from '#shared/access-tokens';
 import { newAccessTokenValue } from '#shared/local-credentials';
 import { type DeployedApis, findDeployedApis, flushAuthorizerCaches } from './authorizer-cache.ts';
+import { RELAY_USAGE, type RelayCliDeps, runRelayCli } from './relay.ts';
 import { localTokenStore, type NewAccessToken, secretTokenStore, type TokenStore } from './stores.ts';
 
 export const USAGE = `Usage:
   npm run tokens -- create --team <teamId> [--member <tmbId>] [--label <text>] [--expires <ISO 8601>] [--secret-id <id or ARN>]
   npm run tokens -- revoke --id <id> [--secret-id <id or ARN> [--stack <stack name>] [--no-wait]]
   npm run tokens -- list [--secret-id <id or ARN>]
+${RELAY_USAGE}
 
 Without --secret-id the tool works on the local run's \${DATA_DIR:-.data}/credentials.json (used at once).
 With --secret-id it works on the access tokens secret in AWS Secrets Manager (hashes only).
@@ -30,6 +32,8 @@ export interface CliDeps {
   /** Makes the clients `revoke` uses to find and flush the APIs' authorizer caches. */
   cloudFormationClient?: (region: string | undefined) => CloudFormationClient;
   apiGatewayClient?: (region: string | undefined) => APIGatewayClient;
+  /** Makes the DynamoDB client of `relay` commands in AWS mode. */
+  dynamoClient?: RelayCliDeps['dynamoClient'];
   sleep?: (ms: number) => Promise<void>;
   now?: () => Date;
 }
@@ -253,6 +257,9 @@ async function execute(
 
 /** Runs `npm run tokens -- <argv>`; returns the exit code (0 ok, 1 failed, 2 bad arguments). */
 export async function runTokensCli(argv: string[], deps: CliDeps): Promise<number> {
+  if (argv[0] === 'relay') {
+    return runRelayCli(argv.slice(1), { ...deps, secretsClient: deps.secretsClient ?? defaultSecretsClient }, USAGE);
+  }
   let command: Command;
   try {
     command = parseCommand(argv, deps.now?.() ?? new Date());

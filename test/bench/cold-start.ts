@@ -38,6 +38,8 @@ const LOAD_VS_FLOOR_TARGET = 1.1;
 const FUNCTION_ENV = {
   DATASETS_TABLE: 'bench-datasets',
   CHANNELS_TABLE: 'bench-channels',
+  RELAY_KEYS_TABLE: 'bench-relay-keys',
+  CHANNEL_ID_KEY_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-channel-id-key',
   ACCESS_TOKENS_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-access-tokens',
   ADMIN_KEY_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-admin-key',
   AWS_REGION: 'us-east-1',

@@ -81,6 +81,8 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
   authorizer: {
     [ENV.accessTokensSecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:access-tokens-AbCdEf',
     [ENV.adminKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:admin-key-AbCdEf',
+    [ENV.relayKeysTable]: 'relayKeys',
+    [ENV.channelIdKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:channel-id-key-AbCdEf',
   },
   console: {},
   openapi: {},

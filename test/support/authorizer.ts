@@ -6,7 +6,14 @@ import { captureOutput } from './capture-output.ts';
 import { loadHandler } from './handler.ts';
 
 /** The secret ids the deployed authorizer is loaded with in tests. */
-export const SECRET_IDS = { accessTokens: 'test/access-tokens', adminKey: 'test/admin-key' } as const;
+export const SECRET_IDS = {
+  accessTokens: 'test/access-tokens',
+  adminKey: 'test/admin-key',
+  channelIdKey: 'test/channel-id-key',
+} as const;
+
+/** The relay keys table the deployed authorizer is loaded with in tests. */
+export const RELAY_KEYS_TABLE = 'relay-keys-test';
 
 /** Method ARNs of one route on each API. */
 export const METHOD_ARNS = {
@@ -29,6 +36,8 @@ export async function useDeployedAuthorizer(logLevel: string, env: Readonly<Reco
       ACCESS_TOKENS_SECRET_ID: SECRET_IDS.accessTokens,
       ADMIN_KEY_SECRET_ID: SECRET_IDS.adminKey,
       SECRETS_MAX_AGE_S: '60',
+      RELAY_KEYS_TABLE,
+      CHANNEL_ID_KEY_SECRET_ID: SECRET_IDS.channelIdKey,
       LOG_LEVEL: logLevel,
       ...env,
     },

@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { GatewayExchange } from '#infra/local/gateway';
-import { DOCUMENT_FILES } from '#openapi/document';
+import { DOCUMENT_FILES, type DocumentedApiName } from '#openapi/document';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import type { ApiName } from '#shared/routes';
 
@@ -19,13 +19,14 @@ type Json = Record<string, unknown>;
 interface Operation {
   responses?: Record<string, { content?: Record<string, { schema?: Json }> }>;
 }
-export type OpenApiDocuments = Readonly<Record<ApiName, Json>>;
+/** The relay API speaks OpenAI's protocol and has no document here (openapi/document.ts): its routes' answers go unchecked. */
+export type OpenApiDocuments = Readonly<Partial<Record<ApiName, Json>>>;
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** The committed documents: what the stack and `npm start` serve. */
-export function committedDocuments(): OpenApiDocuments {
-  const read = (api: ApiName) => JSON.parse(readFileSync(join(ROOT, DOCUMENT_FILES[api]), 'utf8')) as Json;
+export function committedDocuments(): Readonly<Record<DocumentedApiName, Json>> {
+  const read = (api: DocumentedApiName) => JSON.parse(readFileSync(join(ROOT, DOCUMENT_FILES[api]), 'utf8')) as Json;
   return { dataset: read('dataset'), proxy: read('proxy') };
 }
 
@@ -58,7 +59,9 @@ export function contractChecker(documents: OpenApiDocuments = committedDocuments
       return known ? [] : [`${where}: no route matched, and this is none of the API's gateway responses`];
     }
 
-    const paths = (documents[api].paths ?? {}) as Record<string, Record<string, Operation>>;
+    const document = documents[api];
+    if (document === undefined) return [];
+    const paths = (document.paths ?? {}) as Record<string, Record<string, Operation>>;
     const operation = paths[route.path]?.[method.toLowerCase()];
     if (!operation) {
       return [

@@ -1,7 +1,13 @@
 import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { denyPolicy, type Principal, parseMethodArn, policyFor } from '#functions/authorizer/policy';
+import {
+  denyPolicy,
+  type Principal,
+  parseMethodArn,
+  policyFor,
+  UnusableMethodArnError,
+} from '#functions/authorizer/policy';
 import { evaluatePolicy, resourceMatches } from '#infra/local/policy';
 import { APIS, type ApiName, type RouteDef, requiresAuthorizer, routeResourcePatterns } from '#shared/routes';
 
@@ -26,6 +32,18 @@ const ACCESS: Principal = {
   tmbId: '65a0c0ffee0000000000f00d',
 };
 const ADMIN: Principal = { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' };
+const RELAY: Principal = {
+  scope: 'relay',
+  context: {
+    scope: 'relay',
+    keyId: '0123456789abcdef01234567',
+    groups: '["vip","default"]',
+    models: '',
+    ips: '["10.0.0.0/8"]',
+    expiresAt: '2999-01-01T00:00:00.000Z',
+  },
+};
+const relayRoute = APIS.relay.routes[0]!;
 
 function resources(result: APIGatewayAuthorizerResult, effect: 'Allow' | 'Deny'): string[] {
   return result.policyDocument.Statement.filter((s) => s.Effect === effect).flatMap((s) => {
@@ -61,9 +79,20 @@ describe('parseMethodArn', () => {
     [`${PREFIX}:a1b2c3`],
     [`${PREFIX}:*/prod/POST/api/core/dataset/create`],
     [`${PREFIX}:a1b2c3/*/POST/api/core/dataset/create`],
-    [`${PREFIX}:a1b2c3/prod/POST/api/core/dataset/creat?`],
-  ])('refuses %j', (arn) => {
+    [`${PREFIX}:a1?2c3/prod/POST/api/core/dataset/create`],
+    [`arn:aws:execute-api:eu-west-1:*:a1b2c3/prod/POST/api/core/dataset/create`],
+    [`arn:aws:execute-api:eu-*:123456789012:a1b2c3/prod/POST/api/core/dataset/create`],
+    [`arn:*:execute-api:eu-west-1:123456789012:a1b2c3/prod/POST/api/core/dataset/create`],
+  ])("refuses %j: a part the policy copies holds a wildcard or is not API Gateway's shape", (arn) => {
     expect(parseMethodArn(arn)).toBeUndefined();
+  });
+
+  it.each([
+    ['/api/core/dataset/creat?', '?'],
+    ['/api/channel/*', '*'],
+    ['/api/channel/a*b?c', 'both'],
+  ])('keeps the path %j as sent (%s): the policy never copies it', (path) => {
+    expect(parseMethodArn(`${PREFIX}:a1b2c3/prod/GET${path}`)?.resourcePath).toBe(path);
   });
 });
 
@@ -182,12 +211,40 @@ describe('policyFor', () => {
     expect(later.every((decision) => decision === 'allow')).toBe(true);
   });
 
-  it('denies everything when the method ARN cannot be parsed', () => {
-    const { result, denied } = policyFor('arn:aws:execute-api:*', ACCESS);
+  it('refuses to build a policy for a valid credential when the API id, stage or account of the ARN cannot be used', () => {
+    for (const arn of ['arn:aws:execute-api:*', `${PREFIX}:*/prod/GET/api/channels`, `${PREFIX}:p9q8r7/pro?/GET/x`]) {
+      expect(() => policyFor(arn, ACCESS), arn).toThrow(UnusableMethodArnError);
+      expect(() => policyFor(arn, ADMIN), arn).toThrow(UnusableMethodArnError);
+    }
+  });
 
-    expect(denied).toBe('unparseable-method-arn');
-    expect(resources(result, 'Deny')).toEqual(['*']);
-    expect(resources(result, 'Allow')).toEqual([]);
+  // SPEC 26: the Allow never depends on the method ARN's characters. The first request of a valid credential to a path
+  // holding `*` or `?` used to get a Deny of `*`, which API Gateway cached for every route of the token.
+  it.each(['/api/channel/*', '/api/channel/a?b', '/api/channels/*/?', '/*'])(
+    'gives the admin key its full scoped Allow after a first request to %j, never a Deny',
+    (path) => {
+      const reference = policyFor(methodArn('p9q8r7', concrete(proxyRoute)), ADMIN).result;
+
+      const { result, denied } = policyFor(`${PREFIX}:p9q8r7/prod/GET${path}`, ADMIN);
+
+      expect(denied).toBeUndefined();
+      expect(result).toEqual(reference);
+      expect(resources(result, 'Deny')).toEqual([]);
+      const later = APIS.proxy.routes
+        .filter(requiresAuthorizer)
+        .map((route) => evaluatePolicy(result, methodArn('p9q8r7', concrete(route))));
+      expect(later.every((decision) => decision === 'allow')).toBe(true);
+    },
+  );
+
+  it('gives an access token its scoped Allow whatever wildcard its first path holds', () => {
+    const reference = policyFor(methodArn('a1b2c3', datasetRoute), ACCESS).result;
+
+    const policies = ['/api/core/dataset/*', '/api/core/dataset/li?t', '/**'].map(
+      (path) => policyFor(`${PREFIX}:a1b2c3/prod/POST${path}`, ACCESS).result,
+    );
+
+    for (const policy of policies) expect(policy).toEqual(reference);
   });
 
   it("never lets an access token's policy cover a method of the channel proxy API", () => {
@@ -216,10 +273,16 @@ describe('policyFor', () => {
     const part = fc.stringMatching(/^[a-zA-Z0-9*?-]{1,8}$/);
     const anyRoute = fc.constantFrom(...APIS.dataset.routes, ...APIS.proxy.routes, { method: 'GET', path: '/x' });
     fc.assert(
-      fc.property(part, part, anyRoute, fc.constantFrom(ACCESS, ADMIN), (apiId, stage, route, principal) => {
-        const { result } = policyFor(methodArn(apiId, route, stage), principal);
-        const other: ApiName = principal.scope === 'dataset' ? 'proxy' : 'dataset';
-        const otherArns = methodArnsOf(other, [apiId.replace(/[*?]/g, 'x'), 'zzz']);
+      fc.property(part, part, anyRoute, fc.constantFrom(ACCESS, ADMIN, RELAY), (apiId, stage, route, principal) => {
+        let result: APIGatewayAuthorizerResult;
+        try {
+          result = policyFor(methodArn(apiId, route, stage), principal).result;
+        } catch (error) {
+          // A wildcard in the API id or stage: no policy at all (the authorizer fails closed, nothing is cached).
+          return error instanceof UnusableMethodArnError && /[*?]/.test(apiId + stage);
+        }
+        const others = (Object.keys(APIS) as ApiName[]).filter((api) => APIS[api].scope !== principal.scope);
+        const otherArns = others.flatMap((other) => methodArnsOf(other, [apiId, 'zzz']));
         return resources(result, 'Allow').every((r) => otherArns.every((arn) => !resourceMatches(r, arn)));
       }),
       { numRuns: 300 },
@@ -233,6 +296,49 @@ describe('policyFor', () => {
 
     expect(publicRoutes.length).toBeGreaterThan(0);
     for (const route of publicRoutes) expect(resources(result, 'Allow')).not.toContain(methodArn('p9q8r7', route));
+  });
+});
+
+describe('policyFor a relay key', () => {
+  it('allows exactly the relay routes of the same API and stage, with the key id as principal and its limits as context', () => {
+    const arn = methodArn('r1e2l3', relayRoute);
+
+    const { result, denied, coversMethod } = policyFor(arn, RELAY);
+
+    expect(denied).toBeUndefined();
+    expect(coversMethod).toBe(true);
+    expect(result.principalId).toBe('0123456789abcdef01234567');
+    expect(resources(result, 'Allow')).toEqual(allowedPatterns('r1e2l3', APIS.relay.routes));
+    expect(result.context).toEqual(RELAY.scope === 'relay' ? RELAY.context : undefined);
+    for (const route of APIS.relay.routes) expect(evaluatePolicy(result, methodArn('r1e2l3', route))).toBe('allow');
+  });
+
+  it('opens no method of the knowledge-base or channel proxy API, whichever API it was asked about', () => {
+    for (const asked of [methodArn('a1b2c3', datasetRoute), methodArn('p9q8r7', proxyRoute)]) {
+      const { result } = policyFor(asked, RELAY);
+      const otherArns = [
+        ...methodArnsOf('dataset', ['a1b2c3', 'p9q8r7']),
+        ...methodArnsOf('proxy', ['a1b2c3', 'p9q8r7']),
+      ];
+      for (const arn of otherArns) expect(evaluatePolicy(result, arn)).toBe('deny');
+    }
+  });
+
+  it('is never opened by the admin key or an access token: their Allow covers no relay route', () => {
+    for (const principal of [ADMIN, ACCESS]) {
+      const { result, coversMethod } = policyFor(methodArn('r1e2l3', relayRoute), principal);
+
+      expect(coversMethod).toBe(false);
+      for (const arn of methodArnsOf('relay', ['r1e2l3'])) expect(evaluatePolicy(result, arn)).toBe('deny');
+    }
+  });
+
+  it('keeps its scoped Allow after a first request whose path holds * or ?', () => {
+    const reference = policyFor(methodArn('r1e2l3', relayRoute), RELAY).result;
+
+    const { result } = policyFor(`${PREFIX}:r1e2l3/prod/POST/v1/*/completions?`, RELAY);
+
+    expect(result).toEqual(reference);
   });
 });
 
