@@ -111,7 +111,8 @@ describe('relay selection', () => {
     // act
     for (let i = 0; i < 30_000; i++) {
       const id = new ChannelPicker(tiers, random).next()?.id ?? '';
-      counts[Number(id.slice(1))]++;
+      const index = Number(id.slice(1));
+      counts[index] = (counts[index] ?? 0) + 1;
     }
     // assert
     for (const count of counts) expect(Math.abs(count - 10_000)).toBeLessThan(400);
