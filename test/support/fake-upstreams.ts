@@ -92,6 +92,13 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown> |
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Cuts the connection once what was written has left (a bare destroy would drop the buffered events too). */
+async function drop(res: ServerResponse): Promise<void> {
+  await new Promise<void>((resolve) => res.write('', () => resolve()));
+  await sleep(20);
+  res.socket?.destroy();
+}
+
 async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   const queue: Fault[] = [];
@@ -275,25 +282,24 @@ async function serve(
   const pieces = fault?.kind === 'big-stream' ? bigPieces(fault.bytes) : reply.split(/(?= )/);
   const events = [chunk({ role: 'assistant', content: '', refusal: null })];
   let sent = 0;
-  const drop = fault?.kind === 'drop-mid-stream' ? fault.afterEvents : Number.POSITIVE_INFINITY;
-  if (drop === 0) {
+  const dropAt = fault?.kind === 'drop-mid-stream' ? fault.afterEvents : Number.POSITIVE_INFINITY;
+  if (dropAt === 0) {
     res.flushHeaders();
-    await sleep(20);
-    res.socket?.destroy();
+    await drop(res);
     return;
   }
   await write(res, events[0] as string);
   sent++;
   for (const piece of pieces) {
-    if (sent >= drop) {
-      res.socket?.destroy();
+    if (sent >= dropAt) {
+      await drop(res);
       return;
     }
     await write(res, chunk({ content: piece }));
     sent++;
   }
-  if (sent >= drop) {
-    res.socket?.destroy();
+  if (sent >= dropAt) {
+    await drop(res);
     return;
   }
   await write(res, chunk({}, 'stop'));
@@ -360,11 +366,11 @@ async function serveAnthropic(
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const event = (name: string, data: Record<string, unknown>) =>
     `event: ${name}\ndata: ${JSON.stringify({ type: name, ...data })}\n\n`;
-  const drop = fault?.kind === 'drop-mid-stream' ? fault.afterEvents : Number.POSITIVE_INFINITY;
+  const dropAt = fault?.kind === 'drop-mid-stream' ? fault.afterEvents : Number.POSITIVE_INFINITY;
   let sent = 0;
   const emit = async (text: string): Promise<boolean> => {
-    if (sent >= drop) {
-      res.socket?.destroy();
+    if (sent >= dropAt) {
+      await drop(res);
       return false;
     }
     await write(res, text);
