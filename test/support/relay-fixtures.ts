@@ -1,6 +1,6 @@
 import { parseAllowList } from '#shared/allow-list';
 import { staticChannelSource } from '#shared/relay/channel-source';
-import type { RelayCaller, RelayChannel, RelayRequest, RelayResponse } from '#shared/relay/contract';
+import type { RelayCaller, RelayChannel, RelayRequest, RelayResponse, UsageRecord } from '#shared/relay/contract';
 import { MemoryHealthStore } from '#shared/relay/health';
 import { createRelay, type Relay, type RelayDeps } from '#shared/relay/relay';
 import { MemoryUsageSink } from '#shared/relay/usage-store';
@@ -97,4 +97,10 @@ export function sseDataOf(text: string): string[] {
     .split('\n\n')
     .filter((e) => e.startsWith('data: '))
     .map((e) => e.slice('data: '.length));
+}
+
+/** Reads a response's body to its end (as a front door does), then waits for its usage record. */
+export async function complete(response: RelayResponse): Promise<{ text: string; record: UsageRecord }> {
+  const text = await readText(response);
+  return { text, record: await response.done };
 }
