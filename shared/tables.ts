@@ -14,8 +14,8 @@ export interface IndexDef {
   readonly include?: readonly string[];
 }
 
-export interface TableDef {
-  readonly logicalName: TableName;
+export interface TableDef<N extends string = TableName> {
+  readonly logicalName: N;
   readonly partitionKey: string;
   readonly sortKey?: string;
   readonly indexes?: readonly IndexDef[];
@@ -53,6 +53,24 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   relayKeys: { logicalName: 'relayKeys', partitionKey: 'keyHash', indexes: [RELAY_KEYS_BY_ID] },
 };
 
+/**
+ * The relay's tables (docs/relay.md). Kept out of `TABLES` until the stack and the local engine create them (the
+ * integrator adds them to `TableName` and `TABLES`; their shapes are final):
+ * - `relayState`: channel health shared by every function instance; ONE partition `pk = "health"`, one item per
+ *   channel that failed recently (`sk` = channel id), so one Query reads all of it.
+ * - `usage`: one record per relayed request; `day` = `YYYY-MM-DD` (UTC), `sk` = `<ISO time>#<requestId>`, and
+ *   `expiresAt` (epoch seconds) as the TTL attribute.
+ */
+export type RelayTableName = 'relayState' | 'usage';
+
+export const RELAY_TABLES: Readonly<Record<RelayTableName, TableDef<RelayTableName>>> = {
+  relayState: { logicalName: 'relayState', partitionKey: 'pk', sortKey: 'sk' },
+  usage: { logicalName: 'usage', partitionKey: 'day', sortKey: 'sk' },
+};
+
+/** The TTL attribute of the `usage` table (epoch seconds). */
+export const USAGE_TTL_ATTRIBUTE = 'expiresAt';
+
 /** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */
 export function indexProjection(index: IndexDef): {
   readonly type: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
@@ -64,7 +82,7 @@ export function indexProjection(index: IndexDef): {
 }
 
 /** Every attribute that is a key of the table or of one of its indexes, each once, in order. */
-export function keyAttributes(def: TableDef): string[] {
+export function keyAttributes(def: TableDef<string>): string[] {
   const keys = [def.partitionKey, def.sortKey, ...(def.indexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];
   return [...new Set(keys.filter((k): k is string => k !== undefined))];
 }

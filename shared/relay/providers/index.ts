@@ -1,0 +1,94 @@
+import { anthropic } from './anthropic.ts';
+import { azure } from './azure.ts';
+import { openAiCompatible } from './openai-compatible.ts';
+import type { ProviderAdapter } from './types.ts';
+
+/*
+ * Every provider slug the relay serves, one adapter each (docs/relay.md, "Providers"); adding a provider is adding a
+ * row here, never a branch in the routing core. Slugs are those of functions/import-legacygw/providers.ts. Version
+ * paths checked against One API (songquanpeng/one-api 8df4a26: relay/channeltype/url.go and each
+ * relay/adaptor/<name>/adaptor.go GetRequestURL) and New API (QuantumNous/new-api main of 2026-11).
+ */
+
+const v1 = (defaultBaseUrl?: string) =>
+  openAiCompatible({ versionPath: '/v1', ...(defaultBaseUrl ? { defaultBaseUrl } : {}) });
+
+export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
+  openai: openAiCompatible({
+    defaultBaseUrl: 'https://api.openai.com',
+    versionPath: '/v1',
+    headers: (s): Record<string, string> => (s.organization ? { 'openai-organization': s.organization } : {}),
+  }),
+  // One API's type 8: the request path (/v1/chat/completions) appended to the operator's base URL.
+  custom: v1(),
+  // One API's type 50: the base URL carries its own version path, so /v1 is not added.
+  'openai-compatible': openAiCompatible({ versionPath: '' }),
+  api2d: v1('https://oa.api2d.net'),
+  closeai: v1('https://api.closeai-proxy.xyz'),
+  'openai-sb': v1('https://api.openai-sb.com'),
+  'openai-max': v1('https://api.openaimax.com'),
+  ohmygpt: v1('https://api.ohmygpt.com'),
+  ails: v1('https://api.caipacity.com'),
+  aiproxy: v1('https://api.aiproxy.io'),
+  api2gpt: v1('https://api.api2gpt.com'),
+  aigc2d: v1('https://api.aigc2d.com'),
+  deepseek: v1('https://api.deepseek.com'),
+  moonshot: v1('https://api.moonshot.cn'),
+  mistral: v1('https://api.mistral.ai'),
+  // The default base already ends in /openai.
+  groq: v1('https://api.groq.com/openai'),
+  xai: v1('https://api.x.ai'),
+  // The default base already ends in /api.
+  openrouter: v1('https://openrouter.ai/api'),
+  siliconflow: v1('https://api.siliconflow.cn'),
+  lingyiwanwu: v1('https://api.lingyiwanwu.com'),
+  stepfun: v1('https://api.stepfun.com'),
+  together: v1('https://api.together.xyz'),
+  ollama: v1('http://localhost:11434'),
+  // Zhipu's v4 API is OpenAI's protocol and takes the API key as a bearer token; One API's zhipu adaptor sends glm-4
+  // and later through /api/paas/v4 (v3-only models such as chatglm_pro are not served).
+  zhipu: openAiCompatible({ defaultBaseUrl: 'https://open.bigmodel.cn', versionPath: '/api/paas/v4' }),
+  'zhipu-v4': openAiCompatible({ defaultBaseUrl: 'https://open.bigmodel.cn', versionPath: '/api/paas/v4' }),
+  // DashScope's compatible mode.
+  ali: openAiCompatible({ defaultBaseUrl: 'https://dashscope.aliyuncs.com', versionPath: '/compatible-mode/v1' }),
+  'baidu-v2': openAiCompatible({ defaultBaseUrl: 'https://qianfan.baidubce.com', versionPath: '/v2' }),
+  doubao: openAiCompatible({ defaultBaseUrl: 'https://ark.cn-beijing.volces.com', versionPath: '/api/v3' }),
+  // Gemini's OpenAI endpoint; gemini-openai's stored default base already ends in /v1beta/openai.
+  gemini: openAiCompatible({
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com',
+    versionPath: '/v1beta/openai',
+  }),
+  'gemini-openai': openAiCompatible({
+    defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
+    versionPath: '',
+  }),
+  novita: openAiCompatible({ defaultBaseUrl: 'https://api.novita.ai/v3/openai', versionPath: '' }),
+  azure,
+  anthropic,
+};
+
+/** Why a provider without an adapter is not servable (the review API, console and routes report show it). */
+const NOT_SERVABLE: Readonly<Record<string, string>> = {
+  aws: 'AWS Bedrock needs SigV4 signing (later, SPEC 25)',
+  'vertex-ai': 'Vertex AI needs a service-account token exchange (later, SPEC 25)',
+  baidu: "Baidu's v1 API needs an access-token exchange and its own protocol",
+  xunfei: "iFlytek Spark's v1 API is a WebSocket protocol",
+  tencent: 'Tencent Hunyuan needs TC3 request signing',
+  palm: 'Google PaLM is retired',
+};
+
+/** The adapter for a provider slug; undefined = not servable yet. */
+export function adapterFor(provider: string): ProviderAdapter | undefined {
+  return Object.hasOwn(ADAPTERS, provider) ? ADAPTERS[provider] : undefined;
+}
+
+/** True when the relay can send a channel of this provider traffic. */
+export function isServable(provider: string): boolean {
+  return adapterFor(provider) !== undefined;
+}
+
+/** Why a provider is not servable, or undefined when it is. */
+export function servabilityReason(provider: string): string | undefined {
+  if (isServable(provider)) return undefined;
+  return NOT_SERVABLE[provider] ?? `provider "${provider}" is not servable yet: no relay adapter speaks its protocol`;
+}

@@ -1,0 +1,36 @@
+import { baseUrlOf, ENDPOINT_PATHS, type ProviderAdapter } from './types.ts';
+
+/**
+ * An upstream that speaks OpenAI's chat and embeddings protocol: URL = base (or default) + version path + endpoint,
+ * key as `Authorization: Bearer`. Paths checked against One API (songquanpeng/one-api 8df4a26:
+ * `relay/adaptor/openai/helper.go` GetFullRequestURL, `relay/channeltype/url.go`) and New API's adaptors
+ * (QuantumNous/new-api main of 2026-11: `relay/channel/<name>/adaptor.go` GetRequestURL).
+ */
+export interface OpenAiCompatibleSpec {
+  /** Used when the channel's base URL is empty. */
+  readonly defaultBaseUrl?: string;
+  /** Between the base URL and `/chat/completions`: `/v1` for most, `` when the base carries its own. */
+  readonly versionPath: string;
+  /** Extra headers every request carries (e.g. OpenAI's organization). */
+  readonly headers?: (settings: { organization?: string }) => Record<string, string>;
+  readonly embeddings?: boolean;
+}
+
+export function openAiCompatible(spec: OpenAiCompatibleSpec): ProviderAdapter {
+  return {
+    endpoints: spec.embeddings === false ? ['chat'] : ['chat', 'embeddings'],
+    streamUsageOption: true,
+    buildRequest({ channel, endpoint, body }) {
+      const url = `${baseUrlOf(channel, spec.defaultBaseUrl)}${spec.versionPath}${ENDPOINT_PATHS[endpoint]}`;
+      return {
+        url,
+        headers: {
+          'content-type': 'application/json',
+          authorization: `Bearer ${channel.key}`,
+          ...(spec.headers?.(channel.settings) ?? {}),
+        },
+        body: JSON.stringify(body),
+      };
+    },
+  };
+}

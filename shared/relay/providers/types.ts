@@ -1,0 +1,49 @@
+import type { RelayChannel, RelayEndpoint } from '../contract.ts';
+import type { SseEvent } from '../sse.ts';
+
+/** What an adapter sends upstream for one attempt. */
+export interface UpstreamRequest {
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** One attempt's input: the OpenAI body with the mapped model and the channel's settings already applied. */
+export interface AdapterInput {
+  readonly channel: RelayChannel;
+  readonly endpoint: RelayEndpoint;
+  readonly body: Record<string, unknown>;
+  readonly stream: boolean;
+}
+
+/** Turns a provider's stream events into OpenAI chat.completion.chunk objects (zero or more per event). */
+export interface StreamConverter {
+  /** An `error` thrown here ends the stream with an OpenAI error event. */
+  convert(event: SseEvent): readonly Record<string, unknown>[];
+}
+
+/** One provider's protocol: data, plus conversion only where it differs from OpenAI's. */
+export interface ProviderAdapter {
+  readonly endpoints: readonly RelayEndpoint[];
+  /** Whether the upstream is asked for usage in streams with `stream_options.include_usage` (OpenAI's protocol). */
+  readonly streamUsageOption: boolean;
+  buildRequest(input: AdapterInput): UpstreamRequest;
+  /** The upstream's successful JSON answer as OpenAI's; absent = already OpenAI's. */
+  convertResponse?(json: Record<string, unknown>, requestedModel: string): Record<string, unknown>;
+  /** A converter for one stream; absent = the upstream's events are OpenAI's and pass through. */
+  streamConverter?(requestedModel: string): StreamConverter;
+  /** The upstream's error body as OpenAI's envelope (message, type, code); absent = parsed as OpenAI's. */
+  errorMessage?(body: unknown): { message: string; type: string; code: string | null } | undefined;
+}
+
+/** The base URL to use: the channel's, else the provider's default; no trailing slash. */
+export function baseUrlOf(channel: RelayChannel, fallback: string | undefined): string {
+  const base = channel.baseUrl.trim() !== '' ? channel.baseUrl.trim() : (fallback ?? '');
+  if (base === '') throw new Error(`channel ${channel.id} has no base URL and its provider has no default`);
+  return base.replace(/\/+$/, '');
+}
+
+export const ENDPOINT_PATHS: Readonly<Record<RelayEndpoint, string>> = {
+  chat: '/chat/completions',
+  embeddings: '/embeddings',
+};
