@@ -9,6 +9,8 @@ import * as z from './zod.ts';
 export const ENV = {
   datasetsTable: 'DATASETS_TABLE',
   channelsTable: 'CHANNELS_TABLE',
+  /** The relay's usage records (shared/tables.ts, `usage`). */
+  usageTable: 'USAGE_TABLE',
   accessTokensSecretId: 'ACCESS_TOKENS_SECRET_ID',
   adminKeySecretId: 'ADMIN_KEY_SECRET_ID',
   secretsMaxAgeS: 'SECRETS_MAX_AGE_S',
@@ -162,6 +164,11 @@ export const channelsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(logLevelEnvSchema, { [ENV.channelsTable]: requiredName }),
 );
 export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
+
+/** The usage API (GET /api/usage): the usage table and the log level. */
+export const usageEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(logLevelEnvSchema, { [ENV.usageTable]: requiredName }),
+);
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 
 export const consoleEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>

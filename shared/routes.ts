@@ -18,6 +18,8 @@ export type FunctionName =
   | 'update-channel'
   | 'delete-channel'
   | 'batch-delete-channels'
+  | 'usage'
+  | 'test-channel'
   | 'console'
   | 'openapi'
   | 'authorizer';
@@ -80,6 +82,9 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'GET', path: '/api/channel/{id}', function: 'get-channel' },
       { method: 'PUT', path: '/api/channel/{id}', function: 'update-channel' },
       { method: 'DELETE', path: '/api/channel/{id}', function: 'delete-channel' },
+      // The relay's operator calls (docs/channel-review-api.md, "Usage" and "Channel test").
+      { method: 'GET', path: '/api/usage', function: 'usage' },
+      { method: 'POST', path: '/api/channel/{id}/test', function: 'test-channel' },
       { method: 'GET', path: '/console', function: 'console', auth: 'none' },
       // The console's SQLite worker and WebAssembly build, fetched only when a SQLite file is picked
       // (docs/console.md, "Import from a SQLite file"); content-hashed names.
@@ -117,6 +122,8 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'update-channel': 'functions/update-channel/handler.ts',
   'delete-channel': 'functions/delete-channel/handler.ts',
   'batch-delete-channels': 'functions/batch-delete-channels/handler.ts',
+  usage: 'functions/usage/handler.ts',
+  'test-channel': 'functions/test-channel/handler.ts',
   console: 'functions/console/handler.ts',
   openapi: 'functions/openapi/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',

@@ -1,9 +1,9 @@
 /**
  * DynamoDB tables as data: logical name, key schema and secondary indexes. The CDK stack and the
  * local engine both create them from here. Physical names come from configuration (DATASETS_TABLE,
- * CHANNELS_TABLE).
+ * CHANNELS_TABLE, USAGE_TABLE).
  */
-export type TableName = 'datasets' | 'channels';
+export type TableName = 'datasets' | 'channels' | 'usage';
 
 /** A global secondary index. Its key attributes are strings, like the table's. */
 export interface IndexDef {
@@ -38,6 +38,10 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // Partition by team so every read is scoped to the caller's team by construction (docs/knowledge-base-api.md).
   datasets: { logicalName: 'datasets', partitionKey: 'teamId', sortKey: 'id', indexes: [DATASETS_BY_PARENT] },
   channels: { logicalName: 'channels', partitionKey: 'id' },
+  // One usage record per relayed request (shared/relay/contract.ts, UsageRecord): partitioned by UTC day
+  // (`YYYY-MM-DD`), sorted by `<ISO time>#<requestId>`, so a period is one Query per day, newest first.
+  // Items carry `expiresAt` (epoch seconds) for the table's TTL.
+  usage: { logicalName: 'usage', partitionKey: 'day', sortKey: 'sk' },
 };
 
 /** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */

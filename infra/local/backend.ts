@@ -76,7 +76,7 @@ export interface LocalBackend {
 const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 /** Local table names: the logical names themselves. */
-const LOCAL_TABLE_NAMES: LocalTableNames = { datasets: 'datasets', channels: 'channels' };
+const LOCAL_TABLE_NAMES: LocalTableNames = { datasets: 'datasets', channels: 'channels', usage: 'usage' };
 
 async function loadHandler<T>(entry: string): Promise<T> {
   const file = join(REPO_ROOT, entry);
@@ -135,6 +135,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     Object.assign(process.env, {
       [ENV.datasetsTable]: tableNames.datasets,
       [ENV.channelsTable]: tableNames.channels,
+      [ENV.usageTable]: tableNames.usage,
       [ENV.consolePageFile]: consolePageFile,
       // The import's channel-id key is the local credentials file's (docs/channel-import.md, "Identity").
       [CHANNEL_ID_KEY_FILE_ENV]: credentialsFile,

@@ -210,7 +210,7 @@ export async function benchCreateInProcess(options: InProcessOptions): Promise<F
   const engine = await startDynamoEngine({ port: 0 });
   const client = localDynamoClient(engine);
   try {
-    const names = { datasets: 'bench-datasets', channels: 'bench-channels' };
+    const names = { datasets: 'bench-datasets', channels: 'bench-channels', usage: 'bench-usage' };
     await ensureTables(client, names);
     const run = await runInProcessChild(child.file, {
       DATASETS_TABLE: names.datasets,

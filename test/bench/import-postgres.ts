@@ -40,7 +40,7 @@ export async function benchImportPostgres(options: ImportBenchOptions): Promise<
         const order = round % 2 === 0 ? MODES : [...MODES].reverse();
         for (const mode of order) {
           const table = `bench-pg-channels-${mode}-${size}-${round}`;
-          const names = { datasets: `${table}-unused-datasets`, channels: table };
+          const names = { datasets: `${table}-unused-datasets`, channels: table, usage: `${table}-unused-usage` };
           await ensureTables(client, names);
           try {
             const run = await runChild(child.file, mode, {

@@ -92,7 +92,7 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
         const order = ALTERNATED.map((_, i) => ALTERNATED[(i + round) % ALTERNATED.length]!);
         for (const mode of order) {
           const table = `bench-channels-${mode}-${size}-${round}`;
-          const names = { datasets: `${table}-unused-datasets`, channels: table };
+          const names = { datasets: `${table}-unused-datasets`, channels: table, usage: `${table}-unused-usage` };
           await ensureTables(client, names);
           try {
             const measure = async (as: Mode, expected: { items: number; readIds: number }) => {

@@ -48,5 +48,5 @@ export function uniqueTableName(base: string): string {
 /** A set of table names of its own, for one backend on a shared engine. */
 export function uniqueTableNames(): LocalTableNames {
   const suffix = randomBytes(6).toString('hex');
-  return { datasets: `datasets-${suffix}`, channels: `channels-${suffix}` };
+  return { datasets: `datasets-${suffix}`, channels: `channels-${suffix}`, usage: `usage-${suffix}` };
 }
