@@ -487,6 +487,8 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
             byChannel: [
               {
                 channelId: CHANNEL_EXAMPLE.id,
+                name: CHANNEL_EXAMPLE.name,
+                provider: CHANNEL_EXAMPLE.provider,
                 requests: 1,
                 errors: 0,
                 failovers: 0,

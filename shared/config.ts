@@ -165,9 +165,9 @@ export const channelsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
 
-/** The usage API (GET /api/usage): the usage table and the log level. */
+/** The usage API (GET /api/usage): the usage table, the channels table (names only) and the log level. */
 export const usageEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
-  z.extend(logLevelEnvSchema, { [ENV.usageTable]: requiredName }),
+  z.extend(logLevelEnvSchema, { [ENV.usageTable]: requiredName, [ENV.channelsTable]: requiredName }),
 );
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 

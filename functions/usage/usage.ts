@@ -14,6 +14,8 @@ const HIGHEST = '\uffff';
 
 export interface UsageDeps {
   store: UsageStore;
+  /** Name and provider of channels by id (the channels table, a projection); those not found are left out. */
+  channelLabels?: (ids: readonly string[]) => Promise<ReadonlyMap<string, { name: string; provider: string }>>;
   logger: Pick<Logger, 'info' | 'warn'>;
 }
 
@@ -184,13 +186,20 @@ export async function readUsage(query: UsageQuery, deps: UsageDeps): Promise<Usa
   }
   if (malformed > 0) deps.logger.warn('Usage items that are not usage records were skipped', { malformed });
   deps.logger.info('Usage read', { days: days.length, read, matched, truncated });
+  const channelRows = topRows(byChannel.values(), (row) => row.channelId ?? '');
+  const ids = channelRows.flatMap((row) => (row.channelId === null ? [] : [row.channelId]));
+  const labels = deps.channelLabels && ids.length > 0 ? await deps.channelLabels(ids) : new Map();
+  for (const row of channelRows) {
+    const label = row.channelId === null ? undefined : labels.get(row.channelId);
+    if (label !== undefined) Object.assign(row, { name: String(label.name), provider: String(label.provider) });
+  }
   return {
     from: query.from.toISOString(),
     to: query.to.toISOString(),
     records,
     total: matched,
     totals,
-    byChannel: topRows(byChannel.values(), (row) => row.channelId ?? ''),
+    byChannel: channelRows,
     byModel: topRows(byModel.values(), (row) => row.model),
     truncated,
   };

@@ -113,6 +113,10 @@ export interface ChannelStore {
   isEmpty(options?: { signal?: AbortSignal }): Promise<boolean>;
 }
 
+/** What the usage report shows of a channel besides its id (a projection: the only attributes read). */
+export const LABEL_ATTRIBUTES = ['id', 'name', 'provider'] as const;
+export type ChannelLabel = Pick<StoredChannel, (typeof LABEL_ATTRIBUTES)[number]>;
+
 /** What the list needs of a channel to filter and order it (a projection; never the key). */
 export interface ChannelListEntry {
   id: string;
@@ -201,6 +205,11 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
 
   getMany(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, StoredChannel>> {
     return this.batchGet<StoredChannel>(ids, options.signal);
+  }
+
+  /** Name and provider of the channels among `ids` that exist (the usage report's labels); never a key. */
+  getLabels(ids: readonly string[]): Promise<Map<string, ChannelLabel>> {
+    return this.batchGet<ChannelLabel>(ids, undefined, LABEL_ATTRIBUTES);
   }
 
   async isEmpty(options: { signal?: AbortSignal } = {}): Promise<boolean> {

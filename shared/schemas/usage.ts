@@ -69,6 +69,12 @@ export const usageReportSchema = /* @__PURE__ */ z.moduleSchema(() =>
           channelId: z.nullable(z.string()).register(z.globalRegistry, {
             description: 'The channel that gave the final answer; null for requests no channel answered',
           }),
+          name: z.optional(
+            z
+              .string()
+              .register(z.globalRegistry, { description: "The channel's name (absent when it no longer exists)" }),
+          ),
+          provider: z.optional(z.string()),
           ...figureShape,
           attempts: count().register(z.globalRegistry, { description: 'Attempts sent to this channel' }),
           failedAttempts: count().register(z.globalRegistry, {

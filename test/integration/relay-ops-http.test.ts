@@ -127,6 +127,20 @@ describe('GET /api/usage', () => {
     });
   });
 
+  it("names each channel row after the channel it counts, reading only the channel's id, name and provider", async () => {
+    const [channel] = await seed([reviewChannel(9, { name: 'usage-named' })]);
+    const id = channel?.id ?? '';
+    await putUsage([
+      record('n', 1, '2026-11-20T10:00:00.000Z', { channelId: id, attempts: [{ channelId: id, status: 200 }] }),
+    ]);
+
+    const data = expectData<UsageReport>(await call('GET', '/api/usage?from=2026-11-20&to=2026-11-20T23:59:59Z'));
+
+    expect(data.byChannel).toEqual([
+      expect.objectContaining({ channelId: id, name: 'usage-named', provider: 'openai' }),
+    ]);
+  });
+
   it('filters by model and channel and reads epoch seconds', async () => {
     await putUsage([
       record('b', 1, '2026-11-23T10:00:00.000Z'),

@@ -214,6 +214,26 @@ describe('readUsage', () => {
     expect({ records: paged.records, total: paged.total }).toEqual({ records: [], total: 4 });
   });
 
+  it("labels each channel row with the channel's name and provider, leaving out channels that no longer exist", async () => {
+    const { store } = fakeUsageStore([
+      usage(1, '2026-11-27T01:00:00.000Z', { channelId: 'ch-1' }),
+      usage(2, '2026-11-27T02:00:00.000Z', { channelId: 'ch-gone', attempts: [{ channelId: 'ch-gone', status: 200 }] }),
+    ]);
+    const asked: string[][] = [];
+    const channelLabels = async (ids: readonly string[]) => {
+      asked.push([...ids]);
+      return new Map([['ch-1', { name: 'openai-main', provider: 'openai' }]]);
+    };
+
+    const report = await readUsage(query(), { store, logger, channelLabels });
+
+    expect(asked).toEqual([['ch-1', 'ch-gone']]);
+    expect(report.byChannel.map((row) => [row.channelId, row.name, row.provider])).toEqual([
+      ['ch-1', 'openai-main', 'openai'],
+      ['ch-gone', undefined, undefined],
+    ]);
+  });
+
   it('reads at most MAX_RECORDS_READ records and says truncated', async () => {
     const many = Array.from({ length: MAX_RECORDS_READ + 5 }, (_, i) =>
       usage(i, new Date(Date.UTC(2026, 10, 27, 0, 0, 0, i)).toISOString()),
