@@ -93,6 +93,9 @@ export function defaultAlarms(keepsData: boolean, importDeadlineMs: number): Ala
         datapointsToAlarm: 3,
       },
       proxy: { threshold: importDeadlineMs, periodMinutes: 5, evaluationPeriods: 3, datapointsToAlarm: 2 },
+      // A relayed request lasts as long as the upstream's completion (a long streamed answer takes minutes): the
+      // alarm is for a relay that hangs, past the upstreams' own first-byte timeout (docs/relay.md).
+      relay: { threshold: 120_000, periodMinutes: 5, evaluationPeriods: 3, datapointsToAlarm: 3 },
     },
     functionErrors: count(1, 5),
     functionThrottles: count(1, 5),
@@ -123,7 +126,7 @@ const monitoringSchema = z
     alarms: z
       .object({
         apiServerErrors: alarmOverride,
-        apiLatencyP99: z.object({ dataset: alarmOverride, proxy: alarmOverride }).strict().optional(),
+        apiLatencyP99: z.object({ dataset: alarmOverride, proxy: alarmOverride, relay: alarmOverride }).strict().optional(),
         functionErrors: alarmOverride,
         functionThrottles: alarmOverride,
         authorizerErrors: alarmOverride,

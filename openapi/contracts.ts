@@ -14,6 +14,7 @@ import { listQuerySchema } from '#functions/list-channels/list-channels';
 import { listDatasetsBodySchema, listDatasetsQuerySchema } from '#functions/list-datasets/schema';
 import { updateChannelBodySchema } from '#functions/update-channel/update-channel';
 import { updateDatasetBodySchema } from '#functions/update-dataset/schema';
+import { usageQuerySchema } from '#functions/usage/schema';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { proxyErrorBodySchema, proxySuccessBodySchema } from '#shared/envelopes/proxy';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
@@ -22,6 +23,7 @@ import {
   batchDeleteResultSchema,
   channelIdSchema,
   channelPageSchema,
+  channelTestResultSchema,
   channelViewSchema,
 } from '#shared/schemas/channels';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
@@ -29,6 +31,7 @@ import { datasetIdSchema, detailSchema, listItemSchema, pathEntrySchema } from '
 import { importReportSchema } from '#shared/schemas/import-report';
 import { openApiDocumentSchema } from '#shared/schemas/openapi';
 import type { DocumentedApiName } from './document.ts';
+import { usageReportSchema } from '#shared/schemas/usage';
 
 /** One response a route may give: its status, what it means and the zod schema of its body. */
 export interface ResponseContract {
@@ -101,6 +104,7 @@ const CHANNEL_EXAMPLE = {
   createdAt: '2026-03-01T10:00:00.000Z',
   updatedAt: '2026-03-01T10:00:00.000Z',
   editedAt: null,
+  servable: true,
   settings: {
     modelMapping: { 'gpt-4': 'gpt-4o' },
     priority: 10,
@@ -428,6 +432,113 @@ export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record
         description: 'Deleted',
         body: proxySuccessBodySchema(z.null()),
         example: { success: true, data: null },
+      },
+      errors: [
+        proxyError(400, 'The id is not 64 hexadecimal characters'),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(404, 'No channel has this id'),
+      ],
+    },
+    'GET /api/usage': {
+      operationId: 'getUsage',
+      summary: "The relay's usage over a period: records newest first, totals, per channel and per model",
+      description:
+        'Reads the usage records of the period (default the last 24 hours, at most 31 days), one UTC day at a time, newest first; `keyId`, `model` (requested or upstream) and `channelId` (answered or attempted) are exact filters that combine with AND. `records` is one page; `total`, `totals`, `byChannel` and `byModel` cover every matching record read. At most 10,000 records are read a call: beyond, `truncated` is true and the figures cover the newest. Any other query parameter is 400.',
+      request: { query: usageQuerySchema },
+      success: {
+        status: 200,
+        description: 'The usage of the period',
+        body: proxySuccessBodySchema(usageReportSchema),
+        example: {
+          success: true,
+          data: {
+            from: '2026-11-26T10:00:00.000Z',
+            to: '2026-11-27T10:00:00.000Z',
+            records: [
+              {
+                requestId: 'req-01',
+                time: '2026-11-27T09:59:58.120Z',
+                keyId: 'key-ops',
+                group: 'default',
+                endpoint: 'chat',
+                requestedModel: 'gpt-4o',
+                upstreamModel: 'gpt-4o-2024-08-06',
+                channelId: CHANNEL_EXAMPLE.id,
+                attempts: [{ channelId: CHANNEL_EXAMPLE.id, status: 200 }],
+                status: 200,
+                promptTokens: 12,
+                completionTokens: 30,
+                totalTokens: 42,
+                firstByteMs: 310,
+                durationMs: 820,
+                stream: true,
+                clientGone: false,
+              },
+            ],
+            total: 1,
+            totals: {
+              requests: 1,
+              errors: 0,
+              failovers: 0,
+              promptTokens: 12,
+              completionTokens: 30,
+              totalTokens: 42,
+              unknownUsage: 0,
+            },
+            byChannel: [
+              {
+                channelId: CHANNEL_EXAMPLE.id,
+                name: CHANNEL_EXAMPLE.name,
+                provider: CHANNEL_EXAMPLE.provider,
+                requests: 1,
+                errors: 0,
+                failovers: 0,
+                promptTokens: 12,
+                completionTokens: 30,
+                totalTokens: 42,
+                unknownUsage: 0,
+                attempts: 1,
+                failedAttempts: 0,
+              },
+            ],
+            byModel: [
+              {
+                model: 'gpt-4o',
+                requests: 1,
+                errors: 0,
+                failovers: 0,
+                promptTokens: 12,
+                completionTokens: 30,
+                totalTokens: 42,
+                unknownUsage: 0,
+              },
+            ],
+            truncated: false,
+          },
+        },
+      },
+      errors: [
+        proxyError(
+          400,
+          'An unknown or repeated query parameter, a bad value (named), `from` after `to`, or a period over 31 days',
+        ),
+        proxyError(401, 'The admin key is required for this API'),
+      ],
+    },
+    'POST /api/channel/{id}/test': {
+      operationId: 'testChannel',
+      summary: 'Send one minimal request through a channel',
+      description:
+        "Sends one minimal request through the channel, whatever its status, with its `testModel`, else its first model, and answers whether it worked, the upstream's status, the latency and the upstream's error message if any (scrubbed of the key). A provider the relay cannot serve, or a channel without a model, answers `ok: false` with the reason and sends nothing. The body is ignored. Never the key.",
+      request: { path: z.object({ id: channelIdSchema }) },
+      success: {
+        status: 200,
+        description: 'The result of the test (`ok: false` is a failed test, not a failed call)',
+        body: proxySuccessBodySchema(channelTestResultSchema),
+        example: {
+          success: true,
+          data: { ok: false, status: 401, latencyMs: 182, model: 'gpt-4o', message: 'Incorrect API key provided' },
+        },
       },
       errors: [
         proxyError(400, 'The id is not 64 hexadecimal characters'),

@@ -1,5 +1,6 @@
 import { ProxyApiError } from './errors.ts';
 import { maskKey } from './mask.ts';
+import { isServableProvider } from './relay/servable.ts';
 import type { StoredChannel } from './repositories/channels.ts';
 import { type ChannelSettings, SETTINGS_FIELDS } from './schemas/channel-settings.ts';
 import { type ChannelView, channelIdSchema } from './schemas/channels.ts';
@@ -20,6 +21,7 @@ function knownSettings(settings: ChannelSettings | undefined): ChannelSettings {
 
 /** The response form of a stored channel; the only place a stored channel becomes a response. */
 export function toChannelView(channel: StoredChannel): ChannelView {
+  const servable = isServableProvider(channel.provider);
   return {
     id: channel.id,
     provider: channel.provider,
@@ -29,6 +31,10 @@ export function toChannelView(channel: StoredChannel): ChannelView {
     models: [...(channel.models ?? [])],
     key: maskKey(typeof channel.key === 'string' ? channel.key : ''),
     status: channel.status,
+    ...(typeof channel.statusReason === 'string' ? { statusReason: channel.statusReason } : {}),
+    ...(typeof channel.statusChangedAt === 'string' ? { statusChangedAt: channel.statusChangedAt } : {}),
+    servable: servable.servable,
+    ...(servable.servable ? {} : { servableReason: servable.reason }),
     source: { legacyId: channel.source?.legacyId, host: channel.source?.host, database: channel.source?.database },
     createdAt: channel.createdAt,
     updatedAt: channel.updatedAt,

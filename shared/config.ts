@@ -11,6 +11,10 @@ export const ENV = {
   channelsTable: 'CHANNELS_TABLE',
   /** The relay keys table (shared/tables.ts), read by the authorizer by keyed hash. */
   relayKeysTable: 'RELAY_KEYS_TABLE',
+  /** The relay's usage records (shared/tables.ts, `usage`). */
+  usageTable: 'USAGE_TABLE',
+  /** The relay's shared channel health (shared/tables.ts, `relayState`). */
+  relayStateTable: 'RELAY_STATE_TABLE',
   accessTokensSecretId: 'ACCESS_TOKENS_SECRET_ID',
   adminKeySecretId: 'ADMIN_KEY_SECRET_ID',
   secretsMaxAgeS: 'SECRETS_MAX_AGE_S',
@@ -170,6 +174,11 @@ export const channelsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(logLevelEnvSchema, { [ENV.channelsTable]: requiredName }),
 );
 export type ChannelsConfig = z.infer<typeof channelsEnvSchema>;
+
+/** The usage API (GET /api/usage): the usage table, the channels table (names only) and the log level. */
+export const usageEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(logLevelEnvSchema, { [ENV.usageTable]: requiredName, [ENV.channelsTable]: requiredName }),
+);
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 
 export const consoleEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>

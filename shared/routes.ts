@@ -19,6 +19,8 @@ export type FunctionName =
   | 'update-channel'
   | 'delete-channel'
   | 'batch-delete-channels'
+  | 'usage'
+  | 'test-channel'
   | 'console'
   | 'openapi'
   | 'relay'

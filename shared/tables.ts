@@ -1,9 +1,9 @@
 /**
  * DynamoDB tables as data: logical name, key schema and secondary indexes. The CDK stack and the
  * local engine both create them from here. Physical names come from configuration (DATASETS_TABLE,
- * CHANNELS_TABLE, RELAY_KEYS_TABLE).
+ * CHANNELS_TABLE, RELAY_KEYS_TABLE, RELAY_STATE_TABLE, USAGE_TABLE).
  */
-export type TableName = 'datasets' | 'channels' | 'relayKeys';
+export type TableName = 'datasets' | 'channels' | 'relayKeys' | 'relayState' | 'usage';
 
 /** A global secondary index. Its key attributes are strings, like the table's. */
 export interface IndexDef {
@@ -14,8 +14,8 @@ export interface IndexDef {
   readonly include?: readonly string[];
 }
 
-export interface TableDef<N extends string = TableName> {
-  readonly logicalName: N;
+export interface TableDef {
+  readonly logicalName: TableName;
   readonly partitionKey: string;
   readonly sortKey?: string;
   readonly indexes?: readonly IndexDef[];
@@ -51,25 +51,14 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   channels: { logicalName: 'channels', partitionKey: 'id' },
   // Partition by the key's HMAC, so the authorizer finds a presented key with one consistent GetItem.
   relayKeys: { logicalName: 'relayKeys', partitionKey: 'keyHash', indexes: [RELAY_KEYS_BY_ID] },
-};
-
-/**
- * The relay's tables (docs/relay.md). Kept out of `TABLES` until the stack and the local engine create them (the
- * integrator adds them to `TableName` and `TABLES`; their shapes are final):
- * - `relayState`: channel health shared by every function instance; ONE partition `pk = "health"`, one item per
- *   channel that failed recently (`sk` = channel id), so one Query reads all of it.
- * - `usage`: one record per relayed request; `day` = `YYYY-MM-DD` (UTC), `sk` = `<ISO time>#<requestId>`, and
- *   `expiresAt` (epoch seconds) as the TTL attribute.
- */
-export type RelayTableName = 'relayState' | 'usage';
-
-export const RELAY_TABLES: Readonly<Record<RelayTableName, TableDef<RelayTableName>>> = {
+  // Channel health shared by every function instance: ONE partition `pk = "health"`, one item per channel that
+  // failed recently (`sk` = channel id), so one Query reads all of it (shared/relay/health.ts).
   relayState: { logicalName: 'relayState', partitionKey: 'pk', sortKey: 'sk' },
-  usage: { logicalName: 'usage', partitionKey: 'day', sortKey: 'sk' },
+  // One usage record per relayed request (shared/relay/contract.ts, UsageRecord): partitioned by UTC day
+  // (`YYYY-MM-DD`), sorted by `<ISO time>#<requestId>`, so a period is one Query per day, newest first.
+  // Items carry `expiresAt` (epoch seconds) for the table's TTL.
+  usage: { logicalName: 'usage', partitionKey: 'day', sortKey: 'sk', timeToLiveAttribute: 'expiresAt' },
 };
-
-/** The TTL attribute of the `usage` table (epoch seconds). */
-export const USAGE_TTL_ATTRIBUTE = 'expiresAt';
 
 /** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */
 export function indexProjection(index: IndexDef): {
@@ -82,7 +71,7 @@ export function indexProjection(index: IndexDef): {
 }
 
 /** Every attribute that is a key of the table or of one of its indexes, each once, in order. */
-export function keyAttributes(def: TableDef<string>): string[] {
+export function keyAttributes(def: TableDef): string[] {
   const keys = [def.partitionKey, def.sortKey, ...(def.indexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];
   return [...new Set(keys.filter((k): k is string => k !== undefined))];
 }

@@ -191,7 +191,7 @@ export async function importFromSource(
       if (before === undefined && old !== undefined && sameLegacyId(old.source?.legacyId, channel.legacyId)) {
         unkeyed.delete(unkeyedIdOf(channel));
         moved.push(old.id);
-        const keep = old.editedAt !== undefined;
+        const keep = operatorOwned(old);
         if (keep) report.channels.edited += 1;
         else if (differs(old, channel)) report.channels.updated += 1;
         else report.channels.unchanged += 1;
@@ -204,8 +204,8 @@ export async function importFromSource(
         report.channels.created += 1;
         changes.push(toStored(channel, origin, timestamp, timestamp));
         enabledAfter.set(channel.id, channel.status === 'enabled');
-      } else if (before.editedAt !== undefined) {
-        // An operator corrected it through the review API: their edit wins over the legacy row.
+      } else if (operatorOwned(before)) {
+        // An operator corrected it through the review API, or the relay disabled it: that wins over the legacy row.
         report.channels.edited += 1;
         enabledAfter.set(channel.id, before.status === 'enabled');
       } else if (differs(before, channel)) {
@@ -365,6 +365,13 @@ function withWrittenCount(error: unknown, written: number): unknown {
 
 // docs/channel-import.md: an existing channel counts `updated` when anything the legacy row decides differs. The key
 // and the legacy id make the id, so they cannot.
+/**
+ * An edited channel, or one the relay disabled (`auto-disabled`: a re-import must never re-enable it silently), is
+ * left as it is and counted in `channels.edited` (docs/channel-review-api.md, "Auto-disabled channels").
+ */
+const operatorOwned = (channel: Pick<ComparedChannel, 'editedAt' | 'status'>): boolean =>
+  channel.editedAt !== undefined || channel.status === 'auto-disabled';
+
 function differs(before: ComparedChannel, channel: MappedChannel): boolean {
   return (
     before.provider !== channel.provider ||

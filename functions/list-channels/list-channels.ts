@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type ChannelView, toChannelView } from '#shared/channel-view';
 import { proxyQuery } from '#shared/envelopes/proxy';
-import { ProxyApiError } from '#shared/errors';
+import { singleQueryValues } from '#shared/query-parameters';
 import type { ChannelFilter, ChannelListEntry, ChannelReviewStore } from '#shared/repositories/channels';
 import { withinChars } from '#shared/text';
 import * as z from '#shared/zod';
@@ -59,7 +59,9 @@ export const listQuerySchema = z.object({
   provider: filterText().register(z.globalRegistry, { description: 'Exact provider' }),
   status: z.optional(
     z.pipe(
-      z.enum(['', 'enabled', 'disabled'], { error: 'status must be "enabled" or "disabled"' }),
+      z.enum(['', 'enabled', 'disabled', 'auto-disabled'], {
+        error: 'status must be "enabled", "disabled" or "auto-disabled"',
+      }),
       z.transform((v) => (v === '' ? undefined : v)),
     ),
   ),
@@ -87,17 +89,7 @@ export const LIST_PARAMETERS = Object.keys(listQuerySchema.shape) as readonly (k
  * seen): an unknown or repeated parameter is a 400 naming it, then each value follows `listQuerySchema`.
  */
 export function parseListQuery(parameters: Readonly<Record<string, readonly string[] | undefined>> | null): ListQuery {
-  const single: Record<string, string> = {};
-  for (const [name, values] of Object.entries(parameters ?? {})) {
-    if (!(LIST_PARAMETERS as readonly string[]).includes(name)) {
-      throw new ProxyApiError(
-        400,
-        `Unknown query parameter ${JSON.stringify(name.slice(0, 40))}; the list takes ${LIST_PARAMETERS.join(', ')}`,
-      );
-    }
-    if ((values?.length ?? 0) > 1) throw new ProxyApiError(400, `Query parameter ${name} is given more than once`);
-    single[name] = values?.[0] ?? '';
-  }
+  const single = singleQueryValues(parameters, LIST_PARAMETERS, 'the list');
   const { page, per_page, provider, status, name, legacy_id, keyword } = proxyQuery(single, listQuerySchema);
   const filter: ChannelFilter = {};
   if (provider !== undefined) filter.provider = provider;

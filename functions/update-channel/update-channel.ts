@@ -152,6 +152,10 @@ export async function updateChannel(
         `The channel would be over ${MAX_CHANNEL_BYTES} bytes after this update; shorten or remove some settings`,
       );
     }
+    // Re-enabling an auto-disabled channel (or any change of status) is stamped; the repository drops the
+    // relay's reason with it. The same status again changes nothing.
+    if (apply.status !== undefined && apply.status !== current.status) apply.statusChangedAt = deps.now().toISOString();
+    else delete apply.status;
     if (apply.key !== undefined) {
       if (apply.key === maskKey(current.key)) delete apply.key;
       else if (looksMasked(apply.key))

@@ -81,7 +81,13 @@ export interface LocalBackend {
 const REPO_ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 /** Local table names: the logical names themselves. */
-const LOCAL_TABLE_NAMES: LocalTableNames = { datasets: 'datasets', channels: 'channels', relayKeys: 'relayKeys' };
+const LOCAL_TABLE_NAMES: LocalTableNames = {
+  datasets: 'datasets',
+  channels: 'channels',
+  relayKeys: 'relayKeys',
+  relayState: 'relayState',
+  usage: 'usage',
+};
 
 async function loadHandler<T>(entry: string): Promise<T> {
   const file = join(REPO_ROOT, entry);
@@ -144,6 +150,8 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       [ENV.datasetsTable]: tableNames.datasets,
       [ENV.channelsTable]: tableNames.channels,
       [ENV.relayKeysTable]: tableNames.relayKeys,
+      [ENV.relayStateTable]: tableNames.relayState,
+      [ENV.usageTable]: tableNames.usage,
       [ENV.consolePageFile]: consolePageFile,
       // The import's channel-id key is the local credentials file's (docs/channel-import.md, "Identity").
       [CHANNEL_ID_KEY_FILE_ENV]: credentialsFile,

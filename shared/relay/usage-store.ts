@@ -1,5 +1,4 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { RELAY_TABLES, type TableDef } from '../tables.ts';
 import type { UsageRecord, UsageSink } from './contract.ts';
 
 /*
@@ -10,7 +9,6 @@ import type { UsageRecord, UsageSink } from './contract.ts';
  * relies on this shape.
  */
 
-export const USAGE_TABLE: TableDef<'usage'> = RELAY_TABLES.usage as TableDef<'usage'>;
 export const DEFAULT_USAGE_RETENTION_DAYS = 90;
 
 /** The stored item of a usage record. */

@@ -7,6 +7,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import type { ChannelStatus } from '../relay/contract.ts';
 import type { ChannelSettings } from '../schemas/channel-settings.ts';
 import { type BatchRetry, type BatchWriterOptions, chunks, GET_BATCH } from './batch.ts';
 import { TableRepository } from './table-repository.ts';
@@ -20,7 +21,12 @@ export interface StoredChannel {
   baseUrl: string;
   models: string[];
   key: string;
-  status: 'enabled' | 'disabled';
+  /** `auto-disabled` is set by the relay after repeated authentication failures (SPEC 21.3); an operator re-enables. */
+  status: ChannelStatus;
+  /** Why the relay disabled it (`auto-disabled` only); removed when the status is set again. */
+  statusReason?: string;
+  /** When the status last changed by the relay or by an update that changed it (ISO 8601). */
+  statusChangedAt?: string;
   /** Where the channel came from; never credentials. `legacyId` is text when the legacy id is not an integer up to 2^53. */
   source: { legacyId: number | string; host: string; database: string };
   createdAt: string;
@@ -107,6 +113,10 @@ export interface ChannelStore {
   isEmpty(options?: { signal?: AbortSignal }): Promise<boolean>;
 }
 
+/** What the usage report shows of a channel besides its id (a projection: the only attributes read). */
+export const LABEL_ATTRIBUTES = ['id', 'name', 'provider'] as const;
+export type ChannelLabel = Pick<StoredChannel, (typeof LABEL_ATTRIBUTES)[number]>;
+
 /** What the list needs of a channel to filter and order it (a projection; never the key). */
 export interface ChannelListEntry {
   id: string;
@@ -121,13 +131,13 @@ export interface ChannelListEntry {
 export interface ChannelFilter {
   provider?: string;
   name?: string;
-  status?: 'enabled' | 'disabled';
+  status?: ChannelStatus;
   legacyId?: number;
 }
 
 /** The fields an update may change; `settings` is the whole new settings object (the update merged it). */
 export type ChannelChanges = Partial<
-  Pick<StoredChannel, 'name' | 'baseUrl' | 'models' | 'status' | 'key' | 'settings'>
+  Pick<StoredChannel, 'name' | 'baseUrl' | 'models' | 'status' | 'key' | 'settings' | 'statusChangedAt'>
 >;
 
 /** The update lost a race: the channel changed (or vanished) after it was read. */
@@ -148,7 +158,8 @@ export interface ChannelReviewStore {
   scanEntries(filter: ChannelFilter, options?: { forKeyword?: boolean }): Promise<ChannelListEntry[]>;
   /**
    * Applies `changes` and sets `updatedAt` and `editedAt` to `at`, provided the channel still has the `updatedAt`
-   * it was read with; resolves with the channel after the change. ChannelChangedError when it does not.
+   * it was read with; resolves with the channel after the change. ChannelChangedError when it does not. A change
+   * of `status` removes `statusReason` (the relay's reason for an `auto-disabled` no longer holds).
    */
   update(id: string, changes: ChannelChanges, at: string, readUpdatedAt: string | undefined): Promise<StoredChannel>;
   /** Deletes one channel; false when there was none. */
@@ -194,6 +205,11 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
 
   getMany(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, StoredChannel>> {
     return this.batchGet<StoredChannel>(ids, options.signal);
+  }
+
+  /** Name and provider of the channels among `ids` that exist (the usage report's labels); never a key. */
+  getLabels(ids: readonly string[]): Promise<Map<string, ChannelLabel>> {
+    return this.batchGet<ChannelLabel>(ids, undefined, LABEL_ATTRIBUTES);
   }
 
   async isEmpty(options: { signal?: AbortSignal } = {}): Promise<boolean> {
@@ -342,12 +358,14 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
       values[`:v${i}`] = value;
       return `#f${i} = :v${i}`;
     });
+    if (changes.status !== undefined) names['#statusReason'] = 'statusReason';
+    const remove = changes.status !== undefined ? ' REMOVE #statusReason' : '';
     try {
       const out = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `SET ${sets.join(', ')}`,
+          UpdateExpression: `SET ${sets.join(', ')}${remove}`,
           // Optimistic: a write in between (an import, another update, a delete) makes this one fail, not merge.
           ConditionExpression: `attribute_exists(#id) AND ${unchanged}`,
           ExpressionAttributeNames: names,

@@ -28,7 +28,24 @@ export const channelViewSchema = /* @__PURE__ */ z.moduleSchema(() =>
     key: z.string().register(z.globalRegistry, {
       description: 'Masked: first 3 and last 4 characters around "…" (24 or more), else "****"',
     }),
-    status: z.enum(['enabled', 'disabled']),
+    status: z.enum(['enabled', 'disabled', 'auto-disabled']).register(z.globalRegistry, {
+      description:
+        '`auto-disabled`: the relay disabled it after repeated authentication failures (see `statusReason`); an update with `status: "enabled"` re-enables it',
+    }),
+    statusReason: z.optional(
+      z.string().register(z.globalRegistry, { description: 'Why the relay disabled the channel (auto-disabled only)' }),
+    ),
+    statusChangedAt: z.optional(
+      z.string().register(z.globalRegistry, { description: 'When the status last changed (ISO 8601), when known' }),
+    ),
+    servable: z.boolean().register(z.globalRegistry, {
+      description: 'Whether the relay has an adapter for this provider (a channel it cannot serve carries no traffic)',
+    }),
+    servableReason: z.optional(
+      z
+        .string()
+        .register(z.globalRegistry, { description: 'Why the relay cannot serve it (when `servable` is false)' }),
+    ),
     source: z.strictObject({ legacyId: z.union([z.int(), z.string()]), host: z.string(), database: z.string() }),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -57,4 +74,23 @@ export const channelPageSchema = /* @__PURE__ */ z.moduleSchema(() =>
 /** The `data` of a batch delete. */
 export const batchDeleteResultSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.strictObject({ deleted: z.int().check(z.minimum(0)) }),
+);
+
+/** The `data` of a channel test (shared/relay/contract.ts, ChannelTestResult). Never the key. */
+export const channelTestResultSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.strictObject({
+    ok: z.boolean(),
+    status: z.int().register(z.globalRegistry, {
+      description: "The upstream's HTTP status, or 0 when none was received (or nothing was sent)",
+    }),
+    latencyMs: z.number().check(z.minimum(0)),
+    model: z
+      .string()
+      .register(z.globalRegistry, { description: 'The model tested: `testModel`, else the first model' }),
+    message: z.optional(
+      z.string().register(z.globalRegistry, {
+        description: "Why it failed: the upstream's error message (scrubbed of the key), or why nothing was sent",
+      }),
+    ),
+  }),
 );

@@ -26,6 +26,9 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'update-channel': 25,
   'delete-channel': 25,
   'batch-delete-channels': 25,
+  usage: 25,
+  // The channel test will load the relay core (the integrator updates this with relay-core's floor).
+  'test-channel': 25,
   console: 10,
   // Parses the two bundled documents (tens of KiB of JSON), nothing else.
   openapi: 10,
@@ -40,6 +43,8 @@ const FUNCTION_ENV = {
   CHANNELS_TABLE: 'bench-channels',
   RELAY_KEYS_TABLE: 'bench-relay-keys',
   CHANNEL_ID_KEY_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-channel-id-key',
+  USAGE_TABLE: 'bench-usage',
+  RELAY_STATE_TABLE: 'bench-relay-state',
   ACCESS_TOKENS_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-access-tokens',
   ADMIN_KEY_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-admin-key',
   AWS_REGION: 'us-east-1',
@@ -87,6 +92,9 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'update-channel': 'test/bench/sdk-floor/channel-review.ts',
   'delete-channel': 'test/bench/sdk-floor/channel-review.ts',
   'batch-delete-channels': 'test/bench/sdk-floor/channel-review.ts',
+  usage: 'test/bench/sdk-floor/usage.ts',
+  // GetItem of the channel; relay-core adds its upstream client to this floor at merge.
+  'test-channel': 'test/bench/sdk-floor/channel-review.ts',
   console: 'test/bench/sdk-floor/console.ts',
   openapi: 'test/bench/sdk-floor/openapi.ts',
 };

@@ -210,7 +210,13 @@ export async function benchCreateInProcess(options: InProcessOptions): Promise<F
   const engine = await startDynamoEngine({ port: 0 });
   const client = localDynamoClient(engine);
   try {
-    const names = { datasets: 'bench-datasets', channels: 'bench-channels', relayKeys: 'bench-relay-keys' };
+    const names = {
+      datasets: 'bench-datasets',
+      channels: 'bench-channels',
+      relayKeys: 'bench-relay-keys',
+      relayState: 'bench-relay-state',
+      usage: 'bench-usage',
+    };
     await ensureTables(client, names);
     const run = await runInProcessChild(child.file, {
       DATASETS_TABLE: names.datasets,

@@ -44,6 +44,8 @@ export async function benchImportPostgres(options: ImportBenchOptions): Promise<
             datasets: `${table}-unused-datasets`,
             channels: table,
             relayKeys: `${table}-unused-relay-keys`,
+            relayState: `${table}-unused-relay-state`,
+            usage: `${table}-unused-usage`,
           };
           await ensureTables(client, names);
           try {

@@ -96,6 +96,8 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
             datasets: `${table}-unused-datasets`,
             channels: table,
             relayKeys: `${table}-unused-relay-keys`,
+            relayState: `${table}-unused-relay-state`,
+            usage: `${table}-unused-usage`,
           };
           await ensureTables(client, names);
           try {

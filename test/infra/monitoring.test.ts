@@ -169,6 +169,12 @@ describe('alarms', () => {
   const GRANTED: Record<TableName, string[]> = {
     datasets: ['GetItem', 'PutItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
     channels: ['BatchGetItem', 'BatchWriteItem', 'Scan', 'GetItem', 'UpdateItem', 'DeleteItem'],
+    // The relay's PutItem of each record, the usage API's Query.
+    usage: ['PutItem', 'Query'],
+    // The authorizer's GetItem by keyed hash; the relay's UpdateItem of lastUsedAt.
+    relayKeys: ['GetItem'],
+    // The relay's one health Query, its UpdateItem and DeleteItem.
+    relayState: ['Query', 'UpdateItem', 'DeleteItem'],
   };
   it.each(Object.keys(TABLES) as TableName[])(
     'alarms on the %s table throttled requests and system errors, summed over the operations its functions may call',

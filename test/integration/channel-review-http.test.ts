@@ -236,7 +236,7 @@ describe('GET /api/channels/ (list)', () => {
     const longestKeyword = await call('GET', `/api/channels/?keyword=${'k'.repeat(100)}`);
 
     expectError(twice, 400, /^Query parameter status is given more than once$/);
-    expectError(status, 400, /^status must be "enabled" or "disabled"$/);
+    expectError(status, 400, /^status must be "enabled", "disabled" or "auto-disabled"$/);
     expectError(legacyId, 400, /^legacy_id must be a whole number from 0$/);
     expectError(keyword, 400, /^keyword must be at most 100 characters$/);
     expect(longestKeyword.status).toBe(200);
@@ -268,7 +268,7 @@ describe('GET /api/channel/{id} (detail)', () => {
 
     const data = expectData<ChannelView>(await call('GET', channelPath(channel!.id)));
 
-    expect(data).toEqual({ ...channel, key: 'sk-\u2026WXYZ', editedAt: null, settings: {} });
+    expect(data).toEqual({ ...channel, key: 'sk-\u2026WXYZ', editedAt: null, servable: true, settings: {} });
   });
 
   it('finds a channel by the upper-case spelling of its id', async () => {

@@ -21,7 +21,7 @@ function fakeBackend(reply: { current: APIGatewayProxyResult }): LocalBackend {
     dynamoEndpoint: 'http://127.0.0.1:9',
     dynamo: { endpoint: 'http://127.0.0.1:9', credentials: EXTERNAL_ENGINE_CREDENTIALS },
     embeddedEngine: false,
-    tableNames: { datasets: 'datasets', channels: 'channels', relayKeys: 'relayKeys' },
+    tableNames: { datasets: 'datasets', channels: 'channels', relayKeys: 'relayKeys', relayState: 'relayState', usage: 'usage' },
     credentialsFile: '/nonexistent',
     credentials: { adminKey: 'x'.repeat(32), accessTokens: [] },
     createdCredentials: false,

@@ -142,6 +142,10 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>
   '/api/channels/batch_delete': { body: '[]' },
   // One path, three methods: GET and DELETE answer 404 for the unknown id, PUT too (its body is valid).
   '/api/channel/{id}': { body: '{"name":"matrix"}' },
+  // The default period (the last 24 hours) of an empty usage table: 200.
+  '/api/usage': {},
+  // The unknown id: 404 before any tester runs.
+  '/api/channel/{id}/test': {},
 };
 const UNKNOWN_CHANNEL_ID = 'f'.repeat(64);
 /** Every route of both APIs behind the authorizer, from the shared route table (the public ones: below). */
@@ -236,6 +240,8 @@ describe('security matrix: credential kind x API x method through the local serv
       ['PUT', '/api/channels'],
       ['GET', '/api/channel/'],
       ['GET', `/api/channel/${id}/extra`],
+      ['GET', `/api/channel/${id}/test`],
+      ['POST', '/api/usage'],
     ];
 
     const outcomes = [];

@@ -48,5 +48,11 @@ export function uniqueTableName(base: string): string {
 /** A set of table names of its own, for one backend on a shared engine. */
 export function uniqueTableNames(): LocalTableNames {
   const suffix = randomBytes(6).toString('hex');
-  return { datasets: `datasets-${suffix}`, channels: `channels-${suffix}`, relayKeys: `relay-keys-${suffix}` };
+  return {
+    datasets: `datasets-${suffix}`,
+    channels: `channels-${suffix}`,
+    relayKeys: `relay-keys-${suffix}`,
+    relayState: `relay-state-${suffix}`,
+    usage: `usage-${suffix}`,
+  };
 }

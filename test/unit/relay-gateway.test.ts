@@ -28,7 +28,7 @@ const backend: LocalBackend = {
   credentials: { adminKey: 'unused', accessTokens: [] },
   createdCredentials: false,
   embeddedEngine: true,
-  tableNames: { datasets: 'datasets', channels: 'channels', relayKeys: 'relayKeys' },
+  tableNames: { datasets: 'datasets', channels: 'channels', relayKeys: 'relayKeys', relayState: 'relayState', usage: 'usage' },
   async authorizer(event: APIGatewayTokenAuthorizerEvent) {
     if (event.authorizationToken !== `Bearer ${RELAY_KEY}`) {
       return {
@@ -41,7 +41,7 @@ const backend: LocalBackend = {
     }
     return policyFor(event.methodArn, { scope: 'relay', context: CONTEXT }).result;
   },
-  handlerFor: () => async (event) => {
+  handlerFor: () => async (event: APIGatewayProxyEvent) => {
     seen.push(event);
     return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{"object":"list","data":[]}' };
   },

@@ -15,7 +15,13 @@ export interface Channel {
   baseUrl: string;
   models: string[];
   key: string;
-  status: 'enabled' | 'disabled';
+  status: 'enabled' | 'disabled' | 'auto-disabled';
+  /** Why the relay disabled it (auto-disabled only). */
+  statusReason?: string;
+  statusChangedAt?: string;
+  /** Whether the relay can serve its provider; the reason when it cannot. */
+  servable?: boolean;
+  servableReason?: string;
   editedAt?: string;
   source?: { legacyId?: number };
   /** Secret parts already masked by the API. */
@@ -63,12 +69,64 @@ export interface ImportReport {
   routes: RoutesReport;
 }
 
+/** The `data` of a channel test. */
+export interface ChannelTestResult {
+  ok: boolean;
+  status: number;
+  latencyMs: number;
+  model: string;
+  message?: string;
+}
+
+/** Figures over a set of usage records. */
+export interface UsageFigures {
+  requests: number;
+  errors: number;
+  failovers: number;
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  unknownUsage: number;
+}
+
+/** One usage record (the subset the page shows). */
+export interface UsageRecord {
+  requestId: string;
+  time: string;
+  keyId: string;
+  requestedModel: string;
+  channelId?: string;
+  attempts: { channelId: string; status: number }[];
+  status: number;
+  totalTokens?: number;
+  durationMs: number;
+  stream: boolean;
+}
+
+/** The `data` of GET /api/usage. */
+export interface UsageReport {
+  from: string;
+  to: string;
+  records: UsageRecord[];
+  total: number;
+  totals: UsageFigures;
+  byChannel: (UsageFigures & {
+    channelId: string | null;
+    name?: string;
+    provider?: string;
+    attempts: number;
+    failedAttempts: number;
+  })[];
+  byModel: (UsageFigures & { model: string })[];
+  truncated: boolean;
+}
+
 /** What a channel update may change; `key` is write-only. */
 export interface ChannelChanges {
   name?: string;
   baseUrl?: string;
   models?: string[];
-  status?: 'enabled' | 'disabled';
+  status?: Channel['status'];
   key?: string;
   /** Each field replaces the stored one; null removes it. */
   settings?: Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { Call, Channel, ChannelChanges, ChannelPage, Settings } from './api.ts';
+import type { Call, Channel, ChannelChanges, ChannelPage, ChannelTestResult, Settings } from './api.ts';
 import { confirmDialog, editDialog } from './dialogs.ts';
 import { byId, h, isolated, say, visible } from './dom.ts';
 
@@ -31,6 +31,22 @@ export function listPath(query: Query): string {
 }
 
 const channelPath = (id: string) => `api/channel/${encodeURIComponent(id)}`;
+
+/** A channel test's result as one sentence: status, latency and the upstream's message. */
+export function testText(result: ChannelTestResult): string {
+  const answer = result.status === 0 ? 'no answer' : `HTTP ${result.status}`;
+  const head = `${result.ok ? 'OK' : 'Failed'}: ${answer}, ${result.latencyMs.toLocaleString('en')} ms, model ${result.model || '(none)'}`;
+  return result.message ? `${head}. ${visible(result.message)}` : head;
+}
+
+/** The status cell: the status, and for an auto-disabled channel the relay's reason. */
+function statusCell(channel: Channel): (Node | string)[] {
+  if (channel.status !== 'auto-disabled') return [channel.status];
+  return [
+    h('span', { class: 'badge alert' }, 'auto-disabled'),
+    ` ${visible(channel.statusReason ?? 'by the relay')}${channel.statusChangedAt ? ` (${channel.statusChangedAt})` : ''}`,
+  ];
+}
 
 /** Models as a short text: the first few, then how many more. */
 function modelsText(models: readonly string[]): string {
@@ -121,6 +137,9 @@ export function channelsView(deps: ChannelsViewDeps) {
       'Delete',
     );
     remove.addEventListener('click', () => deleteOne(channel, remove));
+    const test = h('button', { type: 'button', 'data-action': 'test', 'aria-label': `Test ${name}` }, 'Test');
+    const result = h('p', { class: 'test-result' });
+    test.addEventListener('click', () => runTest(channel, test, result));
     const tr = h(
       'tr',
       { 'data-id': channel.id },
@@ -133,13 +152,20 @@ export function channelsView(deps: ChannelsViewDeps) {
           ? [' ', h('span', { class: 'badge', title: `Edited ${channel.editedAt}` }, 'edited')]
           : []),
       ),
-      h('td', { 'data-label': 'Provider' }, isolated(channel.provider)),
+      h(
+        'td',
+        { 'data-label': 'Provider' },
+        isolated(channel.provider),
+        ...(channel.servable === false
+          ? [' ', h('span', { class: 'badge alert', title: channel.servableReason ?? '' }, 'not servable')]
+          : []),
+      ),
       h('td', { 'data-label': 'Base URL' }, channel.baseUrl ? isolated(channel.baseUrl) : '(none)'),
       h('td', { 'data-label': 'Models' }, isolated(modelsText(channel.models))),
       h('td', { 'data-label': 'Key' }, h('code', {}, isolated(channel.key))),
-      h('td', { 'data-label': 'Status', class: `status-${channel.status}` }, channel.status),
+      h('td', { 'data-label': 'Status', class: `status-${channel.status}` }, ...statusCell(channel)),
       h('td', { 'data-label': 'Settings' }, settingsText(channel.settings, channel.abbreviated)),
-      h('td', { 'data-label': 'Actions' }, h('div', { class: 'row' }, edit, remove)),
+      h('td', { 'data-label': 'Actions' }, h('div', { class: 'row' }, edit, test, remove), result),
     );
     return tr;
   }
@@ -204,6 +230,28 @@ export function channelsView(deps: ChannelsViewDeps) {
     say(message, `Saved ${visible(channel.name)}.`);
     await load();
     refocus(channel.id, 'edit');
+  }
+
+  /** Tests one channel: the result beside its button and, for screen readers, in the table's status line. */
+  async function runTest(channel: Channel, button: HTMLButtonElement, result: HTMLElement): Promise<void> {
+    const name = visible(channel.name);
+    button.disabled = true;
+    say(result, '');
+    say(message, `Testing ${name}…`);
+    try {
+      const outcome = await deps.call()<ChannelTestResult>('POST', `${channelPath(channel.id)}/test`);
+      const text = testText(outcome);
+      result.className = outcome.ok ? 'test-result' : 'test-result error';
+      say(result, text);
+      say(message, `Test of ${name}: ${text}`);
+    } catch (failure) {
+      say(message, '');
+      deps.fail(failure, error);
+    } finally {
+      button.disabled = false;
+      // A disabled button drops focus to the page: the keyboard user is put back where they were.
+      if (document.activeElement === document.body && button.isConnected) button.focus();
+    }
   }
 
   async function deleteOne(channel: Channel, opener: HTMLElement): Promise<void> {

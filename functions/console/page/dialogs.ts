@@ -221,7 +221,16 @@ export function editDialog(
   fields.name.value = channel.name;
   fields.baseUrl.value = channel.baseUrl;
   fields.models.value = channel.models.join('\n');
+  // The relay's own status is offered only while it holds: choosing Enabled re-enables the channel.
+  const auto = byId<HTMLOptionElement>('edit-status-auto');
+  auto.hidden = auto.disabled = channel.status !== 'auto-disabled';
   fields.status.value = channel.status;
+  const note = byId('edit-status-note');
+  note.hidden = channel.status !== 'auto-disabled';
+  say(
+    note,
+    `Disabled by the relay: ${visible(channel.statusReason ?? 'repeated authentication failures')}. Choose Enabled to re-enable it.`,
+  );
   fields.key.value = '';
   byId('edit-key-current').textContent = channel.key;
   settingsEditor ??= buildSettingsEditor();

@@ -8,12 +8,13 @@ import { closeDialogs, setDialogFailHandler } from './dialogs.ts';
 import { byId, say } from './dom.ts';
 import { importView } from './import-view.ts';
 import { adminKeyStore } from './session.ts';
+import { usageView } from './usage-view.ts';
 
 const keyForm = byId<HTMLFormElement>('key-form');
 const keyInput = byId<HTMLInputElement>('key-input');
 const keySet = byId('key-set');
 const keyError = byId('key-error');
-const sections = [byId('import-section'), byId('channels-section')];
+const sections = [byId('import-section'), byId('channels-section'), byId('usage-section')];
 
 function call(): Call {
   const key = adminKeyStore.read();
@@ -33,6 +34,7 @@ function fail(error: unknown, target: HTMLElement): void {
 setDialogFailHandler(fail);
 const imports = importView({ call, fail, imported: () => void channels.load() });
 const channels = channelsView({ call, fail });
+const usage = usageView({ call, fail });
 
 function showSignedIn(signedIn: boolean): void {
   keyForm.hidden = signedIn;
@@ -45,6 +47,7 @@ function signOut(message = ''): void {
   closeDialogs();
   imports.reset();
   channels.reset();
+  usage.reset();
   showSignedIn(false);
   say(keyError, message);
   keyInput.focus();
