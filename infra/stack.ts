@@ -10,6 +10,7 @@ import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement, type TableAction } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
+import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,
   loadSamMode,
@@ -298,6 +299,8 @@ export class ServiceStack extends Stack {
       ...common,
     });
 
+    const relay = addRelayResources(this, { config, channels, channelIdKey, authorizer, common });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -311,6 +314,7 @@ export class ServiceStack extends Stack {
         ...mapRecord(review, (fn) => fn.function),
         console: consolePage.function,
         openapi: openApi.function,
+        ...mapRecord(relay.functions, (fn) => fn.function),
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -325,7 +329,10 @@ export class ServiceStack extends Stack {
       ...apiCommon,
     });
 
-    this.tables = { datasets, channels };
+    // The relay's own API: OpenAI's envelope, relay keys only, streaming methods (docs/relay.md).
+    const relayApi = new AppApi(this, 'RelayApi', { definition: APIS.relay, ...apiCommon });
+
+    this.tables = { datasets, channels, ...relay.tables };
     this.secrets = { adminKey, accessTokens, channelIdKey };
     this.functions = {
       authorizer,
@@ -334,8 +341,9 @@ export class ServiceStack extends Stack {
       console: consolePage,
       openapi: openApi,
       ...review,
+      ...relay.functions,
     };
-    this.apis = { dataset: datasetApi, proxy: proxyApi };
+    this.apis = { dataset: datasetApi, proxy: proxyApi, relay: relayApi };
 
     // Last, once every function has its table grants: alarms follow the maps, so a new function,
     // API or table is watched by being in them.
@@ -365,6 +373,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'ProxyApiUrl', {
       description: 'Channel proxy API base URL ({proxy_url})',
       value: proxyApi.url,
+    });
+    new CfnOutput(this, 'RelayApiUrl', {
+      description: 'OpenAI-compatible relay base URL ({relay_url}; an SDK takes {relay_url}v1)',
+      value: relayApi.url,
     });
     new CfnOutput(this, 'AdminKeySecretArn', {
       description: 'Secret holding the admin key',
@@ -401,6 +413,7 @@ export class ServiceStack extends Stack {
     });
     new CfnOutput(this, 'DatasetsTableName', { value: datasets.table.tableName });
     new CfnOutput(this, 'ChannelsTableName', { value: channels.table.tableName });
+    new CfnOutput(this, 'RelayKeysTableName', { value: relay.tables.relayKeys.table.tableName });
   }
 
   /** Imports the configured VPC, subnets and security group by id: no lookup, so synth needs no credentials. */

@@ -126,7 +126,10 @@ const monitoringSchema = z
     alarms: z
       .object({
         apiServerErrors: alarmOverride,
-        apiLatencyP99: z.object({ dataset: alarmOverride, proxy: alarmOverride, relay: alarmOverride }).strict().optional(),
+        apiLatencyP99: z
+          .object({ dataset: alarmOverride, proxy: alarmOverride, relay: alarmOverride })
+          .strict()
+          .optional(),
         functionErrors: alarmOverride,
         functionThrottles: alarmOverride,
         authorizerErrors: alarmOverride,
@@ -181,6 +184,22 @@ const fileSchema = z
         deadlineMs: DEFAULTS.legacygwDeadlineMs,
         allowedHosts: [],
         throttling: DEFAULT_IMPORT_THROTTLING,
+      }),
+    // The relay (docs/relay.md, "Configuration"): attempts across channels, the hosts a loopback or private base URL
+    // may reach, an upstream's time to its response head, how long usage records are kept.
+    relay: z
+      .object({
+        maxAttempts: z.number().int().min(1).max(10).default(DEFAULTS.relayMaxAttempts),
+        allowedHosts: z.array(z.string().trim().min(1)).default([]),
+        firstByteTimeoutMs: z.number().int().min(1000).max(600_000).default(DEFAULTS.relayFirstByteTimeoutMs),
+        usageRetentionDays: z.number().int().min(1).max(3650).default(DEFAULTS.usageRetentionDays),
+      })
+      .strict()
+      .default({
+        maxAttempts: DEFAULTS.relayMaxAttempts,
+        allowedHosts: [],
+        firstByteTimeoutMs: DEFAULTS.relayFirstByteTimeoutMs,
+        usageRetentionDays: DEFAULTS.usageRetentionDays,
       }),
     vpc: z
       .object({
@@ -248,6 +267,12 @@ export interface StageConfig {
     /** PEM certificates of a private CA (read from caBundleFile at synth), compiled into the import's bundle. */
     readonly caBundle?: string;
   };
+  readonly relay: {
+    readonly maxAttempts: number;
+    readonly allowedHosts: readonly string[];
+    readonly firstByteTimeoutMs: number;
+    readonly usageRetentionDays: number;
+  };
   readonly vpc?: { readonly vpcId: string; readonly subnetIds: readonly string[]; readonly securityGroupId: string };
   readonly manageApiGatewayAccount: boolean;
   readonly monitoring: {
@@ -291,6 +316,7 @@ export function parseStageConfig(stage: unknown, file: unknown = {}, baseDir = p
       throttling: c.legacygw.throttling,
       ...(c.legacygw.caBundleFile ? { caBundle: readCaBundle(resolve(baseDir, c.legacygw.caBundleFile)) } : {}),
     },
+    relay: c.relay,
     ...(c.vpc ? { vpc: c.vpc } : {}),
     manageApiGatewayAccount: c.manageApiGatewayAccount,
     monitoring: {

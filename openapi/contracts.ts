@@ -30,8 +30,8 @@ import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { datasetIdSchema, detailSchema, listItemSchema, pathEntrySchema } from '#shared/schemas/datasets';
 import { importReportSchema } from '#shared/schemas/import-report';
 import { openApiDocumentSchema } from '#shared/schemas/openapi';
-import type { DocumentedApiName } from './document.ts';
 import { usageReportSchema } from '#shared/schemas/usage';
+import type { DocumentedApiName } from './document.ts';
 
 /** One response a route may give: its status, what it means and the zod schema of its body. */
 export interface ResponseContract {

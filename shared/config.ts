@@ -33,6 +33,14 @@ export const ENV = {
   dynamodbEndpoint: 'AWS_ENDPOINT_URL_DYNAMODB',
   /** CloudWatch namespace of the business metrics (shared/metrics.ts); Powertools' own variable name. */
   metricsNamespace: 'POWERTOOLS_METRICS_NAMESPACE',
+  /** Attempts in all for one relayed request, across channels (docs/relay.md, "Failover"). */
+  relayMaxAttempts: 'RELAY_MAX_ATTEMPTS',
+  /** Hosts and networks a channel's loopback or private-use base URL may reach (a local Ollama); like LEGACYGW_ALLOWED_HOSTS. */
+  relayAllowedHosts: 'RELAY_ALLOWED_HOSTS',
+  /** Milliseconds an upstream may take to send its response head before the attempt fails over. */
+  relayFirstByteTimeoutMs: 'RELAY_FIRST_BYTE_TIMEOUT_MS',
+  /** Days a usage record is kept (the usage table's TTL). */
+  usageRetentionDays: 'USAGE_RETENTION_DAYS',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
   consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
@@ -46,6 +54,9 @@ export const DEFAULTS = Object.freeze({
   legacygwMaxRows: 50_000,
   legacygwDeadlineMs: 25_000,
   secretsMaxAgeSeconds: 60,
+  relayMaxAttempts: 3,
+  relayFirstByteTimeoutMs: 60_000,
+  usageRetentionDays: 90,
 } as const);
 
 const logLevel = /* @__PURE__ */ z.moduleSchema(() =>
@@ -168,6 +179,23 @@ export const authorizerEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.channelIdKeySecretId]: requiredName,
   }),
 );
+
+/**
+ * The relay's routing core (the `/v1` function and the channel test): the tables it reads and writes, its attempts,
+ * the hosts a loopback base URL may reach, and the usage records' retention (docs/relay.md, "Configuration").
+ */
+export const relayEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(logLevelEnvSchema, {
+    [ENV.channelsTable]: requiredName,
+    [ENV.relayStateTable]: requiredName,
+    [ENV.usageTable]: requiredName,
+    [ENV.relayMaxAttempts]: positiveInt(DEFAULTS.relayMaxAttempts),
+    [ENV.relayFirstByteTimeoutMs]: positiveInt(DEFAULTS.relayFirstByteTimeoutMs),
+    [ENV.relayAllowedHosts]: parsedString((v) => parseAllowList((v ?? '').split(','))),
+    [ENV.usageRetentionDays]: positiveInt(DEFAULTS.usageRetentionDays),
+  }),
+);
+export type RelayConfig = z.infer<typeof relayEnvSchema>;
 
 /** The channel review functions (list, detail, update, delete, batch delete): the table and the log level. */
 export const channelsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>

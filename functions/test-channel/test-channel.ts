@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { channelNotFound, maskKey, parseChannelId } from '#shared/channel-view';
+import { toRelayChannel } from '#shared/relay/channel-source';
 import type { ChannelTestResult, RelayChannel } from '#shared/relay/contract';
 import { isServableProvider } from '#shared/relay/servable';
 import type { ChannelReviewStore, StoredChannel } from '#shared/repositories/channels';
@@ -16,20 +17,6 @@ export interface TestChannelDeps {
 /** The model a test sends: the channel's `testModel`, else its first model (SPEC 21.1). */
 export function testModelOf(channel: Pick<StoredChannel, 'models' | 'settings'>): string | undefined {
   return channel.settings?.testModel ?? channel.models?.[0];
-}
-
-/** The router's view of a stored channel. Holds the key: it goes to the tester and nowhere else. */
-export function toRelayChannel(channel: StoredChannel): RelayChannel {
-  return {
-    id: channel.id,
-    provider: channel.provider,
-    name: channel.name,
-    baseUrl: channel.baseUrl,
-    key: channel.key,
-    models: channel.models ?? [],
-    status: channel.status,
-    settings: channel.settings ?? {},
-  };
 }
 
 /** `text` with every occurrence of the channel's key replaced by its masked form (a message must never carry it). */

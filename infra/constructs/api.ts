@@ -1,4 +1,4 @@
-import { type Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -10,6 +10,7 @@ import {
   LogGroupLogDestination,
   type MethodDeploymentOptions,
   MethodLoggingLevel,
+  ResponseTransferMode,
   ResponseType,
   RestApi,
   TokenAuthorizer,
@@ -50,6 +51,9 @@ export interface AppApiProps {
   /** Resources the stage must wait for (the account's CloudWatch role, when this stack sets it). */
   readonly stageDependsOn?: readonly IDependable[];
 }
+
+/** The integration timeout of a streaming route: the longest API Gateway allows in streaming transfer mode. */
+export const STREAMING_INTEGRATION_TIMEOUT = Duration.minutes(15);
 
 // JSON access log; deliberately no header, body or query string, so no token or DSN is ever logged.
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
@@ -146,7 +150,15 @@ export class AppApi extends Construct {
     this.api.deploymentStage.node.addDependency(this.executionLogs, ...(props.stageDependsOn ?? []));
 
     for (const route of definition.routes) {
-      const integration = new LambdaIntegration(props.handlers[route.function], { allowTestInvoke: false });
+      const integration = new LambdaIntegration(props.handlers[route.function], {
+        allowTestInvoke: false,
+        // A streaming route (the relay's `/v1`): API Gateway passes the function's response stream on as it comes
+        // (Lambda response streaming), with the integration timeout streaming allows, 15 minutes, so a long
+        // completion is not cut at the buffered integrations' 29 s (docs/relay.md, "Streaming").
+        ...(route.streaming
+          ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_INTEGRATION_TIMEOUT }
+          : {}),
+      });
       if (requiresAuthorizer(route)) {
         this.api.root.resourceForPath(route.path).addMethod(route.method, integration);
         continue;

@@ -232,6 +232,18 @@ export class AppFunction extends Construct {
     table.grantKeyOnlyScan(this.role);
   }
 
+  /** Grants read `actions` on `table` returning only `attributes` (AppTable.grantProjected) and sets `envName` to its name. */
+  useProjected(
+    table: AppTable,
+    envName: string,
+    actions: readonly ('GetItem' | 'BatchGetItem')[],
+    attributes: readonly string[],
+  ): void {
+    table.grantProjected(this.role, actions, attributes);
+    this.setEnvironment(envName, table.table.tableName);
+    this.tables += 1;
+  }
+
   /** Grants `actions` on one index of `table` only (call `useTable` for the table's name and item actions). */
   useIndex(table: AppTable, indexName: string, actions: readonly IndexAction[]): void {
     table.grantIndex(this.role, indexName, actions);

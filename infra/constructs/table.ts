@@ -131,6 +131,30 @@ export class AppTable extends Construct {
     this.grantKey(grantee, ['Scan']);
   }
 
+  /**
+   * Grants item reads (`GetItem`, `BatchGetItem`) on the table only for requests whose projection names nothing but
+   * `attributes` (IAM condition `dynamodb:Attributes` within them, and present: a read without a projection returns
+   * whole items and is denied). The usage API reads channel names this way, never a channel's key.
+   */
+  grantProjected(
+    grantee: IGrantable,
+    actions: readonly ('GetItem' | 'BatchGetItem')[],
+    attributes: readonly string[],
+  ): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((action) => `dynamodb:${action}`),
+        resources: [this.table.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...attributes] },
+          Null: { 'dynamodb:Attributes': 'false' },
+        },
+      }),
+    );
+    for (const action of actions) this.granted.add(action);
+    this.grantKey(grantee, actions);
+  }
+
   /** Grants `actions` on one index only (and, under a customer-managed key, the key's read actions). */
   grantIndex(grantee: IGrantable, indexName: string, actions: readonly IndexAction[]): void {
     grantee.grantPrincipal.addToPrincipalPolicy(

@@ -15,7 +15,13 @@ const backend: LocalBackend = {
   credentials: { adminKey: 'unused', accessTokens: [] },
   createdCredentials: false,
   embeddedEngine: true,
-  tableNames: { datasets: 'datasets', channels: 'channels', relayKeys: 'relayKeys', relayState: 'relayState', usage: 'usage' },
+  tableNames: {
+    datasets: 'datasets',
+    channels: 'channels',
+    relayKeys: 'relayKeys',
+    relayState: 'relayState',
+    usage: 'usage',
+  },
   async authorizer(event: APIGatewayTokenAuthorizerEvent) {
     seen.methodArns.push(event.methodArn);
     return policyFor(event.methodArn, { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' }).result;

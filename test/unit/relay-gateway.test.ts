@@ -28,7 +28,13 @@ const backend: LocalBackend = {
   credentials: { adminKey: 'unused', accessTokens: [] },
   createdCredentials: false,
   embeddedEngine: true,
-  tableNames: { datasets: 'datasets', channels: 'channels', relayKeys: 'relayKeys', relayState: 'relayState', usage: 'usage' },
+  tableNames: {
+    datasets: 'datasets',
+    channels: 'channels',
+    relayKeys: 'relayKeys',
+    relayState: 'relayState',
+    usage: 'usage',
+  },
   async authorizer(event: APIGatewayTokenAuthorizerEvent) {
     if (event.authorizationToken !== `Bearer ${RELAY_KEY}`) {
       return {

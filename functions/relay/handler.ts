@@ -1,0 +1,35 @@
+import { documentClient } from '#shared/clients/dynamodb';
+import { loadConfig, relayEnvSchema } from '#shared/config';
+import { streamifyResponse } from '#shared/lambda-streaming';
+import { createLogger } from '#shared/logger';
+import { relayOnDynamo } from '#shared/relay/runtime';
+import { internalErrorReply, type RelayReply, serveRelay } from './relay-http.ts';
+import { writeReply } from './stream-reply.ts';
+
+/*
+ * The `/v1` routes (docs/relay.md): one streaming function, so the three routes share one channel snapshot, one health
+ * cache and one keep-alive pool per execution environment. The handler only turns the event into a reply and writes it;
+ * the usage record is written after the response has ended (`done`), so it never delays a byte.
+ */
+const config = loadConfig(relayEnvSchema);
+const logger = createLogger('relay', config.LOG_LEVEL);
+const relay = relayOnDynamo(documentClient, config, logger);
+
+export const handler = streamifyResponse(async (event, responseStream, context) => {
+  if (context) logger.addContext(context);
+  const requestId = event.requestContext?.requestId ?? context?.awsRequestId ?? 'unknown';
+  const abort = new AbortController();
+  let reply: RelayReply;
+  try {
+    reply = await serveRelay(event, { core: relay, requestId, signal: abort.signal });
+  } catch (error) {
+    logger.error('Unexpected error in the relay', { error: error instanceof Error ? error.name : typeof error });
+    reply = internalErrorReply(requestId);
+  }
+  await writeReply(responseStream, reply, () => abort.abort());
+  try {
+    await reply.done;
+  } catch (error) {
+    logger.warn('Could not finish the request after its response', { error: String(error) });
+  }
+});

@@ -1,0 +1,117 @@
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { Architecture } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { ENV } from '#shared/config';
+import { LABEL_ATTRIBUTES } from '#shared/repositories/channels';
+import { TABLES } from '#shared/tables';
+import { STREAMING_INTEGRATION_TIMEOUT } from './constructs/api.ts';
+import { AppFunction } from './constructs/function.ts';
+import { AppTable } from './constructs/table.ts';
+import type { StageConfig } from './stage-config.ts';
+
+/** What the relay adds to the stack: its three tables and its three functions. */
+export interface RelayResources {
+  readonly tables: { readonly relayKeys: AppTable; readonly relayState: AppTable; readonly usage: AppTable };
+  readonly functions: {
+    readonly relay: AppFunction;
+    readonly 'test-channel': AppFunction;
+    readonly usage: AppFunction;
+  };
+}
+
+export interface RelayResourcesProps {
+  readonly config: StageConfig;
+  readonly channels: AppTable;
+  readonly channelIdKey: Secret;
+  /** The authorizer: it finds relay keys by keyed hash in the relay keys table. */
+  readonly authorizer: AppFunction;
+  readonly common: {
+    readonly logRetention: RetentionDays;
+    readonly removalPolicy: RemovalPolicy;
+    readonly architecture?: Architecture;
+  };
+}
+
+/**
+ * The relay (docs/relay.md): the relay keys table (keyed hashes only), the shared channel health, the usage records
+ * (expiring by TTL), the streaming `/v1` function, the channel test and the usage API, each granted exactly the calls
+ * its code makes. The `/v1` function may read channel keys; the knowledge-base functions never get that grant.
+ */
+export function addRelayResources(scope: Construct, props: RelayResourcesProps): RelayResources {
+  const { config, channels, common } = props;
+  const table = (id: string, name: 'relayKeys' | 'relayState' | 'usage') =>
+    new AppTable(scope, id, {
+      definition: TABLES[name],
+      removalPolicy: config.removalPolicy,
+      deletionProtection: config.tableDeletionProtection,
+    });
+  const relayKeys = table('RelayKeysTable', 'relayKeys');
+  const relayState = table('RelayStateTable', 'relayState');
+  const usage = table('UsageTable', 'usage');
+
+  // One consistent GetItem by the presented key's HMAC, under the channel-id key (shared/relay-keys.ts).
+  props.authorizer.useTable(relayKeys, ENV.relayKeysTable, ['GetItem']);
+  props.authorizer.readSecret(props.channelIdKey, ENV.channelIdKeySecretId);
+
+  const relayEnvironment = {
+    [ENV.logLevel]: config.logLevel,
+    [ENV.relayMaxAttempts]: String(config.relay.maxAttempts),
+    [ENV.relayAllowedHosts]: config.relay.allowedHosts.join(','),
+    [ENV.relayFirstByteTimeoutMs]: String(config.relay.firstByteTimeoutMs),
+    [ENV.usageRetentionDays]: String(config.relay.usageRetentionDays),
+  };
+  const relay = new AppFunction(scope, 'Relay', {
+    name: 'relay',
+    description: 'POST /v1/chat/completions, /v1/embeddings, GET /v1/models: relays to the channels (streaming)',
+    // Streams pass through chunk by chunk; the memory is for the channel snapshot (10,000 channels) and the CPU.
+    memorySize: 1024,
+    // As long as API Gateway keeps a streaming integration open: a long completion is never cut by the function.
+    timeout: STREAMING_INTEGRATION_TIMEOUT,
+    environment: relayEnvironment,
+    ...common,
+  });
+  // Scan builds the routing snapshot (refreshed in the background); UpdateItem marks a channel auto-disabled,
+  // conditionally, after repeated invalid-key answers (shared/relay/health.ts).
+  relay.useTable(channels, ENV.channelsTable, ['Scan', 'UpdateItem']);
+  // One Query reads every channel's health; UpdateItem counts failures; DeleteItem forgets them at a success.
+  relay.useTable(relayState, ENV.relayStateTable, ['Query', 'UpdateItem', 'DeleteItem']);
+  relay.useTable(usage, ENV.usageTable, ['PutItem']);
+
+  const testChannel = new AppFunction(scope, 'TestChannel', {
+    name: 'test-channel',
+    description: 'POST /api/channel/{id}/test: one minimal request through one channel',
+    memorySize: 256,
+    // Below API Gateway's 29 s: the upstream's first-byte timeout is capped to fit (docs/relay.md).
+    timeout: Duration.seconds(28),
+    environment: {
+      ...relayEnvironment,
+      [ENV.relayFirstByteTimeoutMs]: String(Math.min(config.relay.firstByteTimeoutMs, 25_000)),
+    },
+    ...common,
+  });
+  // GetItem reads the channel with its key; the test sends nothing else, records no health and writes no usage.
+  testChannel.useTable(channels, ENV.channelsTable, ['GetItem']);
+  // The routing core's configuration names these tables; the test makes no call on them.
+  testChannel.setEnvironment(ENV.relayStateTable, relayState.table.tableName);
+  testChannel.setEnvironment(ENV.usageTable, usage.table.tableName);
+
+  const usageApi = new AppFunction(scope, 'Usage', {
+    name: 'usage',
+    description: 'GET /api/usage: relayed requests, tokens, errors and failovers for a period',
+    memorySize: 512,
+    timeout: Duration.seconds(28),
+    environment: { [ENV.logLevel]: config.logLevel },
+    ...common,
+  });
+  // One Query per day of the period; BatchGetItem of the channels' names, granted for that projection only, so the
+  // usage API can never read a channel's key.
+  usageApi.useTable(usage, ENV.usageTable, ['Query']);
+  usageApi.useProjected(channels, ENV.channelsTable, ['BatchGetItem'], LABEL_ATTRIBUTES);
+
+  return {
+    tables: { relayKeys, relayState, usage },
+    functions: { relay, 'test-channel': testChannel, usage: usageApi },
+  };
+}
