@@ -126,11 +126,15 @@ describe('parseUsageQuery', () => {
 });
 
 describe('readUsage', () => {
-  it('walks the UTC days of the period newest first', () => {
+  it('walks the UTC days of the period newest first, in any year', () => {
     expect(daysNewestFirst(new Date('2026-02-27T23:00:00Z'), new Date('2026-03-01T01:00:00Z'))).toEqual([
       '2026-03-01',
       '2026-02-28',
       '2026-02-27',
+    ]);
+    expect(daysNewestFirst(new Date('0050-01-01T10:00:00Z'), new Date('0050-01-02T00:00:00Z'))).toEqual([
+      '0050-01-02',
+      '0050-01-01',
     ]);
   });
 
