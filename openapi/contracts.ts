@@ -387,7 +387,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record
       operationId: 'updateChannel',
       summary: 'Correct a channel',
       description:
-        'Changes the fields named (at least one of name, baseUrl, models, status, key, settings; others are ignored) and stamps `editedAt`, so later imports leave the channel alone. `settings` is partial: each field named replaces the stored one, `null` removes it, the others stay. `key` and the secret parts of `settings` are write-only: their current masked form leaves them unchanged, any other masked-looking value is 400. The id never changes.',
+        'Changes the fields named (at least one of name, baseUrl, models, status, key, settings; others are ignored) and stamps `editedAt`, so later imports leave the channel alone. `settings` is partial: each field named replaces the stored one, `null` removes it, the others stay. `key` and the secret parts of `settings` are write-only: their current masked form leaves them unchanged, any other masked-looking value is 400. A change of `status` stamps `statusChangedAt` and removes `statusReason`: `{"status": "enabled"}` re-enables a channel the relay auto-disabled. The id never changes.',
       request: {
         path: z.object({ id: channelIdSchema }),
         body: updateChannelBodySchema,

@@ -14,7 +14,7 @@ export interface TestChannelDeps {
   logger: Pick<Logger, 'info'>;
 }
 
-/** The model a test sends: the channel's `testModel`, else its first model (SPEC 21.1). */
+/** The model a test sends: the channel's `testModel`, else its first model (docs/channel-review-api.md, "Channel test"). */
 export function testModelOf(channel: Pick<StoredChannel, 'models' | 'settings'>): string | undefined {
   return channel.settings?.testModel ?? channel.models?.[0];
 }

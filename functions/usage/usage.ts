@@ -116,8 +116,9 @@ function topRows<T extends { requests: number }>(rows: Iterable<T>, name: (row: 
 /** The UTC days of the period, newest first (`YYYY-MM-DD`). */
 export function daysNewestFirst(from: Date, to: Date): string[] {
   const days: string[] = [];
-  const first = Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate());
-  for (let day = Date.UTC(to.getUTCFullYear(), to.getUTCMonth(), to.getUTCDate()); day >= first; day -= DAY_MS) {
+  // Epoch milliseconds have no leap seconds: a UTC day starts at a multiple of DAY_MS (for any year, unlike Date.UTC).
+  const first = Math.floor(from.getTime() / DAY_MS) * DAY_MS;
+  for (let day = Math.floor(to.getTime() / DAY_MS) * DAY_MS; day >= first; day -= DAY_MS) {
     days.push(new Date(day).toISOString().slice(0, 10));
   }
   return days;

@@ -1,5 +1,5 @@
 /*
- * Which providers the relay can serve (SPEC 21.4), for the review API and the console. Stand-in for relay-core's
+ * Which providers the relay can serve (docs/channel-review-api.md, "Channel"), for the review API and the console. Stand-in for relay-core's
  * `isServable(provider)` in shared/relay/providers/index.ts: at merge, one of the two becomes the only source of truth
  * (this list must then be derived from the adapters, never kept by hand beside them).
  */

@@ -21,7 +21,7 @@ export interface StoredChannel {
   baseUrl: string;
   models: string[];
   key: string;
-  /** `auto-disabled` is set by the relay after repeated authentication failures (SPEC 21.3); an operator re-enables. */
+  /** `auto-disabled` is set by the relay after repeated authentication failures; an operator re-enables (docs/channel-review-api.md). */
   status: ChannelStatus;
   /** Why the relay disabled it (`auto-disabled` only); removed when the status is set again. */
   statusReason?: string;

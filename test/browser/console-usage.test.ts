@@ -9,6 +9,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UsageRecord } from '#shared/relay/contract';
+import { isServableProvider } from '#shared/relay/servable';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { usageKeys } from '#shared/repositories/usage';
 import { reviewChannel, seedChannels } from '#test/integration/channel-review.helpers';
@@ -34,6 +35,13 @@ beforeAll(() => {
 });
 
 const REASON = '3 authentication failures in a row (401 invalid_api_key)';
+
+/** Why the relay cannot serve `provider`, in the words of the module that decides. */
+function notServable(provider: string): string {
+  const servable = isServableProvider(provider);
+  if (servable.servable) throw new Error(`${provider} is servable`);
+  return servable.reason;
+}
 
 /** Three channels: one that serves, one the relay disabled, one whose provider the relay cannot serve. */
 async function seedRelayChannels(): Promise<{ main: StoredChannel; disabled: StoredChannel; bedrock: StoredChannel }> {
@@ -139,7 +147,7 @@ describe('the relay views at desktop width', () => {
     await page.evaluate('document.activeElement.blur()');
     await tabTo(page, 'Test bedrock-claude');
     await page.keyboard.press('Enter');
-    const expected = 'Failed: no answer, 0 ms, model claude-3-5-sonnet. The relay has no adapter for provider aws yet';
+    const expected = `Failed: no answer, 0 ms, model claude-3-5-sonnet. ${notServable('aws')}`;
     await page.locator('#channels-status').filter({ hasText: expected }).waitFor();
     expect(await page.locator('#channels-status').getAttribute('role')).toBe('status');
     expect(await page.locator('#channels-body .test-result:not(:empty)').allInnerTexts()).toEqual([expected]);

@@ -2,6 +2,7 @@ import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
 import type { UsageRecord } from '#shared/relay/contract';
+import { isServableProvider } from '#shared/relay/servable';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { usageKeys } from '#shared/repositories/usage';
 import type { ImportReport } from '#shared/schemas/import-report';
@@ -47,6 +48,12 @@ async function seed(channels: StoredChannel[]): Promise<StoredChannel[]> {
   for (const c of channels) keys.add(c.key);
   await seedChannels(server, channels);
   return channels;
+}
+
+/** Why the relay cannot serve `provider`, in the words of the module that decides. */
+function reasonNotServable(provider: string): string {
+  const servable = isServableProvider(provider);
+  return servable.servable ? '' : servable.reason;
 }
 
 /** Writes usage records straight into the usage table, as the relay's sink does. */
@@ -197,7 +204,7 @@ describe('POST /api/channel/{id}/test', () => {
       status: 0,
       latencyMs: 0,
       model: 'gpt-4o',
-      message: 'The relay has no adapter for provider aws yet',
+      message: reasonNotServable('aws'),
     });
   });
 

@@ -43,7 +43,7 @@ export function testText(result: ChannelTestResult): string {
 function statusCell(channel: Channel): (Node | string)[] {
   if (channel.status !== 'auto-disabled') return [channel.status];
   return [
-    h('span', { class: 'badge alert' }, 'auto-disabled'),
+    h('span', { class: 'flag' }, 'auto-disabled'),
     ` ${visible(channel.statusReason ?? 'by the relay')}${channel.statusChangedAt ? ` (${channel.statusChangedAt})` : ''}`,
   ];
 }
@@ -157,7 +157,7 @@ export function channelsView(deps: ChannelsViewDeps) {
         { 'data-label': 'Provider' },
         isolated(channel.provider),
         ...(channel.servable === false
-          ? [' ', h('span', { class: 'badge alert', title: channel.servableReason ?? '' }, 'not servable')]
+          ? [' ', h('span', { class: 'flag', title: channel.servableReason ?? '' }, 'not servable')]
           : []),
       ),
       h('td', { 'data-label': 'Base URL' }, channel.baseUrl ? isolated(channel.baseUrl) : '(none)'),
