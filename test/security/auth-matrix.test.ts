@@ -39,7 +39,7 @@ type Outcome =
 
 let server: TestServer;
 let tokens: Record<'live' | 'expired' | 'future' | 'revoked' | 'otherTeam', LocalAccessToken>;
-/** Relay keys (SPEC 21.2) in the server's relayKeys table; `unknown` is never stored. */
+/** Relay keys in the server's relayKeys table; `unknown` is never stored. */
 let relayKeys: Record<'live' | 'expired' | 'disabled' | 'unknown', string>;
 
 function newToken(extra: Partial<LocalAccessToken> = {}): LocalAccessToken {
