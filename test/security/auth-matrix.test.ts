@@ -491,12 +491,15 @@ describe('security matrix: credential kind x API x method through the local serv
   it('never lets a duplicated Authorization header open more than one of its credentials would', async () => {
     const access = `Bearer ${tokens.live.token}`;
     const admin = `Bearer ${server.credentials.adminKey}`;
+    const relay = `Bearer ${relayKeys.live}`;
     const alone = async (api: Api, header: string) => classify(api, await send(api, 'POST', [header]));
 
-    for (const api of ['dataset', 'proxy'] as const) {
+    for (const api of ['dataset', 'proxy', 'relay'] as const) {
       for (const pair of [
         [access, admin],
         [admin, access],
+        [relay, admin],
+        [access, relay],
       ]) {
         const outcome = classify(api, await send(api, 'POST', pair));
         const single = await Promise.all(pair.map((h) => alone(api, h)));
