@@ -25,7 +25,7 @@ export interface GatewayResponseDef {
 /**
  * Headers every gateway response of an API carries, as API Gateway response-parameter mapping expressions (the
  * stack passes them as the GatewayResponse's `responseHeaders`): the relay's callers expect `x-request-id` on every
- * answer (SPEC 21.1), also on the ones API Gateway makes by itself. The local server sets the same header to its
+ * answer, also on the ones API Gateway makes by itself. The local server sets the same header to its
  * request id.
  */
 export const GATEWAY_RESPONSE_HEADERS: Readonly<Record<ApiName, Readonly<Record<string, string>>>> = {
@@ -43,7 +43,7 @@ const proxy = (statusCode: number, message: string) => ({
   body: { success: false, message },
 });
 /**
- * OpenAI's error envelope, which OpenAI's SDKs read (SPEC 21.1): `type` and `code` as OpenAI's API answers (401
+ * OpenAI's error envelope, which OpenAI's SDKs read: `type` and `code` as OpenAI's API answers (401
  * `invalid_request_error` / `invalid_api_key`, 429 `rate_limit_exceeded`, 5xx `server_error`); `param` is always null.
  */
 const openai = (statusCode: number, type: string, code: string | null, message: string) => ({

@@ -4,7 +4,7 @@ import { expiresAtSchema } from './access-tokens.ts';
 import * as z from './zod.ts';
 
 /*
- * Relay keys (SPEC 21.2, docs/authorization.md "Relay keys"): the third credential kind, which opens the relay API
+ * Relay keys (docs/authorization.md, "Relay keys"): the third credential kind, which opens the relay API
  * (`/v1`) only. One API's format (`sk-` + 48 letters and digits), so SDK configuration carried over from a legacy
  * gateway keeps working. A key is stored only as a keyed hash: HMAC-SHA-256 under the deployment's channel-id key
  * (shared/channel-id-key.ts), so a dump of the table reveals no key, no prefix of one, and nothing that can be tested
@@ -55,7 +55,7 @@ export function newRelayKeyId(): string {
 }
 
 /**
- * How a key is shown anywhere (tools, later the console and `GET /api/keys`): `sk-…` and its id. SPEC 23's mask
+ * How a key is shown anywhere (tools, later the console and `GET /api/keys`): `sk-…` and its id. A mask such as `sk-abc…wxyz`
  * (first 3 and last 4 characters) would need characters of the key stored in clear; the table holds none.
  */
 export function relayKeyLabel(id: string): string {

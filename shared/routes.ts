@@ -42,7 +42,7 @@ export interface RouteDef {
    */
   readonly auth?: 'none';
   /**
-   * The function answers through Lambda response streaming (the relay's `/v1` routes, SPEC 21.6): the stack
+   * The function answers through Lambda response streaming (the relay's `/v1` routes): the stack
    * gives the method's integration the streaming transfer mode, and the local server writes the body as it
    * arrives. Omitted: a buffered proxy response.
    */
@@ -92,7 +92,7 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'GET', path: '/api/channel/{id}', function: 'get-channel' },
       { method: 'PUT', path: '/api/channel/{id}', function: 'update-channel' },
       { method: 'DELETE', path: '/api/channel/{id}', function: 'delete-channel' },
-      // SPEC 21.1 and 21.5: admin calls about the relay, so they stay on this API (admin key); the relay API opens only `/v1`.
+      // Admin calls about the relay (channel test, usage), so they stay on this API (admin key); the relay API opens only `/v1`.
       { method: 'POST', path: '/api/channel/{id}/test', function: 'test-channel' },
       { method: 'GET', path: '/api/usage', function: 'usage' },
       { method: 'GET', path: '/console', function: 'console', auth: 'none' },

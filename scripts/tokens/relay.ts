@@ -18,7 +18,7 @@ import { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import { TABLES } from '#shared/tables';
 
 /*
- * `npm run tokens -- relay <create|list|revoke>`: relay keys (SPEC 21.2, docs/authorization.md "Relay keys"). Locally
+ * `npm run tokens -- relay <create|list|revoke>`: relay keys (docs/authorization.md, "Relay keys"). Locally
  * they go to the running local engine (`npm start`, found through DATA_DIR/dynamodb-credentials.json, or
  * AWS_ENDPOINT_URL_DYNAMODB with the shell's credentials), hashed under the local run's channel-id key; with
  * `--secret-id` (the channel-id key secret) and `--table` (the deployed relayKeys table) they go to AWS.

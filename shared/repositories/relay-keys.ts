@@ -83,6 +83,35 @@ export class RelayKeysRepository {
   }
 
   /**
+   * Records that the key with this id was used at `at` (for the relay, which knows the key id from the authorizer's
+   * context, never the key): at most one write per key and `minIntervalMs`, so a busy key is not a write per request.
+   * Returns whether it wrote. Needs `dynamodb:Query` on the `byId` index and `dynamodb:UpdateItem` on the table.
+   */
+  async markUsed(id: string, at: Date, minIntervalMs = 60_000): Promise<boolean> {
+    const found = await this.findById(id);
+    if (!found) return false;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { keyHash: found.keyHash },
+          UpdateExpression: 'SET lastUsedAt = :at',
+          ConditionExpression:
+            'attribute_exists(keyHash) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :before)',
+          ExpressionAttributeValues: {
+            ':at': at.toISOString(),
+            ':before': new Date(at.getTime() - minIntervalMs).toISOString(),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /**
    * Disables the key with this id, keeping its record (usage records name it; section 23 may re-enable it). Returns the
    * updated record, or undefined when no key has this id.
    */

@@ -252,4 +252,18 @@ describe('npm run tokens -- relay', () => {
       secrets.restore();
     }
   });
+
+  it('records the last use of a key by its id at most once a minute', async () => {
+    const created = await tool('relay', 'create', '--name', 'used', '--table', table);
+    const repository = new RelayKeysRepository(documents, table);
+    const id = created.json.id as string;
+
+    const first = await repository.markUsed(id, new Date('2026-06-01T00:00:00Z'));
+    const soon = await repository.markUsed(id, new Date('2026-06-01T00:00:30Z'));
+    const later = await repository.markUsed(id, new Date('2026-06-01T00:01:01Z'));
+    const unknown = await repository.markUsed('f'.repeat(24), new Date('2026-06-01T00:02:00Z'));
+
+    expect([first, soon, later, unknown]).toEqual([true, false, true, false]);
+    expect(await scan()).toEqual([expect.objectContaining({ id, lastUsedAt: '2026-06-01T00:01:01.000Z' })]);
+  });
 });

@@ -2,21 +2,32 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { GATEWAY_RESPONSES, type GatewayResponseType } from '#shared/gateway-responses';
 import {
   type LocalAccessToken,
   newAccessTokenValue,
   readLocalCredentials,
   writeLocalCredentials,
 } from '#shared/local-credentials';
+import { newRelayKey, newRelayKeyId, type RelayKeyRecord, relayKeyHash } from '#shared/relay-keys';
+import { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import { APIS, findRoute, requiresAuthorizer } from '#shared/routes';
 import { type RawResponse, rawRequest } from '#test/reliability/harness';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
-const PATHS = { dataset: '/api/core/dataset/create', proxy: '/api/channels/import/legacygw' } as const;
+const PATHS = {
+  dataset: '/api/core/dataset/create',
+  proxy: '/api/channels/import/legacygw',
+  relay: '/v1/chat/completions',
+} as const;
 type Api = keyof typeof PATHS;
 const METHODS = ['POST', 'GET', 'PUT', 'DELETE', 'PATCH'] as const;
 // The dataset body is valid; the proxy body lacks its DSN, so reaching the import function shows as its own 400.
-const BODIES: Readonly<Record<Api, string>> = { dataset: '{"name":"matrix"}', proxy: '{}' };
+const BODIES: Readonly<Record<Api, string>> = {
+  dataset: '{"name":"matrix"}',
+  proxy: '{}',
+  relay: '{"model":"matrix-model","messages":[{"role":"user","content":"hi"}]}',
+};
 
 /** What a request gets back: enough to tell the gateway's answers from the functions'. */
 type Outcome =
@@ -28,6 +39,8 @@ type Outcome =
 
 let server: TestServer;
 let tokens: Record<'live' | 'expired' | 'future' | 'revoked' | 'otherTeam', LocalAccessToken>;
+/** Relay keys in the server's relayKeys table; `unknown` is never stored. */
+let relayKeys: Record<'live' | 'expired' | 'disabled' | 'unknown', string>;
 
 function newToken(extra: Partial<LocalAccessToken> = {}): LocalAccessToken {
   return {
@@ -56,6 +69,22 @@ beforeAll(async () => {
     ...credentials,
     accessTokens: [...credentials.accessTokens, ...Object.values(stored)],
   });
+
+  relayKeys = { live: newRelayKey(), expired: newRelayKey(), disabled: newRelayKey(), unknown: newRelayKey() };
+  const hmacKey = Buffer.from(credentials.channelIdKey ?? '', 'utf8');
+  const repository = new RelayKeysRepository(server.documents, server.tables.relayKeys);
+  const record = (key: string, extra: Partial<RelayKeyRecord> = {}): RelayKeyRecord => ({
+    keyHash: relayKeyHash(hmacKey, key),
+    id: newRelayKeyId(),
+    name: 'matrix',
+    groups: ['default'],
+    status: 'enabled',
+    createdAt: new Date().toISOString(),
+    ...extra,
+  });
+  await repository.create(record(relayKeys.live));
+  await repository.create(record(relayKeys.expired, { expiresAt: '2020-01-01T00:00:00Z' }));
+  await repository.create(record(relayKeys.disabled, { status: 'disabled', statusReason: 'revoked' }));
 });
 
 afterAll(async () => {
@@ -90,6 +119,15 @@ function credentialKinds(): ReadonlyArray<readonly [string, ReadonlyArray<string
     ['the admin key, Bearer with two spaces', [`Bearer  ${admin}`]],
     ['the admin key without its last character', [`Bearer ${admin.slice(0, -1)}`]],
     ['the admin key with a space inside', [`Bearer ${admin.slice(0, 10)} ${admin.slice(10)}`]],
+    ['a relay key', [`Bearer ${relayKeys.live}`]],
+    ['a relay key without sk-', [`Bearer ${relayKeys.live.slice(3)}`]],
+    ['a relay key, scheme in lower case', [`bearer ${relayKeys.live}`]],
+    ['a relay key without a scheme', [relayKeys.live]],
+    ['an expired relay key', [`Bearer ${relayKeys.expired}`]],
+    ['a disabled relay key', [`Bearer ${relayKeys.disabled}`]],
+    ['an unknown relay key', [`Bearer ${relayKeys.unknown}`]],
+    ['a relay key with one character more', [`Bearer ${relayKeys.live}x`]],
+    ['a relay key in upper case', [`Bearer ${relayKeys.live.toUpperCase()}`]],
   ];
 }
 
@@ -98,28 +136,37 @@ function credentialKinds(): ReadonlyArray<readonly [string, ReadonlyArray<string
  * Every other method gets `no-route` before any authorizer runs, whatever the credential.
  */
 const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
-  'no Authorization header': { dataset: 'unauthorized', proxy: 'unauthorized' },
-  'an empty Authorization header': { dataset: 'unauthorized', proxy: 'unauthorized' },
-  'the Bearer scheme without a token': { dataset: 'unauthorized', proxy: 'unauthorized' },
-  'an access token without a scheme': { dataset: 'unauthorized', proxy: 'unauthorized' },
-  'an access token in a Basic header': { dataset: 'unauthorized', proxy: 'unauthorized' },
-  'an access token followed by another word': { dataset: 'unauthorized', proxy: 'unauthorized' },
-  'an access token': { dataset: 'reached', proxy: 'denied' },
-  'an access token, scheme in lower case': { dataset: 'reached', proxy: 'denied' },
-  'an access token, Bearer with two spaces': { dataset: 'reached', proxy: 'denied' },
-  'an access token expiring in the future': { dataset: 'reached', proxy: 'denied' },
-  'an access token of another team': { dataset: 'reached', proxy: 'denied' },
-  'an expired access token': { dataset: 'denied', proxy: 'denied' },
-  'a revoked access token': { dataset: 'denied', proxy: 'denied' },
-  'an unknown token': { dataset: 'denied', proxy: 'denied' },
-  'an access token with one character more': { dataset: 'denied', proxy: 'denied' },
-  'an access token in upper case': { dataset: 'denied', proxy: 'denied' },
-  'the SHA-256 of an access token': { dataset: 'denied', proxy: 'denied' },
-  'the admin key': { dataset: 'denied', proxy: 'reached' },
-  'the admin key with surrounding spaces': { dataset: 'denied', proxy: 'reached' },
-  'the admin key, Bearer with two spaces': { dataset: 'denied', proxy: 'reached' },
-  'the admin key without its last character': { dataset: 'denied', proxy: 'denied' },
-  'the admin key with a space inside': { dataset: 'unauthorized', proxy: 'unauthorized' },
+  'no Authorization header': { dataset: 'unauthorized', proxy: 'unauthorized', relay: 'unauthorized' },
+  'an empty Authorization header': { dataset: 'unauthorized', proxy: 'unauthorized', relay: 'unauthorized' },
+  'the Bearer scheme without a token': { dataset: 'unauthorized', proxy: 'unauthorized', relay: 'unauthorized' },
+  'an access token without a scheme': { dataset: 'unauthorized', proxy: 'unauthorized', relay: 'unauthorized' },
+  'an access token in a Basic header': { dataset: 'unauthorized', proxy: 'unauthorized', relay: 'unauthorized' },
+  'an access token followed by another word': { dataset: 'unauthorized', proxy: 'unauthorized', relay: 'unauthorized' },
+  'an access token': { dataset: 'reached', proxy: 'denied', relay: 'denied' },
+  'an access token, scheme in lower case': { dataset: 'reached', proxy: 'denied', relay: 'denied' },
+  'an access token, Bearer with two spaces': { dataset: 'reached', proxy: 'denied', relay: 'denied' },
+  'an access token expiring in the future': { dataset: 'reached', proxy: 'denied', relay: 'denied' },
+  'an access token of another team': { dataset: 'reached', proxy: 'denied', relay: 'denied' },
+  'an expired access token': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'a revoked access token': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'an unknown token': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'an access token with one character more': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'an access token in upper case': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'the SHA-256 of an access token': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'the admin key': { dataset: 'denied', proxy: 'reached', relay: 'denied' },
+  'the admin key with surrounding spaces': { dataset: 'denied', proxy: 'reached', relay: 'denied' },
+  'the admin key, Bearer with two spaces': { dataset: 'denied', proxy: 'reached', relay: 'denied' },
+  'the admin key without its last character': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'the admin key with a space inside': { dataset: 'unauthorized', proxy: 'unauthorized', relay: 'unauthorized' },
+  'a relay key': { dataset: 'denied', proxy: 'denied', relay: 'reached' },
+  'a relay key without sk-': { dataset: 'denied', proxy: 'denied', relay: 'reached' },
+  'a relay key, scheme in lower case': { dataset: 'denied', proxy: 'denied', relay: 'reached' },
+  'a relay key without a scheme': { dataset: 'unauthorized', proxy: 'unauthorized', relay: 'unauthorized' },
+  'an expired relay key': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'a disabled relay key': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'an unknown relay key': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'a relay key with one character more': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
+  'a relay key in upper case': { dataset: 'denied', proxy: 'denied', relay: 'denied' },
 };
 
 // A request each route's function answers without an error of its own making (200, or 404 for an unknown id).
@@ -146,13 +193,14 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>
   '/api/usage': {},
   // The unknown id: 404 before any tester runs.
   '/api/channel/{id}/test': {},
+  [PATHS.relay]: { body: BODIES.relay },
+  '/v1/embeddings': { body: '{"model":"matrix-model","input":"hi"}' },
+  '/v1/models': {},
 };
 const UNKNOWN_CHANNEL_ID = 'f'.repeat(64);
 /** Every route of both APIs behind the authorizer, from the shared route table (the public ones: below). */
 const ROUTES = Object.values(APIS).flatMap((api) =>
-  api.routes
-    .filter(requiresAuthorizer)
-    .map((route) => ({ api: (api.name === 'dataset' ? 'dataset' : 'proxy') as Api, route })),
+  api.routes.filter(requiresAuthorizer).map((route) => ({ api: api.name as Api, route })),
 );
 /** Each path once (a path may have several methods), with the methods the route table gives it. */
 const PATH_TARGETS = [...new Map(ROUTES.map((target) => [target.route.path, target])).values()].map((target) => ({
@@ -184,8 +232,30 @@ function send(api: Api, method: string, authorization: ReadonlyArray<string>): P
   });
 }
 
+const GATEWAY_OUTCOMES: Readonly<Partial<Record<GatewayResponseType, Outcome>>> = {
+  UNAUTHORIZED: 'unauthorized',
+  ACCESS_DENIED: 'denied',
+  MISSING_AUTHENTICATION_TOKEN: 'no-route',
+  AUTHORIZER_FAILURE: 'fail-closed',
+};
+
+/**
+ * The relay API: a gateway response is recognised by its exact body (OpenAI's envelope) and must carry x-request-id;
+ * anything else is the relay function's own answer, whatever it is (no channel serves the model: 503, ...).
+ */
+function classifyRelay(reply: RawResponse): Outcome | string {
+  const body = JSON.parse(reply.body) as unknown;
+  for (const [type, response] of Object.entries(GATEWAY_RESPONSES.relay)) {
+    if (response.statusCode !== reply.status || JSON.stringify(response.body) !== JSON.stringify(body)) continue;
+    if (!reply.headers['x-request-id']) return `gateway ${type} without x-request-id`;
+    return GATEWAY_OUTCOMES[type as GatewayResponseType] ?? `unexpected gateway ${type}`;
+  }
+  return 'reached';
+}
+
 /** Classifies a reply, asserting that its body is in the API's own envelope. */
 function classify(api: Api, reply: RawResponse): Outcome | string {
+  if (api === 'relay') return classifyRelay(reply);
   const body = JSON.parse(reply.body) as Record<string, unknown>;
   const envelope =
     api === 'dataset'
@@ -424,12 +494,15 @@ describe('security matrix: credential kind x API x method through the local serv
   it('never lets a duplicated Authorization header open more than one of its credentials would', async () => {
     const access = `Bearer ${tokens.live.token}`;
     const admin = `Bearer ${server.credentials.adminKey}`;
+    const relay = `Bearer ${relayKeys.live}`;
     const alone = async (api: Api, header: string) => classify(api, await send(api, 'POST', [header]));
 
-    for (const api of ['dataset', 'proxy'] as const) {
+    for (const api of ['dataset', 'proxy', 'relay'] as const) {
       for (const pair of [
         [access, admin],
         [admin, access],
+        [relay, admin],
+        [access, relay],
       ]) {
         const outcome = classify(api, await send(api, 'POST', pair));
         const single = await Promise.all(pair.map((h) => alone(api, h)));
@@ -439,7 +512,7 @@ describe('security matrix: credential kind x API x method through the local serv
   });
 
   describe('when the credentials cannot be read', () => {
-    it('answers 500 in each envelope on both APIs, lets no one in and writes nothing (fails closed)', async () => {
+    it('answers 500 in each envelope on the three APIs, lets no one in and writes nothing (fails closed)', async () => {
       const original = await readFile(server.credentialsFile, 'utf8');
       const before = { datasets: await server.countItems('datasets'), channels: await server.countItems('channels') };
       const outcomes: string[] = [];
@@ -447,6 +520,7 @@ describe('security matrix: credential kind x API x method through the local serv
         for (const [api, header] of [
           ['dataset', `Bearer ${tokens.live.token}`],
           ['proxy', `Bearer ${server.credentials.adminKey}`],
+          ['relay', `Bearer ${relayKeys.live}`],
         ] as const) {
           outcomes.push(`${api}:${classify(api, await send(api, 'POST', [header]))}`);
         }
@@ -465,7 +539,9 @@ describe('security matrix: credential kind x API x method through the local serv
         await writeFile(server.credentialsFile, original, { mode: 0o600 });
       }
 
-      expect(outcomes).toEqual(Array.from({ length: 3 }, () => ['dataset:fail-closed', 'proxy:fail-closed']).flat());
+      expect(outcomes).toEqual(
+        Array.from({ length: 3 }, () => ['dataset:fail-closed', 'proxy:fail-closed', 'relay:fail-closed']).flat(),
+      );
       expect({ datasets: await server.countItems('datasets'), channels: await server.countItems('channels') }).toEqual(
         before,
       );

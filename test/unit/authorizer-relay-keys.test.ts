@@ -16,7 +16,7 @@ import {
   useDeployedAuthorizer,
 } from '#test/support/authorizer';
 
-// SPEC 21.2: relay keys open the relay API only, looked up by their keyed hash in the relayKeys table.
+// Relay keys (docs/authorization.md, "Relay keys") open the relay API only, looked up by their keyed hash in the relayKeys table.
 
 const authorizer = await useDeployedAuthorizer('DEBUG');
 const { handler, secretsManager } = authorizer;

@@ -218,7 +218,7 @@ describe('policyFor', () => {
     }
   });
 
-  // SPEC 26: the Allow never depends on the method ARN's characters. The first request of a valid credential to a path
+  // The Allow never depends on the method ARN's characters. The first request of a valid credential to a path
   // holding `*` or `?` used to get a Deny of `*`, which API Gateway cached for every route of the token.
   it.each(['/api/channel/*', '/api/channel/a?b', '/api/channels/*/?', '/*'])(
     'gives the admin key its full scoped Allow after a first request to %j, never a Deny',

@@ -8,7 +8,7 @@ import { GATEWAY_RESPONSE_HEADERS, GATEWAY_RESPONSES, type GatewayResponseType }
 import { type RelayAuthorizerContext, relayCallerFromContext } from '#shared/relay-keys';
 import { APIS, BINARY_MEDIA_TYPES, FUNCTION_ENTRIES, findRoute } from '#shared/routes';
 
-// The relay API (SPEC 21.1) as the route table declares it and the local gateway serves it, before its function exists:
+// The relay API as the route table declares it and the local gateway serves it, before its function exists:
 // a recording backend whose authorizer allows one relay key.
 
 const CONTEXT: RelayAuthorizerContext = {
