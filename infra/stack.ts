@@ -413,7 +413,12 @@ export class ServiceStack extends Stack {
     });
     new CfnOutput(this, 'DatasetsTableName', { value: datasets.table.tableName });
     new CfnOutput(this, 'ChannelsTableName', { value: channels.table.tableName });
+    // For `npm run tokens -- relay ... --table <this> --secret-id <ChannelIdKeySecretArn>` (docs/authorization.md).
     new CfnOutput(this, 'RelayKeysTableName', { value: relay.tables.relayKeys.table.tableName });
+    new CfnOutput(this, 'ChannelIdKeySecretArn', {
+      description: 'Secret holding the key of channel ids and relay key hashes (the tokens tool reads it)',
+      value: channelIdKey.secretArn,
+    });
   }
 
   /** Imports the configured VPC, subnets and security group by id: no lookup, so synth needs no credentials. */

@@ -1,7 +1,7 @@
-import { BlockList, isIP } from 'node:net';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openAiErrorBody, RelayHttpError } from '#shared/envelopes/openai';
 import type { RelayCaller, RelayEndpoint, RelayRequest, RelayResponse } from '#shared/relay/contract';
+import { type RelayKeyCaller, relayCallerFromContext, relayKeyExpired, relayKeyIpAllowed } from '#shared/relay-keys';
 
 /*
  * The `/v1` front door (docs/relay.md): turns an API Gateway proxy event into a RelayRequest for the routing core,
@@ -14,14 +14,6 @@ import type { RelayCaller, RelayEndpoint, RelayRequest, RelayResponse } from '#s
 export interface RelayCore {
   handle(request: RelayRequest): Promise<RelayResponse>;
   listModels(caller: RelayCaller): Promise<string[]>;
-}
-
-/** A relay key's limits as the authorizer hands them over (docs/authorization.md, "Relay keys"). */
-export interface RelayPrincipal extends RelayCaller {
-  /** CIDRs or addresses; undefined = any. */
-  readonly ips?: readonly string[];
-  /** ISO 8601; undefined = never. */
-  readonly expiresAt?: string;
 }
 
 /** What the handler writes: a head, then the body chunk by chunk, then waits for `done` (the usage record). */
@@ -121,60 +113,28 @@ function modelList(models: readonly string[]) {
   };
 }
 
-const NOT_A_RELAY_KEY = () =>
-  new RelayHttpError(401, 'A relay key (sk-...) is required for this API', 'invalid_request_error', 'invalid_api_key');
-
-/** The relay key's principal from the authorizer's context (strings only, as API Gateway passes them). */
-export function relayPrincipal(event: Pick<APIGatewayProxyEvent, 'requestContext'>): RelayPrincipal {
-  const ctx = event.requestContext?.authorizer as Record<string, unknown> | null | undefined;
-  if (ctx?.scope !== 'relay' || typeof ctx.keyId !== 'string' || ctx.keyId === '') throw NOT_A_RELAY_KEY();
-  const groups = stringList(ctx.groups) ?? [];
-  const models = stringList(ctx.models);
-  const ips = stringList(ctx.ips);
-  const expiresAt = typeof ctx.expiresAt === 'string' && ctx.expiresAt !== '' ? ctx.expiresAt : undefined;
-  return {
-    keyId: ctx.keyId,
-    groups: groups.length > 0 ? groups : ['default'],
-    ...(models ? { models } : {}),
-    ...(ips ? { ips } : {}),
-    ...(expiresAt ? { expiresAt } : {}),
-  };
-}
-
-/** A JSON list of strings in a context value; undefined when absent or empty text. */
-function stringList(value: unknown): string[] | undefined {
-  if (typeof value !== 'string' || value === '') return undefined;
-  try {
-    const parsed: unknown = JSON.parse(value);
-    if (Array.isArray(parsed) && parsed.every((item) => typeof item === 'string')) return parsed;
-  } catch {
-    // Fall through: a context the authorizer did not write is no key's limits.
+/** The relay key's caller from the authorizer's context (strings only, as API Gateway passes them). */
+export function relayPrincipal(event: Pick<APIGatewayProxyEvent, 'requestContext'>): RelayKeyCaller {
+  const caller = relayCallerFromContext(event.requestContext?.authorizer as Record<string, unknown> | null | undefined);
+  if (caller === undefined) {
+    throw new RelayHttpError(
+      401,
+      'A relay key (sk-...) is required for this API',
+      'invalid_request_error',
+      'invalid_api_key',
+    );
   }
-  throw NOT_A_RELAY_KEY();
+  return caller;
 }
 
 /** Refuses an expired key (the authorizer's Allow may be cached past the expiry) and a caller outside the IP list. */
-function checkPrincipal(caller: RelayPrincipal, sourceIp: string | undefined, now: Date): void {
-  if (caller.expiresAt !== undefined && Date.parse(caller.expiresAt) <= now.getTime()) {
+function checkPrincipal(caller: RelayKeyCaller, sourceIp: string | undefined, now: Date): void {
+  if (relayKeyExpired(caller, now)) {
     throw new RelayHttpError(401, 'This key has expired', 'invalid_request_error', 'invalid_api_key');
   }
-  if (caller.ips !== undefined && !ipAllowed(caller.ips, sourceIp)) {
+  if (!relayKeyIpAllowed(caller.ips, sourceIp ?? '')) {
     throw new RelayHttpError(403, 'This key may not be used from this address', 'permission_error', 'ip_not_allowed');
   }
-}
-
-function ipAllowed(entries: readonly string[], sourceIp: string | undefined): boolean {
-  if (sourceIp === undefined || isIP(sourceIp) === 0) return false;
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = '', prefix] = entry.split('/');
-    const family = isIP(address);
-    if (family === 0) continue;
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (prefix === undefined) list.addAddress(address, type);
-    else if (/^\d{1,3}$/.test(prefix)) list.addSubnet(address, Number(prefix), type);
-  }
-  return list.check(sourceIp, isIP(sourceIp) === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** The request's JSON object body, read once (it is reused for every attempt). */

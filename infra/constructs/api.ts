@@ -19,7 +19,12 @@ import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
-import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
+import {
+  GATEWAY_RESPONSE_HEADERS,
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponseBody,
+} from '#shared/gateway-responses';
 import {
   API_NAME_STAGE_VARIABLE,
   type ApiDef,
@@ -184,6 +189,10 @@ export class AppApi extends Construct {
         type: ResponseType.of(type),
         statusCode: String(GATEWAY_RESPONSES[definition.name][type].statusCode),
         templates: { 'application/json': gatewayResponseBody(definition.name, type) },
+        // The relay answers every response with x-request-id, the ones API Gateway makes by itself too.
+        ...(Object.keys(GATEWAY_RESPONSE_HEADERS[definition.name]).length > 0
+          ? { responseHeaders: { ...GATEWAY_RESPONSE_HEADERS[definition.name] } }
+          : {}),
       });
     }
 

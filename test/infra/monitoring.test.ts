@@ -111,7 +111,7 @@ describe('alarms', () => {
       (r) => (r.Properties as Json).Name,
     );
 
-    expect(names.sort()).toEqual(['Test-dataset', 'Test-proxy']);
+    expect(names.sort()).toEqual(['Test-dataset', 'Test-proxy', 'Test-relay']);
   });
 
   // Throttles for every function; errors for every function but the authorizer (see the next test).
@@ -171,7 +171,7 @@ describe('alarms', () => {
     channels: ['BatchGetItem', 'BatchWriteItem', 'Scan', 'GetItem', 'UpdateItem', 'DeleteItem'],
     // The relay's PutItem of each record, the usage API's Query.
     usage: ['PutItem', 'Query'],
-    // The authorizer's GetItem by keyed hash; the relay's UpdateItem of lastUsedAt.
+    // The authorizer's GetItem by keyed hash.
     relayKeys: ['GetItem'],
     // The relay's one health Query, its UpdateItem and DeleteItem.
     relayState: ['Query', 'UpdateItem', 'DeleteItem'],
@@ -181,7 +181,7 @@ describe('alarms', () => {
     (name) => {
       const table = ref(dev, dev.stack.tables[name].table);
       const sumOf = (metricName: string) => {
-        const ids = GRANTED[name].map((op) => `${name}table_${op.toLowerCase()}`);
+        const ids = GRANTED[name].map((op) => `${name.toLowerCase()}table_${op.toLowerCase()}`);
         return [
           { Id: 'expr_1', Expression: ids.map((i) => `FILL(${i}, 0)`).join(' + '), ReturnData: true },
           ...GRANTED[name].map((operation, i) => ({

@@ -116,8 +116,8 @@ describe('REST APIs', () => {
     expect(JSON.stringify(method?.Integration)).toContain(`"${id.fn('console')}"`);
   });
 
-  it('defines exactly the two REST APIs of the shared route table, each with its routes as Lambda proxy methods', () => {
-    template.resourceCountIs('AWS::ApiGateway::RestApi', 2);
+  it('defines exactly the three REST APIs of the shared route table, each with its routes as Lambda proxy methods', () => {
+    template.resourceCountIs('AWS::ApiGateway::RestApi', 3);
     const methods = resourcesOf('AWS::ApiGateway::Method');
     const routes = Object.values(APIS).flatMap((api) => api.routes.map((route) => ({ api: api.name, route })));
     expect(methods).toHaveLength(routes.length);
@@ -129,7 +129,17 @@ describe('REST APIs', () => {
       const integration = matching[0]?.props.Integration as Json;
       expect(integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(integration.Uri)).toContain(`"${id.fn(route.function)}"`);
+      // The relay's routes stream: Lambda's streaming invocation, API Gateway's streaming transfer mode, 15 minutes.
+      if (route.streaming) {
+        expect(integration.ResponseTransferMode).toBe('STREAM');
+        expect(integration.TimeoutInMillis).toBe(900_000);
+        expect(JSON.stringify(integration.Uri)).toContain('/response-streaming-invocations');
+      } else {
+        expect(integration.ResponseTransferMode).toBeUndefined();
+        expect(JSON.stringify(integration.Uri)).toContain('/invocations');
+      }
     }
+    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(3);
   });
 
   it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {
@@ -145,9 +155,9 @@ describe('REST APIs', () => {
     expect([...resources.values()].every((r) => r.PathPart !== '')).toBe(true);
   });
 
-  it("puts every method of both APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
+  it("puts every method of the three APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
-    expect(authorizers.size).toBe(2);
+    expect(authorizers.size).toBe(3);
     const publicRoutes = new Set(
       Object.values(APIS).flatMap((api) =>
         api.routes.filter((r) => r.auth === 'none').map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
@@ -213,17 +223,17 @@ describe('REST APIs', () => {
       (a) => (a.Properties as Json).AuthorizerResultTtlInSeconds,
     );
 
-    expect(ttls).toEqual([15, 15]);
+    expect(ttls).toEqual([15, 15, 15]);
   });
 
-  it('gives both APIs a new deployment when the authorizer TTL changes, so the new TTL reaches the stage', () => {
+  it('gives every API a new deployment when the authorizer TTL changes, so the new TTL reaches the stage', () => {
     const deploymentIds = (ttl: number, context: Record<string, unknown> = {}) => {
       const { template: t } = synthStack({ authorizerCacheTtlSeconds: ttl }, 'dev', context);
       const ids = Object.keys(t.findResources('AWS::ApiGateway::Deployment')).sort();
       const stageDeployments = Object.values(t.findResources('AWS::ApiGateway::Stage')).map(
         (stage) => ((stage.Properties as Json).DeploymentId as Json).Ref,
       );
-      expect(ids).toHaveLength(2);
+      expect(ids).toHaveLength(3);
       expect(stageDeployments.sort()).toEqual(ids);
       return ids;
     };
@@ -261,9 +271,9 @@ describe('REST APIs', () => {
     expect(context['@aws-cdk/aws-apigateway:authorizerChangeDeploymentLogicalId']).toBe(true);
   });
 
-  it('logs JSON access logs without headers, throttles, traces and never logs request data on both stages', () => {
+  it('logs JSON access logs without headers, throttles, traces and never logs request data on every stage', () => {
     const stages = resourcesOf('AWS::ApiGateway::Stage');
-    expect(stages).toHaveLength(2);
+    expect(stages).toHaveLength(3);
     for (const [, stage] of stages) {
       const settings = stage.MethodSettings as Json[];
       const access = stage.AccessLogSetting as Json;
@@ -454,6 +464,9 @@ describe('functions', () => {
       [ENV.accessTokensSecretId]: { Ref: id.accessTokens() },
       [ENV.adminKeySecretId]: { Ref: id.adminKey() },
       [ENV.secretsMaxAgeS]: '60',
+      // Relay keys: found by their HMAC under the channel-id key (docs/authorization.md, "Relay keys").
+      [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+      [ENV.channelIdKeySecretId]: { Ref: id.channelIdKey() },
       [ENV.logLevel]: 'INFO',
       // Set on every function by the monitoring construct, so a function that starts emitting needs no stack change.
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
@@ -461,6 +474,25 @@ describe('functions', () => {
     // Neither reads its own configuration; the metrics namespace is set on every function alike.
     expect(envOf('console')).toEqual({ [ENV.metricsNamespace]: 'KbChannelGateway/dev' });
     expect(envOf('openapi')).toEqual({ [ENV.metricsNamespace]: 'KbChannelGateway/dev' });
+    const relayEnv = {
+      [ENV.channelsTable]: { Ref: id.table('channels') },
+      [ENV.relayStateTable]: { Ref: id.table('relayState') },
+      [ENV.usageTable]: { Ref: id.table('usage') },
+      [ENV.relayMaxAttempts]: '3',
+      [ENV.relayAllowedHosts]: '',
+      [ENV.usageRetentionDays]: '90',
+      [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+    };
+    expect(envOf('relay')).toEqual({ ...relayEnv, [ENV.relayFirstByteTimeoutMs]: '60000' });
+    // The channel test answers within API Gateway's 29 s: its upstream gets at most 25 s for the head.
+    expect(envOf('test-channel')).toEqual({ ...relayEnv, [ENV.relayFirstByteTimeoutMs]: '25000' });
+    expect(envOf('usage')).toEqual({
+      [ENV.usageTable]: { Ref: id.table('usage') },
+      [ENV.channelsTable]: { Ref: id.table('channels') },
+      [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+    });
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
@@ -578,11 +610,50 @@ describe('least privilege', () => {
     expect(writing('delete-dataset')).toEqual(['dynamodb:BatchWriteItem']);
   });
 
-  it('lets the authorizer only GetSecretValue on the two secrets', () => {
+  it('lets the authorizer only read its three secrets and GetItem relay keys by hash', () => {
     const expected = baseline('authorizer');
-    expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.accessTokens()), refOf(id.adminKey())]));
+    expected.set('dynamodb:GetItem', new Set([arnOf(id.table('relayKeys'))]));
+    expected.set(
+      'secretsmanager:GetSecretValue',
+      new Set([refOf(id.accessTokens()), refOf(id.adminKey()), refOf(id.channelIdKey())]),
+    );
 
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
+  });
+
+  it('lets the relay scan channels and mark one auto-disabled, keep health and write usage, and nothing else', () => {
+    const expected = baseline('relay');
+    const channels = arnOf(id.table('channels'));
+    expected.set('dynamodb:Scan', new Set([channels]));
+    expected.set('dynamodb:UpdateItem', new Set([channels, arnOf(id.table('relayState'))]));
+    expected.set('dynamodb:Query', new Set([arnOf(id.table('relayState'))]));
+    expected.set('dynamodb:DeleteItem', new Set([arnOf(id.table('relayState'))]));
+    expected.set('dynamodb:PutItem', new Set([arnOf(id.table('usage'))]));
+    const granted = permissionsOf(template, id.role('relay'));
+    // The channels key's actions come with the channels grant (checked with the other KMS grants).
+    for (const action of [...granted.keys()].filter((a) => a.startsWith('kms:'))) granted.delete(action);
+
+    expect(granted).toEqual(expected);
+  });
+
+  it('lets the channel test read one channel and the usage API read usage and channel names only', () => {
+    const test = permissionsOf(template, id.role('test-channel'));
+    const usage = permissionsOf(template, id.role('usage'));
+    const names = allowStatementsOf(template, id.role('usage')).find((st) =>
+      st.actions.includes('dynamodb:BatchGetItem'),
+    );
+
+    expect([...test.keys()].filter((a) => a.startsWith('dynamodb:'))).toEqual(['dynamodb:GetItem']);
+    expect([...usage.keys()].filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:Query',
+    ]);
+    expect(usage.get('dynamodb:Query')).toEqual(new Set([arnOf(id.table('usage'))]));
+    // Channel names only: a read whose projection names anything else (the key) is denied.
+    expect(names?.condition).toEqual({
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'name', 'provider'] },
+      Null: { 'dynamodb:Attributes': 'false' },
+    });
   });
 
   it('lets the OpenAPI document function do nothing but write its own logs and traces', () => {
@@ -766,8 +837,16 @@ describe('least privilege', () => {
     ] as const) {
       expect(mentions(name)).not.toMatch(/\/index\//);
     }
-    expect(mentions('authorizer')).not.toMatch(/dynamodb:/);
+    // The authorizer reads relay keys by hash, nothing else of any table.
+    expect(mentions('authorizer')).not.toContain(id.table('channels'));
+    expect(mentions('authorizer')).not.toContain(id.table('datasets'));
     expect(mentions('console')).not.toMatch(/dynamodb:|secretsmanager:/);
+    // The relay functions never reach the knowledge base, the secrets or the relay keys.
+    for (const name of ['relay', 'test-channel', 'usage'] as const) {
+      expect(mentions(name)).not.toContain(id.table('datasets'));
+      expect(mentions(name)).not.toContain(id.table('relayKeys'));
+      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\//);
+    }
   });
 });
 
@@ -812,8 +891,8 @@ describe('tables', () => {
     expect(channels.GlobalSecondaryIndexes).toBeUndefined();
   });
 
-  // Two tables, three secrets, a log group per function and two per API, the channels key.
-  const DATA_RESOURCES = 2 + 3 + Object.keys(stack.functions).length + 2 * 2 + 1;
+  // Five tables, three secrets, a log group per function and two per API, the channels key.
+  const DATA_RESOURCES = 5 + 3 + Object.keys(stack.functions).length + 3 * 2 + 1;
   const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
   // The alarm topic's key only encrypts notifications in flight: it goes with the stack (monitoring.test.ts).
   const policies = (t: typeof template) =>
@@ -922,7 +1001,7 @@ describe('log groups', () => {
     const groups = Object.values(custom.findResources('AWS::Logs::LogGroup'));
 
     // One per function, and access plus execution logs per API.
-    expect(groups).toHaveLength(Object.keys(stack.functions).length + 2 * 2);
+    expect(groups).toHaveLength(Object.keys(stack.functions).length + 3 * 2);
     for (const group of groups) expect((group.Properties as Json).RetentionInDays).toBe(14);
   });
 
@@ -947,7 +1026,7 @@ describe('secrets', () => {
 });
 
 describe('outputs', () => {
-  it('outputs both API URLs, both secret ARNs, both table names, the alarm topic and the dashboard', () => {
+  it('outputs the API URLs, the secret ARNs, the table names, the alarm topic and the dashboard', () => {
     const outputs = template.toJSON().Outputs as Record<string, { Value: unknown }>;
 
     expect(Object.keys(outputs).sort()).toEqual(
@@ -960,6 +1039,9 @@ describe('outputs', () => {
         'DatasetApiUrl',
         'DatasetsTableName',
         'ProxyApiUrl',
+        'RelayApiUrl',
+        'RelayKeysTableName',
+        'ChannelIdKeySecretArn',
         'DatasetApiId',
         'ProxyApiId',
         'ApiStageName',
@@ -976,6 +1058,9 @@ describe('outputs', () => {
     expect(outputs.ChannelsTableName?.Value).toEqual({ Ref: id.table('channels') });
     expect(JSON.stringify(outputs.DatasetApiUrl?.Value)).toContain(id.api('dataset'));
     expect(JSON.stringify(outputs.ProxyApiUrl?.Value)).toContain(id.api('proxy'));
+    expect(JSON.stringify(outputs.RelayApiUrl?.Value)).toContain(id.api('relay'));
+    expect(outputs.RelayKeysTableName?.Value).toEqual({ Ref: id.table('relayKeys') });
+    expect(outputs.ChannelIdKeySecretArn?.Value).toEqual({ Ref: id.channelIdKey() });
     expect(outputs.AlarmTopicArn?.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.topic) });
     expect(outputs.DashboardName?.Value).toEqual({ Ref: logicalId(stack, stack.monitoring.dashboard) });
   });
