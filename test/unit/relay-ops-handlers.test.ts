@@ -3,11 +3,19 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { reviewChannel } from '#test/integration/channel-review.helpers';
 import { proxyEvent } from '#test/support/events';
+import { startFakeOpenAi } from '#test/support/fake-upstreams';
 import { loadHandler } from '#test/support/handler';
 
 // The two handlers as cold starts, over a mocked DynamoDB Document client (one mock for the shared client).
 const dynamo = mockClient(DynamoDBDocumentClient);
-const env = { USAGE_TABLE: 'usage-test', CHANNELS_TABLE: 'channels-test', LOG_LEVEL: 'SILENT' };
+const env = {
+  USAGE_TABLE: 'usage-test',
+  CHANNELS_TABLE: 'channels-test',
+  RELAY_STATE_TABLE: 'relay-state-test',
+  // The fake upstreams listen on loopback, which a base URL may reach only when listed.
+  RELAY_ALLOWED_HOSTS: '127.0.0.1',
+  LOG_LEVEL: 'SILENT',
+};
 const usage = await loadHandler<typeof import('#functions/usage/handler')>('#functions/usage/handler', env);
 const test = await loadHandler<typeof import('#functions/test-channel/handler')>(
   '#functions/test-channel/handler',
@@ -64,16 +72,39 @@ describe('the channel test handler', () => {
     expect(dynamo.commandCalls(GetCommand)[0]?.args[0].input).toMatchObject({ TableName: 'channels-test' });
   });
 
-  // INTEGRATION (relay-core): once the handler wires createRelay(...).testChannel, this becomes a test of a real
-  // tester against a fake upstream; until then the route says plainly that it cannot test, never a made-up result.
-  it('answers 501 for a servable channel while the relay is not wired, without showing the key', async () => {
-    const channel = reviewChannel(1);
-    dynamo.on(GetCommand).resolves({ Item: { ...channel, source: JSON.stringify(channel.source) } });
-    const event = { ...proxyEvent('/api/channel/x/test', null, admin), pathParameters: { id: channel.id } };
+  it('tests a servable channel through the relay against its upstream, answering status and latency, never the key', async () => {
+    const upstream = await startFakeOpenAi({ key: 'sk-review-0001-Zq8vLmN3pT' });
+    try {
+      const channel = reviewChannel(1, { baseUrl: upstream.url, models: ['gpt-4o-mini'] });
+      dynamo.on(GetCommand).resolves({ Item: { ...channel, source: JSON.stringify(channel.source) } });
+      const event = { ...proxyEvent('/api/channel/x/test', null, admin), pathParameters: { id: channel.id } };
 
-    const response = await test.handler(event, context);
+      const response = await test.handler(event, context);
 
-    expect(response.statusCode).toBe(501);
-    expect(response.body).not.toContain(channel.key);
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(response.body).data).toMatchObject({ ok: true, status: 200, model: 'gpt-4o-mini' });
+      expect(upstream.requests).toHaveLength(1);
+      expect(upstream.requests[0]?.headers.authorization).toBe(`Bearer ${channel.key}`);
+      expect(response.body).not.toContain(channel.key);
+    } finally {
+      await upstream.close();
+    }
+  });
+
+  it("answers the upstream's refusal of a wrong key as a failed test, with the key scrubbed from the message", async () => {
+    const upstream = await startFakeOpenAi({ key: 'another-key-entirely-0000000000' });
+    try {
+      const channel = reviewChannel(2, { baseUrl: upstream.url, models: ['gpt-4o-mini'] });
+      dynamo.on(GetCommand).resolves({ Item: { ...channel, source: JSON.stringify(channel.source) } });
+      const event = { ...proxyEvent('/api/channel/x/test', null, admin), pathParameters: { id: channel.id } };
+
+      const response = await test.handler(event, context);
+
+      expect(response.statusCode).toBe(200);
+      expect(JSON.parse(response.body).data).toMatchObject({ ok: false, status: 401 });
+      expect(response.body).not.toContain(channel.key);
+    } finally {
+      await upstream.close();
+    }
   });
 });

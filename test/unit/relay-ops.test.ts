@@ -386,7 +386,7 @@ describe('auto-disabled channels and the servable mark', () => {
     for (const provider of ['aws', 'vertex-ai', 'xunfei', 'tencent', 'baidu', '']) {
       expect(isServableProvider(provider).servable).toBe(false);
     }
-    expect(reasonFor('xunfei')).toMatch(/xunfei/);
+    expect(reasonFor('xunfei')).toMatch(/Spark/);
   });
 
   it('filters the list by status auto-disabled', () => {
