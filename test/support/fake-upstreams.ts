@@ -46,6 +46,8 @@ export interface FakeOptions {
   readonly reply?: string;
   /** Anthropic and OpenAI: answer with a tool call to this function. */
   readonly toolCall?: { readonly name: string; readonly arguments: Record<string, unknown> };
+  /** OpenAI and Anthropic streams: milliseconds between two content events (a model that writes as it thinks). */
+  readonly eventGapMs?: number;
 }
 
 export interface FakeUpstream {
@@ -238,9 +240,13 @@ async function serve(
   const model = options.reportModel ?? String(body.model ?? 'azure-deployment');
   if (endpoint === 'embeddings') {
     const inputs = Array.isArray(body.input) ? body.input : [body.input];
+    const vector = [0.01, -0.02, 0.03];
+    // OpenAI's `encoding_format: "base64"` (what its SDKs ask for by default): little-endian float32s in base64.
+    const embedding =
+      body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
     return send(res, 200, {
       object: 'list',
-      data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.01, -0.02, 0.03] })),
+      data: inputs.map((_, index) => ({ object: 'embedding', index, embedding })),
       model,
       usage: { prompt_tokens: 4, total_tokens: 4 },
     });
@@ -295,6 +301,7 @@ async function serve(
       await drop(res);
       return;
     }
+    if (options.eventGapMs) await sleep(options.eventGapMs);
     await write(res, chunk({ content: piece }));
     sent++;
   }
@@ -397,6 +404,7 @@ async function serveAnthropic(
   const pieces = fault?.kind === 'big-stream' ? [...bigPieces(fault.bytes)] : reply.split(/(?= )/);
   let first = true;
   for (const piece of pieces) {
+    if (options.eventGapMs) await sleep(options.eventGapMs);
     if (!(await emit(event('content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } })))) return;
     if (first && fault?.kind === 'stream-error-event') {
       res.end(event('error', { error: { type: 'overloaded_error', message: 'Overloaded' } }));
