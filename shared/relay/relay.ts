@@ -310,8 +310,21 @@ export function createRelay(deps: RelayDeps): Relay {
       );
     }
 
-    const [snapshot, health] = await Promise.all([
-      deps.channels.snapshot(),
+    let snapshot: Awaited<ReturnType<ChannelSource['snapshot']>>;
+    try {
+      snapshot = await deps.channels.snapshot();
+    } catch (error) {
+      log?.error('relay: channels could not be read', { requestId, error: String(error) });
+      return whole(
+        503,
+        errorEnvelope(
+          'the relay could not read its channels; try again',
+          'service_unavailable',
+          'channels_unavailable',
+        ),
+      );
+    }
+    const [health] = await Promise.all([
       deps.health.view().catch((error: unknown): HealthView => {
         log?.warn('relay: health read failed; routing without it', { error: String(error) });
         return EMPTY_HEALTH;
@@ -322,7 +335,9 @@ export function createRelay(deps: RelayDeps): Relay {
       whole(
         503,
         errorEnvelope(
-          `no channel serves model ${model} for group ${group}: ${REASON_TEXT[reason]}`,
+          `no channel serves model ${model} for group ${group}: ${REASON_TEXT[reason]}${
+            attempts.length > 0 ? ` (last attempt: ${attempts[attempts.length - 1]?.errorClass ?? 'failed'})` : ''
+          }`,
           'service_unavailable',
           reason === 'all-failing' ? 'all_channels_failing' : `no_channel_${reason.replaceAll('-', '_')}`,
         ),

@@ -62,6 +62,7 @@ export interface FakeUpstream {
 
 type Protocol = 'openai' | 'azure' | 'anthropic';
 
+const EMBEDDING = [0.01, -0.02, 0.03];
 const USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -240,7 +241,15 @@ async function serve(
     const inputs = Array.isArray(body.input) ? body.input : [body.input];
     return send(res, 200, {
       object: 'list',
-      data: inputs.map((_, index) => ({ object: 'embedding', index, embedding: [0.01, -0.02, 0.03] })),
+      // OpenAI's SDK asks for base64 (little-endian float32) by default.
+      data: inputs.map((_, index) => ({
+        object: 'embedding',
+        index,
+        embedding:
+          body.encoding_format === 'base64'
+            ? Buffer.from(new Float32Array(EMBEDDING).buffer).toString('base64')
+            : EMBEDDING,
+      })),
       model,
       usage: { prompt_tokens: 4, total_tokens: 4 },
     });
