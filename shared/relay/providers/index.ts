@@ -44,6 +44,13 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
   lingyiwanwu: v1('https://api.lingyiwanwu.com'),
   stepfun: v1('https://api.stepfun.com'),
   together: v1('https://api.together.xyz'),
+  // One API's CompatibleChannels (relay/adaptor/openai/compatible.go) serve these with the OpenAI adaptor.
+  ai360: v1('https://ai.360.cn'),
+  baichuan: v1('https://api.baichuan-ai.com'),
+  // New API's perplexity adaptor: {base}/chat/completions, no version path; chat only.
+  perplexity: openAiCompatible({ defaultBaseUrl: 'https://api.perplexity.ai', versionPath: '', embeddings: false }),
+  // A self-hosted Xinference server's OpenAI-compatible API (no default base).
+  xinference: v1(),
   ollama: v1('http://localhost:11434'),
   // Zhipu's v4 API is OpenAI's protocol and takes the API key as a bearer token; One API's zhipu adaptor sends glm-4
   // and later through /api/paas/v4 (v3-only models such as chatglm_pro are not served).
