@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { AllowList } from '../allow-list.ts';
 import type { ChannelSource } from './channel-source.ts';
 import type {
@@ -33,10 +34,8 @@ import { parseSse, sseData } from './sse.ts';
  * `/v1` handler, the channel test and the knowledge base's training call it with a RelayRequest.
  */
 
-export interface RelayLogger {
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
+/** What the core logs through: a Powertools Logger fits (shared/logger.ts). Never a key, a body or a base URL. */
+export type RelayLogger = Pick<Logger, 'warn' | 'error'>;
 
 export interface RelayDeps {
   readonly channels: ChannelSource;

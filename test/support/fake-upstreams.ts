@@ -52,6 +52,8 @@ export interface FakeUpstream {
   readonly url: string;
   readonly port: number;
   readonly requests: RecordedRequest[];
+  /** Responses whose connection closed before their end (the client aborted, or a fault cut it). */
+  readonly closedEarly: () => number;
   /** Queues a fault for the next `times` requests (default 1). */
   fault(fault: Fault, times?: number): void;
   /** A fault for every request from now on (until cleared). */
@@ -104,6 +106,7 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
   const requests: RecordedRequest[] = [];
   const queue: Fault[] = [];
   let always: Fault | undefined;
+  let closedEarly = 0;
   const sockets = new Set<import('node:net').Socket>();
 
   const server: Server = createServer(async (req, res) => {
@@ -116,6 +119,9 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
       query: url.searchParams,
       headers: req.headers,
       body,
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) closedEarly++;
     });
     const fault = queue.shift() ?? always;
     try {
@@ -135,6 +141,7 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    closedEarly: () => closedEarly,
     fault(fault, times = 1) {
       for (let i = 0; i < times; i++) queue.push(fault);
     },

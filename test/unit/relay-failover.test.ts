@@ -237,11 +237,34 @@ describe('relay streams', () => {
     expect(record.totalTokens).toBeUndefined();
   });
 
+  it('passes a 20 MB stream through event by event, never holding more than one event', async () => {
+    // prepare
+    const { relay } = twoTiers();
+    first.fault({ kind: 'big-stream', bytes: 20 * 1024 * 1024 });
+    // act
+    const response = await relay.handle(chatRequest({ stream: true }));
+    let total = 0;
+    let largest = 0;
+    let last = '';
+    for await (const chunk of response.body) {
+      total += chunk.length;
+      largest = Math.max(largest, chunk.length);
+      last = Buffer.from(chunk).toString('utf8');
+    }
+    const record = await response.done;
+    // assert
+    expect(total).toBeGreaterThan(20 * 1024 * 1024);
+    expect(largest).toBeLessThan(20 * 1024);
+    expect(last).toBe('data: [DONE]\n\n');
+    expect(record.clientGone).toBe(false);
+  });
+
   it('aborts the upstream request when the client goes away', async () => {
     // prepare
     const { relay } = twoTiers();
     first.fault({ kind: 'big-stream', bytes: 20 * 1024 * 1024 });
     const controller = new AbortController();
+    const closedBefore = first.closedEarly();
     // act
     const response = await relay.handle(chatRequest({ stream: true }, { signal: controller.signal }));
     let chunks = 0;
@@ -253,8 +276,10 @@ describe('relay streams', () => {
       }
     }
     const record = await response.done;
+    for (let i = 0; i < 100 && first.closedEarly() === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
     // assert
     expect(record.clientGone).toBe(true);
     expect(chunks).toBe(3);
+    expect(first.closedEarly()).toBe(closedBefore + 1);
   });
 });
