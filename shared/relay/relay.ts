@@ -294,7 +294,7 @@ export function createRelay(deps: RelayDeps): Relay {
       return {
         status,
         headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-        body: body(),
+        body: settledBody(body(), async () => settle(await finish({ ...fields, status, clientGone: true }))),
         done,
       };
     };
@@ -529,7 +529,19 @@ export function createRelay(deps: RelayDeps): Relay {
           'x-accel-buffering': 'no',
           'x-request-id': requestId,
         },
-        body: body(),
+        body: settledBody(body(), async () => {
+          res.destroy();
+          await streamed.rest.return(undefined).catch(() => undefined);
+          settle(
+            await finish({
+              status: 200,
+              upstreamModel: sentModel,
+              channelId: channel.id,
+              clientGone: true,
+              ...streamed.usage(),
+            }),
+          );
+        }),
         done,
       };
     }
@@ -595,6 +607,31 @@ export function createRelay(deps: RelayDeps): Relay {
   }
 
   return { handle, listModels, testChannel, close: () => outbound.close() };
+}
+
+/**
+ * The body as handed out: a consumer that gives up before its first read (`return()` on a fresh iterator) would skip a
+ * generator's `finally`, so `abandoned` releases the upstream and settles `done` then.
+ */
+function settledBody(generator: AsyncGenerator<Uint8Array>, abandoned: () => Promise<void>): AsyncIterable<Uint8Array> {
+  let started = false;
+  const iterator: AsyncIterableIterator<Uint8Array> = {
+    next() {
+      started = true;
+      return generator.next();
+    },
+    async return() {
+      if (started) return generator.return(undefined);
+      started = true;
+      await generator.return(undefined);
+      await abandoned();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
 
 type JsonAnswer = { kind: 'ok'; text: string; usage: Usage } | { kind: 'failed'; errorClass: AttemptErrorClass };

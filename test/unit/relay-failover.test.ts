@@ -259,6 +259,21 @@ describe('relay streams', () => {
     expect(record.clientGone).toBe(false);
   });
 
+  it('settles done and releases the upstream when the body is abandoned before its first read', async () => {
+    // prepare
+    const { relay } = twoTiers();
+    const closedBefore = first.closedEarly();
+    first.fault({ kind: 'big-stream', bytes: 20 * 1024 * 1024 });
+    const response = await relay.handle(chatRequest({ stream: true }));
+    // act
+    await response.body[Symbol.asyncIterator]().return?.();
+    const record = await response.done;
+    for (let i = 0; i < 100 && first.closedEarly() === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
+    // assert
+    expect(record).toMatchObject({ clientGone: true, status: 200, channelId: 'first' });
+    expect(first.closedEarly()).toBe(closedBefore + 1);
+  });
+
   it('aborts the upstream request when the client goes away', async () => {
     // prepare
     const { relay } = twoTiers();
