@@ -88,7 +88,6 @@ export interface DynamoHealthStoreOptions {
   readonly policy?: Partial<HealthPolicy>;
   /** How long a health Query is reused (default 1000 ms). */
   readonly cacheMs?: number;
-  readonly onError?: (message: string, error: unknown) => void;
 }
 
 function decode(item: Record<string, unknown>): ChannelHealth {

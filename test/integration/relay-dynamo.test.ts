@@ -2,14 +2,17 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
+import { parseAllowList } from '#shared/allow-list';
 import { DynamoChannelSource } from '#shared/relay/channel-source';
 import type { UsageRecord } from '#shared/relay/contract';
+import { createDynamoRelay } from '#shared/relay/dynamo-relay';
 import { DynamoHealthStore, HEALTH_PARTITION } from '#shared/relay/health';
 import { DynamoUsageSink } from '#shared/relay/usage-store';
 import { toChannelItem } from '#shared/repositories/channels';
 import { RELAY_TABLES, TABLES, type TableDef } from '#shared/tables';
 import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
-import { ManualClock } from '#test/support/relay-fixtures';
+import { startFakeOpenAi } from '#test/support/fake-upstreams';
+import { chatRequest, complete, ManualClock } from '#test/support/relay-fixtures';
 
 let engine: TestEngine;
 let client: DynamoDBClient;
@@ -248,5 +251,58 @@ describe('relay usage records on DynamoDB', () => {
     ]);
     const all = await documents.send(new ScanCommand({ TableName: tableName }));
     expect(all.Items?.[0]).not.toHaveProperty('completionTokens');
+  });
+});
+
+describe('the relay wired to DynamoDB', () => {
+  it('serves from the channels table, records usage, and stops routing to a channel it auto-disabled', async () => {
+    // prepare
+    const fake = await startFakeOpenAi({ key: 'sk-good' });
+    const clock = new ManualClock();
+    const tables = {
+      channels: await table(TABLES.channels, 'channels'),
+      relayState: await table(RELAY_TABLES.relayState, 'relayState'),
+      usage: await table(RELAY_TABLES.usage, 'usage'),
+    };
+    await putChannel(tables.channels, 'bad', { baseUrl: fake.url, key: 'sk-revoked', settings: { priority: 5 } });
+    await putChannel(tables.channels, 'good', { baseUrl: fake.url, key: 'sk-good', settings: { priority: 0 } });
+    const relay = createDynamoRelay({
+      client: documents,
+      tables,
+      allowedHosts: parseAllowList(['127.0.0.1']),
+      clock,
+      random: () => 0.5,
+    });
+    try {
+      // act: three requests, each failing over from the revoked key to the good one (no cool-down before the third)
+      const records = [];
+      for (let i = 0; i < 3; i++) {
+        const { record } = await complete(await relay.handle(chatRequest({})));
+        records.push(record);
+      }
+      clock.advance(200_000); // past the cool-down and the snapshot's age: this request still sees the old snapshot
+      const { record: stale } = await complete(await relay.handle(chatRequest({})));
+      await relay.channels.settled();
+      clock.advance(1_000_000); // past any cool-down: only the snapshot keeps the bad channel out now
+      const before = fake.requests.length;
+      const { record: last } = await complete(await relay.handle(chatRequest({})));
+      // assert
+      expect(records.map((r) => r.attempts.map((a) => `${a.channelId}:${a.status}`))).toEqual([
+        ['bad:401', 'good:200'],
+        ['bad:401', 'good:200'],
+        ['bad:401', 'good:200'],
+      ]);
+      const stored = await documents.send(new GetCommand({ TableName: tables.channels, Key: { id: 'bad' } }));
+      expect(stored.Item?.status).toBe('auto-disabled');
+      expect(stale.attempts.map((a) => a.channelId)).toEqual(['bad', 'good']);
+      expect(last.attempts).toEqual([{ channelId: 'good', status: 200 }]);
+      expect(fake.requests.length - before).toBe(1);
+      const usage = await documents.send(new ScanCommand({ TableName: tables.usage }));
+      expect(usage.Items).toHaveLength(5);
+      expect(JSON.stringify(usage.Items)).not.toContain('sk-revoked');
+    } finally {
+      relay.close();
+      await fake.close();
+    }
   });
 });
