@@ -323,12 +323,10 @@ export function createRelay(deps: RelayDeps): Relay {
         ),
       );
     }
-    const [health] = await Promise.all([
-      deps.health.view().catch((error: unknown): HealthView => {
-        log?.warn('relay: health read failed; routing without it', { error: String(error) });
-        return EMPTY_HEALTH;
-      }),
-    ]);
+    const health = await deps.health.view().catch((error: unknown): HealthView => {
+      log?.warn('relay: health read failed; routing without it', { error: String(error) });
+      return EMPTY_HEALTH;
+    });
     const resolved = resolveGroup(snapshot, request.caller.groups, model);
     const noChannel = (reason: NoChannelReason) =>
       whole(
@@ -414,6 +412,8 @@ export function createRelay(deps: RelayDeps): Relay {
         if (answer.kind === 'failed') {
           fail({ status, errorClass: answer.errorClass, channel });
           if (answer.errorClass === 'client-gone') break;
+          const bodyText = `the upstream answered ${status} with a body that is not JSON (${contentType || 'no content type'})`;
+          lastFailure = { status: 502, errorClass: answer.errorClass, bodyText, channel };
           continue;
         }
         if (health.get(channel.id))
@@ -423,8 +423,9 @@ export function createRelay(deps: RelayDeps): Relay {
       }
       if (!contentType.includes('text/event-stream')) {
         // A stream asked for and JSON (or HTML) answered: One API counts this as a failure too.
-        const bodyText = await readBounded(res);
-        fail({ status, errorClass: 'server', bodyText, channel });
+        res.destroy();
+        const bodyText = `the upstream answered a stream request with ${contentType || 'no content type'}, not text/event-stream`;
+        fail({ status, errorClass: 'server', channel });
         lastFailure = { status: 502, errorClass: 'server', bodyText, channel };
         continue;
       }

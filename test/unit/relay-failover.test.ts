@@ -298,3 +298,32 @@ describe('relay streams', () => {
     expect(first.closedEarly()).toBe(closedBefore + 1);
   });
 });
+
+describe('relay answers that are not what was asked for', () => {
+  it('answers 502 in the OpenAI envelope when every upstream sends HTML instead of JSON', async () => {
+    // prepare
+    const { relay } = twoTiers();
+    first.fault({ kind: 'wrong-content-type' });
+    second.fault({ kind: 'wrong-content-type' });
+    // act
+    const response = await relay.handle(chatRequest({}));
+    const body = JSON.parse(await readText(response));
+    // assert
+    expect(response.status).toBe(502);
+    expect(body.error.message).toContain('not JSON (text/html)');
+    expect(body.error.message).not.toContain('nginx');
+  });
+
+  it('answers 502 when every upstream answers a stream request with something else than an event stream', async () => {
+    // prepare
+    const { relay } = twoTiers();
+    first.fault({ kind: 'wrong-content-type' });
+    second.fault({ kind: 'wrong-content-type' });
+    // act
+    const response = await relay.handle(chatRequest({ stream: true }));
+    const body = JSON.parse(await readText(response));
+    // assert
+    expect(response.status).toBe(502);
+    expect(body.error.message).toContain('not text/event-stream');
+  });
+});
