@@ -635,6 +635,9 @@ function settledBody(generator: AsyncGenerator<Uint8Array>, abandoned: () => Pro
   return iterator;
 }
 
+/** The largest non-stream answer the relay reads (a stream is never buffered). */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 type JsonAnswer = { kind: 'ok'; text: string; usage: Usage } | { kind: 'failed'; errorClass: AttemptErrorClass };
 
 /** A non-stream success: the whole JSON answer, converted to OpenAI's when the provider differs. */
@@ -645,8 +648,17 @@ async function readJsonAnswer(
   signal: AbortSignal,
 ): Promise<JsonAnswer> {
   const chunks: Buffer[] = [];
+  let size = 0;
   try {
-    for await (const chunk of res) chunks.push(chunk as Buffer);
+    for await (const chunk of res) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      // Far beyond any chat answer or embeddings batch: an upstream that never stops is not buffered without end.
+      if (size > MAX_ANSWER_BYTES) {
+        res.destroy();
+        return { kind: 'failed', errorClass: 'server' };
+      }
+    }
   } catch {
     return { kind: 'failed', errorClass: signal.aborted ? 'client-gone' : 'stream-dropped' };
   }
