@@ -46,6 +46,7 @@ export function createDynamoRelay(options: DynamoRelayOptions): Relay & { readon
       tableName: options.tables.relayState,
       channelsTableName: options.tables.channels,
       clock,
+      onError,
     }),
     usage: new DynamoUsageSink(
       options.client,

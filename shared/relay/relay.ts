@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { AllowList } from '../allow-list.ts';
 import type { ChannelSource } from './channel-source.ts';
 import type {
@@ -34,8 +33,14 @@ import { parseSse, sseData } from './sse.ts';
  * `/v1` handler, the channel test and the knowledge base's training call it with a RelayRequest.
  */
 
-/** What the core logs through: a Powertools Logger fits (shared/logger.ts). Never a key, a body or a base URL. */
-export type RelayLogger = Pick<Logger, 'warn' | 'error'>;
+/**
+ * What the core logs through; a Powertools Logger (shared/logger.ts) fits as it is. The core passes fields only:
+ * never a key, a body or an upstream's raw error text.
+ */
+export interface RelayLogger {
+  warn(message: string, ...fields: Record<string, unknown>[]): void;
+  error(message: string, ...fields: Record<string, unknown>[]): void;
+}
 
 export interface RelayDeps {
   readonly channels: ChannelSource;
