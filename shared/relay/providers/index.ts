@@ -97,5 +97,6 @@ export function isServable(provider: string): boolean {
 /** Why a provider is not servable, or undefined when it is. */
 export function servabilityReason(provider: string): string | undefined {
   if (isServable(provider)) return undefined;
-  return NOT_SERVABLE[provider] ?? `provider "${provider}" is not servable yet: no relay adapter speaks its protocol`;
+  const why = Object.hasOwn(NOT_SERVABLE, provider) ? NOT_SERVABLE[provider] : 'no relay adapter speaks its protocol';
+  return `provider "${provider}" is not servable yet: ${why}`;
 }
