@@ -91,6 +91,26 @@ describe('relay health on DynamoDB', () => {
     expect(after.get('c2')?.failures).toBe(1);
   });
 
+  it('shares failures between instances: two instances failing a channel in turn cool it down for both', async () => {
+    // prepare
+    const clock = new ManualClock();
+    const tableName = await table(RELAY_TABLES.relayState, 'relayState');
+    const instance = () => new DynamoHealthStore({ client: documents, tableName, channelsTableName: 'unused', clock });
+    const a = instance();
+    const b = instance();
+    await a.view();
+    // act
+    await a.recordFailure({ channelId: 'shared', errorClass: 'server', invalidKey: false });
+    await b.recordFailure({ channelId: 'shared', errorClass: 'timeout', invalidKey: false });
+    await a.recordFailure({ channelId: 'shared', errorClass: 'rate-limited', invalidKey: false });
+    clock.advance(1000);
+    const [viewA, viewB] = await Promise.all([a.view(), b.view()]);
+    // assert
+    expect(viewA.get('shared')?.failures).toBe(3);
+    expect(viewA.isCoolingDown('shared', clock.now())).toBe(true);
+    expect(viewB.isCoolingDown('shared', clock.now())).toBe(true);
+  });
+
   it('doubles the cool-down while failures continue, up to 15 minutes', async () => {
     // prepare
     const clock = new ManualClock();
