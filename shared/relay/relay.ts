@@ -374,7 +374,6 @@ export function createRelay(deps: RelayDeps): Relay {
         }
       };
       let res: IncomingMessage;
-      const attemptSignal = request.signal;
       try {
         const upstream = adapter.buildRequest({
           channel,
@@ -386,7 +385,7 @@ export function createRelay(deps: RelayDeps): Relay {
           url: upstream.url,
           headers: { ...upstream.headers, ...(channel.settings.headerOverride ?? {}) },
           body: upstream.body,
-          signal: attemptSignal,
+          signal: request.signal,
         });
       } catch (error) {
         const errorClass = classifyError(error, request.signal);
