@@ -174,6 +174,9 @@ export function prepareBody(
   if (body.stream === true && adapter.streamUsageOption) {
     const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
     body.stream_options = { ...options, include_usage: true };
+  } else {
+    // Not a stream, or an upstream that may reject the field (New API removes it the same way).
+    delete body.stream_options;
   }
   if (channel.settings.paramOverride) Object.assign(body, channel.settings.paramOverride);
   return body;

@@ -189,6 +189,20 @@ describe('relay streams', () => {
     expect(record.firstByteMs).toBeTypeOf('number');
   });
 
+  it('sends no stream_options to an upstream that may reject them, and counts its usage as unknown', async () => {
+    // prepare
+    const { relay } = testRelay([channel({ id: 'mistral', provider: 'mistral', baseUrl: first.url })]);
+    // act
+    const response = await relay.handle(chatRequest({ stream: true, stream_options: { include_usage: true } }));
+    const events = sseDataOf(await readText(response));
+    const record = await response.done;
+    // assert
+    expect(first.requests[0]?.body).not.toHaveProperty('stream_options');
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(record.totalTokens).toBeUndefined();
+    expect(record.promptTokens).toBeUndefined();
+  });
+
   it('keeps the usage chunk when the caller asked for it', async () => {
     // prepare
     const { relay } = twoTiers();
