@@ -88,6 +88,7 @@ export interface DynamoHealthStoreOptions {
   readonly policy?: Partial<HealthPolicy>;
   /** How long a health Query is reused (default 1000 ms). */
   readonly cacheMs?: number;
+  /** Told about a failure the store absorbs (an auto-disable write that failed); the failure count was written. */
   readonly onError?: (message: string, error: unknown) => void;
 }
 
@@ -200,7 +201,9 @@ export class DynamoHealthStore implements HealthStore {
       );
     } catch (error) {
       // Already disabled (by an operator or another instance), or deleted: nothing to do.
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (error instanceof ConditionalCheckFailedException) return;
+      // The next invalid-key failure tries again.
+      this.options.onError?.('relay: auto-disable failed', error);
     }
   }
 

@@ -33,9 +33,13 @@ import { parseSse, sseData } from './sse.ts';
  * `/v1` handler, the channel test and the knowledge base's training call it with a RelayRequest.
  */
 
+/**
+ * What the core logs through; a Powertools Logger (shared/logger.ts) fits as it is. The core passes fields only:
+ * never a key, a body or an upstream's raw error text.
+ */
 export interface RelayLogger {
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, ...fields: Record<string, unknown>[]): void;
+  error(message: string, ...fields: Record<string, unknown>[]): void;
 }
 
 export interface RelayDeps {
@@ -170,6 +174,9 @@ export function prepareBody(
   if (body.stream === true && adapter.streamUsageOption) {
     const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
     body.stream_options = { ...options, include_usage: true };
+  } else {
+    // Not a stream, or an upstream that may reject the field (New API removes it the same way).
+    delete body.stream_options;
   }
   if (channel.settings.paramOverride) Object.assign(body, channel.settings.paramOverride);
   return body;
@@ -295,7 +302,7 @@ export function createRelay(deps: RelayDeps): Relay {
       return {
         status,
         headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-        body: body(),
+        body: settledBody(body(), async () => settle(await finish({ ...fields, status, clientGone: true }))),
         done,
       };
     };
@@ -310,19 +317,32 @@ export function createRelay(deps: RelayDeps): Relay {
       );
     }
 
-    const [snapshot, health] = await Promise.all([
-      deps.channels.snapshot(),
-      deps.health.view().catch((error: unknown): HealthView => {
-        log?.warn('relay: health read failed; routing without it', { error: String(error) });
-        return EMPTY_HEALTH;
-      }),
-    ]);
+    let snapshot: Awaited<ReturnType<ChannelSource['snapshot']>>;
+    try {
+      snapshot = await deps.channels.snapshot();
+    } catch (error) {
+      log?.error('relay: channels could not be read', { requestId, error: String(error) });
+      return whole(
+        503,
+        errorEnvelope(
+          'the relay could not read its channels; try again',
+          'service_unavailable',
+          'channels_unavailable',
+        ),
+      );
+    }
+    const health = await deps.health.view().catch((error: unknown): HealthView => {
+      log?.warn('relay: health read failed; routing without it', { error: String(error) });
+      return EMPTY_HEALTH;
+    });
     const resolved = resolveGroup(snapshot, request.caller.groups, model);
     const noChannel = (reason: NoChannelReason) =>
       whole(
         503,
         errorEnvelope(
-          `no channel serves model ${model} for group ${group}: ${REASON_TEXT[reason]}`,
+          `no channel serves model ${model} for group ${group}: ${REASON_TEXT[reason]}${
+            attempts.length > 0 ? ` (last attempt: ${attempts[attempts.length - 1]?.errorClass ?? 'failed'})` : ''
+          }`,
           'service_unavailable',
           reason === 'all-failing' ? 'all_channels_failing' : `no_channel_${reason.replaceAll('-', '_')}`,
         ),
@@ -357,7 +377,6 @@ export function createRelay(deps: RelayDeps): Relay {
         }
       };
       let res: IncomingMessage;
-      const attemptSignal = request.signal;
       try {
         const upstream = adapter.buildRequest({
           channel,
@@ -369,7 +388,7 @@ export function createRelay(deps: RelayDeps): Relay {
           url: upstream.url,
           headers: { ...upstream.headers, ...(channel.settings.headerOverride ?? {}) },
           body: upstream.body,
-          signal: attemptSignal,
+          signal: request.signal,
         });
       } catch (error) {
         const errorClass = classifyError(error, request.signal);
@@ -400,6 +419,8 @@ export function createRelay(deps: RelayDeps): Relay {
         if (answer.kind === 'failed') {
           fail({ status, errorClass: answer.errorClass, channel });
           if (answer.errorClass === 'client-gone') break;
+          const bodyText = `the upstream answered ${status} with a body that is not JSON (${contentType || 'no content type'})`;
+          lastFailure = { status: 502, errorClass: answer.errorClass, bodyText, channel };
           continue;
         }
         if (health.get(channel.id))
@@ -409,8 +430,9 @@ export function createRelay(deps: RelayDeps): Relay {
       }
       if (!contentType.includes('text/event-stream')) {
         // A stream asked for and JSON (or HTML) answered: One API counts this as a failure too.
-        const bodyText = await readBounded(res);
-        fail({ status, errorClass: 'server', bodyText, channel });
+        res.destroy();
+        const bodyText = `the upstream answered a stream request with ${contentType || 'no content type'}, not text/event-stream`;
+        fail({ status, errorClass: 'server', channel });
         lastFailure = { status: 502, errorClass: 'server', bodyText, channel };
         continue;
       }
@@ -515,7 +537,19 @@ export function createRelay(deps: RelayDeps): Relay {
           'x-accel-buffering': 'no',
           'x-request-id': requestId,
         },
-        body: body(),
+        body: settledBody(body(), async () => {
+          res.destroy();
+          await streamed.rest.return(undefined).catch(() => undefined);
+          settle(
+            await finish({
+              status: 200,
+              upstreamModel: sentModel,
+              channelId: channel.id,
+              clientGone: true,
+              ...streamed.usage(),
+            }),
+          );
+        }),
         done,
       };
     }
@@ -583,6 +617,34 @@ export function createRelay(deps: RelayDeps): Relay {
   return { handle, listModels, testChannel, close: () => outbound.close() };
 }
 
+/**
+ * The body as handed out: a consumer that gives up before its first read (`return()` on a fresh iterator) would skip a
+ * generator's `finally`, so `abandoned` releases the upstream and settles `done` then.
+ */
+function settledBody(generator: AsyncGenerator<Uint8Array>, abandoned: () => Promise<void>): AsyncIterable<Uint8Array> {
+  let started = false;
+  const iterator: AsyncIterableIterator<Uint8Array> = {
+    next() {
+      started = true;
+      return generator.next();
+    },
+    async return() {
+      if (started) return generator.return(undefined);
+      started = true;
+      await generator.return(undefined);
+      await abandoned();
+      return { done: true, value: undefined };
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
+}
+
+/** The largest non-stream answer the relay reads (a stream is never buffered). */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+
 type JsonAnswer = { kind: 'ok'; text: string; usage: Usage } | { kind: 'failed'; errorClass: AttemptErrorClass };
 
 /** A non-stream success: the whole JSON answer, converted to OpenAI's when the provider differs. */
@@ -593,8 +655,17 @@ async function readJsonAnswer(
   signal: AbortSignal,
 ): Promise<JsonAnswer> {
   const chunks: Buffer[] = [];
+  let size = 0;
   try {
-    for await (const chunk of res) chunks.push(chunk as Buffer);
+    for await (const chunk of res) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      // Far beyond any chat answer or embeddings batch: an upstream that never stops is not buffered without end.
+      if (size > MAX_ANSWER_BYTES) {
+        res.destroy();
+        return { kind: 'failed', errorClass: 'server' };
+      }
+    }
   } catch {
     return { kind: 'failed', errorClass: signal.aborted ? 'client-gone' : 'stream-dropped' };
   }

@@ -56,8 +56,10 @@ export function channelModels(channel: RelayChannel): readonly string[] {
 
 /** The model name sent upstream: the channel's mapping of `model`, one hop (a mapping never chains). */
 export function upstreamModel(channel: RelayChannel, model: string): string {
-  const mapped = channel.settings.modelMapping?.[model];
-  return mapped !== undefined && mapped !== '' ? mapped : model;
+  const mapping = channel.settings.modelMapping;
+  // Own keys only: a model named "constructor" must not find Object.prototype's.
+  const mapped = mapping !== undefined && Object.hasOwn(mapping, model) ? mapping[model] : undefined;
+  return typeof mapped === 'string' && mapped !== '' ? mapped : model;
 }
 
 /** A channel's effective weight: max(weight, 0) + 10 (New API's smoothing). */

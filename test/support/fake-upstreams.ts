@@ -54,6 +54,8 @@ export interface FakeUpstream {
   readonly url: string;
   readonly port: number;
   readonly requests: RecordedRequest[];
+  /** Responses whose connection closed before their end (the client aborted, or a fault cut it). */
+  readonly closedEarly: () => number;
   /** Queues a fault for the next `times` requests (default 1). */
   fault(fault: Fault, times?: number): void;
   /** A fault for every request from now on (until cleared). */
@@ -64,6 +66,7 @@ export interface FakeUpstream {
 
 type Protocol = 'openai' | 'azure' | 'anthropic';
 
+const EMBEDDING = [0.01, -0.02, 0.03];
 const USAGE = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -105,6 +108,7 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
   const requests: RecordedRequest[] = [];
   const queue: Fault[] = [];
   let always: Fault | undefined;
+  let closedEarly = 0;
   const sockets = new Set<import('node:net').Socket>();
 
   const server: Server = createServer(async (req, res) => {
@@ -117,6 +121,9 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
       query: url.searchParams,
       headers: req.headers,
       body,
+    });
+    res.on('close', () => {
+      if (!res.writableFinished) closedEarly++;
     });
     const fault = queue.shift() ?? always;
     try {
@@ -136,6 +143,7 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
+    closedEarly: () => closedEarly,
     fault(fault, times = 1) {
       for (let i = 0; i < times; i++) queue.push(fault);
     },
@@ -240,13 +248,17 @@ async function serve(
   const model = options.reportModel ?? String(body.model ?? 'azure-deployment');
   if (endpoint === 'embeddings') {
     const inputs = Array.isArray(body.input) ? body.input : [body.input];
-    const vector = [0.01, -0.02, 0.03];
-    // OpenAI's `encoding_format: "base64"` (what its SDKs ask for by default): little-endian float32s in base64.
-    const embedding =
-      body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
     return send(res, 200, {
       object: 'list',
-      data: inputs.map((_, index) => ({ object: 'embedding', index, embedding })),
+      // OpenAI's SDK asks for base64 (little-endian float32) by default.
+      data: inputs.map((_, index) => ({
+        object: 'embedding',
+        index,
+        embedding:
+          body.encoding_format === 'base64'
+            ? Buffer.from(new Float32Array(EMBEDDING).buffer).toString('base64')
+            : EMBEDDING,
+      })),
       model,
       usage: { prompt_tokens: 4, total_tokens: 4 },
     });

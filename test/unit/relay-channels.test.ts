@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllowList } from '#shared/allow-list';
+import { createLogger } from '#shared/logger';
 import { createRelay } from '#shared/relay/relay';
 import { captureOutput } from '#test/support/capture-output';
 import { type FakeUpstream, startFakeAnthropic, startFakeAzure, startFakeOpenAi } from '#test/support/fake-upstreams';
@@ -317,10 +318,7 @@ describe('secrets', () => {
     // prepare
     const key = 'sk-secret-never-shown-0123456789';
     const lines: string[] = [];
-    const logger = {
-      warn: (m: string, f?: Record<string, unknown>) => console.warn(m, JSON.stringify(f)),
-      error: (m: string, f?: Record<string, unknown>) => console.error(m, JSON.stringify(f)),
-    };
+    const logger = createLogger('relay-test', 'DEBUG');
     const { relay, usage } = testRelay(
       [
         channel({ id: 'k1', baseUrl: openai.url, key, settings: { priority: 1 } }),

@@ -189,6 +189,20 @@ describe('relay streams', () => {
     expect(record.firstByteMs).toBeTypeOf('number');
   });
 
+  it('sends no stream_options to an upstream that may reject them, and counts its usage as unknown', async () => {
+    // prepare
+    const { relay } = testRelay([channel({ id: 'mistral', provider: 'mistral', baseUrl: first.url })]);
+    // act
+    const response = await relay.handle(chatRequest({ stream: true, stream_options: { include_usage: true } }));
+    const events = sseDataOf(await readText(response));
+    const record = await response.done;
+    // assert
+    expect(first.requests[0]?.body).not.toHaveProperty('stream_options');
+    expect(events.at(-1)).toBe('[DONE]');
+    expect(record.totalTokens).toBeUndefined();
+    expect(record.promptTokens).toBeUndefined();
+  });
+
   it('keeps the usage chunk when the caller asked for it', async () => {
     // prepare
     const { relay } = twoTiers();
@@ -237,11 +251,49 @@ describe('relay streams', () => {
     expect(record.totalTokens).toBeUndefined();
   });
 
+  it('passes a 20 MB stream through event by event, never holding more than one event', async () => {
+    // prepare
+    const { relay } = twoTiers();
+    first.fault({ kind: 'big-stream', bytes: 20 * 1024 * 1024 });
+    // act
+    const response = await relay.handle(chatRequest({ stream: true }));
+    let total = 0;
+    let largest = 0;
+    let last = '';
+    for await (const chunk of response.body) {
+      total += chunk.length;
+      largest = Math.max(largest, chunk.length);
+      last = Buffer.from(chunk).toString('utf8');
+    }
+    const record = await response.done;
+    // assert
+    expect(total).toBeGreaterThan(20 * 1024 * 1024);
+    expect(largest).toBeLessThan(20 * 1024);
+    expect(last).toBe('data: [DONE]\n\n');
+    expect(record.clientGone).toBe(false);
+  });
+
+  it('settles done and releases the upstream when the body is abandoned before its first read', async () => {
+    // prepare
+    const { relay } = twoTiers();
+    const closedBefore = first.closedEarly();
+    first.fault({ kind: 'big-stream', bytes: 20 * 1024 * 1024 });
+    const response = await relay.handle(chatRequest({ stream: true }));
+    // act
+    await response.body[Symbol.asyncIterator]().return?.();
+    const record = await response.done;
+    for (let i = 0; i < 100 && first.closedEarly() === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
+    // assert
+    expect(record).toMatchObject({ clientGone: true, status: 200, channelId: 'first' });
+    expect(first.closedEarly()).toBe(closedBefore + 1);
+  });
+
   it('aborts the upstream request when the client goes away', async () => {
     // prepare
     const { relay } = twoTiers();
     first.fault({ kind: 'big-stream', bytes: 20 * 1024 * 1024 });
     const controller = new AbortController();
+    const closedBefore = first.closedEarly();
     // act
     const response = await relay.handle(chatRequest({ stream: true }, { signal: controller.signal }));
     let chunks = 0;
@@ -253,8 +305,39 @@ describe('relay streams', () => {
       }
     }
     const record = await response.done;
+    for (let i = 0; i < 100 && first.closedEarly() === closedBefore; i++) await new Promise((r) => setTimeout(r, 10));
     // assert
     expect(record.clientGone).toBe(true);
     expect(chunks).toBe(3);
+    expect(first.closedEarly()).toBe(closedBefore + 1);
+  });
+});
+
+describe('relay answers that are not what was asked for', () => {
+  it('answers 502 in the OpenAI envelope when every upstream sends HTML instead of JSON', async () => {
+    // prepare
+    const { relay } = twoTiers();
+    first.fault({ kind: 'wrong-content-type' });
+    second.fault({ kind: 'wrong-content-type' });
+    // act
+    const response = await relay.handle(chatRequest({}));
+    const body = JSON.parse(await readText(response));
+    // assert
+    expect(response.status).toBe(502);
+    expect(body.error.message).toContain('not JSON (text/html)');
+    expect(body.error.message).not.toContain('nginx');
+  });
+
+  it('answers 502 when every upstream answers a stream request with something else than an event stream', async () => {
+    // prepare
+    const { relay } = twoTiers();
+    first.fault({ kind: 'wrong-content-type' });
+    second.fault({ kind: 'wrong-content-type' });
+    // act
+    const response = await relay.handle(chatRequest({ stream: true }));
+    const body = JSON.parse(await readText(response));
+    // assert
+    expect(response.status).toBe(502);
+    expect(body.error.message).toContain('not text/event-stream');
   });
 });

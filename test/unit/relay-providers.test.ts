@@ -238,6 +238,26 @@ describe('Anthropic conversion', () => {
     expect(chunks).toHaveLength(7);
   });
 
+  it('passes extended thinking on as reasoning_content, in answers and in streams', () => {
+    // prepare
+    const converter = new AnthropicStreamConverter('c');
+    const delta = { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: 'Hmm.' } };
+    // act
+    const answer = fromAnthropicResponse(
+      {
+        content: [
+          { type: 'thinking', thinking: 'Let me think.', signature: 's' },
+          { type: 'text', text: 'Yes.' },
+        ],
+      },
+      'c',
+    );
+    const chunks = converter.convert({ data: JSON.stringify(delta) });
+    // assert
+    expect(answer).toMatchObject({ choices: [{ message: { content: 'Yes.', reasoning_content: 'Let me think.' } }] });
+    expect(chunks[0]).toMatchObject({ choices: [{ delta: { reasoning_content: 'Hmm.' } }] });
+  });
+
   it('raises an error event in a stream as an upstream stream error', () => {
     // prepare
     const converter = new AnthropicStreamConverter('c');

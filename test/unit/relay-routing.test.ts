@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RelayChannel } from '#shared/relay/contract';
-import { isServable } from '#shared/relay/providers/index';
+import { adapterFor, isServable } from '#shared/relay/providers/index';
+import { prepareBody } from '#shared/relay/relay';
 import {
   buildSnapshot,
   ChannelPicker,
@@ -202,5 +203,32 @@ describe('relay selection', () => {
     const perSelection = (performance.now() - started) / runs;
     // assert
     expect(perSelection).toBeLessThan(0.1);
+  });
+
+  it('sends the mapped model upstream, one hop, for whatever mapping a channel has', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.string({ minLength: 1, maxLength: 8 })),
+        fc.oneof(fc.string({ minLength: 1, maxLength: 8 }), fc.constantFrom('constructor', 'toString', '__proto__')),
+        (modelMapping, requested) => {
+          // prepare
+          const mapped = channel({ id: 'm', models: [requested], settings: { modelMapping } });
+          const adapter = adapterFor('openai');
+          if (!adapter) throw new Error('no openai adapter');
+          // act
+          const sent = prepareBody(
+            { body: { model: requested }, endpoint: 'chat' },
+            mapped,
+            adapter,
+            upstreamModel(mapped, requested),
+          );
+          // assert
+          const expected =
+            Object.hasOwn(modelMapping, requested) && modelMapping[requested] ? modelMapping[requested] : requested;
+          expect(sent.model).toBe(expected);
+        },
+      ),
+      { seed: 3, numRuns: 300 },
+    );
   });
 });

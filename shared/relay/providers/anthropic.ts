@@ -176,6 +176,11 @@ export function fromAnthropicResponse(json: Json, requestedModel: string): Json 
     .filter((b) => b.type === 'tool_use')
     .map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }));
   const message: Json = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
+  const thinking = blocks
+    .filter((b) => b.type === 'thinking')
+    .map((b) => String(b.thinking ?? ''))
+    .join('');
+  if (thinking !== '') message.reasoning_content = thinking;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const usage = usageOf(json.usage);
   return {
@@ -252,6 +257,8 @@ export class AnthropicStreamConverter implements StreamConverter {
       case 'content_block_delta': {
         const delta = isObject(data.delta) ? data.delta : {};
         if (delta.type === 'text_delta') return [this.chunk({ content: String(delta.text ?? '') })];
+        // Extended thinking as the `reasoning_content` delta New API and DeepSeek use.
+        if (delta.type === 'thinking_delta') return [this.chunk({ reasoning_content: String(delta.thinking ?? '') })];
         if (delta.type === 'input_json_delta' && typeof data.index === 'number') {
           const index = this.toolIndex.get(data.index) ?? 0;
           return [this.chunk({ tool_calls: [{ index, function: { arguments: String(delta.partial_json ?? '') } }] })];

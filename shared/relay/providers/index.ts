@@ -12,6 +12,9 @@ import type { ProviderAdapter } from './types.ts';
 
 const v1 = (defaultBaseUrl?: string) =>
   openAiCompatible({ versionPath: '/v1', ...(defaultBaseUrl ? { defaultBaseUrl } : {}) });
+/** An OpenAI-compatible upstream outside New API's `streamSupportedChannels`: no `stream_options` sent. */
+const v1Plain = (defaultBaseUrl?: string) =>
+  openAiCompatible({ versionPath: '/v1', streamOptions: false, ...(defaultBaseUrl ? { defaultBaseUrl } : {}) });
 
 export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
   openai: openAiCompatible({
@@ -34,16 +37,28 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
   aigc2d: v1('https://api.aigc2d.com'),
   deepseek: v1('https://api.deepseek.com'),
   moonshot: v1('https://api.moonshot.cn'),
-  mistral: v1('https://api.mistral.ai'),
+  mistral: v1Plain('https://api.mistral.ai'),
   // The default base already ends in /openai.
-  groq: v1('https://api.groq.com/openai'),
+  groq: v1Plain('https://api.groq.com/openai'),
   xai: v1('https://api.x.ai'),
   // The default base already ends in /api.
-  openrouter: v1('https://openrouter.ai/api'),
-  siliconflow: v1('https://api.siliconflow.cn'),
-  lingyiwanwu: v1('https://api.lingyiwanwu.com'),
-  stepfun: v1('https://api.stepfun.com'),
-  together: v1('https://api.together.xyz'),
+  openrouter: v1Plain('https://openrouter.ai/api'),
+  siliconflow: v1Plain('https://api.siliconflow.cn'),
+  lingyiwanwu: v1Plain('https://api.lingyiwanwu.com'),
+  stepfun: v1Plain('https://api.stepfun.com'),
+  together: v1Plain('https://api.together.xyz'),
+  // One API's CompatibleChannels (relay/adaptor/openai/compatible.go) serve these with the OpenAI adaptor.
+  ai360: v1Plain('https://ai.360.cn'),
+  baichuan: v1Plain('https://api.baichuan-ai.com'),
+  // New API's perplexity adaptor: {base}/chat/completions, no version path; chat only.
+  perplexity: openAiCompatible({
+    defaultBaseUrl: 'https://api.perplexity.ai',
+    versionPath: '',
+    embeddings: false,
+    streamOptions: false,
+  }),
+  // A self-hosted Xinference server's OpenAI-compatible API (no default base).
+  xinference: v1Plain(),
   ollama: v1('http://localhost:11434'),
   // Zhipu's v4 API is OpenAI's protocol and takes the API key as a bearer token; One API's zhipu adaptor sends glm-4
   // and later through /api/paas/v4 (v3-only models such as chatglm_pro are not served).
@@ -62,7 +77,11 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
     defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta/openai',
     versionPath: '',
   }),
-  novita: openAiCompatible({ defaultBaseUrl: 'https://api.novita.ai/v3/openai', versionPath: '' }),
+  novita: openAiCompatible({
+    defaultBaseUrl: 'https://api.novita.ai/v3/openai',
+    versionPath: '',
+    streamOptions: false,
+  }),
   azure,
   anthropic,
 };
@@ -90,5 +109,6 @@ export function isServable(provider: string): boolean {
 /** Why a provider is not servable, or undefined when it is. */
 export function servabilityReason(provider: string): string | undefined {
   if (isServable(provider)) return undefined;
-  return NOT_SERVABLE[provider] ?? `provider "${provider}" is not servable yet: no relay adapter speaks its protocol`;
+  const why = Object.hasOwn(NOT_SERVABLE, provider) ? NOT_SERVABLE[provider] : 'no relay adapter speaks its protocol';
+  return `provider "${provider}" is not servable yet: ${why}`;
 }

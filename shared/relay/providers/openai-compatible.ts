@@ -14,12 +14,17 @@ export interface OpenAiCompatibleSpec {
   /** Extra headers every request carries (e.g. OpenAI's organization). */
   readonly headers?: (settings: { organization?: string }) => Record<string, string>;
   readonly embeddings?: boolean;
+  /**
+   * Whether the upstream takes `stream_options` (default true). New API sends it only to the channel types in its
+   * `streamSupportedChannels` (relay/common/relay_info.go) and removes it for the others: some reject unknown fields.
+   */
+  readonly streamOptions?: boolean;
 }
 
 export function openAiCompatible(spec: OpenAiCompatibleSpec): ProviderAdapter {
   return {
     endpoints: spec.embeddings === false ? ['chat'] : ['chat', 'embeddings'],
-    streamUsageOption: true,
+    streamUsageOption: spec.streamOptions !== false,
     buildRequest({ channel, endpoint, body }) {
       const url = `${baseUrlOf(channel, spec.defaultBaseUrl)}${spec.versionPath}${ENDPOINT_PATHS[endpoint]}`;
       return {
