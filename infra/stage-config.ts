@@ -60,6 +60,7 @@ export const COUNT_ALARMS = [
   'authorizerErrors',
   'tableThrottles',
   'tableSystemErrors',
+  'relayChannelErrorRate',
 ] as const;
 export type CountAlarm = (typeof COUNT_ALARMS)[number];
 
@@ -103,6 +104,9 @@ export function defaultAlarms(keepsData: boolean, importDeadlineMs: number): Ala
     authorizerErrors: count(1, 1),
     tableThrottles: count(1, 5),
     tableSystemErrors: count(1, 5),
+    // The worst channel's share of failed attempts (0-1) over 15 minutes: one bad answer is noise, half of them for a
+    // quarter of an hour is a channel to look at (docs/relay.md, "Metrics").
+    relayChannelErrorRate: { threshold: 0.5, periodMinutes: 5, evaluationPeriods: 3, datapointsToAlarm: 3 },
   };
 }
 
@@ -135,6 +139,7 @@ const monitoringSchema = z
         authorizerErrors: alarmOverride,
         tableThrottles: alarmOverride,
         tableSystemErrors: alarmOverride,
+        relayChannelErrorRate: alarmOverride,
       } satisfies Record<CountAlarm | 'apiLatencyP99', z.ZodType>)
       .strict()
       .optional(),

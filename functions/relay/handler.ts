@@ -2,6 +2,8 @@ import { documentClient } from '#shared/clients/dynamodb';
 import { loadConfig, relayEnvSchema } from '#shared/config';
 import { streamifyResponse } from '#shared/lambda-streaming';
 import { createLogger } from '#shared/logger';
+import { createMetrics, flushMetrics } from '#shared/metrics';
+import { recordRelayMetrics } from '#shared/relay/metrics';
 import { relayOnDynamo } from '#shared/relay/runtime';
 import { internalErrorReply, type RelayReply, serveRelay } from './relay-http.ts';
 import { writeReply } from './stream-reply.ts';
@@ -9,11 +11,13 @@ import { writeReply } from './stream-reply.ts';
 /*
  * The `/v1` routes (docs/relay.md): one streaming function, so the three routes share one channel snapshot, one health
  * cache and one keep-alive pool per execution environment. The handler only turns the event into a reply and writes it;
- * the usage record is written after the response has ended (`done`), so it never delays a byte.
+ * the usage record and the per-channel metrics are written after the response has ended (`done`), so they never
+ * delay a byte.
  */
 const config = loadConfig(relayEnvSchema);
 const logger = createLogger('relay', config.LOG_LEVEL);
 const relay = relayOnDynamo(documentClient, config, logger);
+const metrics = createMetrics();
 
 export const handler = streamifyResponse(async (event, responseStream, context) => {
   if (context) logger.addContext(context);
@@ -28,7 +32,11 @@ export const handler = streamifyResponse(async (event, responseStream, context) 
   }
   await writeReply(responseStream, reply, () => abort.abort());
   try {
-    await reply.done;
+    const record = await reply.done;
+    if (record) {
+      recordRelayMetrics(metrics, record);
+      flushMetrics(metrics);
+    }
   } catch (error) {
     logger.warn('Could not finish the request after its response', { error: String(error) });
   }

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openAiErrorBody, RelayHttpError } from '#shared/envelopes/openai';
-import type { RelayCaller, RelayEndpoint, RelayRequest, RelayResponse } from '#shared/relay/contract';
+import type { RelayCaller, RelayEndpoint, RelayRequest, RelayResponse, UsageRecord } from '#shared/relay/contract';
 import { type RelayKeyCaller, relayCallerFromContext, relayKeyExpired, relayKeyIpAllowed } from '#shared/relay-keys';
 
 /*
@@ -21,7 +21,8 @@ export interface RelayReply {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: AsyncIterable<Uint8Array>;
-  readonly done?: Promise<unknown>;
+  /** The request's usage record once written (undefined for an answer the front door gave itself). */
+  readonly done?: Promise<UsageRecord>;
 }
 
 export interface ServeOptions {

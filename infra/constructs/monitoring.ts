@@ -20,6 +20,7 @@ import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { BUSINESS_METRICS, METRICS_SERVICE } from '#shared/metrics';
+import { RELAY_METRICS } from '#shared/relay/metrics';
 import type { ApiName } from '#shared/routes';
 import type { AlarmSpec, StageConfig } from '../stage-config.ts';
 import type { AppApi } from './api.ts';
@@ -212,6 +213,11 @@ export class Monitoring extends Construct {
       });
     }
 
+    // The relay's channels come and go with imports, so no alarm per channel can be made at synth: one Metrics Insights
+    // query follows the channel with the highest error rate (RelayChannelErrors is 1 per failed attempt, 0 per answered
+    // one) among whatever channels report (docs/relay.md, "Metrics"). Only a stack with the relay has it.
+    if (props.functions.relay) this.relayChannelAlarm(config.metricsNamespace, alarms.relayChannelErrorRate);
+
     const business = (key: BusinessMetricKey, statistic: string) =>
       new Metric({
         namespace: config.metricsNamespace,
@@ -262,6 +268,22 @@ export class Monitoring extends Construct {
           ),
         ),
       ],
+    });
+  }
+
+  /** The alarm on the relay channel with the highest error rate (a Metrics Insights query over every channel). */
+  private relayChannelAlarm(namespace: string, spec: AlarmSpec): void {
+    const worstChannelErrorRate = new MathExpression({
+      expression: `SELECT AVG(${RELAY_METRICS.errors}) FROM SCHEMA("${namespace}", channel, model, service) GROUP BY channel ORDER BY AVG() DESC LIMIT 1`,
+      usingMetrics: {},
+      label: 'worst channel error rate',
+      period: Duration.minutes(spec.periodMinutes),
+    });
+    this.alarm('RelayChannelErrorRate', {
+      metric: worstChannelErrorRate,
+      spec,
+      what: 'the error rate of the relay channel that fails most',
+      runbook: 'relay-channel-errors',
     });
   }
 

@@ -1,5 +1,6 @@
 import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppFunction } from '#infra/constructs/function';
@@ -217,19 +218,42 @@ describe('alarms', () => {
     },
   );
 
-  it('has exactly these alarms: 2 per API, 2 per function but 1 for the authorizer, 1 on authorizer failures, 2 per table', () => {
+  it('has exactly these alarms: 2 per API, 2 per function but 1 for the authorizer, 1 on authorizer failures, 2 per table, 1 on the worst relay channel', () => {
     const apis = Object.keys(dev.stack.apis).length;
     const functions = Object.keys(dev.stack.functions).length;
     const tables = Object.keys(dev.stack.tables).length;
 
-    dev.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 * apis + 2 * functions - 1 + 1 + 2 * tables);
-    expect(dev.stack.monitoring.alarms.size).toBe(2 * apis + 2 * functions - 1 + 1 + 2 * tables);
+    dev.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 * apis + 2 * functions - 1 + 1 + 2 * tables + 1);
+    expect(dev.stack.monitoring.alarms.size).toBe(2 * apis + 2 * functions - 1 + 1 + 2 * tables + 1);
+  });
+
+  it('alarms on the relay channel with the highest error rate through one Metrics Insights query over every channel', () => {
+    const alarm = dev.stack.monitoring.alarms.get('RelayChannelErrorRate');
+    const props = resources(dev.template)[logicalId(dev.stack, alarm as Alarm)]?.Properties as Json;
+
+    expect(props).toMatchObject({
+      Threshold: 0.5,
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(props.Metrics).toEqual([
+      {
+        Id: expect.any(String),
+        Expression:
+          'SELECT AVG(RelayChannelErrors) FROM SCHEMA("KbChannelGateway/dev", channel, model, service) GROUP BY channel ORDER BY AVG() DESC LIMIT 1',
+        Label: 'worst channel error rate',
+        Period: 300,
+        ReturnData: true,
+      },
+    ]);
   });
 
   it('says in each alarm description what crossed which threshold and where the runbook is', () => {
     for (const alarm of Object.values(dev.template.findResources('AWS::CloudWatch::Alarm'))) {
       expect((alarm.Properties as Json).AlarmDescription).toMatch(
-        /^.+ >= \d+ in \d+ of \d+ periods of \d+ min\. Runbook: docs\/operations\.md#[a-z0-9-]+$/,
+        /^.+ >= \d+(\.\d+)? in \d+ of \d+ periods of \d+ min\. Runbook: docs\/operations\.md#[a-z0-9-]+$/,
       );
     }
   });
