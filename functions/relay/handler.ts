@@ -2,7 +2,7 @@ import { documentClient } from '#shared/clients/dynamodb';
 import { loadConfig, relayEnvSchema } from '#shared/config';
 import { streamifyResponse } from '#shared/lambda-streaming';
 import { createLogger } from '#shared/logger';
-import { createMetrics, flushMetrics } from '#shared/metrics';
+import { createMetrics } from '#shared/metrics';
 import { recordRelayMetrics } from '#shared/relay/metrics';
 import { relayOnDynamo } from '#shared/relay/runtime';
 import { internalErrorReply, type RelayReply, serveRelay } from './relay-http.ts';
@@ -33,10 +33,7 @@ export const handler = streamifyResponse(async (event, responseStream, context) 
   await writeReply(responseStream, reply, () => abort.abort());
   try {
     const record = await reply.done;
-    if (record) {
-      recordRelayMetrics(metrics, record);
-      flushMetrics(metrics);
-    }
+    if (record) recordRelayMetrics(metrics, record);
   } catch (error) {
     logger.warn('Could not finish the request after its response', { error: String(error) });
   }

@@ -35,6 +35,9 @@ export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayPr
 /** A function behind a route: a proxy handler, or a streaming one (shared/lambda-streaming.ts). */
 export type RouteHandler = ProxyHandler | StreamingHandler;
 
+/** How long `npm start`'s authorizer reuses a usable relay key it found (docs/authorization.md, "Relay keys"). */
+export const LOCAL_RELAY_KEY_MAX_AGE_MS = 1_000;
+
 /** Physical table names per logical table. */
 export type LocalTableNames = Readonly<Record<TableName, string>>;
 
@@ -170,12 +173,13 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     const authorizer = createAuthorizer({
       source: localFileCredentialSource(credentialsFile),
       logger: createLogger('authorizer', loadConfig(logLevelEnvSchema)[ENV.logLevel]),
-      // Relay keys hashed under the local run's channel-id key; no reuse (max age 0), so a revoke works at once, as
-      // for the local access tokens.
+      // Relay keys hashed under the local run's channel-id key. A usable key found is reused for 1 s (a miss, a revoked
+      // or an expired key is always read again), so a revoke reaches `npm start` within a second while a client's
+      // stream of requests does not read the table each time (deployed, API Gateway caches the whole decision).
       relayKeys: cachedRelayKeyLookup({
         store: new RelayKeysRepository(DynamoDBDocumentClient.from(authorizerClient), tableNames.relayKeys),
         hmacKey: channelIdKeySource({ credentialsFile }),
-        maxAgeMs: 0,
+        maxAgeMs: LOCAL_RELAY_KEY_MAX_AGE_MS,
       }),
     });
     const functions = {} as Record<RouteDef['function'], RouteHandler>;

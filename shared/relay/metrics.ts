@@ -25,27 +25,22 @@ export const RELAY_METRICS = {
 /** The dimension names of the per-channel metrics (with Powertools' `service`). */
 export const RELAY_METRIC_DIMENSIONS = ['channel', 'model'] as const;
 
-/** Writes one request's metrics: one set per attempt, on that attempt's channel and the requested model. */
+/**
+ * Writes one request's metrics: one EMF line per attempt (its channel and the requested model), plus the latency on the
+ * line of the channel that answered. Uses the function's Metrics: each line is published at once, which clears its
+ * dimensions for the next.
+ */
 export function recordRelayMetrics(metrics: Metrics, record: UsageRecord): void {
   const model = record.requestedModel || 'unknown';
   record.attempts.forEach((attempt, i) => {
     const failed = attempt.errorClass !== undefined || attempt.status >= 400 || attempt.status === 0;
-    const single = metrics.singleMetric();
-    single.addDimensions({ channel: attempt.channelId, model });
-    // A single metric prints at its first addMetric: the others go through metadata-free lines of their own.
-    single.addMetric(RELAY_METRICS.requests, MetricUnit.Count, 1);
-    const errors = metrics.singleMetric();
-    errors.addDimensions({ channel: attempt.channelId, model });
-    errors.addMetric(RELAY_METRICS.errors, MetricUnit.Count, failed ? 1 : 0);
-    if (failed && i < record.attempts.length - 1) {
-      const failover = metrics.singleMetric();
-      failover.addDimensions({ channel: attempt.channelId, model });
-      failover.addMetric(RELAY_METRICS.failovers, MetricUnit.Count, 1);
+    metrics.addDimensions({ channel: attempt.channelId, model });
+    metrics.addMetric(RELAY_METRICS.requests, MetricUnit.Count, 1);
+    metrics.addMetric(RELAY_METRICS.errors, MetricUnit.Count, failed ? 1 : 0);
+    if (failed && i < record.attempts.length - 1) metrics.addMetric(RELAY_METRICS.failovers, MetricUnit.Count, 1);
+    if (!failed && attempt.channelId === record.channelId) {
+      metrics.addMetric(RELAY_METRICS.latency, MetricUnit.Milliseconds, record.durationMs);
     }
+    metrics.publishStoredMetrics();
   });
-  if (record.channelId !== undefined) {
-    const latency = metrics.singleMetric();
-    latency.addDimensions({ channel: record.channelId, model });
-    latency.addMetric(RELAY_METRICS.latency, MetricUnit.Milliseconds, record.durationMs);
-  }
 }

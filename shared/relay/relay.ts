@@ -256,6 +256,8 @@ export function createRelay(deps: RelayDeps): Relay {
       stream,
     };
 
+    // Runs once the body has ended and is never awaited by the body itself: the consumer's last read (the response's
+    // end) never waits on the health writes or the usage record; `done` settles when they are written.
     const finish = async (
       fields: Partial<UsageRecord> & { status: number; clientGone: boolean },
     ): Promise<UsageRecord> => {
@@ -289,20 +291,20 @@ export function createRelay(deps: RelayDeps): Relay {
           yield encoder.encode(text);
           gone = false;
         } finally {
-          settle(
-            await finish({
-              ...fields,
-              status,
-              clientGone: gone || request.signal.aborted,
-              ...(firstByteMs !== undefined ? { firstByteMs } : {}),
-            }),
-          );
+          void finish({
+            ...fields,
+            status,
+            clientGone: gone || request.signal.aborted,
+            ...(firstByteMs !== undefined ? { firstByteMs } : {}),
+          }).then(settle);
         }
       }
       return {
         status,
         headers: { 'content-type': 'application/json', 'x-request-id': requestId },
-        body: settledBody(body(), async () => settle(await finish({ ...fields, status, clientGone: true }))),
+        body: settledBody(body(), async () => {
+          void finish({ ...fields, status, clientGone: true }).then(settle);
+        }),
         done,
       };
     };
@@ -517,16 +519,14 @@ export function createRelay(deps: RelayDeps): Relay {
             const last = attempts[attempts.length - 1];
             if (last) attempts[attempts.length - 1] = { ...last, errorClass: 'stream-dropped' };
           }
-          settle(
-            await finish({
-              status: 200,
-              upstreamModel: sentModel,
-              channelId: channel.id,
-              clientGone: !completed || request.signal.aborted,
-              ...streamed.usage(),
-              ...(firstByteMs !== undefined ? { firstByteMs } : {}),
-            }),
-          );
+          void finish({
+            status: 200,
+            upstreamModel: sentModel,
+            channelId: channel.id,
+            clientGone: !completed || request.signal.aborted,
+            ...streamed.usage(),
+            ...(firstByteMs !== undefined ? { firstByteMs } : {}),
+          }).then(settle);
         }
       }
       return {
@@ -540,15 +540,13 @@ export function createRelay(deps: RelayDeps): Relay {
         body: settledBody(body(), async () => {
           res.destroy();
           await streamed.rest.return(undefined).catch(() => undefined);
-          settle(
-            await finish({
-              status: 200,
-              upstreamModel: sentModel,
-              channelId: channel.id,
-              clientGone: true,
-              ...streamed.usage(),
-            }),
-          );
+          void finish({
+            status: 200,
+            upstreamModel: sentModel,
+            channelId: channel.id,
+            clientGone: true,
+            ...streamed.usage(),
+          }).then(settle);
         }),
         done,
       };

@@ -159,8 +159,10 @@ function rawPutCall(ready: LocalServerReady, documents: DynamoDBDocumentClient):
   };
 }
 
-/** Starts the local server in a child process (see local-server-child.ts). */
-export async function startServerChild(): Promise<{ ready: LocalServerReady; stop(): Promise<void> }> {
+/** Starts the local server in a child process (see local-server-child.ts), with `env` on top of this one's. */
+export async function startServerChild(
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ ready: LocalServerReady; stop(): Promise<void> }> {
   const child: ChildProcess = spawn(
     process.execPath,
     ['--import', 'tsx', join(import.meta.dirname, 'local-server-child.ts')],
@@ -171,6 +173,7 @@ export async function startServerChild(): Promise<{ ready: LocalServerReady; sto
         ...process.env,
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
         AWS_EC2_METADATA_DISABLED: 'true',
+        ...env,
       },
     },
   );

@@ -22,6 +22,8 @@ export interface LocalServerReady {
   tmbId: string;
   /** The throwaway server's admin key (a fresh one per run). */
   adminKey: string;
+  /** Its DATA_DIR (credentials, the engine's credential file): the tokens tool works against it. */
+  dataDir: string;
 }
 
 const dataDir = await mkdtemp(join(tmpdir(), 'kb-bench-server-'));
@@ -42,6 +44,7 @@ const ready: LocalServerReady = {
   teamId: access.teamId,
   tmbId: access.tmbId,
   adminKey: backend.credentials.adminKey,
+  dataDir,
 };
 process.send?.(ready);
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only cold-start|create|import|import-postgres|console|list ...]` (docs/performance.md): cold start,
+ * `npm run bench [-- --quick] [-- --only cold-start|create|import|import-postgres|console|list|relay ...]` (docs/performance.md): cold start,
  * create through the local server, import, the console page and the channel list, each against a baseline
  * measured in the same run. Prints a
  * table and writes JSON to BENCH_OUT (default .bench/results.json). Never part of `npm test`.
@@ -16,6 +16,7 @@ import { type Figure, formatTable, writeResults } from './figures.ts';
 import { benchImport } from './import.ts';
 import { benchImportPostgres } from './import-postgres.ts';
 import { benchList } from './list.ts';
+import { benchRelay } from './relay.ts';
 
 // The SDK warns about Node 20 on every client; the figures are the same either way.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -26,7 +27,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', multiple: true },
   },
 });
-const PARTS = ['cold-start', 'create', 'import', 'import-postgres', 'console', 'list'] as const;
+const PARTS = ['cold-start', 'create', 'import', 'import-postgres', 'console', 'list', 'relay'] as const;
 const quick = args.quick === true;
 const only = new Set(args.only ?? PARTS);
 for (const part of only) {
@@ -82,6 +83,10 @@ try {
     const channels = quick ? 10_000 : 50_000;
     log(`list: GET /api/channels/ over ${channels} channels through the local server, against a raw Scan`);
     figures.push(...(await benchList({ channels, rounds: quick ? 3 : 5, log })));
+  }
+  if (only.has('relay')) {
+    log('relay: added latency in-process and through the local server, first byte, a 20 MB stream, selection');
+    figures.push(...(await benchRelay({ requests: quick ? 600 : 2_000, warmup: quick ? 100 : 300, log })));
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });

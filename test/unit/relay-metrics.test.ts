@@ -57,6 +57,8 @@ describe('relay metrics per channel and model', () => {
       expect(line.dimensions).toEqual(['channel', 'model', 'service']);
       expect(line.model).toBe('gpt-4o-mini');
     }
+    // One line per attempt.
+    expect(lines.map((l) => l.channel)).toEqual([CHANNEL_A, CHANNEL_B]);
     const on = (channel: string) =>
       Object.assign({}, ...lines.filter((l) => l.channel === channel).map((l) => l.metrics));
     expect(on(CHANNEL_A)).toEqual({

@@ -180,7 +180,8 @@ describe('relay selection', () => {
     expect(reasons).toEqual(['all-disabled', 'none-servable', 'none']);
   });
 
-  it('selects among 10,000 channels in under 0.1 ms', () => {
+  // Its cost is measured by `npm run bench -- --only relay` (no wall-clock threshold in `npm test`).
+  it('selects among 10,000 channels a channel that serves the model in the group, never the same twice', () => {
     // prepare
     const channels = Array.from({ length: 10_000 }, (_, i) =>
       channel({
@@ -191,18 +192,21 @@ describe('relay selection', () => {
     );
     const snapshot = buildSnapshot(channels, isServable);
     const random = seededRandom(5);
-    const runs = 5000;
+    const runs = 500;
     // act
-    const started = performance.now();
+    const picks: [string, RelayChannel | undefined, RelayChannel | undefined][] = [];
     for (let i = 0; i < runs; i++) {
-      const resolved = resolveGroup(snapshot, ['g9', 'default'], i % 2 ? 'shared' : `model-${i % 50}`);
+      const model = i % 2 ? 'shared' : `model-${i % 50}`;
+      const resolved = resolveGroup(snapshot, ['g9', 'default'], model);
       const picker = new ChannelPicker(resolved?.tiers ?? [], random);
-      picker.next();
-      picker.next();
+      picks.push([model, picker.next(), picker.next()]);
     }
-    const perSelection = (performance.now() - started) / runs;
     // assert
-    expect(perSelection).toBeLessThan(0.1);
+    for (const [model, first, second] of picks) {
+      expect(first?.models).toContain(model);
+      expect(second?.models).toContain(model);
+      expect(second?.id).not.toBe(first?.id);
+    }
   });
 
   it('sends the mapped model upstream, one hop, for whatever mapping a channel has', () => {
