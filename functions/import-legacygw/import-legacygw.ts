@@ -9,7 +9,7 @@ import {
 } from '#shared/repositories/channels';
 import { parseDsn } from './dsn.ts';
 import { detectFamily } from './families/detect.ts';
-import type { Family } from './families/family.ts';
+import type { Family, FamilyKind } from './families/family.ts';
 import { unkeyedChannelId } from './identity.ts';
 import type { OpenSource } from './legacy-source.ts';
 import { createRowMapper, type LegacyId, type MappedChannel, type RowOutcome, sameSettings } from './mapping.ts';
@@ -22,6 +22,8 @@ export interface ImportInput {
   dsn: string;
   /** Map, classify and report, but write nothing. */
   dryRun: boolean;
+  /** The family the operator chose: the table is read as its, whatever its columns say (families/detect.ts). */
+  family?: FamilyKind;
 }
 
 /** What every import needs, whatever its source. */
@@ -100,7 +102,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       deadlineAt: deadline.at,
       now: () => deps.now().getTime(),
     });
-    return await importFromSource(source, input.dryRun, deadline, deps);
+    return await importFromSource(source, input.dryRun, deadline, deps, input.family);
   } catch (e) {
     if (signal.aborted && !(e instanceof ProxyApiError)) throw new DeadlineExceededError(0, { cause: e });
     throw e;
@@ -113,13 +115,14 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
 /**
  * The import core (docs/channel-import.md): detects the table's family from its columns, streams the rows through
  * the family's mapper, and classifies and writes the channels in chunks behind the stream. It knows no source and
- * no family by name. Rows are never loaded all at once.
+ * no family by name. Rows are never loaded all at once. `family`: the operator's choice, read whatever the columns say.
  */
 export async function importFromSource(
   source: RowSource,
   dryRun: boolean,
   deadline: Deadline,
   deps: ImportCoreDeps,
+  family?: FamilyKind,
 ): Promise<ImportReport> {
   const { signal } = deadline;
   const origin = source.origin;
@@ -226,6 +229,7 @@ export async function importFromSource(
 
   deps.logger.info('Import started', { ...origin, dryRun });
   let kind: Family['kind'] | undefined;
+  let mapper: ReturnType<typeof createRowMapper> | undefined;
   try {
     // Checked while the columns are read; awaited before the first row is read. The side branch only keeps a
     // failure from being unhandled when reading the columns fails first.
@@ -233,12 +237,12 @@ export async function importFromSource(
     emptyCheck.catch(() => {});
     const idKey = await untilAborted(deps.channelIdKey(), signal);
     const columns = await source.columns();
-    const detected = detectFamily(columns, deps.families, origin.database);
+    const detected = detectFamily(columns, deps.families, origin.database, family);
     kind = detected.family.kind;
     const rowCount = await source.count();
     if (rowCount > deps.config.maxRows) throw tooManyRows(deps.config.maxRows, rowCount);
     tableWasEmpty = await untilAborted(emptyCheck, signal);
-    const mapper = createRowMapper({ family: detected.family, idKey });
+    mapper = createRowMapper({ family: detected.family, idKey, foreign: detected.foreign });
     let pending: Extract<RowOutcome, { outcome: 'imported' }>[] = [];
     let pendingChannels = 0;
     for await (const row of source.rows(detected.select, deps.config.maxRows)) {
@@ -269,7 +273,12 @@ export async function importFromSource(
     if (signal.aborted) throw new DeadlineExceededError(writes.written, { cause: failure.error });
     throw withWrittenCount(failure.error, writes.written);
   }
-  const result = report.build(dryRun, { ...reportOrigin(origin), kind: kind ?? 'oneapi' }, unserved);
+  const result = report.build(
+    dryRun,
+    { ...reportOrigin(origin), kind: kind ?? 'oneapi' },
+    unserved,
+    mapper?.foreignInUse() ?? [],
+  );
   deps.logger.info('Import finished', {
     ...origin,
     kind,

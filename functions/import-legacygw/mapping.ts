@@ -47,6 +47,8 @@ export const MAX_NAME_LENGTH = LIMITS.nameChars;
 export interface MapperOptions {
   family: Family;
   idKey: Buffer;
+  /** Columns no version of the family has (a fork's), read when the operator chose the family (families/detect.ts). */
+  foreign?: readonly string[];
 }
 
 /**
@@ -55,8 +57,13 @@ export interface MapperOptions {
  * route (same provider, base URL, key, models, status and settings; only the name may differ) is skipped as
  * `identical to legacy channel N`; a row where only some keys repeat imports the others and says how many repeated.
  */
-export function createRowMapper({ family, idKey }: MapperOptions): { map(row: SourceRow): RowOutcome } {
+export function createRowMapper({ family, idKey, foreign = [] }: MapperOptions): {
+  map(row: SourceRow): RowOutcome;
+  /** The fork's columns that held a value in at least one row so far (what the import did not read). */
+  foreignInUse(): string[];
+} {
   const seen = new Map<string, LegacyId>();
+  const inUse = new Set<string>();
 
   function map({ values, oversize }: SourceRow): RowOutcome {
     const legacyIdText = trimOrEmpty(values.id);
@@ -151,10 +158,30 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
       );
     }
     for (const warning of settingsWarnings) warnings.push(warning);
+    const unread = foreignWithValues(values, foreign);
+    if (unread.length > 0) warnings.push(`not read (columns no version of ${family.name} has): ${unread.join(', ')}`);
     return { legacyId, outcome: 'imported', channels, warnings, routes };
   }
 
-  return { map };
+  return {
+    map(row) {
+      // Every row counts, imported or not: the routes report says which columns decided something unread.
+      for (const column of foreignWithValues(row.values, foreign)) inUse.add(column);
+      return map(row);
+    },
+    foreignInUse: () => [...inUse].sort(),
+  };
+}
+
+// A fork's column holds a value unless it is NULL, empty, zero, false or an empty JSON object or array: what a
+// GORM default leaves (docs/channel-import.md, "Forks").
+const NO_VALUE = /^(?:|0+(?:\.0*)?|false|null|\{\s*\}|\[\s*\])$/i;
+
+function foreignWithValues(values: RowValues, foreign: readonly string[]): string[] {
+  return foreign.filter((column) => {
+    const value = values[column];
+    return value !== null && value !== undefined && !NO_VALUE.test(value.trim());
+  });
 }
 
 function skipped(legacyId: LegacyId, routes: RowRoutes, reason: string, identicalTo?: LegacyId): RowOutcome {

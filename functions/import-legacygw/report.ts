@@ -52,6 +52,7 @@ export class ReportBuilder {
     dryRun: boolean,
     source: { host: string; port: number; database: string; kind: SourceKind },
     unserved: ReadonlySet<LegacyId>,
+    unread: readonly string[] = [],
   ): ImportReport {
     // A row collapses only into an imported row, and every imported row is classified by now: it serves its routes
     // unless it is among those that became no enabled channel.
@@ -65,7 +66,8 @@ export class ReportBuilder {
       channels: { ...this.channels },
       items: this.items,
       itemsTruncated: this.itemsTruncated,
-      routes: this.routes.build(),
+      // A fork's columns that held values may decide routes the counts cannot see: said, so "nothing lost" never is.
+      routes: unread.length > 0 ? { ...this.routes.build(), unreadColumns: [...unread] } : this.routes.build(),
     };
   }
 

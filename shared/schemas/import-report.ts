@@ -58,6 +58,11 @@ export const routesReportSchema = z.strictObject({
   items: z.array(routeItemSchema).max(1_000),
   itemsTruncated: z.boolean(),
   complete: z.boolean(),
+  /**
+   * Present only when the operator chose the family of a fork's table: the fork's columns that held a value in some
+   * row. The import did not read them, so routes they decide (a model prefix, say) are not in the counts.
+   */
+  unreadColumns: z.array(z.string()).optional(),
 });
 export type RoutesReport = z.infer<typeof routesReportSchema>;
 

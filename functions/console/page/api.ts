@@ -50,6 +50,8 @@ export interface RoutesReport {
   items: RouteItem[];
   itemsTruncated: boolean;
   complete: boolean;
+  /** A fork's columns that held values the import did not read (a family chosen by the operator). */
+  unreadColumns?: string[];
 }
 
 /** The `data` of an import (dry run or real). */

@@ -1,4 +1,4 @@
-import type { SummedReport } from '../../../shared/import-rows.ts';
+import { FAMILY_CHOICES, type FamilyChoice, type SummedReport } from '../../../shared/import-rows.ts';
 import type { Call, ImportReport } from './api.ts';
 import { byId, h, say } from './dom.ts';
 import { reportCounts, reportRoutes, reportTables } from './report-view.ts';
@@ -19,6 +19,8 @@ export interface ImportViewDeps {
 
 /** What "Import" runs after a preview: the same DSN, or the same SQLite file. */
 type Pending = { kind: 'dsn'; dsn: string } | { kind: 'sqlite'; file: File; rows: number };
+
+const FAMILIES: readonly string[] = FAMILY_CHOICES;
 
 /** A picked file and how much of it the worker read. */
 interface ReadFile {
@@ -51,7 +53,13 @@ export function importView(deps: ImportViewDeps) {
   const fileForm = byId<HTMLFormElement>('sqlite-form');
   const fileInput = byId<HTMLInputElement>('sqlite-input');
   const fileButton = fileForm.querySelector('button[type="submit"]') as HTMLButtonElement;
+  const familyInput = byId<HTMLSelectElement>('family-input');
   let pending: Pending | undefined;
+  // The gateway chosen for the preview: "Import" runs with the same choice, whatever the field says by then.
+  let family: FamilyChoice | undefined;
+  const chosenFamily = (): FamilyChoice | undefined =>
+    FAMILIES.includes(familyInput.value) ? (familyInput.value as FamilyChoice) : undefined;
+  const withFamily = (body: Record<string, unknown>) => (family === undefined ? body : { ...body, family });
   // Where focus goes back when a run fails or the report closes: the form the operator used.
   let origin: HTMLInputElement = input;
 
@@ -120,8 +128,9 @@ export function importView(deps: ImportViewDeps) {
       return;
     }
     busy('Previewing the import…');
+    family = chosenFamily();
     try {
-      const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn, dryRun: true });
+      const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, withFamily({ dsn, dryRun: true }));
       pending = { kind: 'dsn', dsn };
       busy('');
       show(result);
@@ -150,6 +159,7 @@ export function importView(deps: ImportViewDeps) {
       return;
     }
     busy('Loading SQLite and opening the file…');
+    family = chosenFamily();
     try {
       const opened = await openSqliteFile(file);
       const { report: result, bytesRead } = await sendSqliteTable(
@@ -157,6 +167,7 @@ export function importView(deps: ImportViewDeps) {
         true,
         opened.rows,
         progressText('Previewing'),
+        family,
       );
       pending = { kind: 'sqlite', file, rows: opened.rows };
       busy('');
@@ -177,11 +188,11 @@ export function importView(deps: ImportViewDeps) {
     busy('Importing…');
     try {
       if (action.kind === 'dsn') {
-        const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn: action.dsn });
+        const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, withFamily({ dsn: action.dsn }));
         busy('');
         show(result);
       } else {
-        const sent = await sendSqliteTable(deps.call(), false, action.rows, progressText('Importing'));
+        const sent = await sendSqliteTable(deps.call(), false, action.rows, progressText('Importing'), family);
         busy('');
         show(sent.report, { file: action.file, bytesRead: sent.bytesRead });
       }

@@ -93,7 +93,17 @@ export function reportRoutes(report: ImportReport): HTMLElement[] {
   const lost = routes.items.filter((item) => item.imported === 0);
   const changed = routes.items.filter((item) => item.imported > 0);
   const parts: HTMLElement[] = [];
-  if (routes.lost === 0) {
+  const unread = routes.unreadColumns ?? [];
+  if (routes.lost === 0 && unread.length > 0) {
+    // A fork's columns decide routes the counts cannot see (a model prefix, say): never "nothing lost" then.
+    parts.push(
+      h(
+        'p',
+        { id: 'routes-lost', class: 'lost' },
+        `No model loses its channels among the routes this import reads, but the table's ${unread.join(', ')} ${unread.length === 1 ? 'column holds values that were' : 'columns hold values that were'} not read: routes ${unread.length === 1 ? 'it decides' : 'they decide'} are not checked.`,
+      ),
+    );
+  } else if (routes.lost === 0) {
     parts.push(h('p', { id: 'routes-lost' }, 'No model loses its channels.'));
   } else {
     const their = routes.lost === 1 ? 'its group' : 'their groups';

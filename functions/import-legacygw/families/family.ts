@@ -83,6 +83,12 @@ export interface Family {
    * match a table; the families' rules are written so that they exclude each other.
    */
   match(columns: ReadonlySet<string>): readonly string[] | undefined;
+  /**
+   * Every column any version of this gateway has had (docs/channel-import.md, "Forks"). A table's other columns are a
+   * fork's: detection refuses the table, and a family the operator chose names them in the warnings of rows holding a
+   * value in one.
+   */
+  readonly schemaColumns: ReadonlySet<string>;
   /** Type number -> provider and default base URL. A number not listed is skipped, never guessed. */
   readonly types: ReadonlyMap<number, TypeEntry>;
   /**

@@ -252,6 +252,7 @@ export const ONEAPI: Family = {
   name: 'One API',
   upstream: { repository: 'songquanpeng/one-api', commit: ONEAPI_TYPES_COMMIT },
   match: matchOneApi,
+  schemaColumns: SCHEMA,
   types: LEGACY_PROVIDERS,
   columns: [
     settingsColumn('other'),
