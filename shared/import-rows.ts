@@ -280,9 +280,26 @@ export function sumReports(reports: readonly ImportReport[]): SummedReport {
       complete,
       ...(unread.size > 0 ? { unreadColumns: [...unread].sort() } : {}),
     },
+    ...staleOfCalls(reports),
     calls: reports.length,
     exact: { lost: routeSum.lost === 0 && !routeItemsTruncated, totals: false },
   };
+}
+
+/**
+ * A channel is stale for the whole table when no call produced it: each call compares the stored channels with its
+ * own rows only, so the table's stale channels are those every call lists. When a call listed only its first 1,000,
+ * the intersection may miss some: `itemsTruncated` then says so and `count` is the smallest call's (an upper bound).
+ */
+function staleOfCalls(reports: readonly ImportReport[]): Pick<ImportReport, 'stale'> {
+  let items = reports[0]?.stale?.items ?? [];
+  for (const report of reports.slice(1)) {
+    const ids = new Set((report.stale?.items ?? []).map((item) => item.id));
+    items = items.filter((item) => ids.has(item.id));
+  }
+  const truncated = reports.some((r) => r.stale?.itemsTruncated === true);
+  const count = truncated ? Math.min(...reports.map((r) => r.stale?.count ?? 0)) : items.length;
+  return count === 0 ? {} : { stale: { count, items, itemsTruncated: truncated } };
 }
 
 // Code-unit order, as the import orders its route items.

@@ -7,13 +7,14 @@ import {
   type ComparedChannel,
   type StoredChannel,
 } from '#shared/repositories/channels';
+import type { StaleItem, StaleReport } from '#shared/schemas/import-report';
 import { parseDsn } from './dsn.ts';
 import { detectFamily } from './families/detect.ts';
 import type { Family, FamilyKind } from './families/family.ts';
 import { unkeyedChannelId } from './identity.ts';
 import type { OpenSource } from './legacy-source.ts';
 import { createRowMapper, type LegacyId, type MappedChannel, type RowOutcome, sameSettings } from './mapping.ts';
-import { type ImportReport, ReportBuilder } from './report.ts';
+import { type ImportReport, MAX_REPORT_ITEMS, ReportBuilder } from './report.ts';
 import type { RowSource, SourceOrigin } from './source.ts';
 import { type LookupFn, resolveTarget } from './target.ts';
 
@@ -135,6 +136,9 @@ export async function importFromSource(
 
   // Set once, before the first chunk is classified: whether the table held no channel when this import started.
   let tableWasEmpty = false;
+  // Every id a row of this run produces (and the unkeyed ids those move from): the stored channels outside it are
+  // stale (docs/channel-import.md, "Stale channels").
+  const produced = new Set<string>();
 
   const classifyAndWrite = async (rows: readonly Extract<RowOutcome, { outcome: 'imported' }>[]): Promise<number> => {
     const changes: StoredChannel[] = [];
@@ -194,6 +198,7 @@ export async function importFromSource(
       if (before === undefined && old !== undefined && sameLegacyId(old.source?.legacyId, channel.legacyId)) {
         unkeyed.delete(unkeyedIdOf(channel));
         moved.push(old.id);
+        produced.add(old.id);
         const keep = old.editedAt !== undefined;
         if (keep) report.channels.edited += 1;
         else if (differs(old, channel)) report.channels.updated += 1;
@@ -230,6 +235,7 @@ export async function importFromSource(
   deps.logger.info('Import started', { ...origin, dryRun });
   let kind: Family['kind'] | undefined;
   let mapper: ReturnType<typeof createRowMapper> | undefined;
+  let stale: StaleReport | undefined;
   try {
     // Checked while the columns are read; awaited before the first row is read. The side branch only keeps a
     // failure from being unhandled when reading the columns fails first.
@@ -250,6 +256,7 @@ export async function importFromSource(
       const outcome = mapper.map(row);
       report.addRow(outcome);
       if (outcome.outcome === 'imported') {
+        for (const channel of outcome.channels) produced.add(channel.id);
         pending.push(outcome);
         pendingChannels += outcome.channels.length;
       } else if (outcome.identicalTo !== undefined) {
@@ -265,6 +272,7 @@ export async function importFromSource(
     }
     await flush(pending);
     await writes.drain();
+    if (!tableWasEmpty) stale = await staleChannels(deps.repo, produced, signal);
   } catch (e) {
     // A write that failed before whatever stopped the loop is the first failure; the writes still in
     // flight are waited for either way, so the count below is the run's total.
@@ -278,6 +286,7 @@ export async function importFromSource(
     { ...reportOrigin(origin), kind: kind ?? 'oneapi' },
     unserved,
     mapper?.foreignInUse() ?? [],
+    stale,
   );
   deps.logger.info('Import finished', {
     ...origin,
@@ -290,6 +299,38 @@ export async function importFromSource(
     written: writes.written,
   });
   return result;
+}
+
+/**
+ * The stored channels no row of this run produces (docs/channel-import.md, "Stale channels"): every id is scanned
+ * (the import may scan ids only), and the first MAX_REPORT_ITEMS by id are read for the report, enabled ones listed
+ * first. Undefined when there is none. Nothing is changed: an operator decides.
+ */
+async function staleChannels(
+  repo: ChannelStore,
+  produced: ReadonlySet<string>,
+  signal: AbortSignal,
+): Promise<StaleReport | undefined> {
+  const ids = (await repo.scanIds({ signal })).filter((id) => !produced.has(id)).sort();
+  if (ids.length === 0) return undefined;
+  const listed = ids.slice(0, MAX_REPORT_ITEMS);
+  const found = await repo.getSummaries(listed, { signal });
+  const items = listed.flatMap((id): StaleItem[] => {
+    const channel = found.get(id);
+    if (channel === undefined) return [];
+    const legacyId = channel.source?.legacyId;
+    return [
+      {
+        id,
+        name: channel.name,
+        provider: channel.provider,
+        status: channel.status,
+        ...(legacyId === undefined ? {} : { legacyId }),
+      },
+    ];
+  });
+  items.sort((a, b) => Number(b.status === 'enabled') - Number(a.status === 'enabled'));
+  return { count: ids.length, items, itemsTruncated: ids.length > listed.length };
 }
 
 function reportOrigin(origin: SourceOrigin): { host: string; port: number; database: string } {

@@ -105,7 +105,14 @@ export interface ChannelStore {
   ): Promise<number>;
   /** True when the table holds no channel at all (a strongly consistent Scan of one key). */
   isEmpty(options?: { signal?: AbortSignal }): Promise<boolean>;
+  /** Every stored channel's id (a Scan of the key only: the import may read nothing else by scanning). */
+  scanIds(options?: { signal?: AbortSignal }): Promise<string[]>;
+  /** What a report says of channels among `ids`: name, provider, status and source, never the key. */
+  getSummaries(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Map<string, ChannelSummary>>;
 }
+
+/** A channel as a report lists it (never its key). */
+export type ChannelSummary = Pick<StoredChannel, 'id' | 'name' | 'provider' | 'status' | 'source'>;
 
 /** What the list needs of a channel to filter and order it (a projection; never the key). */
 export interface ChannelListEntry {
@@ -213,6 +220,32 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
     );
     // With no filter, a Scan of Limit 1 returns the first item it evaluates, if there is one.
     return (out.Items?.length ?? 0) === 0;
+  }
+
+  async scanIds(options: { signal?: AbortSignal } = {}): Promise<string[]> {
+    const ids: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          // The only Scan the import's role may send (see isEmpty): the id alone.
+          Select: 'SPECIFIC_ATTRIBUTES',
+          ProjectionExpression: '#id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+        { abortSignal: options.signal },
+      );
+      for (const item of out.Items ?? []) ids.push(String(item.id));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return ids;
+  }
+
+  getSummaries(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, ChannelSummary>> {
+    return this.batchGet<ChannelSummary>(ids, options.signal, ['id', 'name', 'provider', 'status', 'source']);
   }
 
   /** BatchGetItem of `ids` (duplicates dropped), strongly consistent, with only `attributes` when given. */

@@ -66,6 +66,29 @@ export const routesReportSchema = z.strictObject({
 });
 export type RoutesReport = z.infer<typeof routesReportSchema>;
 
+/** A stored channel no row of this run produces any more (docs/channel-import.md, "Stale channels"). */
+export const staleItemSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  provider: z.string(),
+  status: z.enum(['enabled', 'disabled']),
+  /** The legacy row it was imported from, when it carries one. */
+  legacyId: legacyIdSchema.optional(),
+});
+export type StaleItem = z.infer<typeof staleItemSchema>;
+
+/**
+ * Channels already stored that no row of this run produces any more: their legacy row was deleted, or it is now
+ * skipped. Never deleted nor changed by the import; an operator may disable them. At most 1,000 listed, the
+ * enabled ones first. Absent when there is none.
+ */
+export const staleReportSchema = z.strictObject({
+  count,
+  items: z.array(staleItemSchema).max(1_000),
+  itemsTruncated: z.boolean(),
+});
+export type StaleReport = z.infer<typeof staleReportSchema>;
+
 export const importReportSchema = z.strictObject({
   dryRun: z.boolean(),
   /** `kind`: whose `channels` table was detected, the legacy gateway's or New API's. */
@@ -82,5 +105,6 @@ export const importReportSchema = z.strictObject({
   items: z.array(reportItemSchema).max(1_000),
   itemsTruncated: z.boolean(),
   routes: routesReportSchema,
+  stale: staleReportSchema.optional(),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;

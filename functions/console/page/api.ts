@@ -54,6 +54,15 @@ export interface RoutesReport {
   unreadColumns?: string[];
 }
 
+/** A stored channel no row of the import produces any more (never deleted by the import). */
+export interface StaleItem {
+  id: string;
+  name: string;
+  provider: string;
+  status: 'enabled' | 'disabled';
+  legacyId?: number | string;
+}
+
 /** The `data` of an import (dry run or real). */
 export interface ImportReport {
   dryRun: boolean;
@@ -63,6 +72,8 @@ export interface ImportReport {
   items: ReportItem[];
   itemsTruncated: boolean;
   routes: RoutesReport;
+  /** Absent when no stored channel is stale. */
+  stale?: { count: number; items: StaleItem[]; itemsTruncated: boolean };
 }
 
 /** What a channel update may change; `key` is write-only. */

@@ -1,7 +1,7 @@
 import { FAMILY_CHOICES, type FamilyChoice, type SummedReport } from '../../../shared/import-rows.ts';
 import type { Call, ImportReport } from './api.ts';
 import { byId, h, say } from './dom.ts';
-import { reportCounts, reportRoutes, reportTables } from './report-view.ts';
+import { reportCounts, reportRoutes, reportStale, reportTables } from './report-view.ts';
 import { openSqliteFile, type Progress, sendSqliteTable } from './sqlite-import.ts';
 
 const IMPORT_PATH = 'api/channels/import/legacygw';
@@ -102,6 +102,7 @@ export function importView(deps: ImportViewDeps) {
     const truncated = result.itemsTruncated ? [h('p', {}, 'Only the first 1,000 rows with remarks are listed.')] : [];
     byId('report-skipped').replaceChildren(tables.skipped, ...truncated);
     byId('report-warnings').replaceChildren(tables.warnings);
+    showStale(result);
     run.hidden = !result.dryRun;
     cancel.textContent = result.dryRun ? 'Cancel' : 'Close report';
     report.hidden = false;
@@ -202,6 +203,46 @@ export function importView(deps: ImportViewDeps) {
       report.hidden = true;
       deps.fail(failure, error);
       origin.focus();
+    }
+  });
+
+  // The enabled stale channels the report lists, for "Disable them".
+  let staleEnabled: string[] = [];
+  const staleSection = byId('report-stale');
+  const staleButton = byId<HTMLButtonElement>('stale-disable');
+  const staleStatus = byId('stale-status');
+
+  function showStale(result: ImportReport | SummedReport): void {
+    const parts = reportStale(result);
+    staleEnabled = (result.stale?.items ?? []).filter((item) => item.status === 'enabled').map((item) => item.id);
+    byId('stale-body').replaceChildren(...parts);
+    staleSection.hidden = parts.length === 0;
+    staleButton.hidden = staleEnabled.length === 0;
+    staleButton.disabled = false;
+    staleButton.textContent = `Disable the ${staleEnabled.length === 1 ? 'enabled one' : `${staleEnabled.length.toLocaleString('en')} enabled ones`}`;
+    say(staleStatus, '');
+  }
+
+  staleButton.addEventListener('click', async () => {
+    const ids = staleEnabled;
+    if (ids.length === 0) return;
+    staleButton.disabled = true;
+    say(staleStatus, 'Disabling…');
+    let done = 0;
+    try {
+      // One update each, as the review API offers; each stamps editedAt, so a later import keeps them disabled.
+      for (const id of ids) {
+        await deps.call()('PUT', `api/channel/${encodeURIComponent(id)}`, { status: 'disabled' });
+        done += 1;
+      }
+      staleEnabled = [];
+      staleButton.hidden = true;
+      say(staleStatus, `Disabled ${done.toLocaleString('en')} stale ${done === 1 ? 'channel' : 'channels'}.`);
+      deps.imported();
+    } catch (failure) {
+      staleButton.disabled = false;
+      staleEnabled = ids.slice(done);
+      deps.fail(failure, staleStatus);
     }
   });
 
