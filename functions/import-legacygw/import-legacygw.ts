@@ -288,6 +288,13 @@ export async function importFromSource(
     mapper?.foreignInUse() ?? [],
     stale,
   );
+  if (result.source.rows === 0) {
+    // An all-zero report reads like a failure: say why it is empty and what to check.
+    result.note =
+      origin.engine === 'rows'
+        ? 'The channels table sent holds no rows: nothing to import.'
+        : `The channels table of the database ${JSON.stringify(origin.database)} holds no rows: nothing to import. Check that the DSN names the database the gateway uses (its SQL_DSN).`;
+  }
   deps.logger.info('Import finished', {
     ...origin,
     kind,

@@ -106,5 +106,7 @@ export const importReportSchema = z.strictObject({
   itemsTruncated: z.boolean(),
   routes: routesReportSchema,
   stale: staleReportSchema.optional(),
+  /** Said when the report alone could mislead: an empty `channels` table (every count 0) is not a failure. */
+  note: z.string().optional(),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;
