@@ -122,7 +122,10 @@ export function createRowMapper({ family, idKey, foreign = [] }: MapperOptions):
       return skipped(legacyId, routes, `identical to legacy channel ${firstEarlier}`, firstEarlier);
     }
 
-    const baseName = trimOrEmpty(values.name) || `legacy-${legacyIdText}`;
+    // The source fetched one code point more than is kept: a name longer than that, even by a space, was cut.
+    const fetchedName = (values.name ?? '').trimStart();
+    const cut = fetchedName.length > MAX_NAME_LENGTH && [...fetchedName].length > MAX_NAME_LENGTH;
+    const baseName = fetchedName.trimEnd() || `legacy-${legacyIdText}`;
     const channels: MappedChannel[] = [];
     let truncated = false;
     let repeated = false;
@@ -133,7 +136,7 @@ export function createRowMapper({ family, idKey, foreign = [] }: MapperOptions):
         continue;
       }
       const name = channelName(baseName, index);
-      truncated ||= name.truncated;
+      truncated ||= cut || name.truncated;
       channels.push({
         id: channelId(idKey, legacyIdText, key),
         provider: entry.provider,
