@@ -4,6 +4,7 @@ import {
   AccessLogFormat,
   AuthorizationType,
   CfnAccount,
+  Cors,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -18,7 +19,13 @@ import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
-import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_APIS } from '#shared/cors';
+import {
+  GATEWAY_RESPONSE_CORS_HEADERS,
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponseBody,
+} from '#shared/gateway-responses';
 import {
   API_NAME_STAGE_VARIABLE,
   type ApiDef,
@@ -167,11 +174,21 @@ export class AppApi extends Construct {
       );
     }
 
+    if (CORS_APIS[definition.name]) this.addPreflights(definition);
+
     for (const type of Object.keys(GATEWAY_RESPONSES[definition.name]) as GatewayResponseType[]) {
       this.api.addGatewayResponse(type, {
         type: ResponseType.of(type),
         statusCode: String(GATEWAY_RESPONSES[definition.name][type].statusCode),
         templates: { 'application/json': gatewayResponseBody(definition.name, type) },
+        // API Gateway wants each header value as a quoted literal.
+        ...(CORS_APIS[definition.name]
+          ? {
+              responseHeaders: Object.fromEntries(
+                Object.entries(GATEWAY_RESPONSE_CORS_HEADERS).map(([name, value]) => [name, `'${value}'`]),
+              ),
+            }
+          : {}),
       });
     }
 
@@ -191,6 +208,31 @@ export class AppApi extends Construct {
           'Callers authenticate with FastGPT-style API keys and an admin key, not Cognito users; a Lambda TOKEN authorizer checks them against Secrets Manager on every method (docs/authorization.md).',
       },
     );
+  }
+
+  /**
+   * An OPTIONS method on each route's resource answering the CORS preflight as FastGPT does (shared/cors.ts): a mock
+   * integration, no authorizer (a browser sends no credential with a preflight) and no function behind it.
+   */
+  private addPreflights(definition: ApiDef): void {
+    for (const path of new Set(definition.routes.map((route) => route.path))) {
+      const preflight = this.api.root.resourceForPath(path).addCorsPreflight({
+        allowOrigins: Cors.ALL_ORIGINS,
+        allowMethods: [...CORS_ALLOW_METHODS],
+        allowHeaders: [...CORS_ALLOW_HEADERS],
+        statusCode: 200,
+      });
+      Validations.of(preflight).acknowledge(
+        {
+          id: 'AwsSolutions::AwsSolutions-APIG4',
+          reason: `OPTIONS ${path} is the CORS preflight: browsers send it without credentials, and it returns fixed headers from a mock integration with no data behind it.`,
+        },
+        {
+          id: 'AwsSolutions::AwsSolutions-COG4',
+          reason: `OPTIONS ${path} is the CORS preflight, answered by a mock integration; it reaches no function and no data.`,
+        },
+      );
+    }
   }
 
   /** The invoke URL of the stage (`https://<id>.execute-api.<region>.amazonaws.com/<stage>/`). */

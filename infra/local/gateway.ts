@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { GATEWAY_RESPONSES, type GatewayResponseType, gatewayResponseBody } from '#shared/gateway-responses';
+import { CORS_APIS, preflightHeaders } from '#shared/cors';
+import {
+  GATEWAY_RESPONSE_CORS_HEADERS,
+  GATEWAY_RESPONSES,
+  type GatewayResponseType,
+  gatewayResponseBody,
+} from '#shared/gateway-responses';
 import {
   API_NAME_STAGE_VARIABLE,
   APIS,
@@ -90,6 +96,14 @@ function apiForPath(path: string): ApiDef {
     }
   }
   return best;
+}
+
+/** Whether some route of an API answering CORS has this path, whatever its method. */
+function hasRoute(path: string): boolean {
+  return ['GET', 'POST', 'PUT', 'DELETE'].some((method) => {
+    const found = findRoute(method, path);
+    return found !== undefined && CORS_APIS[found.api.name];
+  });
 }
 
 class PayloadTooLarge extends Error {}
@@ -190,7 +204,11 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     };
     const gatewayResponse = (type: GatewayResponseType): number => {
       const { statusCode } = GATEWAY_RESPONSES[api.name][type];
-      const headers = { 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId };
+      const headers = {
+        'Content-Type': 'application/json',
+        'x-amzn-RequestId': requestId,
+        ...(CORS_APIS[api.name] ? GATEWAY_RESPONSE_CORS_HEADERS : {}),
+      };
       return send(statusCode, headers, Buffer.from(gatewayResponseBody(api.name, type)));
     };
 
@@ -201,6 +219,14 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     } catch (error) {
       if (error instanceof PayloadTooLarge) return gatewayResponse('REQUEST_TOO_LARGE');
       throw error;
+    }
+    // As the stack's OPTIONS methods (a mock integration, no authorizer) on each route of an API answering CORS.
+    if (!match && method === 'OPTIONS' && CORS_APIS[api.name] && hasRoute(url.pathname)) {
+      return send(
+        200,
+        { ...preflightHeaders(), 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId },
+        Buffer.alloc(0),
+      );
     }
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
 
