@@ -122,6 +122,8 @@ export interface ChannelListEntry {
   /** Only read when a keyword filter asks for them. */
   baseUrl?: string;
   models?: string[];
+  /** Only read when a group filter asks for it (its `groups`). */
+  settings?: ChannelSettings;
 }
 
 /** Exact filters the list sends to DynamoDB as a FilterExpression; undefined = no filter. */
@@ -152,7 +154,10 @@ export interface ChannelReviewStore {
   /** Existing channels among `ids`, by id. */
   getMany(ids: readonly string[]): Promise<Map<string, StoredChannel>>;
   /** Every channel passing `filter`, reduced to the list's attributes (plus baseUrl and models with `forKeyword`). */
-  scanEntries(filter: ChannelFilter, options?: { forKeyword?: boolean }): Promise<ChannelListEntry[]>;
+  scanEntries(
+    filter: ChannelFilter,
+    options?: { forKeyword?: boolean; forGroup?: boolean },
+  ): Promise<ChannelListEntry[]>;
   /**
    * Applies `changes` and sets `updatedAt` and `editedAt` to `at`, provided the channel still has the `updatedAt`
    * it was read with; resolves with the channel after the change. ChannelChangedError when it does not.
@@ -297,13 +302,20 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
     return out.Item === undefined ? undefined : fromChannelItem<StoredChannel>(out.Item);
   }
 
-  async scanEntries(filter: ChannelFilter, options: { forKeyword?: boolean } = {}): Promise<ChannelListEntry[]> {
+  async scanEntries(
+    filter: ChannelFilter,
+    options: { forKeyword?: boolean; forGroup?: boolean } = {},
+  ): Promise<ChannelListEntry[]> {
     // Only the attributes the list filters and orders by travel; the page's channels are read whole afterwards.
     const names: Record<string, string> = { '#id': 'id', '#provider': 'provider', '#name': 'name' };
     const projection = ['#id', '#provider', '#name'];
     if (options.forKeyword) {
       Object.assign(names, { '#baseUrl': 'baseUrl', '#models': 'models' });
       projection.push('#baseUrl', '#models');
+    }
+    if (options.forGroup) {
+      names['#settings'] = 'settings';
+      projection.push('#settings');
     }
     const values: Record<string, unknown> = {};
     const conditions: string[] = [];
@@ -342,7 +354,7 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
               ExclusiveStartKey: start,
             }),
           );
-          for (const item of out.Items ?? []) entries.push(item as ChannelListEntry);
+          for (const item of out.Items ?? []) entries.push(fromChannelItem<ChannelListEntry>(item));
           start = out.LastEvaluatedKey;
         } while (start);
         return entries;
