@@ -3,18 +3,23 @@
  * request, and a fork's table read as the family the operator chooses. Debian's Chromium, headless, against the local
  * server and a throwaway MariaDB.
  */
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXTURE_SQL } from '#test/integration/import.helpers';
 import {
+  activeLabel,
   type ConsoleWorld,
   expectCleanRun,
   previewImport,
   resetChannels,
   seriousA11yViolations,
   signIn,
+  tableRows,
   useConsoleWorld,
 } from './console.helpers.ts';
 
+const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
+const DOCS = join(import.meta.dirname, '..', '..', 'docs');
 const files = useConsoleWorld();
 let world: ConsoleWorld;
 beforeAll(() => {
@@ -45,6 +50,7 @@ describe('stale channels in the preview', () => {
     );
     expect(await stale.locator('tbody tr').allInnerTexts()).toEqual(['openai-main\topenai\tenabled\t1']);
     expect(await seriousA11yViolations(page)).toEqual([]);
+    if (SCREENSHOTS) await stale.screenshot({ path: join(DOCS, 'console-stale.png') });
 
     await stale.getByRole('button', { name: 'Disable the enabled one' }).click();
     await stale.getByText('Disabled 1 stale channel.').waitFor();
@@ -91,5 +97,78 @@ describe("a fork's table", () => {
     ]);
     const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
     expect(overflow).toBe(false);
+  });
+});
+
+describe('console fixes (docs/console.md)', () => {
+  it.each([
+    { width: 1280, height: 900 },
+    { width: 390, height: 844 },
+  ])('says the key is set only once it is, at $width px', async (viewport) => {
+    const { page } = await files.open(viewport);
+
+    const line = page.getByText('The admin key is set for this tab.');
+    expect(await line.isVisible()).toBe(false);
+    await signIn(page, world.server.credentials.adminKey);
+    expect(await line.isVisible()).toBe(true);
+  });
+
+  it('filters by provider in any case and by group, names the groups, and says which filters leave the table empty', async () => {
+    await resetChannels(world);
+    const { page } = await files.open();
+    await signIn(page, world.server.credentials.adminKey);
+    const apply = async (fields: { provider?: string; group?: string; keyword?: string }) => {
+      await page.getByLabel('Provider').fill(fields.provider ?? '');
+      await page.getByLabel('Group', { exact: true }).fill(fields.group ?? '');
+      await page.getByLabel('Keyword').fill(fields.keyword ?? '');
+      const answered = page.waitForResponse((r) => r.url().includes('/api/channels/?'));
+      await page.getByRole('button', { name: 'Apply filters' }).click();
+      await answered;
+    };
+
+    await apply({ provider: 'OpenAI' });
+    const openai = await tableRows(page);
+    await apply({ group: 'vip' });
+    const vip = await page.locator('#channels-body td[data-label="Settings"]').allInnerTexts();
+    await apply({ provider: 'openai', keyword: 'no-such-channel-anywhere' });
+    const empty = await page.locator('#channels-body td').innerText();
+
+    expect(openai.length).toBeGreaterThan(0);
+    expect(openai.every((row) => row.split(' | ')[1] === 'openai')).toBe(true);
+    expect(vip.length).toBeGreaterThan(0);
+    expect(vip.every((settings) => /\bgroups? [^;]*\bvip\b/.test(settings))).toBe(true);
+    expect(empty).toBe(
+      'No channel matches the filters provider "openai", keyword "no-such-channel-anywhere". Clear them to see every channel.',
+    );
+  });
+
+  it.each([
+    { width: 1280, height: 900 },
+    { width: 390, height: 844 },
+  ])('shows a save error beside its field, announced, with focus on the field, at $width px', async (viewport) => {
+    await resetChannels(world);
+    const { page } = await files.open(viewport);
+    await signIn(page, world.server.credentials.adminKey);
+
+    await page.locator('#channels-body [data-action="edit"]').first().click();
+    const dialog = page.locator('#edit-dialog');
+    await dialog.getByLabel('Base URL').fill('ftp://files.example.com');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    const error = dialog.getByRole('alert');
+    await error.filter({ hasText: 'baseUrl must be' }).waitFor();
+
+    expect(await activeLabel(page)).toBe('edit-base-url');
+    expect(
+      await page.evaluate(
+        "document.getElementById('edit-base-url').nextElementSibling === document.getElementById('edit-error')",
+      ),
+    ).toBe(true);
+    expect(await page.locator('#edit-base-url').getAttribute('aria-invalid')).toBe('true');
+    expect(await page.locator('#edit-base-url').getAttribute('aria-describedby')).toContain('edit-error');
+    expect(await error.isVisible()).toBe(true);
+    const box = await error.boundingBox();
+    expect(box !== null && box.y >= 0 && box.y + box.height <= viewport.height).toBe(true);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    if (SCREENSHOTS && viewport.width === 390) await page.screenshot({ path: join(DOCS, 'console-save-error.png') });
   });
 });
