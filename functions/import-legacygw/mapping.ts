@@ -163,6 +163,10 @@ export function createRowMapper({ family, idKey, foreign = [] }: MapperOptions):
     for (const warning of settingsWarnings) warnings.push(warning);
     const unread = foreignWithValues(values, foreign);
     if (unread.length > 0) warnings.push(`not read (columns no version of ${family.name} has): ${unread.join(', ')}`);
+    // A fork may list several keys in one row separated by commas (Veloera does); the family read it as one key.
+    if (foreign.length > 0 && keys.some((key) => key.includes(',') && !key.trimStart().startsWith('{'))) {
+      warnings.push(`key holds commas: ${family.name} reads it as one key, a fork may mean several`);
+    }
     return { legacyId, outcome: 'imported', channels, warnings, routes };
   }
 
