@@ -281,6 +281,8 @@ export function sumReports(reports: readonly ImportReport[]): SummedReport {
       ...(unread.size > 0 ? { unreadColumns: [...unread].sort() } : {}),
     },
     ...staleOfCalls(reports),
+    // Each call's own notes, once each (a call's counts cover its rows only).
+    ...notesOfCalls(reports),
     calls: reports.length,
     exact: { lost: routeSum.lost === 0 && !routeItemsTruncated, totals: false },
   };
@@ -300,6 +302,11 @@ function staleOfCalls(reports: readonly ImportReport[]): Pick<ImportReport, 'sta
   const truncated = reports.some((r) => r.stale?.itemsTruncated === true);
   const count = truncated ? Math.min(...reports.map((r) => r.stale?.count ?? 0)) : items.length;
   return count === 0 ? {} : { stale: { count, items, itemsTruncated: truncated } };
+}
+
+function notesOfCalls(reports: readonly ImportReport[]): Pick<ImportReport, 'notes'> {
+  const notes = [...new Set(reports.flatMap((r) => r.notes ?? []))].slice(0, 10);
+  return notes.length > 0 ? { notes } : {};
 }
 
 // Code-unit order, as the import orders its route items.

@@ -236,6 +236,7 @@ export async function importFromSource(
   let kind: Family['kind'] | undefined;
   let mapper: ReturnType<typeof createRowMapper> | undefined;
   let stale: StaleReport | undefined;
+  let lookalike: Lookalike | undefined;
   try {
     // Checked while the columns are read; awaited before the first row is read. The side branch only keeps a
     // failure from being unhandled when reading the columns fails first.
@@ -245,6 +246,7 @@ export async function importFromSource(
     const columns = await source.columns();
     const detected = detectFamily(columns, deps.families, origin.database, family);
     kind = detected.family.kind;
+    if (family === undefined) lookalike = lookalikeOf(detected.family, columns, deps.families);
     const rowCount = await source.count();
     if (rowCount > deps.config.maxRows) throw tooManyRows(deps.config.maxRows, rowCount);
     tableWasEmpty = await untilAborted(emptyCheck, signal);
@@ -254,6 +256,7 @@ export async function importFromSource(
     for await (const row of source.rows(detected.select, deps.config.maxRows)) {
       if (report.rows.read >= deps.config.maxRows) throw tooManyRows(deps.config.maxRows);
       const outcome = mapper.map(row);
+      lookalike?.see(row.values.type);
       report.addRow(outcome);
       if (outcome.outcome === 'imported') {
         for (const channel of outcome.channels) produced.add(channel.id);
@@ -281,6 +284,9 @@ export async function importFromSource(
     if (signal.aborted) throw new DeadlineExceededError(writes.written, { cause: failure.error });
     throw withWrittenCount(failure.error, writes.written);
   }
+  const notes: string[] = [];
+  const ambiguity = lookalike?.note();
+  if (ambiguity !== undefined) notes.push(ambiguity);
   const result = report.build(
     dryRun,
     { ...reportOrigin(origin), kind: kind ?? 'oneapi' },
@@ -290,11 +296,13 @@ export async function importFromSource(
   );
   if (result.source.rows === 0) {
     // An all-zero report reads like a failure: say why it is empty and what to check.
-    result.note =
+    notes.push(
       origin.engine === 'rows'
         ? 'The channels table sent holds no rows: nothing to import.'
-        : `The channels table of the database ${JSON.stringify(origin.database)} holds no rows: nothing to import. Check that the DSN names the database the gateway uses (its SQL_DSN).`;
+        : `The channels table of the database ${JSON.stringify(origin.database)} holds no rows: nothing to import. Check that the DSN names the database the gateway uses (its SQL_DSN).`,
+    );
   }
+  if (notes.length > 0) result.notes = notes;
   deps.logger.info('Import finished', {
     ...origin,
     kind,
@@ -338,6 +346,40 @@ async function staleChannels(
   });
   items.sort((a, b) => Number(b.status === 'enabled') - Number(a.status === 'enabled'));
   return { count: ids.length, items, itemsTruncated: ids.length > listed.length };
+}
+
+/** Rows whose type an older version of another family reads differently (docs/channel-import.md, "Ambiguity"). */
+interface Lookalike {
+  see(typeText: string | null | undefined): void;
+  note(): string | undefined;
+}
+
+function lookalikeOf(family: Family, columns: ReadonlySet<string>, families: readonly Family[]): Lookalike | undefined {
+  const other = family.lookalike?.applies(columns)
+    ? families.find((f) => f.kind === family.lookalike?.kind)
+    : undefined;
+  if (other === undefined) return undefined;
+  const types = new Set<number>();
+  let rows = 0;
+  return {
+    see(typeText) {
+      const text = typeText?.trim() ?? '';
+      if (!/^\d{1,9}$/.test(text)) return;
+      const type = Number(text);
+      if (family.types.get(type)?.provider === other.types.get(type)?.provider) return;
+      rows += 1;
+      if (types.size < 20) types.add(type);
+    },
+    note() {
+      if (rows === 0) return undefined;
+      const listed = [...types].sort((a, b) => a - b).join(', ');
+      return (
+        `The table's columns are also those of an older ${other.name}, which reads the type of ${rows} row(s) ` +
+        `differently (types ${listed}${types.size < rows && types.size === 20 ? ', ...' : ''}). It was read as ` +
+        `${family.name}'s; if ${other.name} wrote it, import it again with "family": "${other.kind}".`
+      );
+    },
+  };
 }
 
 function reportOrigin(origin: SourceOrigin): { host: string; port: number; database: string } {

@@ -106,7 +106,10 @@ export const importReportSchema = z.strictObject({
   itemsTruncated: z.boolean(),
   routes: routesReportSchema,
   stale: staleReportSchema.optional(),
-  /** Said when the report alone could mislead: an empty `channels` table (every count 0) is not a failure. */
-  note: z.string().optional(),
+  /**
+   * Said once for the whole table when the counts alone could mislead: an empty `channels` table (every count 0),
+   * or a table whose columns also fit an older version of another gateway that reads its rows' types differently.
+   */
+  notes: z.array(z.string()).max(10).optional(),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;

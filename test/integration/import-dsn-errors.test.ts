@@ -76,8 +76,8 @@ describe('an empty channels table', () => {
     const report = expectReport(await callImport(server, { json: { dsn: db.dsn(database), dryRun: true } }));
 
     expect(report.source.rows).toBe(0);
-    expect(report.note).toBe(
+    expect(report.notes).toEqual([
       `The channels table of the database ${JSON.stringify(database)} holds no rows: nothing to import. Check that the DSN names the database the gateway uses (its SQL_DSN).`,
-    );
+    ]);
   });
 });

@@ -144,3 +144,34 @@ describe('a SQLite file\'s rows (docs/channel-import.md, "Rows sent by a client"
     expectError(reply, 400, /file must be a file name, without a directory/);
   });
 });
+
+describe('a table whose columns also fit an older version of another gateway (docs/channel-import.md, "Ambiguity")', () => {
+  const V05 = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
+
+  it("reads One API's v0.5 columns as One API's and says once that One Hub v0.5.8 numbers these rows' types differently", async () => {
+    const rows = [
+      [1, 1, 'sk-ambiguous-0001', 1, 'openai', '', 'gpt-4o', 'default'],
+      [2, 24, 'sk-ambiguous-0002', 1, 'gemini', '', 'gemini-pro', 'default'],
+      [3, 25, 'sk-ambiguous-0003', 1, 'other', '', 'm', 'default'],
+    ];
+
+    const report = expectReport(
+      await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns: V05, rows, dryRun: true } }),
+    );
+
+    expect(report.source.kind).toBe('oneapi');
+    expect(report.notes).toEqual([
+      'The table\'s columns are also those of an older One Hub, which reads the type of 2 row(s) differently (types 24, 25). It was read as One API\'s; if One Hub wrote it, import it again with "family": "onehub".',
+    ]);
+  });
+
+  it('says nothing when every row reads the same in both', async () => {
+    const rows = [[1, 1, 'sk-unambiguous-0001', 1, 'openai', '', 'gpt-4o', 'default']];
+
+    const report = expectReport(
+      await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns: V05, rows, dryRun: true } }),
+    );
+
+    expect(report.notes).toBeUndefined();
+  });
+});

@@ -72,8 +72,8 @@ export interface ImportReport {
   items: ReportItem[];
   itemsTruncated: boolean;
   routes: RoutesReport;
-  /** Said when the counts alone could mislead (an empty table). */
-  note?: string;
+  /** Said when the counts alone could mislead (an empty table, a table another gateway's older version could have written). */
+  notes?: string[];
   /** Absent when no stored channel is stale. */
   stale?: { count: number; items: StaleItem[]; itemsTruncated: boolean };
 }

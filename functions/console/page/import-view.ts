@@ -82,7 +82,7 @@ export function importView(deps: ImportViewDeps) {
     heading.textContent = result.dryRun ? 'Preview: nothing is written yet' : 'Import done';
     say(byId('report-source'), sourceLine(result, file));
     const exact = 'exact' in result ? result.exact : { lost: true, totals: true };
-    const notes: HTMLElement[] = result.note === undefined ? [] : [h('p', { class: 'note' }, result.note)];
+    const notes: HTMLElement[] = (result.notes ?? []).map((note) => h('p', { class: 'note' }, note));
     if (!exact.lost) {
       notes.push(
         h(

@@ -89,6 +89,12 @@ export interface Family {
    * value in one.
    */
   readonly schemaColumns: ReadonlySet<string>;
+  /**
+   * An older version of another family whose table has exactly this family's columns (docs/channel-import.md,
+   * "Ambiguity"): when `applies` to the table's columns, the report says so once if some row's type reads
+   * differently in that family.
+   */
+  readonly lookalike?: { readonly kind: FamilyKind; applies(columns: ReadonlySet<string>): boolean };
   /** Type number -> provider and default base URL. A number not listed is skipped, never guessed. */
   readonly types: ReadonlyMap<number, TypeEntry>;
   /**

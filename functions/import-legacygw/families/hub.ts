@@ -98,6 +98,7 @@ export interface HubFamilyData {
   readonly upstream: { readonly repository: string; readonly commit: string };
   readonly match: (columns: ReadonlySet<string>) => readonly string[] | undefined;
   readonly schemaColumns: ReadonlySet<string>;
+  readonly lookalike?: Family['lookalike'];
   readonly types: ReadonlyMap<number, TypeEntry>;
   readonly columns: readonly ColumnSpec[];
 }

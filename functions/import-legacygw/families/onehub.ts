@@ -85,6 +85,8 @@ export const ONEHUB: Family = hubFamily({
   name: 'One Hub',
   upstream: { repository: 'MartialBE/one-hub', commit: ONEHUB_COMMIT },
   match: matchOneHub,
+  // Done Hub before its own columns: its table is One Hub's, and it numbers its own types above One Hub's.
+  lookalike: { kind: 'donehub', applies: () => true },
   schemaColumns: new Set([...ONEAPI_SCHEMA_COLUMNS, ...ONEHUB_SCHEMA_EXTRA]),
   types: hubTypeTable(ONEHUB_TABLE),
   columns: ONEHUB_COLUMNS,
