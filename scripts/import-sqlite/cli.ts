@@ -361,6 +361,11 @@ export function summary(report: SummedReport, walMode = false): string[] {
     if (!report.exact.lost) {
       lines.push('  (sent in several calls: a route listed as lost may be served by rows of another call)');
     }
+  } else if ((report.routes.unreadColumns ?? []).length > 0) {
+    // A fork's columns decide routes the counts cannot see: never "no route is lost" then.
+    lines.push(
+      `No route the import reads is lost, but the table's ${report.routes.unreadColumns?.join(', ')} column(s) hold values that were not read: routes they decide are not checked.`,
+    );
   } else {
     lines.push(`No route is lost: every model the enabled rows serve, in every group, still has a channel.`);
   }
@@ -377,6 +382,12 @@ export function summary(report: SummedReport, walMode = false): string[] {
   lines.push(
     `Channels that ${verb} created: ${n(c.created)}, updated: ${n(c.updated)}, unchanged: ${n(c.unchanged)}, left as edited: ${n(c.edited)}.`,
   );
+  if (report.stale !== undefined) {
+    lines.push(
+      `${n(report.stale.count)} stored channel${report.stale.count === 1 ? ' is' : 's are'} produced by no row of this file any more (left as they are; see "stale" in the JSON report).`,
+    );
+  }
+  for (const note of report.notes ?? []) lines.push(note);
   const skipped = report.items.filter((i) => i.outcome === 'skipped');
   for (const item of skipped.slice(0, 20)) {
     if (item.outcome === 'skipped') lines.push(`  skipped row ${item.legacyId}: ${item.reason}`);

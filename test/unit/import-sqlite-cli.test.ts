@@ -306,3 +306,33 @@ describe('npm run import:sqlite -- --family (docs/channel-import.md, "Forks")', 
     expect(result.calls).toEqual([]);
   });
 });
+
+describe('the summary of a fork read as a chosen family, with stale channels and notes', () => {
+  it('never says that no route is lost when columns deciding routes were not read', () => {
+    const base = report({
+      routes: {
+        total: 1,
+        kept: 1,
+        changed: 0,
+        lost: 0,
+        items: [],
+        itemsTruncated: false,
+        complete: true,
+        unreadColumns: ['model_prefix'],
+      },
+      stale: { count: 2, items: [], itemsTruncated: true },
+      notes: ['a note'],
+    });
+
+    const lines = summary({ ...base, calls: 1, exact: { lost: true, totals: true } });
+
+    expect(lines.join('\n')).not.toContain('No route is lost');
+    expect(lines).toContain(
+      "No route the import reads is lost, but the table's model_prefix column(s) hold values that were not read: routes they decide are not checked.",
+    );
+    expect(lines).toContain(
+      '2 stored channels are produced by no row of this file any more (left as they are; see "stale" in the JSON report).',
+    );
+    expect(lines).toContain('a note');
+  });
+});
