@@ -55,6 +55,26 @@ describe('the knowledge-base API from another origin', () => {
   });
 });
 
+describe('methods and unknown routes', () => {
+  it("answers a method a route does not serve with the API's own 404, as an unknown route", async () => {
+    const wrongMethod = await fetch(`${server.url}${KB_PATHS.create}`, { headers: { Authorization: token() } });
+    const unknown = await fetch(`${server.url}/api/core/dataset/no-such-call`, {
+      method: 'POST',
+      headers: { Authorization: token() },
+    });
+
+    for (const response of [wrongMethod, unknown]) {
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({
+        code: 404,
+        statusText: 'notFound',
+        message: 'No such route',
+        data: null,
+      });
+    }
+  });
+});
+
 describe('update, as FastGPT takes it', () => {
   it('answers POST as it answers PUT', async () => {
     const api = kbClient(server, token());
