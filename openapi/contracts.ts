@@ -116,6 +116,25 @@ const CHANNEL_EXAMPLE = {
 const LIST_DESCRIPTION =
   'Without `parentId`, every record of the team, flat; `parentId` null or "" lists the root, an id that folder. Newest `updateTime` first, at most 1,000 (a list of the whole team reads its 10,000 most recently created records at most). `type` is one type or an array of types. With a `searchKey`, the team\'s records whose name or intro holds it (case-insensitive), whatever their folder and type; a search reads the team\'s 10,000 most recently created records at most.';
 
+/** The update's contract; FastGPT takes update with any method, so it is served on PUT and on POST. */
+const updateContract = (operationId: string, method: string): RouteContract => ({
+  operationId,
+  summary: `Rename, edit or move a knowledge base or folder (${method})`,
+  description:
+    'Changes only the fields it names and bumps `updateTime`. A `name` given as null or "" leaves the name as it is; `vectorModel` is ignored (it never changes) and `type` never changes; `agentModelId`/`vlmModelId` are read as the fields without `Id`. A folder never moves into its own subtree, and no record sits deeper than 100 levels. Moves into folders run one at a time per team: a move that waits too long, or a record moved by another request meanwhile, answers 429 (send it again).',
+  request: { body: updateDatasetBodySchema, bodyExample: { id: '6740a1f2c3d4e5f6a7b8c9d0', name: 'Renamed' } },
+  success: { status: 200, description: 'Updated', body: datasetSuccessBodySchema(z.null()) },
+  errors: datasetErrors(
+    'invalidParams',
+    'missingParams',
+    'invalidModel',
+    'unExistDataset',
+    'tooManyRequests',
+    'unauthorized',
+    'unAuthApiKey',
+  ),
+});
+
 export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record<string, RouteContract>>>> = {
   dataset: {
     'POST /api/core/dataset/create': {
@@ -192,23 +211,8 @@ export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record
       success: { status: 200, description: 'The record', body: datasetSuccessBodySchema(detailSchema) },
       errors: datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
     },
-    'PUT /api/core/dataset/update': {
-      operationId: 'updateDataset',
-      summary: 'Rename, edit or move a knowledge base or folder',
-      description:
-        'Changes only the fields it names and bumps `updateTime`. A `name` given as null or "" leaves the name as it is; `vectorModel` is ignored (it never changes) and `type` never changes; `agentModelId`/`vlmModelId` are read as the fields without `Id`. A folder never moves into its own subtree, and no record sits deeper than 100 levels. Moves into folders run one at a time per team: a move that waits too long, or a record moved by another request meanwhile, answers 429 (send it again).',
-      request: { body: updateDatasetBodySchema, bodyExample: { id: '6740a1f2c3d4e5f6a7b8c9d0', name: 'Renamed' } },
-      success: { status: 200, description: 'Updated', body: datasetSuccessBodySchema(z.null()) },
-      errors: datasetErrors(
-        'invalidParams',
-        'missingParams',
-        'invalidModel',
-        'unExistDataset',
-        'tooManyRequests',
-        'unauthorized',
-        'unAuthApiKey',
-      ),
-    },
+    'PUT /api/core/dataset/update': updateContract('updateDataset', 'PUT'),
+    'POST /api/core/dataset/update': updateContract('updateDatasetByPost', 'POST, as FastGPT clients send it'),
     'DELETE /api/core/dataset/delete': {
       operationId: 'deleteDataset',
       summary: 'Delete a knowledge base, or a folder with its whole subtree',

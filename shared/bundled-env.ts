@@ -1,8 +1,9 @@
 /**
  * Configuration compiled into a function's bundle instead of its environment: Lambda caps a
  * function's environment at 4 KB, which a large model catalogue or a CA bundle would pass. The CDK
- * stack (infra/constructs/function.ts) hands esbuild a `define` of BUNDLED_ENV_GLOBAL: the base64
- * of a JSON object of variable name to value (base64 because the define passes through a shell).
+ * stack (infra/constructs/function.ts) has esbuild inject a module exporting BUNDLED_ENV_GLOBAL: the
+ * base64 of a JSON object of variable name to value (never on esbuild's command line, which a large
+ * catalogue would overflow).
  * They are defaults of the same variables: a variable set in the environment wins. Outside a
  * bundle (npm start, tests) the global is undefined and only the environment counts.
  */

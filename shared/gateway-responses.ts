@@ -109,6 +109,12 @@ export const GATEWAY_RESPONSES: Readonly<Record<ApiName, Readonly<Record<Gateway
   },
 };
 
+/**
+ * The CORS header of every gateway response of an API that answers cross-origin requests (shared/cors.ts), so a
+ * page can read a 401 or a 404: a fixed `*`, as a gateway response cannot reflect the request's Origin.
+ */
+export const GATEWAY_RESPONSE_CORS_HEADERS: Readonly<Record<string, string>> = { 'Access-Control-Allow-Origin': '*' };
+
 /** The JSON body API Gateway sends for a gateway response (also the CDK template). */
 export function gatewayResponseBody(api: ApiName, type: GatewayResponseType): string {
   return JSON.stringify(GATEWAY_RESPONSES[api][type].body);

@@ -35,7 +35,15 @@ export interface RowsCall {
   columns: string[];
   rows: RowCell[][];
   dryRun?: boolean;
+  /** The gateway the operator said wrote the table (docs/channel-import.md, "Forks"); absent: detected. */
+  family?: FamilyChoice;
+  /** The SQLite file's name (no directory), recorded as the import's source (docs/channel-import.md). */
+  file?: string;
 }
+
+/** The families an operator may choose for a fork's table. */
+export const FAMILY_CHOICES = ['oneapi', 'newapi', 'onehub', 'donehub'] as const;
+export type FamilyChoice = (typeof FAMILY_CHOICES)[number];
 
 /** The sizes that bound one call: its body's UTF-8 bytes and its size inside the Lambda event. */
 export interface CallSize {
@@ -87,12 +95,23 @@ export class RowTooLargeError extends Error {
 export function* callsOf(
   columns: readonly string[],
   rows: Iterable<readonly RowCell[]>,
-  options: { dryRun: boolean; limits?: Partial<{ rows: number; bytes: number; eventBytes: number }> },
+  options: {
+    dryRun: boolean;
+    family?: FamilyChoice;
+    file?: string;
+    limits?: Partial<{ rows: number; bytes: number; eventBytes: number }>;
+  },
 ): Generator<RowsCall> {
   const maxRows = options.limits?.rows ?? ROWS_PER_CALL;
   const maxBytes = options.limits?.bytes ?? ROWS_BODY_BYTES;
   const maxEventBytes = options.limits?.eventBytes ?? ROWS_EVENT_BYTES;
-  const make = (batch: RowCell[][]): RowsCall => ({ columns: [...columns], rows: batch, dryRun: options.dryRun });
+  const make = (batch: RowCell[][]): RowsCall => ({
+    columns: [...columns],
+    rows: batch,
+    dryRun: options.dryRun,
+    ...(options.family === undefined ? {} : { family: options.family }),
+    ...(options.file === undefined ? {} : { file: options.file }),
+  });
   // The body without rows; each row adds its JSON and a comma.
   const empty = jsonSize(JSON.stringify(make([])));
   let batch: RowCell[][] = [];
@@ -190,7 +209,9 @@ export function sumReports(reports: readonly ImportReport[]): SummedReport {
   const routeSum = { total: 0, lost: 0, changed: 0 };
   let routeItemsTruncated = false;
   let complete = true;
+  const unread = new Set<string>();
   for (const report of reports) {
+    for (const column of report.routes.unreadColumns ?? []) unread.add(column);
     sum.rows += report.source.rows;
     sum.imported += report.rows.imported;
     sum.skipped += report.rows.skipped;
@@ -257,10 +278,35 @@ export function sumReports(reports: readonly ImportReport[]): SummedReport {
       items: listed.slice(0, SUMMED_ITEMS),
       itemsTruncated: routeItemsTruncated || listed.length > SUMMED_ITEMS,
       complete,
+      ...(unread.size > 0 ? { unreadColumns: [...unread].sort() } : {}),
     },
+    ...staleOfCalls(reports),
+    // Each call's own notes, once each (a call's counts cover its rows only).
+    ...notesOfCalls(reports),
     calls: reports.length,
     exact: { lost: routeSum.lost === 0 && !routeItemsTruncated, totals: false },
   };
+}
+
+/**
+ * A channel is stale for the whole table when no call produced it: each call compares the stored channels with its
+ * own rows only, so the table's stale channels are those every call lists. When a call listed only its first 1,000,
+ * the intersection may miss some: `itemsTruncated` then says so and `count` is the smallest call's (an upper bound).
+ */
+function staleOfCalls(reports: readonly ImportReport[]): Pick<ImportReport, 'stale'> {
+  let items = reports[0]?.stale?.items ?? [];
+  for (const report of reports.slice(1)) {
+    const ids = new Set((report.stale?.items ?? []).map((item) => item.id));
+    items = items.filter((item) => ids.has(item.id));
+  }
+  const truncated = reports.some((r) => r.stale?.itemsTruncated === true);
+  const count = truncated ? Math.min(...reports.map((r) => r.stale?.count ?? 0)) : items.length;
+  return count === 0 ? {} : { stale: { count, items, itemsTruncated: truncated } };
+}
+
+function notesOfCalls(reports: readonly ImportReport[]): Pick<ImportReport, 'notes'> {
+  const notes = [...new Set(reports.flatMap((r) => r.notes ?? []))].slice(0, 10);
+  return notes.length > 0 ? { notes } : {};
 }
 
 // Code-unit order, as the import orders its route items.

@@ -11,7 +11,22 @@ export const HIDDEN_KEY = '****';
 export function maskKey(key: string): string {
   const chars = [...key];
   if (chars.length < MIN_KEY_SHOWN) return HIDDEN_KEY;
-  return `${chars.slice(0, 3).join('')}${ELLIPSIS}${chars.slice(-4).join('')}`;
+  return `${visible(chars.slice(0, 3))}${ELLIPSIS}${visible(chars.slice(-4))}`;
+}
+
+/**
+ * The shown ends with control characters as their pictures (a service account's JSON key ends in `}\n`): a mask is
+ * one line wherever it is shown (a table cell, a log line, a terminal), never a raw line break or escape.
+ */
+function visible(chars: readonly string[]): string {
+  return chars
+    .map((c) => {
+      const code = c.codePointAt(0) as number;
+      if (code < 0x20) return String.fromCodePoint(0x2400 + code);
+      if (code === 0x7f) return '\u2421';
+      return (code >= 0x80 && code < 0xa0) || code === 0x2028 || code === 0x2029 ? '\ufffd' : c;
+    })
+    .join('');
 }
 
 /** True when `key` looks like a masked key rather than a real one (it holds `…` or is `****`). */

@@ -70,6 +70,8 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'GET', path: '/api/core/dataset/list', function: 'list-datasets' },
       { method: 'GET', path: '/api/core/dataset/detail', function: 'dataset-detail' },
       { method: 'PUT', path: '/api/core/dataset/update', function: 'update-dataset' },
+      // FastGPT's update takes any method; its clients send POST as often as PUT.
+      { method: 'POST', path: '/api/core/dataset/update', function: 'update-dataset' },
       { method: 'DELETE', path: '/api/core/dataset/delete', function: 'delete-dataset' },
       { method: 'GET', path: '/api/core/dataset/paths', function: 'dataset-paths' },
       { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },

@@ -77,6 +77,17 @@ export function rewriteDriverError(e: unknown, dsn: ParsedDsn, signal: AbortSign
       },
     );
   }
+  if (code === 'IMPORT_NOT_MYSQL') {
+    const what =
+      (e as { problem?: unknown }).problem === 'silent'
+        ? 'it accepted the connection but sent no MySQL greeting within 4 s'
+        : 'it answered with something other than a MySQL greeting';
+    return new ProxyApiError(
+      400,
+      `The server at the DSN's address does not speak MySQL (${what}): check the host and port, or write a postgres:// DSN for a PostgreSQL server`,
+      { cause },
+    );
+  }
   if (errno === 1040) {
     return new ProxyApiError(502, 'Could not use the MySQL server: it has too many connections', { cause });
   }

@@ -101,6 +101,7 @@ export function parseDsn(input: string): ParsedDsn {
   const dsn = input.trim();
   if (dsn === '') throw dsnError('DSN is empty');
 
+  if (looksLikeSqliteFile(dsn)) throw dsnError(SQLITE_FILE);
   const scheme = SCHEME.exec(dsn);
   const schemeName = scheme?.[1]?.toLowerCase();
   if (schemeName !== undefined && POSTGRES_SCHEMES.has(schemeName)) {
@@ -119,6 +120,21 @@ export function parseDsn(input: string): ParsedDsn {
     throw dsnError(`DSN in the keyword=value form is not supported: write ${POSTGRES_FORM}[?sslmode=...]`);
   }
   throw dsnError(MALFORMED);
+}
+
+// SQLite is One API's and New API's default database (no SQL_DSN): its file's path is what an operator has at hand.
+const SQLITE_FILE =
+  'DSN is a SQLite file\'s path, not a database server: import the file itself instead, in the console ("Or import ' +
+  'from the gateway\'s SQLite file") or from a terminal: npm run --silent import:sqlite -- <file.db> --url <proxy_url>';
+const SQLITE_SCHEME = /^(?:sqlite3?|file):/i;
+const SQLITE_PATH = /\.(?:db|sqlite3?|db3)$/i;
+
+/**
+ * A SQLite file's path or URL (`sqlite:///data/one-api.db`, `file:one-api.db`, `/data/one-api.db`,
+ * `C:\\gw\\one-api.db`): a scheme of SQLite's, or a name ending in a SQLite extension with no user part (`@`).
+ */
+function looksLikeSqliteFile(dsn: string): boolean {
+  return SQLITE_SCHEME.test(dsn) || (SQLITE_PATH.test(dsn) && !dsn.includes('@'));
 }
 
 /** The DSN for display: host, port, database only. */

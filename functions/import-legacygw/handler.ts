@@ -44,11 +44,11 @@ export const handler = adminHandler(
   (event) => {
     if (event.resource === ROWS_RESOURCE) {
       const body = parseRowsBody(event);
-      const input = { table: body, dryRun: body.dryRun ?? false };
+      const input = { table: body, dryRun: body.dryRun ?? false, family: body.family, file: body.file };
       return measureImport(metrics, input.dryRun, () => importRows(input, deps));
     }
     const body = proxyBody(event, importBodySchema);
-    const input = { dsn: body.dsn, dryRun: body.dryRun ?? false };
+    const input = { dsn: body.dsn, dryRun: body.dryRun ?? false, family: body.family };
     return measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
   },
   { metrics },

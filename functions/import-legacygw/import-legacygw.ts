@@ -7,13 +7,14 @@ import {
   type ComparedChannel,
   type StoredChannel,
 } from '#shared/repositories/channels';
+import type { StaleItem, StaleReport } from '#shared/schemas/import-report';
 import { parseDsn } from './dsn.ts';
 import { detectFamily } from './families/detect.ts';
-import type { Family } from './families/family.ts';
+import type { Family, FamilyKind } from './families/family.ts';
 import { unkeyedChannelId } from './identity.ts';
 import type { OpenSource } from './legacy-source.ts';
 import { createRowMapper, type LegacyId, type MappedChannel, type RowOutcome, sameSettings } from './mapping.ts';
-import { type ImportReport, ReportBuilder } from './report.ts';
+import { type ImportReport, MAX_REPORT_ITEMS, ReportBuilder } from './report.ts';
 import type { RowSource, SourceOrigin } from './source.ts';
 import { type LookupFn, resolveTarget } from './target.ts';
 
@@ -22,6 +23,8 @@ export interface ImportInput {
   dsn: string;
   /** Map, classify and report, but write nothing. */
   dryRun: boolean;
+  /** The family the operator chose: the table is read as its, whatever its columns say (families/detect.ts). */
+  family?: FamilyKind;
 }
 
 /** What every import needs, whatever its source. */
@@ -100,7 +103,7 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       deadlineAt: deadline.at,
       now: () => deps.now().getTime(),
     });
-    return await importFromSource(source, input.dryRun, deadline, deps);
+    return await importFromSource(source, input.dryRun, deadline, deps, input.family);
   } catch (e) {
     if (signal.aborted && !(e instanceof ProxyApiError)) throw new DeadlineExceededError(0, { cause: e });
     throw e;
@@ -113,13 +116,14 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
 /**
  * The import core (docs/channel-import.md): detects the table's family from its columns, streams the rows through
  * the family's mapper, and classifies and writes the channels in chunks behind the stream. It knows no source and
- * no family by name. Rows are never loaded all at once.
+ * no family by name. Rows are never loaded all at once. `family`: the operator's choice, read whatever the columns say.
  */
 export async function importFromSource(
   source: RowSource,
   dryRun: boolean,
   deadline: Deadline,
   deps: ImportCoreDeps,
+  family?: FamilyKind,
 ): Promise<ImportReport> {
   const { signal } = deadline;
   const origin = source.origin;
@@ -132,6 +136,9 @@ export async function importFromSource(
 
   // Set once, before the first chunk is classified: whether the table held no channel when this import started.
   let tableWasEmpty = false;
+  // Every id a row of this run produces (and the unkeyed ids those move from): the stored channels outside it are
+  // stale (docs/channel-import.md, "Stale channels").
+  const produced = new Set<string>();
 
   const classifyAndWrite = async (rows: readonly Extract<RowOutcome, { outcome: 'imported' }>[]): Promise<number> => {
     const changes: StoredChannel[] = [];
@@ -191,6 +198,7 @@ export async function importFromSource(
       if (before === undefined && old !== undefined && sameLegacyId(old.source?.legacyId, channel.legacyId)) {
         unkeyed.delete(unkeyedIdOf(channel));
         moved.push(old.id);
+        produced.add(old.id);
         const keep = operatorOwned(old);
         if (keep) report.channels.edited += 1;
         else if (differs(old, channel)) report.channels.updated += 1;
@@ -226,6 +234,9 @@ export async function importFromSource(
 
   deps.logger.info('Import started', { ...origin, dryRun });
   let kind: Family['kind'] | undefined;
+  let mapper: ReturnType<typeof createRowMapper> | undefined;
+  let stale: StaleReport | undefined;
+  let lookalike: Lookalike | undefined;
   try {
     // Checked while the columns are read; awaited before the first row is read. The side branch only keeps a
     // failure from being unhandled when reading the columns fails first.
@@ -233,19 +244,22 @@ export async function importFromSource(
     emptyCheck.catch(() => {});
     const idKey = await untilAborted(deps.channelIdKey(), signal);
     const columns = await source.columns();
-    const detected = detectFamily(columns, deps.families, origin.database);
+    const detected = detectFamily(columns, deps.families, origin.database, family);
     kind = detected.family.kind;
+    if (family === undefined) lookalike = lookalikeOf(detected.family, columns, deps.families);
     const rowCount = await source.count();
     if (rowCount > deps.config.maxRows) throw tooManyRows(deps.config.maxRows, rowCount);
     tableWasEmpty = await untilAborted(emptyCheck, signal);
-    const mapper = createRowMapper({ family: detected.family, idKey });
+    mapper = createRowMapper({ family: detected.family, idKey, foreign: detected.foreign });
     let pending: Extract<RowOutcome, { outcome: 'imported' }>[] = [];
     let pendingChannels = 0;
     for await (const row of source.rows(detected.select, deps.config.maxRows)) {
       if (report.rows.read >= deps.config.maxRows) throw tooManyRows(deps.config.maxRows);
       const outcome = mapper.map(row);
+      lookalike?.see(row.values.type);
       report.addRow(outcome);
       if (outcome.outcome === 'imported') {
+        for (const channel of outcome.channels) produced.add(channel.id);
         pending.push(outcome);
         pendingChannels += outcome.channels.length;
       } else if (outcome.identicalTo !== undefined) {
@@ -261,6 +275,7 @@ export async function importFromSource(
     }
     await flush(pending);
     await writes.drain();
+    if (!tableWasEmpty) stale = await staleChannels(deps.repo, produced, signal);
   } catch (e) {
     // A write that failed before whatever stopped the loop is the first failure; the writes still in
     // flight are waited for either way, so the count below is the run's total.
@@ -269,7 +284,25 @@ export async function importFromSource(
     if (signal.aborted) throw new DeadlineExceededError(writes.written, { cause: failure.error });
     throw withWrittenCount(failure.error, writes.written);
   }
-  const result = report.build(dryRun, { ...reportOrigin(origin), kind: kind ?? 'oneapi' }, unserved);
+  const notes: string[] = [];
+  const ambiguity = lookalike?.note();
+  if (ambiguity !== undefined) notes.push(ambiguity);
+  const result = report.build(
+    dryRun,
+    { ...reportOrigin(origin), kind: kind ?? 'oneapi' },
+    unserved,
+    mapper?.foreignInUse() ?? [],
+    stale,
+  );
+  if (result.source.rows === 0) {
+    // An all-zero report reads like a failure: say why it is empty and what to check.
+    notes.push(
+      origin.engine === 'rows'
+        ? 'The channels table sent holds no rows: nothing to import.'
+        : `The channels table of the database ${JSON.stringify(origin.database)} holds no rows: nothing to import. Check that the DSN names the database the gateway uses (its SQL_DSN).`,
+    );
+  }
+  if (notes.length > 0) result.notes = notes;
   deps.logger.info('Import finished', {
     ...origin,
     kind,
@@ -281,6 +314,72 @@ export async function importFromSource(
     written: writes.written,
   });
   return result;
+}
+
+/**
+ * The stored channels no row of this run produces (docs/channel-import.md, "Stale channels"): every id is scanned
+ * (the import may scan ids only), and the first MAX_REPORT_ITEMS by id are read for the report, enabled ones listed
+ * first. Undefined when there is none. Nothing is changed: an operator decides.
+ */
+async function staleChannels(
+  repo: ChannelStore,
+  produced: ReadonlySet<string>,
+  signal: AbortSignal,
+): Promise<StaleReport | undefined> {
+  const ids = (await repo.scanIds({ signal })).filter((id) => !produced.has(id)).sort();
+  if (ids.length === 0) return undefined;
+  const listed = ids.slice(0, MAX_REPORT_ITEMS);
+  const found = await repo.getSummaries(listed, { signal });
+  const items = listed.flatMap((id): StaleItem[] => {
+    const channel = found.get(id);
+    if (channel === undefined) return [];
+    const legacyId = channel.source?.legacyId;
+    return [
+      {
+        id,
+        name: channel.name,
+        provider: channel.provider,
+        status: channel.status,
+        ...(legacyId === undefined ? {} : { legacyId }),
+      },
+    ];
+  });
+  items.sort((a, b) => Number(b.status === 'enabled') - Number(a.status === 'enabled'));
+  return { count: ids.length, items, itemsTruncated: ids.length > listed.length };
+}
+
+/** Rows whose type an older version of another family reads differently (docs/channel-import.md, "Ambiguity"). */
+interface Lookalike {
+  see(typeText: string | null | undefined): void;
+  note(): string | undefined;
+}
+
+function lookalikeOf(family: Family, columns: ReadonlySet<string>, families: readonly Family[]): Lookalike | undefined {
+  const other = family.lookalike?.applies(columns)
+    ? families.find((f) => f.kind === family.lookalike?.kind)
+    : undefined;
+  if (other === undefined) return undefined;
+  const types = new Set<number>();
+  let rows = 0;
+  return {
+    see(typeText) {
+      const text = typeText?.trim() ?? '';
+      if (!/^\d{1,9}$/.test(text)) return;
+      const type = Number(text);
+      if (family.types.get(type)?.provider === other.types.get(type)?.provider) return;
+      rows += 1;
+      if (types.size < 20) types.add(type);
+    },
+    note() {
+      if (rows === 0) return undefined;
+      const listed = [...types].sort((a, b) => a - b).join(', ');
+      return (
+        `The table's columns are also those of an older ${other.name}, which reads the type of ${rows} row(s) ` +
+        `differently (types ${listed}${types.size < rows && types.size === 20 ? ', ...' : ''}). It was read as ` +
+        `${family.name}'s; if ${other.name} wrote it, import it again with "family": "${other.kind}".`
+      );
+    },
+  };
 }
 
 function reportOrigin(origin: SourceOrigin): { host: string; port: number; database: string } {

@@ -4,9 +4,10 @@ import { ProxyApiError } from '#shared/errors';
 import { BODY_PROBLEMS, parseJsonObjectBody, validRequest } from '#shared/http';
 import { ROWS_BODY_BYTES, ROWS_PER_CALL } from '#shared/import-rows';
 import type * as z from '#shared/zod';
+import type { FamilyKind } from './families/family.ts';
 import { type ImportCoreDeps, importFromSource, startDeadline } from './import-legacygw.ts';
 import type { ImportReport } from './report.ts';
-import { rowsSource, type SentTable } from './rows-source.ts';
+import { ROWS_ORIGIN, rowsSource, type SentTable } from './rows-source.ts';
 import { type ImportRowsBody, importRowsBodySchema } from './schema.ts';
 
 export interface ImportRowsInput {
@@ -14,6 +15,10 @@ export interface ImportRowsInput {
   table: SentTable;
   /** Map, classify and report, but write nothing. */
   dryRun: boolean;
+  /** The family the operator chose (families/detect.ts). */
+  family?: FamilyKind;
+  /** The SQLite file's name the client read the rows from: the source's `database`. */
+  file?: string;
 }
 
 /**
@@ -23,9 +28,9 @@ export interface ImportRowsInput {
  */
 export async function importRows(input: ImportRowsInput, deps: ImportCoreDeps): Promise<ImportReport> {
   const deadline = startDeadline(deps);
-  const source = rowsSource(input.table);
+  const source = rowsSource(input.table, { ...ROWS_ORIGIN, database: input.file ?? '' });
   try {
-    return await importFromSource(source, input.dryRun, deadline, deps);
+    return await importFromSource(source, input.dryRun, deadline, deps, input.family);
   } finally {
     deadline.clear();
     await source.close();

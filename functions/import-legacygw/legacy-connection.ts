@@ -92,14 +92,73 @@ export class PacketGuard {
   }
 }
 
+/**
+ * How long a server that accepted the TCP connection has to send its greeting. A MySQL server greets at once; one
+ * that sends nothing is something else (a PostgreSQL or HTTP server waits for the client to speak first), and the
+ * import says so instead of waiting for the whole connect timeout.
+ */
+export const GREETING_TIMEOUT_MS = 4_000;
+
+/** The server at the DSN's address does not speak MySQL: silent after connecting, or its first bytes are no greeting. */
+export class NotMySqlError extends Error {
+  readonly code = 'IMPORT_NOT_MYSQL';
+  constructor(readonly problem: 'silent' | 'foreign') {
+    super(`The server does not speak MySQL (${problem})`);
+    this.name = 'NotMySqlError';
+  }
+}
+
+/**
+ * Fails the link unless the server's first packet is a MySQL greeting (a 4-byte header with sequence 0, then
+ * protocol version 10, or an error packet: a server refusing this host answers with one) within GREETING_TIMEOUT_MS
+ * of the TCP connection. It reads the bytes before the packet guard does, so a foreign banner is named as such.
+ */
+class GreetingCheck {
+  private readonly first: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private failed = false;
+
+  constructor(private readonly onFail: (e: NotMySqlError) => void) {}
+
+  /** Starts the clock (on the TCP connection). */
+  start(): void {
+    if (this.first.length === 0 && !this.failed) {
+      this.timer = setTimeout(() => this.fail('silent'), GREETING_TIMEOUT_MS);
+    }
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  /** False once the server's first bytes are no greeting (the link has then failed). */
+  accept(chunk: Uint8Array): boolean {
+    if (this.failed) return false;
+    if (this.first.length >= 5) return true;
+    this.stop();
+    for (const byte of chunk.subarray(0, 5 - this.first.length)) this.first.push(byte);
+    if (this.first.length < 5) return true;
+    const [, , , sequence, marker] = this.first;
+    if (sequence === 0 && (marker === 0x0a || marker === 0xff)) return true;
+    this.fail('foreign');
+    return false;
+  }
+
+  private fail(problem: NotMySqlError['problem']): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.onFail(new NotMySqlError(problem));
+  }
+}
+
 /** Puts `guard` in front of the driver's packet parser (it reads every byte the server sends, TLS or not). */
-function installGuard(connection: Connection, guard: PacketGuard): void {
+function installGuard(connection: Connection, guard: PacketGuard, greeting: GreetingCheck): void {
   const driver = connection as unknown as { packetParser: { execute(chunk: Buffer): void } };
   const parser = driver.packetParser;
   // The parser swaps its own `execute` as it goes, so the guard wraps the parser object, not the method.
   driver.packetParser = {
     execute(chunk: Buffer) {
-      if (guard.accept(chunk)) parser.execute(chunk);
+      if (greeting.accept(chunk) && guard.accept(chunk)) parser.execute(chunk);
     },
   };
 }
@@ -164,12 +223,18 @@ function connectOnce(
     connection.emit('error', e);
     link.destroy();
   });
-  installGuard(connection, guard);
+  const greeting = new GreetingCheck((e) => {
+    connection.emit('error', e);
+    link.destroy();
+  });
+  installGuard(connection, guard, greeting);
+  socket.once('connect', () => greeting.start());
   const link: Link = {
     connection,
     socket,
     guard,
     destroy() {
+      greeting.stop();
       connection.destroy();
       // The driver's destroy only half-closes; a frozen server would keep the socket open.
       (connection as unknown as { stream?: Socket }).stream?.destroy();

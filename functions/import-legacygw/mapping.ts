@@ -47,6 +47,8 @@ export const MAX_NAME_LENGTH = LIMITS.nameChars;
 export interface MapperOptions {
   family: Family;
   idKey: Buffer;
+  /** Columns no version of the family has (a fork's), read when the operator chose the family (families/detect.ts). */
+  foreign?: readonly string[];
 }
 
 /**
@@ -55,8 +57,13 @@ export interface MapperOptions {
  * route (same provider, base URL, key, models, status and settings; only the name may differ) is skipped as
  * `identical to legacy channel N`; a row where only some keys repeat imports the others and says how many repeated.
  */
-export function createRowMapper({ family, idKey }: MapperOptions): { map(row: SourceRow): RowOutcome } {
+export function createRowMapper({ family, idKey, foreign = [] }: MapperOptions): {
+  map(row: SourceRow): RowOutcome;
+  /** The fork's columns that held a value in at least one row so far (what the import did not read). */
+  foreignInUse(): string[];
+} {
   const seen = new Map<string, LegacyId>();
+  const inUse = new Set<string>();
 
   function map({ values, oversize }: SourceRow): RowOutcome {
     const legacyIdText = trimOrEmpty(values.id);
@@ -115,7 +122,10 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
       return skipped(legacyId, routes, `identical to legacy channel ${firstEarlier}`, firstEarlier);
     }
 
-    const baseName = trimOrEmpty(values.name) || `legacy-${legacyIdText}`;
+    // The source fetched one code point more than is kept: a name longer than that, even by a space, was cut.
+    const fetchedName = (values.name ?? '').trimStart();
+    const cut = fetchedName.length > MAX_NAME_LENGTH && [...fetchedName].length > MAX_NAME_LENGTH;
+    const baseName = fetchedName.trimEnd() || `legacy-${legacyIdText}`;
     const channels: MappedChannel[] = [];
     let truncated = false;
     let repeated = false;
@@ -126,7 +136,7 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
         continue;
       }
       const name = channelName(baseName, index);
-      truncated ||= name.truncated;
+      truncated ||= cut || name.truncated;
       channels.push({
         id: channelId(idKey, legacyIdText, key),
         provider: entry.provider,
@@ -151,10 +161,34 @@ export function createRowMapper({ family, idKey }: MapperOptions): { map(row: So
       );
     }
     for (const warning of settingsWarnings) warnings.push(warning);
+    const unread = foreignWithValues(values, foreign);
+    if (unread.length > 0) warnings.push(`not read (columns no version of ${family.name} has): ${unread.join(', ')}`);
+    // A fork may list several keys in one row separated by commas (Veloera does); the family read it as one key.
+    if (foreign.length > 0 && keys.some((key) => key.includes(',') && !key.trimStart().startsWith('{'))) {
+      warnings.push(`key holds commas: ${family.name} reads it as one key, a fork may mean several`);
+    }
     return { legacyId, outcome: 'imported', channels, warnings, routes };
   }
 
-  return { map };
+  return {
+    map(row) {
+      // Every row counts, imported or not: the routes report says which columns decided something unread.
+      for (const column of foreignWithValues(row.values, foreign)) inUse.add(column);
+      return map(row);
+    },
+    foreignInUse: () => [...inUse].sort(),
+  };
+}
+
+// A fork's column holds a value unless it is NULL, empty, zero, false or an empty JSON object or array: what a
+// GORM default leaves (docs/channel-import.md, "Forks").
+const NO_VALUE = /^(?:|0+(?:\.0*)?|false|null|\{\s*\}|\[\s*\])$/i;
+
+function foreignWithValues(values: RowValues, foreign: readonly string[]): string[] {
+  return foreign.filter((column) => {
+    const value = values[column];
+    return value !== null && value !== undefined && !NO_VALUE.test(value.trim());
+  });
 }
 
 function skipped(legacyId: LegacyId, routes: RowRoutes, reason: string, identicalTo?: LegacyId): RowOutcome {

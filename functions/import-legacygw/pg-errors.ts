@@ -31,8 +31,6 @@ const DENIED = 'The PostgreSQL server denied access: check the user and password
 // By SQLSTATE (PostgreSQL's errcodes.txt): what the operator can fix in the DSN or the grants is a 400.
 const CLIENT_PROBLEMS: Readonly<Record<string, string>> = {
   '28P01': DENIED,
-  '28000':
-    'The PostgreSQL server does not accept this user from this network address, or only over TLS (see sslmode); check its pg_hba.conf',
   '42501': 'The PostgreSQL user may not connect to the database or read its channels table',
   '42P01': 'The channels table cannot be read (it is gone, or the PostgreSQL user may not see it)',
 };
@@ -58,6 +56,24 @@ const WIRE_PROBLEMS: Readonly<Record<PgWireError['problem'], string>> = {
   'tls-injection': 'Could not read from the PostgreSQL server: it sent unencrypted data inside the TLS handshake',
   'bad-ssl-answer': 'Could not read from the PostgreSQL server: it did not answer the TLS request as PostgreSQL does',
 };
+
+/**
+ * SQLSTATE 28000 stands for several refusals; which one is read from the error's `routine` (the server function
+ * that raised it) and the fixed start of its text, never repeated: a role that does not exist (a server with
+ * `trust` or `peer` auth says so; with a password method it answers 28P01 instead), or no pg_hba.conf line for this
+ * user, address and encryption.
+ */
+function notAuthorized(e: unknown, dsn: PostgresDsn): string {
+  const routine = (e as { routine?: unknown } | null)?.routine;
+  const text = e instanceof Error ? e.message : '';
+  if (routine === 'InitializeSessionUserId' || /^role ".*" does not exist$/s.test(text)) {
+    return "The PostgreSQL server has no role named as the DSN's user: check the user name in the DSN, or create the role on the server (CREATE ROLE ... LOGIN PASSWORD '...')";
+  }
+  if (/, no encryption$/.test(text) && dsn.sslmode === 'disable') {
+    return 'The PostgreSQL server accepts this user from this network address only over TLS: remove sslmode=disable from the DSN (or set sslmode=require)';
+  }
+  return 'The PostgreSQL server does not accept this user from this network address (no pg_hba.conf line matches this user, database and address): add one on the server';
+}
 
 /**
  * Rewrites anything the PostgreSQL source can throw into a ProxyApiError with our own message
@@ -98,6 +114,7 @@ export function rewritePgError(e: unknown, dsn: PostgresDsn, signal: AbortSignal
         },
       );
     }
+    if (code === '28000') return new ProxyApiError(400, notAuthorized(e, dsn), { cause });
     const client = CLIENT_PROBLEMS[code];
     if (client) return new ProxyApiError(400, client, { cause });
     const server = SERVER_PROBLEMS[code] ?? (code.startsWith('08') ? 'the connection failed' : undefined);

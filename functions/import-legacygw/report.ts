@@ -1,4 +1,4 @@
-import type { ImportReport, ReportItem, SourceKind } from '#shared/schemas/import-report';
+import type { ImportReport, ReportItem, SourceKind, StaleReport } from '#shared/schemas/import-report';
 import type { LegacyId, RowOutcome, RowRoutes } from './mapping.ts';
 import { type RouteRow, RouteTally, rowGroups } from './routes.ts';
 
@@ -52,6 +52,8 @@ export class ReportBuilder {
     dryRun: boolean,
     source: { host: string; port: number; database: string; kind: SourceKind },
     unserved: ReadonlySet<LegacyId>,
+    unread: readonly string[] = [],
+    stale?: StaleReport,
   ): ImportReport {
     // A row collapses only into an imported row, and every imported row is classified by now: it serves its routes
     // unless it is among those that became no enabled channel.
@@ -65,7 +67,9 @@ export class ReportBuilder {
       channels: { ...this.channels },
       items: this.items,
       itemsTruncated: this.itemsTruncated,
-      routes: this.routes.build(),
+      // A fork's columns that held values may decide routes the counts cannot see: said, so "nothing lost" never is.
+      routes: unread.length > 0 ? { ...this.routes.build(), unreadColumns: [...unread] } : this.routes.build(),
+      ...(stale === undefined ? {} : { stale }),
     };
   }
 

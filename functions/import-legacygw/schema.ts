@@ -1,4 +1,4 @@
-import { ROWS_PER_CALL } from '#shared/import-rows';
+import { FAMILY_CHOICES, ROWS_PER_CALL } from '#shared/import-rows';
 import * as z from '#shared/zod';
 
 /** The request body of POST /api/channels/import/legacygw (docs/channel-import.md): unknown fields are dropped; a wrong type is a 400, never a 500. */
@@ -9,10 +9,22 @@ export const importBodySchema = z.object({
   dryRun: z
     .optional(z.boolean({ error: 'dryRun must be true or false' }))
     .register(z.globalRegistry, { description: 'Map and report, write nothing' }),
+  family: z
+    .optional(
+      z.enum(FAMILY_CHOICES, {
+        error: 'family must be one of "oneapi", "newapi", "onehub", "donehub"',
+      }),
+    )
+    .register(z.globalRegistry, {
+      description:
+        "Read the table as this gateway's, whatever its columns say: for a fork refused for columns no version of its gateway has. Each row's warnings then name those columns where they hold a value.",
+    }),
 });
 
 /** Longest column name a rows call may send (SQLite's names are free; a gateway's are short). */
 export const MAX_COLUMN_NAME_CHARS = 64;
+/** Longest SQLite file name a rows call may record as its source. */
+export const MAX_FILE_NAME_CHARS = 255;
 /** Most columns a rows call may send; the widest gateway table has about 40. */
 export const MAX_ROW_COLUMNS = 200;
 
@@ -70,6 +82,29 @@ export const importRowsBodySchema = z
     dryRun: z
       .optional(z.boolean({ error: 'dryRun must be true or false' }))
       .register(z.globalRegistry, { description: 'Map and report, write nothing' }),
+    family: z
+      .optional(
+        z.enum(FAMILY_CHOICES, {
+          error: 'family must be one of "oneapi", "newapi", "onehub", "donehub"',
+        }),
+      )
+      .register(z.globalRegistry, {
+        description:
+          "Read the table as this gateway's, whatever its columns say: for a fork refused for columns no version of its gateway has. Each row's warnings then name those columns where they hold a value.",
+      }),
+    file: z
+      .optional(
+        z
+          .string({ error: 'file must be a file name' })
+          .check(
+            z.maxLength(MAX_FILE_NAME_CHARS, `file must be at most ${MAX_FILE_NAME_CHARS} characters`),
+            z.regex(/^[^/\\\p{Cc}]*$/u, 'file must be a file name, without a directory or control characters'),
+          ),
+      )
+      .register(z.globalRegistry, {
+        description:
+          "The SQLite file's name (without its directory), recorded as the import's source: the report's `source.database` and each channel's `source.database`",
+      }),
   })
   .check(
     z.refine(

@@ -18,6 +18,8 @@ export interface ListQuery {
   filter: ChannelFilter;
   /** Lower case; matched as a substring of name, baseUrl, provider or any model. */
   keyword?: string;
+  /** A group the channel serves (channelGroups). */
+  group?: string;
 }
 
 export interface ListDeps {
@@ -56,7 +58,15 @@ export const listQuerySchema = z.object({
   per_page: wholeNumber('per_page', 1, MAX_PER_PAGE).register(z.globalRegistry, {
     description: 'From 1 to 100 (default 10)',
   }),
-  provider: filterText().register(z.globalRegistry, { description: 'Exact provider' }),
+  // Provider slugs are lower case: any case finds them.
+  provider: z
+    .optional(
+      z.pipe(
+        z.string(),
+        z.transform((v) => (v === '' ? undefined : v.toLowerCase())),
+      ),
+    )
+    .register(z.globalRegistry, { description: 'Provider slug, in any case' }),
   status: z.optional(
     z.pipe(
       z.enum(['', 'enabled', 'disabled', 'auto-disabled'], {
@@ -69,6 +79,18 @@ export const listQuerySchema = z.object({
   legacy_id: wholeNumber('legacy_id', 0, Number.MAX_SAFE_INTEGER).register(z.globalRegistry, {
     description: 'Exact legacy row id',
   }),
+  group: z
+    .optional(
+      z.pipe(
+        z
+          .string()
+          .check(z.refine(withinChars(MAX_KEYWORD_LENGTH), `group must be at most ${MAX_KEYWORD_LENGTH} characters`)),
+        z.transform((v) => (v.trim() === '' ? undefined : v.trim())),
+      ),
+    )
+    .register(z.globalRegistry, {
+      description: 'A group the channel serves (its `settings.groups`; a channel without groups serves `default`)',
+    }),
   keyword: z
     .optional(
       z.pipe(
@@ -90,7 +112,7 @@ export const LIST_PARAMETERS = Object.keys(listQuerySchema.shape) as readonly (k
  */
 export function parseListQuery(parameters: Readonly<Record<string, readonly string[] | undefined>> | null): ListQuery {
   const single = singleQueryValues(parameters, LIST_PARAMETERS, 'the list');
-  const { page, per_page, provider, status, name, legacy_id, keyword } = proxyQuery(single, listQuerySchema);
+  const { page, per_page, provider, status, name, legacy_id, keyword, group } = proxyQuery(single, listQuerySchema);
   const filter: ChannelFilter = {};
   if (provider !== undefined) filter.provider = provider;
   if (name !== undefined) filter.name = name;
@@ -101,7 +123,14 @@ export function parseListQuery(parameters: Readonly<Record<string, readonly stri
     perPage: per_page ?? DEFAULT_PER_PAGE,
     filter,
     ...(keyword === undefined ? {} : { keyword }),
+    ...(group === undefined ? {} : { group }),
   };
+}
+
+/** The groups a channel serves: its `settings.groups`, or `default` as the legacy gateway reads an empty group. */
+export function channelGroups(settings: { groups?: unknown } | undefined): string[] {
+  const groups = Array.isArray(settings?.groups) ? settings.groups.filter((g) => typeof g === 'string') : [];
+  return groups.length > 0 ? groups : ['default'];
 }
 
 function matchesKeyword(entry: ChannelListEntry, keyword: string): boolean {
@@ -126,8 +155,16 @@ export async function listChannels(
   deps: ListDeps,
 ): Promise<{ channels: ChannelView[]; total: number }> {
   const { keyword } = query;
-  const scanned = await deps.repo.scanEntries(query.filter, { forKeyword: keyword !== undefined });
-  const matching = keyword === undefined ? scanned : scanned.filter((entry) => matchesKeyword(entry, keyword));
+  const { group } = query;
+  const scanned = await deps.repo.scanEntries(query.filter, {
+    forKeyword: keyword !== undefined,
+    forGroup: group !== undefined,
+  });
+  const matching = scanned.filter(
+    (entry) =>
+      (keyword === undefined || matchesKeyword(entry, keyword)) &&
+      (group === undefined || channelGroups(entry.settings).includes(group)),
+  );
   matching.sort(byProviderNameId);
   const start = (query.page - 1) * query.perPage;
   const ids = start < matching.length ? matching.slice(start, start + query.perPage).map((e) => e.id) : [];
@@ -142,7 +179,10 @@ export async function listChannels(
   deps.logger.info('Channels listed', {
     page: query.page,
     perPage: query.perPage,
-    filters: Object.keys(query.filter).concat(keyword === undefined ? [] : ['keyword']),
+    filters: Object.keys(query.filter).concat(
+      keyword === undefined ? [] : ['keyword'],
+      group === undefined ? [] : ['group'],
+    ),
     scanned: scanned.length,
     total: matching.length,
     returned: channels.length,

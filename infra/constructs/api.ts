@@ -4,6 +4,7 @@ import {
   AccessLogFormat,
   AuthorizationType,
   CfnAccount,
+  Cors,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -19,7 +20,9 @@ import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
+import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_APIS } from '#shared/cors';
 import {
+  GATEWAY_RESPONSE_CORS_HEADERS,
   GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseType,
@@ -184,15 +187,22 @@ export class AppApi extends Construct {
       );
     }
 
+    if (CORS_APIS[definition.name]) this.addPreflights(definition);
+
+    // Headers on the answers API Gateway makes by itself: the relay's x-request-id (a context variable, unquoted), and
+    // the knowledge-base API's CORS headers (literals, which API Gateway wants quoted).
+    const responseHeaders: Record<string, string> = {
+      ...GATEWAY_RESPONSE_HEADERS[definition.name],
+      ...(CORS_APIS[definition.name]
+        ? Object.fromEntries(Object.entries(GATEWAY_RESPONSE_CORS_HEADERS).map(([name, value]) => [name, `'${value}'`]))
+        : {}),
+    };
     for (const type of Object.keys(GATEWAY_RESPONSES[definition.name]) as GatewayResponseType[]) {
       this.api.addGatewayResponse(type, {
         type: ResponseType.of(type),
         statusCode: String(GATEWAY_RESPONSES[definition.name][type].statusCode),
         templates: { 'application/json': gatewayResponseBody(definition.name, type) },
-        // The relay answers every response with x-request-id, the ones API Gateway makes by itself too.
-        ...(Object.keys(GATEWAY_RESPONSE_HEADERS[definition.name]).length > 0
-          ? { responseHeaders: { ...GATEWAY_RESPONSE_HEADERS[definition.name] } }
-          : {}),
+        ...(Object.keys(responseHeaders).length > 0 ? { responseHeaders } : {}),
       });
     }
 
@@ -212,6 +222,31 @@ export class AppApi extends Construct {
           'Callers authenticate with FastGPT-style API keys and an admin key, not Cognito users; a Lambda TOKEN authorizer checks them against Secrets Manager on every method (docs/authorization.md).',
       },
     );
+  }
+
+  /**
+   * An OPTIONS method on each route's resource answering the CORS preflight as FastGPT does (shared/cors.ts): a mock
+   * integration, no authorizer (a browser sends no credential with a preflight) and no function behind it.
+   */
+  private addPreflights(definition: ApiDef): void {
+    for (const path of new Set(definition.routes.map((route) => route.path))) {
+      const preflight = this.api.root.resourceForPath(path).addCorsPreflight({
+        allowOrigins: Cors.ALL_ORIGINS,
+        allowMethods: [...CORS_ALLOW_METHODS],
+        allowHeaders: [...CORS_ALLOW_HEADERS],
+        statusCode: 200,
+      });
+      Validations.of(preflight).acknowledge(
+        {
+          id: 'AwsSolutions::AwsSolutions-APIG4',
+          reason: `OPTIONS ${path} is the CORS preflight: browsers send it without credentials, and it returns fixed headers from a mock integration with no data behind it.`,
+        },
+        {
+          id: 'AwsSolutions::AwsSolutions-COG4',
+          reason: `OPTIONS ${path} is the CORS preflight, answered by a mock integration; it reaches no function and no data.`,
+        },
+      );
+    }
   }
 
   /** The invoke URL of the stage (`https://<id>.execute-api.<region>.amazonaws.com/<stage>/`). */

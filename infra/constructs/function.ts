@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Duration, type RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
+import { type Duration, type RemovalPolicy, Stage, Token, Validations } from 'aws-cdk-lib';
 import type { ISecurityGroup, ISubnet, IVpc } from 'aws-cdk-lib/aws-ec2';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -60,6 +63,20 @@ export interface AppFunctionProps {
   readonly architecture?: Architecture;
   /** Shell commands run after esbuild, from the repository root, to add files beside the bundle in `outputDir`. */
   readonly afterBundling?: (outputDir: string) => string[];
+}
+
+/**
+ * A module exporting BUNDLED_ENV_GLOBAL as `encoded`, for esbuild's `inject` (shared/bundled-env.ts): esbuild
+ * replaces the free global of that name with the export. Named by its content, so every function compiled with
+ * the same values shares one file and a synth writes nothing that differs between runs.
+ */
+function bundledEnvModule(scope: Construct, encoded: string): string {
+  // Beside the app's own output (cdk.out): a directory the synthesizing user owns.
+  const dir = join(Stage.of(scope)?.outdir ?? tmpdir(), 'bundled-env');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${createHash('sha256').update(encoded).digest('hex').slice(0, 32)}.mjs`);
+  writeFileSync(file, `export const ${BUNDLED_ENV_GLOBAL} = ${JSON.stringify(encoded)};\n`);
+  return file;
 }
 
 /** Lambda's limit on a function's environment variables, names and values together. */
@@ -153,8 +170,9 @@ export class AppFunction extends Construct {
         sourceMap: true,
         // The map only has to resolve positions; embedding the sources would double the asset.
         sourcesContent: false,
-        // Single-quoted for the shell that runs esbuild; base64 holds no quote. Unbundled code sees none.
-        ...(Object.keys(bundled).length > 0 ? { define: { [BUNDLED_ENV_GLOBAL]: `'"${encodedBundle}"'` } } : {}),
+        // Through a module esbuild injects, never its command line: a catalogue of hundreds of models would
+        // pass the 128 KiB a single argument may hold (spawnSync E2BIG). Unbundled code sees none.
+        ...(Object.keys(bundled).length > 0 ? { inject: [bundledEnvModule(this, encodedBundle)] } : {}),
         // Bundle the AWS SDK too (no externals): the function then runs the SDK version our lockfile
         // pins and our tests exercised, not whatever the runtime ships that month, and esbuild keeps
         // only the commands we import, which loads faster than the runtime's full clients.

@@ -30,6 +30,7 @@ import {
   startDynamoEngine,
   writeEngineCredentialsFile,
 } from './dynamo-engine.ts';
+import { markIfNewCredentials } from './first-run.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 /** A function behind a route: a proxy handler, or a streaming one (shared/lambda-streaming.ts). */
@@ -147,6 +148,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     const consolePageFile = writeConsolePage(options.dataDir);
 
     const credentialsFile = join(options.dataDir, 'credentials.json');
+    markIfNewCredentials(credentialsFile);
     const { credentials, created } = await loadOrCreateLocalCredentials(credentialsFile);
 
     Object.assign(process.env, {

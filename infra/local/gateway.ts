@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { CORS_APIS, preflightHeaders } from '#shared/cors';
 import {
+  GATEWAY_RESPONSE_CORS_HEADERS,
   GATEWAY_RESPONSE_HEADERS,
   GATEWAY_RESPONSES,
   type GatewayResponseType,
@@ -103,6 +105,14 @@ export function apiForPath(path: string): ApiDef {
     }
   }
   return best;
+}
+
+/** Whether some route of an API answering CORS has this path, whatever its method. */
+function hasRoute(path: string): boolean {
+  return ['GET', 'POST', 'PUT', 'DELETE'].some((method) => {
+    const found = findRoute(method, path);
+    return found !== undefined && CORS_APIS[found.api.name];
+  });
 }
 
 class PayloadTooLarge extends Error {}
@@ -207,6 +217,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
         'Content-Type': 'application/json',
         'x-amzn-RequestId': requestId,
         ...gatewayResponseHeaders(api.name, requestId),
+        ...(CORS_APIS[api.name] ? GATEWAY_RESPONSE_CORS_HEADERS : {}),
       };
       return send(statusCode, headers, Buffer.from(gatewayResponseBody(api.name, type)));
     };
@@ -218,6 +229,14 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     } catch (error) {
       if (error instanceof PayloadTooLarge) return gatewayResponse('REQUEST_TOO_LARGE');
       throw error;
+    }
+    // As the stack's OPTIONS methods (a mock integration, no authorizer) on each route of an API answering CORS.
+    if (!match && method === 'OPTIONS' && CORS_APIS[api.name] && hasRoute(url.pathname)) {
+      return send(
+        200,
+        { ...preflightHeaders(), 'Content-Type': 'application/json', 'x-amzn-RequestId': requestId },
+        Buffer.alloc(0),
+      );
     }
     if (!match) return gatewayResponse('MISSING_AUTHENTICATION_TOKEN');
 

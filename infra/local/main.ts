@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { loadConfig } from '#shared/config';
 import { startLocalBackend } from './backend.ts';
 import { dynamoEndpointSchema } from './dynamo-engine.ts';
+import { credentialsPrinted, credentialsUnprinted } from './first-run.ts';
 import { startGateway } from './gateway.ts';
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65_535).default(fallback);
@@ -47,14 +48,15 @@ async function main(): Promise<void> {
     accessLog: (line) => process.stdout.write(`${line}\n`),
   });
 
-  if (backend.createdCredentials) {
-    // Printed once, on the start that creates them; afterwards they live only in the 0600 file.
+  if (backend.createdCredentials || credentialsUnprinted(backend.credentialsFile)) {
+    // Printed once, by the first start that gets this far (first-run.ts); afterwards they live only in the 0600 file.
     const [token] = backend.credentials.accessTokens;
     process.stdout.write(
       [
         `Created local credentials in ${backend.credentialsFile} (mode 0600); they are not printed again.`,
-        `  ADMIN_KEY=${backend.credentials.adminKey}`,
-        token ? `  ACCESS_TOKEN=${token.token}   (team ${token.teamId}, member ${token.tmbId})` : '',
+        // Lines a user can paste into a shell as they are: `export` so the values reach `npm run` too.
+        `  export ADMIN_KEY=${backend.credentials.adminKey}`,
+        token ? `  export TOKEN=${token.token}   # access token of team ${token.teamId}, member ${token.tmbId}` : '',
         '',
       ].join('\n'),
     );
@@ -68,6 +70,7 @@ async function main(): Promise<void> {
       : `DynamoDB engine: external, DYNAMODB_ENDPOINT=${backend.dynamoEndpoint} (embedded dynalite not started)\n`,
   );
   process.stdout.write(`listening on ${gateway.url}\n`);
+  credentialsPrinted(backend.credentialsFile);
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { Sqlite3Static } from '@sqlite.org/sqlite-wasm';
 import {
   type CellValue,
@@ -6,7 +7,14 @@ import {
   openChannelsFile,
   SqliteFileError,
 } from '#functions/console/page/sqlite/channels-file';
-import { callsOf, RowTooLargeError, type SummedReport, sumReports } from '#shared/import-rows';
+import {
+  callsOf,
+  FAMILY_CHOICES,
+  type FamilyChoice,
+  RowTooLargeError,
+  type SummedReport,
+  sumReports,
+} from '#shared/import-rows';
 import { type ImportReport, importReportSchema } from '#shared/schemas/import-report';
 import { type FileByteReader, loadSqlite, openFileReader } from './node-file.ts';
 
@@ -17,7 +25,8 @@ import { type FileByteReader, loadSqlite, openFileReader } from './node-file.ts'
  * summed report as JSON on stdout and a summary for people on stderr.
  */
 
-export const USAGE = 'usage: npm run import:sqlite -- <file.db> --url <proxy_url> [--dry-run]   (admin key: ADMIN_KEY)';
+export const USAGE =
+  'usage: npm run --silent import:sqlite -- <file.db> --url <proxy_url> [--dry-run] [--family oneapi|newapi|onehub|donehub]   (admin key: ADMIN_KEY)';
 
 /** The environment variable the admin key is read from (never an argument: arguments show in `ps` and history). */
 export const ADMIN_KEY_VARIABLE = 'ADMIN_KEY';
@@ -49,6 +58,8 @@ interface Options {
   file: string;
   url: URL;
   dryRun: boolean;
+  /** The gateway the operator says wrote the table (a fork's table is refused without it). */
+  family?: FamilyChoice;
 }
 
 /** A failure with the one line the CLI prints for it and its exit code. */
@@ -88,6 +99,7 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
   let file: string | undefined;
   let url: string | undefined;
   let dryRun = false;
+  let family: string | undefined;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (arg === '--help' || arg === '-h') return 'help';
@@ -97,6 +109,11 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
       i += 1;
       if (url === undefined) throw new CliError(`--url needs a value\n${USAGE}`, 2);
     } else if (arg.startsWith('--url=')) url = arg.slice('--url='.length);
+    else if (arg === '--family') {
+      family = argv[i + 1];
+      i += 1;
+      if (family === undefined) throw new CliError(`--family needs a value\n${USAGE}`, 2);
+    } else if (arg.startsWith('--family=')) family = arg.slice('--family='.length);
     else if (arg === '--key' || arg.startsWith('--key=') || arg === '--admin-key' || arg.startsWith('--admin-key=')) {
       // Never accepted: a key on the command line lands in shell history and in every `ps` listing.
       throw new CliError(`the admin key is read from ${ADMIN_KEY_VARIABLE} only, never from an argument`, 2);
@@ -116,7 +133,14 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
     throw new CliError(`--url must be an http:// or https:// URL (got ${parsed.protocol})`, 2);
   }
   if (parsed.username || parsed.password) throw new CliError('--url must not carry credentials', 2);
-  return { file, url: parsed, dryRun };
+  if (family !== undefined && !isFamilyChoice(family)) {
+    throw new CliError(`--family must be one of ${FAMILY_CHOICES.join(', ')} (got ${family})`, 2);
+  }
+  return { file, url: parsed, dryRun, ...(family === undefined ? {} : { family }) };
+}
+
+function isFamilyChoice(value: string): value is FamilyChoice {
+  return (FAMILY_CHOICES as readonly string[]).includes(value);
 }
 
 /** <proxy_url>/api/channels/import/rows, whatever path prefix the proxy URL has (a stage, a trailing slash). */
@@ -195,7 +219,11 @@ async function send(
   let sent = 0;
   const rows = readRows(table, fileName);
   try {
-    for (const call of callsOf(columns, rows, { dryRun: options.dryRun })) {
+    for (const call of callsOf(columns, rows, {
+      dryRun: options.dryRun,
+      family: options.family,
+      file: basename(options.file),
+    })) {
       const landed = reports.length;
       let report: ImportReport;
       try {
@@ -333,6 +361,11 @@ export function summary(report: SummedReport, walMode = false): string[] {
     if (!report.exact.lost) {
       lines.push('  (sent in several calls: a route listed as lost may be served by rows of another call)');
     }
+  } else if ((report.routes.unreadColumns ?? []).length > 0) {
+    // A fork's columns decide routes the counts cannot see: never "no route is lost" then.
+    lines.push(
+      `No route the import reads is lost, but the table's ${report.routes.unreadColumns?.join(', ')} column(s) hold values that were not read: routes they decide are not checked.`,
+    );
   } else {
     lines.push(`No route is lost: every model the enabled rows serve, in every group, still has a channel.`);
   }
@@ -349,6 +382,12 @@ export function summary(report: SummedReport, walMode = false): string[] {
   lines.push(
     `Channels that ${verb} created: ${n(c.created)}, updated: ${n(c.updated)}, unchanged: ${n(c.unchanged)}, left as edited: ${n(c.edited)}.`,
   );
+  if (report.stale !== undefined) {
+    lines.push(
+      `${n(report.stale.count)} stored channel${report.stale.count === 1 ? ' is' : 's are'} produced by no row of this file any more (left as they are; see "stale" in the JSON report).`,
+    );
+  }
+  for (const note of report.notes ?? []) lines.push(note);
   const skipped = report.items.filter((i) => i.outcome === 'skipped');
   for (const item of skipped.slice(0, 20)) {
     if (item.outcome === 'skipped') lines.push(`  skipped row ${item.legacyId}: ${item.reason}`);

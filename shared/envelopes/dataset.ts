@@ -1,6 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { Metrics } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { corsHeaders } from '#shared/cors';
 import { DATASET_ERROR_KINDS, DatasetApiError, type DatasetErrorKind, datasetErrors } from '#shared/errors';
 import {
   type CallerContext,
@@ -31,6 +32,15 @@ export type DatasetErrorBody = z.infer<ReturnType<typeof datasetErrorBodySchema>
 
 /** The error body of one row of DATASET_ERROR_KINDS. */
 export const datasetErrorKindBodySchema = (kind: DatasetErrorKind) => datasetErrorBodySchema(DATASET_ERROR_KINDS[kind]);
+
+/** A response of the knowledge-base API with FastGPT's cross-origin headers for the caller (shared/cors.ts). */
+function withCors(
+  response: APIGatewayProxyResult,
+  event: Pick<APIGatewayProxyEvent, 'headers'>,
+): APIGatewayProxyResult {
+  const origin = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'origin')?.[1];
+  return { ...response, headers: { ...response.headers, ...corsHeaders(origin ?? undefined) } };
+}
 
 /** The knowledge-base API's success envelope around `data` (an id, a record, a list, or null). */
 export function datasetSuccess(data: unknown): APIGatewayProxyResult {
@@ -74,9 +84,9 @@ export function datasetHandler(
         throw datasetErrors.unauthorized('Missing or malformed Authorization header; expected "Bearer <token>"');
       // The authorizer's policy already keeps the admin key out; checked again in case a policy is ever wrong.
       if (caller.scope !== 'dataset') throw datasetErrors.unAuthApiKey('The API key is not valid for this API');
-      return datasetSuccess(await call(event, caller));
+      return withCors(datasetSuccess(await call(event, caller)), event);
     } catch (error) {
-      return datasetErrorResponse(error, logger);
+      return withCors(datasetErrorResponse(error, logger), event);
     } finally {
       if (metrics) flushMetrics(metrics);
     }

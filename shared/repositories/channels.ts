@@ -111,11 +111,17 @@ export interface ChannelStore {
   ): Promise<number>;
   /** True when the table holds no channel at all (a strongly consistent Scan of one key). */
   isEmpty(options?: { signal?: AbortSignal }): Promise<boolean>;
+  /** Every stored channel's id (a Scan of the key only: the import may read nothing else by scanning). */
+  scanIds(options?: { signal?: AbortSignal }): Promise<string[]>;
+  /** What a report says of channels among `ids`: name, provider, status and source, never the key. */
+  getSummaries(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<Map<string, ChannelSummary>>;
 }
 
 /** What the usage report shows of a channel besides its id (a projection: the only attributes read). */
 export const LABEL_ATTRIBUTES = ['id', 'name', 'provider'] as const;
 export type ChannelLabel = Pick<StoredChannel, (typeof LABEL_ATTRIBUTES)[number]>;
+/** A channel as a report lists it (never its key). */
+export type ChannelSummary = Pick<StoredChannel, 'id' | 'name' | 'provider' | 'status' | 'source'>;
 
 /** What the list needs of a channel to filter and order it (a projection; never the key). */
 export interface ChannelListEntry {
@@ -125,6 +131,8 @@ export interface ChannelListEntry {
   /** Only read when a keyword filter asks for them. */
   baseUrl?: string;
   models?: string[];
+  /** Only read when a group filter asks for it (its `groups`). */
+  settings?: ChannelSettings;
 }
 
 /** Exact filters the list sends to DynamoDB as a FilterExpression; undefined = no filter. */
@@ -155,7 +163,10 @@ export interface ChannelReviewStore {
   /** Existing channels among `ids`, by id. */
   getMany(ids: readonly string[]): Promise<Map<string, StoredChannel>>;
   /** Every channel passing `filter`, reduced to the list's attributes (plus baseUrl and models with `forKeyword`). */
-  scanEntries(filter: ChannelFilter, options?: { forKeyword?: boolean }): Promise<ChannelListEntry[]>;
+  scanEntries(
+    filter: ChannelFilter,
+    options?: { forKeyword?: boolean; forGroup?: boolean },
+  ): Promise<ChannelListEntry[]>;
   /**
    * Applies `changes` and sets `updatedAt` and `editedAt` to `at`, provided the channel still has the `updatedAt`
    * it was read with; resolves with the channel after the change. ChannelChangedError when it does not. A change
@@ -231,6 +242,32 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
     return (out.Items?.length ?? 0) === 0;
   }
 
+  async scanIds(options: { signal?: AbortSignal } = {}): Promise<string[]> {
+    const ids: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const out = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          // The only Scan the import's role may send (see isEmpty): the id alone.
+          Select: 'SPECIFIC_ATTRIBUTES',
+          ProjectionExpression: '#id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+        { abortSignal: options.signal },
+      );
+      for (const item of out.Items ?? []) ids.push(String(item.id));
+      start = out.LastEvaluatedKey;
+    } while (start);
+    return ids;
+  }
+
+  getSummaries(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<Map<string, ChannelSummary>> {
+    return this.batchGet<ChannelSummary>(ids, options.signal, ['id', 'name', 'provider', 'status', 'source']);
+  }
+
   /** BatchGetItem of `ids` (duplicates dropped), strongly consistent, with only `attributes` when given. */
   private async batchGet<T extends { id: string }>(
     ids: readonly string[],
@@ -280,13 +317,20 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
     return out.Item === undefined ? undefined : fromChannelItem<StoredChannel>(out.Item);
   }
 
-  async scanEntries(filter: ChannelFilter, options: { forKeyword?: boolean } = {}): Promise<ChannelListEntry[]> {
+  async scanEntries(
+    filter: ChannelFilter,
+    options: { forKeyword?: boolean; forGroup?: boolean } = {},
+  ): Promise<ChannelListEntry[]> {
     // Only the attributes the list filters and orders by travel; the page's channels are read whole afterwards.
     const names: Record<string, string> = { '#id': 'id', '#provider': 'provider', '#name': 'name' };
     const projection = ['#id', '#provider', '#name'];
     if (options.forKeyword) {
       Object.assign(names, { '#baseUrl': 'baseUrl', '#models': 'models' });
       projection.push('#baseUrl', '#models');
+    }
+    if (options.forGroup) {
+      names['#settings'] = 'settings';
+      projection.push('#settings');
     }
     const values: Record<string, unknown> = {};
     const conditions: string[] = [];
@@ -325,7 +369,7 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
               ExclusiveStartKey: start,
             }),
           );
-          for (const item of out.Items ?? []) entries.push(item as ChannelListEntry);
+          for (const item of out.Items ?? []) entries.push(fromChannelItem<ChannelListEntry>(item));
           start = out.LastEvaluatedKey;
         } while (start);
         return entries;

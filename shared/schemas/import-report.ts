@@ -58,8 +58,36 @@ export const routesReportSchema = z.strictObject({
   items: z.array(routeItemSchema).max(1_000),
   itemsTruncated: z.boolean(),
   complete: z.boolean(),
+  /**
+   * Present only when the operator chose the family of a fork's table: the fork's columns that held a value in some
+   * row. The import did not read them, so routes they decide (a model prefix, say) are not in the counts.
+   */
+  unreadColumns: z.array(z.string()).optional(),
 });
 export type RoutesReport = z.infer<typeof routesReportSchema>;
+
+/** A stored channel no row of this run produces any more (docs/channel-import.md, "Stale channels"). */
+export const staleItemSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  provider: z.string(),
+  status: z.enum(['enabled', 'disabled', 'auto-disabled']),
+  /** The legacy row it was imported from, when it carries one. */
+  legacyId: legacyIdSchema.optional(),
+});
+export type StaleItem = z.infer<typeof staleItemSchema>;
+
+/**
+ * Channels already stored that no row of this run produces any more: their legacy row was deleted, or it is now
+ * skipped. Never deleted nor changed by the import; an operator may disable them. At most 1,000 listed, the
+ * enabled ones first. Absent when there is none.
+ */
+export const staleReportSchema = z.strictObject({
+  count,
+  items: z.array(staleItemSchema).max(1_000),
+  itemsTruncated: z.boolean(),
+});
+export type StaleReport = z.infer<typeof staleReportSchema>;
 
 export const importReportSchema = z.strictObject({
   dryRun: z.boolean(),
@@ -77,5 +105,11 @@ export const importReportSchema = z.strictObject({
   items: z.array(reportItemSchema).max(1_000),
   itemsTruncated: z.boolean(),
   routes: routesReportSchema,
+  stale: staleReportSchema.optional(),
+  /**
+   * Said once for the whole table when the counts alone could mislead: an empty `channels` table (every count 0),
+   * or a table whose columns also fit an older version of another gateway that reads its rows' types differently.
+   */
+  notes: z.array(z.string()).max(10).optional(),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;

@@ -100,6 +100,8 @@ async function runCore(dryRun = false): Promise<{ rows: number; items: number; r
         },
         getMany: (ids, options) => repository.getMany(ids, options),
         isEmpty: (options) => repository.isEmpty(options),
+        scanIds: (options) => repository.scanIds(options),
+        getSummaries: (ids, options) => repository.getSummaries(ids, options),
       },
       families: FAMILIES,
       channelIdKey: async () => BENCH_CHANNEL_ID_KEY,

@@ -253,7 +253,7 @@ describe('review and fix', () => {
     const { page, recorder } = await open();
     await signIn(page, world.server.credentials.adminKey);
     expect(await page.locator('#channels-body td[data-label="Settings"]').innerText()).toBe(
-      '2 model mappings; priority 10; weight 3; groups, tag, API version, region, proxy, headers, parameters, status codes, other',
+      '2 model mappings; priority 10; weight 3; groups default, vip; tag, API version, region, proxy, headers, parameters, status codes, other',
     );
     await page.evaluate('document.activeElement.blur()');
     const tabTo = async (target: string, limit = 80) => {

@@ -135,7 +135,10 @@ describe('import from a SQLite file', () => {
         new RegExp(`^Source: the SQLite file ${name}\\.db, channels table, \\d+ rows read;`),
       );
       expect(stored).toEqual([]);
-      expect((await world.channels.scan()).map(comparable)).toEqual(expected);
+      const imported = await world.channels.scan();
+      expect(imported.map(comparable)).toEqual(expected);
+      // The file's name (a browser gives no path) is recorded as where the channels came from.
+      expect(new Set(imported.map((c) => c.source.database))).toEqual(new Set([`${name}.db`]));
       const assets = recorder.requests.filter((url) => url.includes('/console/assets/'));
       expect(assets).toEqual([
         expect.stringMatching(/\/console\/assets\/sqlite-worker-[0-9a-f]{16}\.js$/),

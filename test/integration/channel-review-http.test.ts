@@ -160,6 +160,24 @@ describe('GET /api/channels/ (list)', () => {
     for (const reply of refused) expectError(reply, 400, /^page must be a whole number from 1$/);
   });
 
+  it('filters by provider in any case, and by the groups a channel serves (none set: default)', async () => {
+    await seed([
+      reviewChannel(1, { provider: 'openai', name: 'vip only', settings: { groups: ['vip'] } }),
+      reviewChannel(2, { provider: 'openai', name: 'both', settings: { groups: ['default', 'vip'] } }),
+      reviewChannel(3, { provider: 'anthropic', name: 'no groups' }),
+    ]);
+
+    const upper = await list('?provider=OpenAI');
+    const vip = await list('?group=vip');
+    const byDefault = await list('?group=default');
+    const vipAnthropic = await list('?group=vip&provider=ANTHROPIC');
+
+    expect(names(upper)).toEqual(['both', 'vip only']);
+    expect(names(vip)).toEqual(['both', 'vip only']);
+    expect(names(byDefault)).toEqual(['no groups', 'both']);
+    expect(vipAnthropic).toEqual({ channels: [], total: 0 });
+  });
+
   it('filters by provider, status, name and legacy_id exactly', async () => {
     await seed(catalogue());
 
@@ -211,7 +229,7 @@ describe('GET /api/channels/ (list)', () => {
     expectError(
       reply,
       400,
-      /^Unknown query parameter "model"; the list takes page, per_page, provider, status, name, legacy_id, keyword$/,
+      /^Unknown query parameter "model"; the list takes page, per_page, provider, status, name, legacy_id, group, keyword$/,
     );
   });
 

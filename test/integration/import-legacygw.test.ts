@@ -402,6 +402,8 @@ describe('an import that failed part-way', () => {
       repo: {
         getCompared: (ids, options) => healthy.repo.getCompared(ids, options),
         isEmpty: (options) => healthy.repo.isEmpty(options),
+        scanIds: (options) => healthy.repo.scanIds(options),
+        getSummaries: (ids, options) => healthy.repo.getSummaries(ids, options),
         getMany: (ids, options) => healthy.repo.getMany(ids, options),
         putMany: async (items, options) => {
           const written = await healthy.repo.putMany(items.slice(0, 10), options);

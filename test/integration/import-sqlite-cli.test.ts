@@ -66,6 +66,23 @@ function comparable(report: ImportReport & { calls?: unknown; exact?: unknown })
 const byId = (a: StoredChannel, b: StoredChannel) => a.id.localeCompare(b.id);
 
 describe('npm run import:sqlite against the local server', () => {
+  it("prints only the report's JSON on stdout when run through npm as the README writes it (npm run --silent)", async () => {
+    const file = join(dir(), 'readme.db');
+    await writeSqliteFixture('oneapi-channels', file);
+
+    const { stdout } = await execFileAsync(
+      'npm',
+      ['run', '--silent', 'import:sqlite', '--', file, '--url', server.url, '--dry-run'],
+      {
+        cwd: join(import.meta.dirname, '..', '..'),
+        env: { ...process.env, NO_COLOR: '1', ADMIN_KEY: server.credentials.adminKey },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
+
+    expect((JSON.parse(stdout) as ImportReport).dryRun).toBe(true);
+  }, 120_000);
+
   it.each([
     ['One API', 'oneapi-channels'],
     ['New API', 'newapi-newest-channels'],

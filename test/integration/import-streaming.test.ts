@@ -29,6 +29,8 @@ function gatedStore() {
   const store: ChannelStore = {
     // Not empty, so every chunk is read (and held here).
     isEmpty: async () => false,
+    scanIds: async () => [],
+    getSummaries: async () => new Map(),
     async getCompared() {
       reads += 1;
       await gate;

@@ -171,7 +171,13 @@ describe.skipIf(ON_ANOTHER_ENGINE)("npm start's DynamoDB engine, with HOST=0.0.0
       expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);
     }
     // The same engine serves its credential's holder.
-    expect((await listTables({ endpoint, credentials: access })).TableNames).toEqual(['channels', 'datasets', 'relayKeys', 'relayState', 'usage']);
+    expect((await listTables({ endpoint, credentials: access })).TableNames).toEqual([
+      'channels',
+      'datasets',
+      'relayKeys',
+      'relayState',
+      'usage',
+    ]);
   });
 
   it("refuses a request without this run's credential, with a wrong one, or with a body other than the signed one", async () => {

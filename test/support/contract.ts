@@ -46,6 +46,8 @@ export function contractChecker(documents: OpenApiDocuments = committedDocuments
     const where = `${method} ${exchange.path} -> ${statusCode} (${api} API)`;
     const text = exchange.body.toString('utf8');
 
+    // A CORS preflight of an API that answers them (shared/cors.ts): 200 and no body, as API Gateway's mock answers.
+    if (!route && method === 'OPTIONS' && statusCode === 200 && text === '') return [];
     if (!route) {
       let body: unknown;
       try {

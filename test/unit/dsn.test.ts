@@ -49,6 +49,25 @@ describe('parseDsn, either form', () => {
   });
 });
 
+describe('parseDsn, a SQLite path pasted as a DSN (docs/channel-import.md, "DSN")', () => {
+  it.each([
+    '/opt/one-api/data/one-api.db',
+    './one-api.db',
+    'one-api.db',
+    'C:\\gateway\\new-api.sqlite3',
+    'sqlite:///data/one-api.db',
+    'file:one-api.db?cache=shared',
+  ])('points %s to the file import', (dsn) => {
+    expect(() => parseDsn(dsn)).toThrow(
+      /SQLite file's path, not a database server: import the file itself instead, in the console .* npm run --silent import:sqlite -- <file\.db> --url <proxy_url>/,
+    );
+  });
+
+  it('still reads a MySQL DSN whose database is named like a file', () => {
+    expect(parseDsn('app:s3cret@tcp(db.internal:3307)/gw.db')).toMatchObject({ database: 'gw.db' });
+  });
+});
+
 describe('parseDsn, Go driver form', () => {
   it('defaults the port to 3306, the timeout to 10 s and tls to false', () => {
     const parsed = parseDsn('app:pw@tcp(10.0.0.5)/legacy');

@@ -47,6 +47,12 @@ function storeOf(initial: StoredChannel[] = []): ChannelStore {
     async isEmpty() {
       return items.size === 0;
     },
+    async scanIds() {
+      return [...items.keys()];
+    },
+    async getSummaries(ids) {
+      return new Map(ids.flatMap((id) => (items.has(id) ? [[id, items.get(id)!] as const] : [])));
+    },
   };
 }
 

@@ -368,6 +368,30 @@ describe('adding up the reports of several calls', () => {
   });
 });
 
+describe('stale channels over several calls (docs/channel-import.md, "Stale channels")', () => {
+  const item = (id: string) => ({ id, name: id, provider: 'openai', status: 'enabled' as const, legacyId: 1 });
+  const withStale = (ids: string[], itemsTruncated = false, count = ids.length): ImportReport => ({
+    ...report({}),
+    ...(ids.length > 0 || count > 0 ? { stale: { count, items: ids.map(item), itemsTruncated } } : {}),
+  });
+
+  it('lists only the channels that no call produced: those every call lists', () => {
+    const summed = sumReports([withStale(['c2', 'gone']), withStale(['c1', 'gone'])]);
+
+    expect(summed.stale).toEqual({ count: 1, items: [item('gone')], itemsTruncated: false });
+  });
+
+  it('has none when one call produced every channel another call calls stale', () => {
+    expect(sumReports([withStale(['c2']), withStale([])]).stale).toBeUndefined();
+  });
+
+  it('says the list is cut when a call listed only part of its stale channels, counting at most the smallest', () => {
+    const summed = sumReports([withStale(['gone'], true, 1_500), withStale(['gone', 'c1'], false, 2)]);
+
+    expect(summed.stale).toEqual({ count: 2, items: [item('gone')], itemsTruncated: true });
+  });
+});
+
 describe('the oversize marker of a SQLite reader', () => {
   it('is a value over its limit for any column it stands in, never text', async () => {
     const rows = await read(

@@ -35,7 +35,11 @@ interface Run {
   code: number;
   stdout: string;
   stderr: string;
-  calls: { url: string; body: { columns: string[]; rows: unknown[][]; dryRun?: boolean }; authorization: string }[];
+  calls: {
+    url: string;
+    body: { columns: string[]; rows: unknown[][]; dryRun?: boolean; family?: string; file?: string };
+    authorization: string;
+  }[];
 }
 
 async function run(
@@ -231,7 +235,9 @@ describe('npm run import:sqlite (with a fake proxy)', () => {
     const result = await run(['--help'], () => ok());
 
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^usage: npm run import:sqlite -- <file.db> --url <proxy_url> \[--dry-run\]/);
+    expect(result.stdout).toMatch(
+      /^usage: npm run --silent import:sqlite -- <file.db> --url <proxy_url> \[--dry-run\] \[--family /,
+    );
   });
 });
 
@@ -280,5 +286,53 @@ describe('the summary', () => {
 
     expect(changed(1)).toContain('1 route keeps fewer channels than the gateway had.');
     expect(changed(2)).toContain('2 routes keep fewer channels than the gateway had.');
+  });
+});
+
+describe('npm run import:sqlite -- --family (docs/channel-import.md, "Forks")', () => {
+  it("sends the chosen family and the file's name (never its directory) with every call", async () => {
+    const result = await run([file, '--url', 'http://127.0.0.1:3000', '--family', 'newapi', '--dry-run'], () => ok());
+
+    expect(result.code).toBe(0);
+    expect(result.calls.map((c) => [c.body.family, c.body.file])).toEqual([['newapi', 'one-api.db']]);
+    expect(() => JSON.parse(result.stdout)).not.toThrow();
+  });
+
+  it('refuses a family that is not one of the four, as a usage error', async () => {
+    const result = await run([file, '--url', 'http://127.0.0.1:3000', '--family=veloera'], () => ok());
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/--family must be one of oneapi, newapi, onehub, donehub \(got veloera\)/);
+    expect(result.calls).toEqual([]);
+  });
+});
+
+describe('the summary of a fork read as a chosen family, with stale channels and notes', () => {
+  it('never says that no route is lost when columns deciding routes were not read', () => {
+    const base = report({
+      routes: {
+        total: 1,
+        kept: 1,
+        changed: 0,
+        lost: 0,
+        items: [],
+        itemsTruncated: false,
+        complete: true,
+        unreadColumns: ['model_prefix'],
+      },
+      stale: { count: 2, items: [], itemsTruncated: true },
+      notes: ['a note'],
+    });
+
+    const lines = summary({ ...base, calls: 1, exact: { lost: true, totals: true } });
+
+    expect(lines.join('\n')).not.toContain('No route is lost');
+    expect(lines).toContain(
+      "No route the import reads is lost, but the table's model_prefix column(s) hold values that were not read: routes they decide are not checked.",
+    );
+    expect(lines).toContain(
+      '2 stored channels are produced by no row of this file any more (left as they are; see "stale" in the JSON report).',
+    );
+    expect(lines).toContain('a note');
   });
 });

@@ -205,6 +205,16 @@ describe('createRowMapper: name', () => {
     expect(outcome.warnings).toEqual(['name truncated']);
   });
 
+  it.each([
+    ['as a source hands it over (cut to 65 code points)', `${'n'.repeat(64)} `],
+    ['whole', `${'n'.repeat(64)} and more`],
+  ])('warns "name truncated" when the cut falls on a space, the name %s', (_, name) => {
+    const outcome = imported(mapOne({ id: 1, name }));
+
+    expect(outcome.channels[0]?.name).toBe('n'.repeat(64));
+    expect(outcome.warnings).toEqual(['name truncated']);
+  });
+
   it('counts code points, so an emoji is never cut in half', () => {
     const outcome = imported(mapOne({ id: 1, name: '😀'.repeat(70) }));
 

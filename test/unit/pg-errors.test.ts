@@ -27,8 +27,40 @@ const rewrite = (e: unknown) => rewritePgError(e, dsn, new AbortController().sig
 
 describe('rewritePgError', () => {
   it.each([
+    [
+      'a role that does not exist (trust auth)',
+      { routine: 'InitializeSessionUserId' },
+      'role "nobody" does not exist',
+      'prefer',
+      /has no role named as the DSN's user: check the user name in the DSN, or create the role/,
+    ],
+    [
+      'no pg_hba.conf line without TLS, under sslmode=disable',
+      { routine: 'ClientAuthentication' },
+      'no pg_hba.conf entry for host "10.0.0.9", user "importer", database "oneapi", no encryption',
+      'disable',
+      /only over TLS: remove sslmode=disable/,
+    ],
+    [
+      'no pg_hba.conf line for this address',
+      { routine: 'ClientAuthentication' },
+      'no pg_hba.conf entry for host "10.0.0.9", user "importer", database "oneapi", SSL encryption',
+      'require',
+      /does not accept this user from this network address \(no pg_hba\.conf line matches/,
+    ],
+  ] as const)('names 28000 for %s, never blaming TLS for a missing role', (_, fields, text, sslmode, message) => {
+    const e = Object.assign(new Error(text), { code: '28000', severity: 'FATAL', ...fields });
+
+    const error = rewritePgError(e, { ...dsn, sslmode }, new AbortController().signal) as ProxyApiError;
+
+    expect([error.httpStatus, error.message]).toEqual([400, expect.stringMatching(message)]);
+    if (fields.routine === 'InitializeSessionUserId') expect(error.message).not.toMatch(/TLS|sslmode/);
+    expect(error.message).not.toContain('nobody');
+    expect(error.message).not.toContain('10.0.0.9');
+  });
+
+  it.each([
     ['28P01', 400, /denied access/],
-    ['28000', 400, /pg_hba\.conf/],
     ['42501', 400, /may not connect to the database or read its channels table/],
     ['42P01', 400, /channels table cannot be read/],
     ['3D000', 400, /"oneapi" does not exist/],

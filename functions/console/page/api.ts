@@ -56,6 +56,17 @@ export interface RoutesReport {
   items: RouteItem[];
   itemsTruncated: boolean;
   complete: boolean;
+  /** A fork's columns that held values the import did not read (a family chosen by the operator). */
+  unreadColumns?: string[];
+}
+
+/** A stored channel no row of the import produces any more (never deleted by the import). */
+export interface StaleItem {
+  id: string;
+  name: string;
+  provider: string;
+  status: 'enabled' | 'disabled' | 'auto-disabled';
+  legacyId?: number | string;
 }
 
 /** The `data` of an import (dry run or real). */
@@ -67,6 +78,10 @@ export interface ImportReport {
   items: ReportItem[];
   itemsTruncated: boolean;
   routes: RoutesReport;
+  /** Said when the counts alone could mislead (an empty table, a table another gateway's older version could have written). */
+  notes?: string[];
+  /** Absent when no stored channel is stale. */
+  stale?: { count: number; items: StaleItem[]; itemsTruncated: boolean };
 }
 
 /** The `data` of a channel test. */

@@ -12,6 +12,7 @@ interface Query {
   perPage: number;
   provider: string;
   status: string;
+  group: string;
   keyword: string;
 }
 
@@ -23,6 +24,7 @@ export function listPath(query: Query): string {
   for (const [name, value] of [
     ['provider', query.provider],
     ['status', query.status],
+    ['group', query.group],
     ['keyword', query.keyword],
   ] as const) {
     if (value !== '') params.set(name, value);
@@ -56,7 +58,6 @@ function modelsText(models: readonly string[]): string {
 }
 
 const SETTING_NAMES: Record<string, string> = {
-  groups: 'groups',
   tag: 'tag',
   organization: 'organization',
   systemPrompt: 'system prompt',
@@ -80,10 +81,25 @@ export function settingsText(settings: Settings | undefined, abbreviated: readon
   if (pairs > 0) parts.push(`${pairs} model mapping${pairs === 1 ? '' : 's'}`);
   if (settings?.priority !== undefined) parts.push(`priority ${settings.priority}`);
   if (settings?.weight !== undefined) parts.push(`weight ${settings.weight}`);
+  // The groups by name: they decide who may use the channel.
+  const groups = Array.isArray(settings?.groups) ? settings.groups : [];
+  if (groups.length > 0) parts.push(`${groups.length === 1 ? 'group' : 'groups'} ${groups.join(', ')}`);
   const others = Object.keys(SETTING_NAMES).filter((field) => settings?.[field] !== undefined);
   if (others.length > 0) parts.push(others.map((field) => SETTING_NAMES[field]).join(', '));
   const text = parts.length === 0 ? 'none' : parts.join('; ');
   return abbreviated.length > 0 ? `${text} (shortened here: ${abbreviated.join(', ')}; Edit shows all)` : text;
+}
+
+/** What an empty table says: which filters are set, so the operator knows what to clear. */
+export function emptyText(query: Pick<Query, 'provider' | 'status' | 'group' | 'keyword'>): string {
+  const set = [
+    query.provider === '' ? '' : `provider "${query.provider}"`,
+    query.status === '' ? '' : `status ${query.status}`,
+    query.group === '' ? '' : `group "${query.group}"`,
+    query.keyword === '' ? '' : `keyword "${query.keyword}"`,
+  ].filter((part) => part !== '');
+  if (set.length === 0) return 'No channel yet: import some above.';
+  return `No channel matches ${set.length === 1 ? 'the filter' : 'the filters'} ${set.join(', ')}. Clear ${set.length === 1 ? 'it' : 'them'} to see every channel.`;
 }
 
 /**
@@ -95,6 +111,7 @@ export function channelsView(deps: ChannelsViewDeps) {
   const provider = byId<HTMLInputElement>('filter-provider');
   const statusFilter = byId<HTMLSelectElement>('filter-status');
   const keyword = byId<HTMLInputElement>('filter-keyword');
+  const group = byId<HTMLInputElement>('filter-group');
   const perPage = byId<HTMLSelectElement>('filter-per-page');
   const body = byId('channels-body');
   const selectAll = byId<HTMLInputElement>('select-all');
@@ -107,7 +124,7 @@ export function channelsView(deps: ChannelsViewDeps) {
   const selected = new Set<string>();
   let rows: Channel[] = [];
   let total = 0;
-  const query: Query = { page: 1, perPage: 10, provider: '', status: '', keyword: '' };
+  const query: Query = { page: 1, perPage: 10, provider: '', status: '', group: '', keyword: '' };
 
   function lastPage(): number {
     return Math.max(1, Math.ceil(total / query.perPage));
@@ -172,9 +189,7 @@ export function channelsView(deps: ChannelsViewDeps) {
 
   function render(): void {
     body.replaceChildren(
-      ...(rows.length === 0
-        ? [h('tr', {}, h('td', { colspan: '9' }, 'No channel matches these filters.'))]
-        : rows.map(row)),
+      ...(rows.length === 0 ? [h('tr', {}, h('td', { colspan: '9' }, emptyText(query)))] : rows.map(row)),
     );
     for (const channel of rows) providers.add(channel.provider);
     byId('provider-list').replaceChildren(...[...providers].sort().map((p) => h('option', { value: p })));
@@ -308,6 +323,7 @@ export function channelsView(deps: ChannelsViewDeps) {
       perPage: Number(perPage.value),
       provider: provider.value.trim(),
       status: statusFilter.value,
+      group: group.value.trim(),
       keyword: keyword.value.trim(),
     });
     void load();

@@ -168,24 +168,53 @@ function runDialog(parts: {
   error: HTMLElement;
   /** Where focus goes first, and back after a failure. */
   focus: HTMLElement;
+  /** The field an error message names, if any: the error is then shown beside it and it gets focus. */
+  fieldFor?: (message: string) => HTMLElement | undefined;
   act: () => Promise<boolean>;
   onClose?: () => void;
 }): Promise<boolean> {
   const { dialog, trigger, busy, cancel, error, focus } = parts;
   const event = trigger instanceof HTMLFormElement ? 'submit' : 'click';
+  // The error's own place, where it goes back when it is not beside a field.
+  const home = { parent: error.parentElement, next: error.nextSibling };
+  let invalid: HTMLElement | undefined;
+  const unmark = () => {
+    if (invalid) {
+      invalid.removeAttribute('aria-invalid');
+      const described = (invalid.getAttribute('aria-describedby') ?? '')
+        .split(' ')
+        .filter((id) => id && id !== error.id);
+      if (described.length > 0) invalid.setAttribute('aria-describedby', described.join(' '));
+      else invalid.removeAttribute('aria-describedby');
+      invalid = undefined;
+    }
+    home.parent?.insertBefore(error, home.next);
+  };
   say(error, '');
   return new Promise((resolve) => {
     let done = false;
     const onTrigger = async (e: Event) => {
       e.preventDefault();
       busy.disabled = true;
+      unmark();
       say(error, '');
       try {
         done = (await parts.act()) || done;
         dialog.close();
       } catch (failure) {
         fail(failure, error);
-        focus.focus();
+        const field = parts.fieldFor?.(error.textContent ?? '');
+        if (field?.isConnected) {
+          // Beside the field it names, announced (role=alert), and read again with the field (aria-describedby).
+          const details = field.closest('details');
+          if (details) details.open = true;
+          field.after(error);
+          field.setAttribute('aria-invalid', 'true');
+          const described = field.getAttribute('aria-describedby');
+          field.setAttribute('aria-describedby', described ? `${described} ${error.id}` : error.id);
+          invalid = field;
+          field.focus();
+        } else focus.focus();
       } finally {
         busy.disabled = false;
       }
@@ -196,11 +225,39 @@ function runDialog(parts: {
     openModal(dialog, parts.opener, () => {
       trigger.removeEventListener(event, onTrigger);
       cancel.removeEventListener('click', onCancel);
+      unmark();
       parts.onClose?.();
       resolve(done);
     });
     focus.focus();
   });
+}
+
+/**
+ * The edit dialog's field an API message is about: the review API's messages start with the field's name
+ * (`baseUrl must be ...`, `settings.weight must be ...`; functions/update-channel).
+ */
+export function editFieldFor(message: string): HTMLElement | undefined {
+  const plain: [RegExp, string][] = [
+    [/^name\b/, 'edit-name'],
+    [/^baseUrl\b/, 'edit-base-url'],
+    [/^(?:models|each model)\b/, 'edit-models'],
+    [/^status\b/, 'edit-status'],
+    [/^key\b/, 'edit-key'],
+    [/^each requested and upstream model name\b/, 'edit-mapping-add'],
+  ];
+  for (const [pattern, id] of plain) if (pattern.test(message)) return document.getElementById(id) ?? undefined;
+  const setting = /^settings\.([A-Za-z]+)/.exec(message)?.[1];
+  if (setting === undefined) return undefined;
+  if (setting === 'modelMapping') {
+    return (
+      document.querySelector<HTMLElement>('#edit-mapping input') ??
+      document.getElementById('edit-mapping-add') ??
+      undefined
+    );
+  }
+  const id = `edit-${setting.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  return document.getElementById(id) ?? document.getElementById(`edit-${setting}`) ?? undefined;
 }
 
 /** The edit dialog for one channel; resolves true when a change was saved. */
@@ -246,6 +303,7 @@ export function editDialog(
     cancel: byId<HTMLButtonElement>('edit-cancel'),
     error: byId('edit-error'),
     focus: fields.name,
+    fieldFor: editFieldFor,
     act: async () => {
       const changes = changesFrom(channel, {
         name: fields.name.value,

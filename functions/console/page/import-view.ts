@@ -1,7 +1,7 @@
-import type { SummedReport } from '../../../shared/import-rows.ts';
+import { FAMILY_CHOICES, type FamilyChoice, type SummedReport } from '../../../shared/import-rows.ts';
 import type { Call, ImportReport } from './api.ts';
 import { byId, h, say } from './dom.ts';
-import { reportCounts, reportRoutes, reportTables } from './report-view.ts';
+import { reportCounts, reportRoutes, reportStale, reportTables } from './report-view.ts';
 import { openSqliteFile, type Progress, sendSqliteTable } from './sqlite-import.ts';
 
 const IMPORT_PATH = 'api/channels/import/legacygw';
@@ -19,6 +19,8 @@ export interface ImportViewDeps {
 
 /** What "Import" runs after a preview: the same DSN, or the same SQLite file. */
 type Pending = { kind: 'dsn'; dsn: string } | { kind: 'sqlite'; file: File; rows: number };
+
+const FAMILIES: readonly string[] = FAMILY_CHOICES;
 
 /** A picked file and how much of it the worker read. */
 interface ReadFile {
@@ -51,7 +53,13 @@ export function importView(deps: ImportViewDeps) {
   const fileForm = byId<HTMLFormElement>('sqlite-form');
   const fileInput = byId<HTMLInputElement>('sqlite-input');
   const fileButton = fileForm.querySelector('button[type="submit"]') as HTMLButtonElement;
+  const familyInput = byId<HTMLSelectElement>('family-input');
   let pending: Pending | undefined;
+  // The gateway chosen for the preview: "Import" runs with the same choice, whatever the field says by then.
+  let family: FamilyChoice | undefined;
+  const chosenFamily = (): FamilyChoice | undefined =>
+    FAMILIES.includes(familyInput.value) ? (familyInput.value as FamilyChoice) : undefined;
+  const withFamily = (body: Record<string, unknown>) => (family === undefined ? body : { ...body, family });
   // Where focus goes back when a run fails or the report closes: the form the operator used.
   let origin: HTMLInputElement = input;
 
@@ -74,7 +82,7 @@ export function importView(deps: ImportViewDeps) {
     heading.textContent = result.dryRun ? 'Preview: nothing is written yet' : 'Import done';
     say(byId('report-source'), sourceLine(result, file));
     const exact = 'exact' in result ? result.exact : { lost: true, totals: true };
-    const notes: HTMLElement[] = [];
+    const notes: HTMLElement[] = (result.notes ?? []).map((note) => h('p', { class: 'note' }, note));
     if (!exact.lost) {
       notes.push(
         h(
@@ -94,6 +102,7 @@ export function importView(deps: ImportViewDeps) {
     const truncated = result.itemsTruncated ? [h('p', {}, 'Only the first 1,000 rows with remarks are listed.')] : [];
     byId('report-skipped').replaceChildren(tables.skipped, ...truncated);
     byId('report-warnings').replaceChildren(tables.warnings);
+    showStale(result);
     run.hidden = !result.dryRun;
     cancel.textContent = result.dryRun ? 'Cancel' : 'Close report';
     report.hidden = false;
@@ -120,8 +129,9 @@ export function importView(deps: ImportViewDeps) {
       return;
     }
     busy('Previewing the import…');
+    family = chosenFamily();
     try {
-      const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn, dryRun: true });
+      const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, withFamily({ dsn, dryRun: true }));
       pending = { kind: 'dsn', dsn };
       busy('');
       show(result);
@@ -150,6 +160,7 @@ export function importView(deps: ImportViewDeps) {
       return;
     }
     busy('Loading SQLite and opening the file…');
+    family = chosenFamily();
     try {
       const opened = await openSqliteFile(file);
       const { report: result, bytesRead } = await sendSqliteTable(
@@ -157,6 +168,7 @@ export function importView(deps: ImportViewDeps) {
         true,
         opened.rows,
         progressText('Previewing'),
+        family,
       );
       pending = { kind: 'sqlite', file, rows: opened.rows };
       busy('');
@@ -177,11 +189,11 @@ export function importView(deps: ImportViewDeps) {
     busy('Importing…');
     try {
       if (action.kind === 'dsn') {
-        const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, { dsn: action.dsn });
+        const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, withFamily({ dsn: action.dsn }));
         busy('');
         show(result);
       } else {
-        const sent = await sendSqliteTable(deps.call(), false, action.rows, progressText('Importing'));
+        const sent = await sendSqliteTable(deps.call(), false, action.rows, progressText('Importing'), family);
         busy('');
         show(sent.report, { file: action.file, bytesRead: sent.bytesRead });
       }
@@ -191,6 +203,46 @@ export function importView(deps: ImportViewDeps) {
       report.hidden = true;
       deps.fail(failure, error);
       origin.focus();
+    }
+  });
+
+  // The enabled stale channels the report lists, for "Disable them".
+  let staleEnabled: string[] = [];
+  const staleSection = byId('report-stale');
+  const staleButton = byId<HTMLButtonElement>('stale-disable');
+  const staleStatus = byId('stale-status');
+
+  function showStale(result: ImportReport | SummedReport): void {
+    const parts = reportStale(result);
+    staleEnabled = (result.stale?.items ?? []).filter((item) => item.status === 'enabled').map((item) => item.id);
+    byId('stale-body').replaceChildren(...parts);
+    staleSection.hidden = parts.length === 0;
+    staleButton.hidden = staleEnabled.length === 0;
+    staleButton.disabled = false;
+    staleButton.textContent = `Disable the ${staleEnabled.length === 1 ? 'enabled one' : `${staleEnabled.length.toLocaleString('en')} enabled ones`}`;
+    say(staleStatus, '');
+  }
+
+  staleButton.addEventListener('click', async () => {
+    const ids = staleEnabled;
+    if (ids.length === 0) return;
+    staleButton.disabled = true;
+    say(staleStatus, 'Disabling…');
+    let done = 0;
+    try {
+      // One update each, as the review API offers; each stamps editedAt, so a later import keeps them disabled.
+      for (const id of ids) {
+        await deps.call()('PUT', `api/channel/${encodeURIComponent(id)}`, { status: 'disabled' });
+        done += 1;
+      }
+      staleEnabled = [];
+      staleButton.hidden = true;
+      say(staleStatus, `Disabled ${done.toLocaleString('en')} stale ${done === 1 ? 'channel' : 'channels'}.`);
+      deps.imported();
+    } catch (failure) {
+      staleButton.disabled = false;
+      staleEnabled = ids.slice(done);
+      deps.fail(failure, staleStatus);
     }
   });
 

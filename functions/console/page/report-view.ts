@@ -1,4 +1,4 @@
-import type { ImportReport, ReportItem, RouteItem } from './api.ts';
+import type { ImportReport, ReportItem, RouteItem, StaleItem } from './api.ts';
 import { h } from './dom.ts';
 
 const count = (n: number) => n.toLocaleString('en');
@@ -57,6 +57,48 @@ export function reportTables(items: readonly ReportItem[]): { skipped: HTMLEleme
   };
 }
 
+/**
+ * The stored channels no row of this table produces any more (docs/console.md, "Stale channels"): said in words, then
+ * listed (enabled first). The import leaves them as they are; the page offers to disable the enabled ones.
+ */
+export function reportStale(report: ImportReport): HTMLElement[] {
+  const stale = report.stale;
+  if (stale === undefined || stale.count === 0) return [];
+  const enabled = stale.items.filter((item) => item.status === 'enabled').length;
+  const they = stale.count === 1 ? 'It stays' : 'They stay';
+  const parts: HTMLElement[] = [
+    h(
+      'p',
+      { id: 'stale-summary' },
+      `${count(stale.count)} stored ${stale.count === 1 ? 'channel is' : 'channels are'} produced by no row of this table any more (the legacy row was deleted, or is now skipped). ${they} as ${stale.count === 1 ? 'it is' : 'they are'}: the import never deletes a channel${enabled > 0 ? `, and ${count(enabled)} of them still ${enabled === 1 ? 'serves' : 'serve'} requests` : ''}.`,
+    ),
+    h(
+      'table',
+      {},
+      h('caption', {}, `Stale channels (${count(stale.count)})`),
+      h(
+        'thead',
+        {},
+        h('tr', {}, ...['Name', 'Provider', 'Status', 'Legacy id'].map((text) => h('th', { scope: 'col' }, text))),
+      ),
+      h('tbody', {}, ...stale.items.map(staleRow)),
+    ),
+  ];
+  if (stale.itemsTruncated) parts.push(h('p', {}, `Only the first ${count(stale.items.length)} are listed.`));
+  return parts;
+}
+
+function staleRow(item: StaleItem): HTMLElement {
+  return h(
+    'tr',
+    {},
+    h('td', {}, h('bdi', {}, item.name)),
+    h('td', {}, item.provider),
+    h('td', {}, item.status),
+    h('td', {}, item.legacyId === undefined ? '' : String(item.legacyId)),
+  );
+}
+
 /** Most routes each list shows; the others are counted. */
 const ROUTES_LISTED = 20;
 
@@ -93,7 +135,17 @@ export function reportRoutes(report: ImportReport): HTMLElement[] {
   const lost = routes.items.filter((item) => item.imported === 0);
   const changed = routes.items.filter((item) => item.imported > 0);
   const parts: HTMLElement[] = [];
-  if (routes.lost === 0) {
+  const unread = routes.unreadColumns ?? [];
+  if (routes.lost === 0 && unread.length > 0) {
+    // A fork's columns decide routes the counts cannot see (a model prefix, say): never "nothing lost" then.
+    parts.push(
+      h(
+        'p',
+        { id: 'routes-lost', class: 'lost' },
+        `No model loses its channels among the routes this import reads, but the table's ${unread.join(', ')} ${unread.length === 1 ? 'column holds values that were' : 'columns hold values that were'} not read: routes ${unread.length === 1 ? 'it decides' : 'they decide'} are not checked.`,
+      ),
+    );
+  } else if (routes.lost === 0) {
     parts.push(h('p', { id: 'routes-lost' }, 'No model loses its channels.'));
   } else {
     const their = routes.lost === 1 ? 'its group' : 'their groups';

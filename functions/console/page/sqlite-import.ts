@@ -5,7 +5,7 @@
  * up their reports. Each call is a complete import of its rows, so an import stopped part-way is completed by
  * running it again.
  */
-import { type SummedReport, sumReports } from '../../../shared/import-rows.ts';
+import { type FamilyChoice, type SummedReport, sumReports } from '../../../shared/import-rows.ts';
 import type { ImportReport } from '../../../shared/schemas/import-report.ts';
 import { ApiError, apiBase, type Call } from './api.ts';
 import type { FromWorker, ToWorker } from './sqlite-protocol.ts';
@@ -102,9 +102,10 @@ export async function sendSqliteTable(
   dryRun: boolean,
   rows: number,
   progress: (p: Progress) => void,
+  family?: FamilyChoice,
 ): Promise<{ report: SummedReport; bytesRead: number }> {
   const reports: ImportReport[] = [];
-  let message = await ask({ type: 'start', dryRun });
+  let message = await ask({ type: 'start', dryRun, ...(family === undefined ? {} : { family }) });
   let rowsBefore = 0;
   while (message.type === 'call') {
     progress({ call: message.index + 1, rowsSent: message.rowsSent, rows });

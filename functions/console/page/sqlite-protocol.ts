@@ -3,7 +3,7 @@
  * SQLite's WebAssembly build, reads the `channels` table only, and hands the page one call's body at a time, so the
  * page never holds more than one call (at most 5,000 rows and 5 MiB) of the table.
  */
-import type { RowsCall } from '../../../shared/import-rows.ts';
+import type { FamilyChoice, RowsCall } from '../../../shared/import-rows.ts';
 import type { SqliteFileProblem } from './sqlite/channels-file.ts';
 
 /** Page → worker. */
@@ -11,7 +11,7 @@ export type ToWorker =
   /** Open the file (SQLite's wasm is fetched from `wasmUrl`) and reply `opened`. */
   | { type: 'open'; file: File; wasmUrl: string }
   /** Start sending the table as calls from its first row (`dryRun` goes into each call's body); reply `call`. */
-  | { type: 'start'; dryRun: boolean }
+  | { type: 'start'; dryRun: boolean; family?: FamilyChoice }
   /** Send the next call, or `done`. */
   | { type: 'next' };
 

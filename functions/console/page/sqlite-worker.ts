@@ -33,6 +33,8 @@ let rowsSent = 0;
 // Bytes read to open the file (header, schema) and where the counter stood when this run started.
 let openBytes = 0;
 let runStart = 0;
+// The open file's name (never its path: a browser gives none), sent as each call's source.
+let fileName: string | undefined;
 
 /** SQLite's WebAssembly build, its binary fetched once from the console's assets (never from another origin). */
 function loadSqlite(wasmUrl: string): Promise<Sqlite3Static> {
@@ -91,11 +93,12 @@ self.onmessage = async ({ data }) => {
       table = undefined;
       calls = undefined;
       table = openChannelsFile(sqlite3, fileByteReader(data.file));
+      fileName = data.file.name;
       openBytes = table.bytesRead();
       self.postMessage({ type: 'opened', columns: table.columns(), rows: table.count(), walMode: table.walMode });
     } else if (data.type === 'start') {
       if (table === undefined) throw new Error('No file is open.');
-      calls = callsOf(table.columns(), rowsOf(table), { dryRun: data.dryRun });
+      calls = callsOf(table.columns(), rowsOf(table), { dryRun: data.dryRun, family: data.family, file: fileName });
       index = 0;
       rowsSent = 0;
       runStart = table.bytesRead();

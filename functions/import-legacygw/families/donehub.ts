@@ -1,4 +1,5 @@
 import type { Family } from './family.ts';
+import { DONEHUB_SCHEMA_EXTRA } from './fingerprints.ts';
 import {
   DONEHUB_EXTRA_COLUMNS,
   type HubTableRow,
@@ -7,6 +8,7 @@ import {
   matchDoneHub,
   ONEHUB_COLUMNS,
 } from './hub.ts';
+import { ONEAPI_SCHEMA_COLUMNS } from './oneapi.ts';
 import { ONEHUB_TABLE } from './onehub.ts';
 
 /**
@@ -37,6 +39,7 @@ export const DONEHUB: Family = hubFamily({
   name: 'Done Hub',
   upstream: { repository: 'deanxv/done-hub', commit: DONEHUB_COMMIT },
   match: matchDoneHub,
+  schemaColumns: new Set([...ONEAPI_SCHEMA_COLUMNS, ...DONEHUB_SCHEMA_EXTRA]),
   types: hubTypeTable([...ONEHUB_TABLE, ...DONEHUB_OWN_TABLE]),
   columns: [...ONEHUB_COLUMNS, ...DONEHUB_EXTRA_COLUMNS],
 });

@@ -83,6 +83,18 @@ export interface Family {
    * match a table; the families' rules are written so that they exclude each other.
    */
   match(columns: ReadonlySet<string>): readonly string[] | undefined;
+  /**
+   * Every column any version of this gateway has had (docs/channel-import.md, "Forks"). A table's other columns are a
+   * fork's: detection refuses the table, and a family the operator chose names them in the warnings of rows holding a
+   * value in one.
+   */
+  readonly schemaColumns: ReadonlySet<string>;
+  /**
+   * An older version of another family whose table has exactly this family's columns (docs/channel-import.md,
+   * "Ambiguity"): when `applies` to the table's columns, the report says so once if some row's type reads
+   * differently in that family.
+   */
+  readonly lookalike?: { readonly kind: FamilyKind; applies(columns: ReadonlySet<string>): boolean };
   /** Type number -> provider and default base URL. A number not listed is skipped, never guessed. */
   readonly types: ReadonlyMap<number, TypeEntry>;
   /**

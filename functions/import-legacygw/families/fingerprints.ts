@@ -48,3 +48,19 @@ export const DONEHUB_COLUMNS = ['cost_ratio', 'pass_through_body', 'header_overr
 export function present(columns: ReadonlySet<string>, names: readonly string[]): string[] {
   return names.filter((name) => columns.has(name));
 }
+
+/*
+ * Every column any version of a family has had (docs/channel-import.md, "Forks"), beyond One API's (every family's
+ * table may be a One API database upgraded in place, and GORM never drops a column). A column outside its family's
+ * set is a fork's: the table is refused unless the operator names the family. test/unit/family-forks.test.ts checks
+ * each list against every schema version in test/support/family-schemas.ts.
+ */
+
+/** New API's columns beyond One API's, from every version since v0.0.4. */
+export const NEWAPI_SCHEMA_EXTRA = [...NEWAPI_OWN_COLUMNS, 'test_model', 'tag', 'header_override'] as const;
+
+/** One Hub's columns beyond One API's, from every version since v0.5.8. */
+export const ONEHUB_SCHEMA_EXTRA = [...HUB_COLUMNS, 'test_model', 'tag'] as const;
+
+/** Done Hub's columns beyond One API's: One Hub's and its own. */
+export const DONEHUB_SCHEMA_EXTRA = [...ONEHUB_SCHEMA_EXTRA, ...DONEHUB_COLUMNS] as const;

@@ -97,6 +97,8 @@ export interface HubFamilyData {
   readonly name: string;
   readonly upstream: { readonly repository: string; readonly commit: string };
   readonly match: (columns: ReadonlySet<string>) => readonly string[] | undefined;
+  readonly schemaColumns: ReadonlySet<string>;
+  readonly lookalike?: Family['lookalike'];
   readonly types: ReadonlyMap<number, TypeEntry>;
   readonly columns: readonly ColumnSpec[];
 }

@@ -2,8 +2,8 @@ import type { ChannelSettings } from '#shared/schemas/channel-settings';
 import { integerColumn, settingsColumn } from '../limits.ts';
 import { NEWAPI_PROVIDERS, NEWAPI_TYPES_COMMIT } from '../providers.ts';
 import type { Family, KeysResult, RowSettings, RowType, RowValues } from './family.ts';
-import { DONEHUB_COLUMNS, HUB_COLUMNS, NEWAPI_OWN_COLUMNS, present } from './fingerprints.ts';
-import { AWS_KEY_FORMAT, VERTEX_KEY_FORMAT } from './oneapi.ts';
+import { DONEHUB_COLUMNS, HUB_COLUMNS, NEWAPI_OWN_COLUMNS, NEWAPI_SCHEMA_EXTRA, present } from './fingerprints.ts';
+import { AWS_KEY_FORMAT, ONEAPI_SCHEMA_COLUMNS, VERTEX_KEY_FORMAT } from './oneapi.ts';
 import {
   commaList,
   integer,
@@ -321,6 +321,7 @@ export const NEWAPI: Family = {
   name: 'New API',
   upstream: { repository: 'QuantumNous/new-api', commit: NEWAPI_TYPES_COMMIT },
   match: matchNewApi,
+  schemaColumns: new Set([...ONEAPI_SCHEMA_COLUMNS, ...NEWAPI_SCHEMA_EXTRA]),
   types: NEWAPI_PROVIDERS,
   columns: [
     settingsColumn('other'),

@@ -252,6 +252,9 @@ export const ONEAPI: Family = {
   name: 'One API',
   upstream: { repository: 'songquanpeng/one-api', commit: ONEAPI_TYPES_COMMIT },
   match: matchOneApi,
+  schemaColumns: SCHEMA,
+  // One Hub v0.5.8 to v0.5.10 kept One API's columns and added none: such a table has neither of One API's own.
+  lookalike: { kind: 'onehub', applies: (columns) => !ONEAPI_OWN_COLUMNS.some((c) => columns.has(c)) },
   types: LEGACY_PROVIDERS,
   columns: [
     settingsColumn('other'),

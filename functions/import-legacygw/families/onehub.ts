@@ -1,5 +1,7 @@
 import type { Family } from './family.ts';
+import { ONEHUB_SCHEMA_EXTRA } from './fingerprints.ts';
 import { type HubTableRow, hubFamily, hubTypeTable, matchOneHub, ONEHUB_COLUMNS } from './hub.ts';
+import { ONEAPI_SCHEMA_COLUMNS } from './oneapi.ts';
 
 /**
  * The One Hub source the type table, the defaults and the columns were read from: MartialBE/one-hub at this commit
@@ -83,6 +85,9 @@ export const ONEHUB: Family = hubFamily({
   name: 'One Hub',
   upstream: { repository: 'MartialBE/one-hub', commit: ONEHUB_COMMIT },
   match: matchOneHub,
+  // Done Hub before its own columns: its table is One Hub's, and it numbers its own types above One Hub's.
+  lookalike: { kind: 'donehub', applies: () => true },
+  schemaColumns: new Set([...ONEAPI_SCHEMA_COLUMNS, ...ONEHUB_SCHEMA_EXTRA]),
   types: hubTypeTable(ONEHUB_TABLE),
   columns: ONEHUB_COLUMNS,
 });
