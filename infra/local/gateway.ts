@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyResult } from 'aws-lambda';
 import { CORS_APIS, preflightHeaders } from '#shared/cors';
 import {
   GATEWAY_RESPONSE_CORS_HEADERS,
@@ -12,18 +12,17 @@ import {
 } from '#shared/gateway-responses';
 import { isStreamingHandler } from '#shared/lambda-streaming';
 import {
-  API_NAME_STAGE_VARIABLE,
   APIS,
   type ApiDef,
   type ApiName,
   BINARY_MEDIA_TYPES,
   findRoute,
   type RouteDef,
-  type RouteMatch,
   requiresAuthorizer,
 } from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
+import { API_IDS, LOCAL_ACCOUNT, LOCAL_REGION, proxyEvent, STAGE } from './proxy-event.ts';
 import { streamThrough } from './streaming.ts';
 
 export interface ThrottleSettings {
@@ -67,14 +66,6 @@ export interface LocalGateway {
 
 // API Gateway's own payload limit; the functions enforce their smaller limits themselves.
 const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
-const LOCAL_REGION = 'us-east-1';
-const LOCAL_ACCOUNT = '000000000000';
-const STAGE = 'local';
-const API_IDS: Readonly<Record<ApiName, string>> = {
-  dataset: 'localdataset',
-  proxy: 'localproxy',
-  relay: 'localrelay',
-};
 
 /** Token bucket with API Gateway's semantics: `burstLimit` tokens, refilled at `rateLimit` per second. */
 function tokenBucket({ rateLimit, burstLimit }: ThrottleSettings): () => boolean {
@@ -139,45 +130,6 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     const onEnd = () => resolve(Buffer.concat(chunks));
     req.on('data', onData).on('end', onEnd).once('error', reject);
   });
-}
-
-// Built through Maps and Object.fromEntries, so a header or parameter named `__proto__`, `toString` or `constructor`
-// becomes an own property, as it does in the event JSON.parse makes in Lambda, and never touches a prototype.
-function headerMaps(req: IncomingMessage) {
-  const headers = new Map<string, string>();
-  const multiValueHeaders = new Map<string, string[]>();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] as string;
-    const value = req.rawHeaders[i + 1] as string;
-    headers.set(name, value);
-    multiValueHeaders.set(name, [...(multiValueHeaders.get(name) ?? []), value]);
-  }
-  // API Gateway sets this header itself (overwriting the client's); locally the scheme is plain HTTP.
-  for (const name of [...headers.keys()]) {
-    if (name.toLowerCase() === 'x-forwarded-proto') {
-      headers.delete(name);
-      multiValueHeaders.delete(name);
-    }
-  }
-  headers.set('X-Forwarded-Proto', 'http');
-  multiValueHeaders.set('X-Forwarded-Proto', ['http']);
-  return { headers: Object.fromEntries(headers), multiValueHeaders: Object.fromEntries(multiValueHeaders) };
-}
-
-function queryMaps(url: URL) {
-  if ([...url.searchParams.keys()].length === 0) {
-    return { queryStringParameters: null, multiValueQueryStringParameters: null };
-  }
-  const single = new Map<string, string>();
-  const multi = new Map<string, string[]>();
-  for (const [k, v] of url.searchParams) {
-    single.set(k, v);
-    multi.set(k, [...(multi.get(k) ?? []), v]);
-  }
-  return {
-    queryStringParameters: Object.fromEntries(single),
-    multiValueQueryStringParameters: Object.fromEntries(multi),
-  };
 }
 
 /** Serves both APIs the way API Gateway does: throttling, TOKEN authorizer, policy, proxy events, gateway responses. */
@@ -313,65 +265,6 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     return authorization;
   }
 
-  function proxyEvent(
-    req: IncomingMessage,
-    url: URL,
-    method: string,
-    { api, route, pathParameters }: RouteMatch,
-    body: Buffer,
-    authorization: APIGatewayAuthorizerResult | undefined,
-    requestId: string,
-    sourceIp: string,
-  ): APIGatewayProxyEvent {
-    const now = Date.now();
-    return {
-      resource: route.path,
-      path: url.pathname,
-      httpMethod: method,
-      ...headerMaps(req),
-      ...queryMaps(url),
-      // As API Gateway: the template's values, percent-decoded; null for a route without parameters.
-      pathParameters: Object.keys(pathParameters).length > 0 ? decodeParameters(pathParameters) : null,
-      stageVariables: { [API_NAME_STAGE_VARIABLE]: api.name },
-      body: body.length > 0 ? body.toString('utf8') : null,
-      isBase64Encoded: false,
-      requestContext: {
-        accountId: LOCAL_ACCOUNT,
-        apiId: API_IDS[api.name],
-        // API Gateway sends no authorizer context to a method without an authorizer.
-        authorizer: authorization
-          ? { ...(authorization.context ?? {}), principalId: authorization.principalId }
-          : undefined,
-        protocol: `HTTP/${req.httpVersion}`,
-        httpMethod: method,
-        identity: {
-          accessKey: null,
-          accountId: null,
-          apiKey: null,
-          apiKeyId: null,
-          caller: null,
-          clientCert: null,
-          cognitoAuthenticationProvider: null,
-          cognitoAuthenticationType: null,
-          cognitoIdentityId: null,
-          cognitoIdentityPoolId: null,
-          principalOrgId: null,
-          sourceIp,
-          user: null,
-          userAgent: req.headers['user-agent'] ?? null,
-          userArn: null,
-        },
-        // The full request path, as on a custom domain: local URLs carry no stage segment.
-        path: url.pathname,
-        stage: STAGE,
-        requestId,
-        requestTimeEpoch: now,
-        resourceId: 'local',
-        resourcePath: route.path,
-      },
-    };
-  }
-
   const server = createServer((req, res) => {
     const started = performance.now();
     const requestId = randomUUID();
@@ -439,19 +332,6 @@ export function gatewayResponseHeaders(api: ApiName, requestId: string): Record<
 export function acceptsBinary(accept: string | undefined, binary: readonly string[]): boolean {
   const first = (accept ?? '').split(',')[0]?.split(';')[0]?.trim().toLowerCase() ?? '';
   return first !== '' && binary.includes(first);
-}
-
-/** Percent-decodes path parameter values; a value that is not valid percent-encoding is passed as sent. */
-function decodeParameters(parameters: Record<string, string>): Record<string, string> {
-  const decoded: Record<string, string> = {};
-  for (const [name, value] of Object.entries(parameters)) {
-    try {
-      decoded[name] = decodeURIComponent(value);
-    } catch {
-      decoded[name] = value;
-    }
-  }
-  return decoded;
 }
 
 class IntegrationTimeout extends Error {}
