@@ -7,9 +7,9 @@ import { LOCAL_CREDENTIALS_FILE_ENV } from '#shared/local-credentials';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
 import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
-import { AppFunction, type FunctionVpcPlacement, type TableAction } from './constructs/function.ts';
+import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
-import { AppTable } from './constructs/table.ts';
+import { AppTable, type TableAction } from './constructs/table.ts';
 import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,

@@ -1,10 +1,10 @@
 import { type ModelCatalog, modelItem } from '#shared/model-catalog';
 import type { DatasetRecord, DatasetSummary } from '#shared/repositories/datasets';
+import { OWNER_PERMISSION } from '#shared/schemas/dataset-fields';
 // Types only: the response schemas are classic zod, which no function bundle may load.
 import type { DatasetDetail, ListItem, PermissionView } from '#shared/schemas/datasets';
 
-/** The owner's permission value in both of FastGPT's spellings: `~0 >>> 0`. */
-export const OWNER_PERMISSION = 4294967295;
+export { OWNER_PERMISSION };
 
 /**
  * The caller's permission on every record of its team: the member behind an access token owns them all

@@ -13,26 +13,13 @@ import { Construct } from 'constructs';
 import { BUNDLED_ENV_GLOBAL, encodeBundledEnv } from '#shared/bundled-env';
 import { ConfigError } from '#shared/errors';
 import { FUNCTION_ENTRIES, type FunctionName } from '#shared/routes';
-import type { AppTable } from './table.ts';
+import type { AppTable, IndexAction, TableAction } from './table.ts';
 
 /**
  * Newest Node.js runtime aws-cdk-lib offers. Pinned rather than NODEJS_LATEST, which tracks the
  * newest version available in *all* regions and lags behind.
  */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
-
-/** The only DynamoDB actions a function may be granted: what the data layer calls, nothing broader. */
-export type TableAction =
-  | 'GetItem'
-  | 'PutItem'
-  | 'UpdateItem'
-  | 'DeleteItem'
-  | 'Query'
-  | 'Scan'
-  | 'BatchGetItem'
-  | 'BatchWriteItem';
-/** The only action a function may be granted on an index. */
-export type IndexAction = 'Query';
 
 /** Where a function runs inside a VPC (imported resources; no lookups, so synth stays offline). */
 export interface FunctionVpcPlacement {

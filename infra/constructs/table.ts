@@ -4,7 +4,6 @@ import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { indexProjection, type TableDef } from '#shared/tables';
-import type { IndexAction, TableAction } from './function.ts';
 
 // Every other table action writes, and needs the key's encrypt actions too.
 const READ_ONLY_ACTIONS: ReadonlySet<string> = new Set(['GetItem', 'Query', 'Scan', 'BatchGetItem']);
@@ -20,6 +19,19 @@ const KEY_WRITE_ACTIONS = [
   'kms:ReEncryptFrom',
   'kms:ReEncryptTo',
 ];
+
+/** The only DynamoDB actions a function may be granted: what the data layer calls, nothing broader. */
+export type TableAction =
+  | 'GetItem'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'Query'
+  | 'Scan'
+  | 'BatchGetItem'
+  | 'BatchWriteItem';
+/** The only action a function may be granted on an index. */
+export type IndexAction = 'Query';
 
 export interface AppTableProps {
   /** Key schema and indexes from TABLES (the same definition the local engine creates). */

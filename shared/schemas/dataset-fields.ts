@@ -8,6 +8,9 @@ import * as z from '#shared/zod';
  * message names its field and never repeats the value: a request may hold anything.
  */
 export const DATASET_TYPES = ['dataset', 'folder'] as const;
+
+/** The owner's permission value in both of FastGPT's spellings: `~0 >>> 0` (shared/dataset-views.ts shows it). */
+export const OWNER_PERMISSION = 4294967295;
 export type DatasetType = (typeof DATASET_TYPES)[number];
 
 /** Avatar stored when a request gives none, or a blank one. */

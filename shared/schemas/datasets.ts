@@ -1,6 +1,5 @@
 import * as z from 'zod';
-import { OWNER_PERMISSION } from '../dataset-views.ts';
-import { DATASET_TYPES } from './dataset-fields.ts';
+import { DATASET_TYPES, OWNER_PERMISSION } from './dataset-fields.ts';
 
 /** A knowledge base's or folder's id as the API returns it: 24 lowercase hex characters (MongoDB ObjectId-shaped). */
 export const datasetIdSchema = z
