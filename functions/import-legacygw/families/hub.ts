@@ -1,8 +1,37 @@
 import type { ChannelSettings } from '#shared/schemas/channel-settings';
 import { integerColumn, settingsColumn } from '../limits.ts';
 import type { ProviderSlug } from '../providers.ts';
-import type { ColumnSpec, Family, KeysResult, RowSettings, RowType, RowValues, TypeEntry } from './family.ts';
+import type { ColumnSpec, Family, RowSettings, RowType, RowValues, TypeEntry } from './family.ts';
 import { DONEHUB_COLUMNS, HUB_COLUMNS, NEWAPI_OWN_COLUMNS, present } from './fingerprints.ts';
+import { hubKeys, vertexLocation } from './hub-keys.ts';
+import {
+  ALI,
+  ANTIGRAVITY,
+  AZURE,
+  AZURE_SPEECH,
+  AZURE_V1,
+  BEDROCK,
+  BEDROCK_MESSAGES,
+  CLOUDFLARE,
+  CODEX,
+  GEMINI,
+  GEMINI_CLI,
+  OLLAMA,
+  VERTEX_AI,
+  VERTEX_AI_EXPRESS,
+  XUNFEI,
+} from './hub-types.ts';
+import {
+  bool,
+  decimal,
+  integer,
+  isRecord,
+  isStringRecord,
+  jsonColumn,
+  parseJson,
+  setText,
+  text,
+} from './hub-values.ts';
 
 /*
  * One Hub (MartialBE/one-hub) and its fork Done Hub (deanxv/done-hub) write the same `channels` table, number their
@@ -20,27 +49,6 @@ export type HubTableRow = readonly [type: number, provider: ProviderSlug, defaul
 export function hubTypeTable(rows: readonly HubTableRow[]): ReadonlyMap<number, TypeEntry> {
   return new Map(rows.map(([type, provider, defaultBaseUrl]) => [type, Object.freeze({ provider, defaultBaseUrl })]));
 }
-
-// The type numbers whose rows need more than "the key column is the key" (One Hub's common/config/constants.go).
-const AZURE = 3;
-const BAIDU = 15;
-const ALI = 17;
-const XUNFEI = 18;
-const TENCENT = 23;
-const AZURE_SPEECH = 24;
-const GEMINI = 25;
-const BEDROCK = 32;
-const CLOUDFLARE = 35;
-const OLLAMA = 39;
-const HUNYUAN = 40;
-const VERTEX_AI = 42;
-const AZURE_V1 = 55;
-// Done Hub's own.
-const GEMINI_CLI = 57;
-const CODEX = 59;
-const ANTIGRAVITY = 60;
-const VERTEX_AI_EXPRESS = 61;
-const BEDROCK_MESSAGES = 62;
 
 // New API's own columns: a hub table never has them, so a table with one is not a hub table. One API's `config` and
 // `system_prompt` are not among them: One Hub runs on a One API database upgraded in place and keeps them (it reads
@@ -110,88 +118,6 @@ export function hubFamily(data: HubFamilyData): Family {
     keys: hubKeys,
     settings: hubSettings,
   };
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Keys
-
-/**
- * The row's key in the product's format for its provider. A hub row holds ONE key: the editor splits what the
- * operator pastes on line breaks into one row per key (controller/channel.go AddChannel), and the relay sends the
- * column as it is, so a line break inside (a Vertex AI service account's JSON) belongs to the key.
- */
-export function hubKeys(row: RowValues, { type }: RowType): KeysResult {
-  const key = text(row.key);
-  if (key === '') return { keys: [] };
-  if ((type === BAIDU || type === ALI || type === GEMINI) && pluginEnabled(row, 'use_openai_api')) {
-    // One Hub then speaks the provider's OpenAI-compatible API at another base URL (providers/baidu|ali|gemini
-    // base.go); the type table has one provider per type, so such a row is not imported rather than misread.
-    return { skip: "OpenAI-compatible mode (plugin use_openai_api) is another API than the type's provider" };
-  }
-  switch (type) {
-    case BEDROCK:
-    case BEDROCK_MESSAGES:
-      return awsKey(key);
-    case CLOUDFLARE: {
-      const parts = key.split('|');
-      return parts.length === 2 && parts.every((p) => p !== '')
-        ? { keys: [parts[1]!] }
-        : { skip: 'Cloudflare key is not ACCOUNT_ID|API_TOKEN' };
-    }
-    case VERTEX_AI:
-      return vertexKey(key, row.other);
-    case HUNYUAN:
-      return { skip: 'Hunyuan key SecretId|SecretKey has no AppId for the tencent key AppId|SecretId|SecretKey' };
-    case BAIDU:
-      return parts(key, 2) ? { keys: [key] } : { skip: 'Baidu key is not APIKey|SecretKey' };
-    case XUNFEI:
-      return parts(key, 3) ? { keys: [key] } : { skip: 'Xunfei key is not APPID|APISecret|APIKey' };
-    case TENCENT:
-      return parts(key, 3) && /^\d+$/.test(key.split('|')[0]!)
-        ? { keys: [key] }
-        : { skip: 'Tencent key is not AppId|SecretId|SecretKey' };
-    default:
-      return { keys: [key] };
-  }
-}
-
-/** Exactly n non-empty `|`-separated parts. */
-function parts(key: string, n: number): boolean {
-  const split = key.split('|');
-  return split.length === n && split.every((p) => p.trim() !== '');
-}
-
-// One Hub: Region|AccessKeyID|SecretAccessKey[|SessionToken] or Region|APIToken (providers/bedrock/base.go
-// getKeyConfig). The product's AWS key is ak|sk|region, which has room for neither a session token nor an API token.
-function awsKey(key: string): KeysResult {
-  const split = key.split('|');
-  if (split.length === 2 && split.every((p) => p !== '')) {
-    return { skip: 'AWS key Region|APIToken (a Bedrock API key) has no place in the AWS key ak|sk|region' };
-  }
-  const [region, ak, sk, sessionToken] = split;
-  if ((split.length !== 3 && split.length !== 4) || !region || !ak || !sk) {
-    return { skip: 'AWS key is not Region|AccessKeyID|SecretAccessKey' };
-  }
-  if (split.length === 4 && sessionToken !== '') {
-    return { skip: 'AWS key with a SessionToken has no place in the AWS key ak|sk|region' };
-  }
-  return { keys: [`${ak}|${sk}|${region}`] };
-}
-
-// One Hub keeps the service account's JSON in `key` and Region|ProjectID in `other` (providers/vertexai/base.go);
-// the product's Vertex AI key is region|project_id|ADC JSON.
-function vertexKey(key: string, other: string | null | undefined): KeysResult {
-  const location = vertexLocation(other);
-  if (location === undefined) return { skip: 'Vertex AI other is not Region|ProjectID' };
-  if (!isRecord(parseJson(key))) return { skip: 'Vertex AI key is not a service-account JSON object' };
-  return { keys: [`${location.region}|${location.projectId}|${key}`] };
-}
-
-function vertexLocation(other: string | null | undefined): { region: string; projectId: string } | undefined {
-  const split = text(other).split('|');
-  if (split.length !== 2) return undefined;
-  const [region, projectId] = split.map((p) => p.trim());
-  return region && projectId ? { region, projectId } : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -404,65 +330,4 @@ function pluginNonDefault(plugin: Record<string, unknown>, type: number): Record
     if (set.length > 0) kept[name] = Object.fromEntries(set);
   }
   return kept;
-}
-
-function pluginEnabled(row: RowValues, name: string): boolean {
-  const plugin = parseJson(text(row.plugin));
-  const entry = isRecord(plugin) ? plugin[name] : undefined;
-  return isRecord(entry) && entry.enable === true;
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Reading values
-
-function text(value: string | null | undefined): string {
-  return typeof value === 'string' ? value.trim() : '';
-}
-
-function setText(settings: ChannelSettings, field: 'tag' | 'testModel' | 'proxyUrl', value: string | null | undefined) {
-  const v = text(value);
-  if (v !== '') settings[field] = v;
-}
-
-/** A JSON settings column: empty (NULL, '', '{}', '[]', 'null' — what an untouched editor saves) or a value. */
-function jsonColumn(value: string | null | undefined): { state: 'empty' } | { state: 'value'; value: unknown } {
-  const raw = text(value);
-  if (raw === '' || raw === '{}' || raw === '[]' || raw === 'null') return { state: 'empty' };
-  const parsed = parseJson(raw);
-  return { state: 'value', value: parsed === undefined ? INVALID : parsed };
-}
-
-const INVALID = Symbol('invalid JSON');
-
-function parseJson(raw: string): unknown {
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isStringRecord(value: unknown): value is Record<string, string> {
-  return isRecord(value) && Object.values(value).every((v) => typeof v === 'string');
-}
-
-function integer(value: string | null | undefined): number | undefined {
-  const v = text(value);
-  if (!/^-?\d{1,15}$/.test(v)) return undefined;
-  return Number(v);
-}
-
-function decimal(value: string | null | undefined): number | undefined {
-  const v = text(value);
-  return /^-?\d{1,15}(\.\d+)?$/.test(v) ? Number(v) : undefined;
-}
-
-/** MySQL returns a boolean as 1/0, PostgreSQL as true/false (t/f in some clients). */
-function bool(value: string | null | undefined): boolean {
-  const v = text(value).toLowerCase();
-  return v === '1' || v === 'true' || v === 't';
 }
