@@ -213,7 +213,11 @@ function upstreamErrorBody(failure: FailedAttempt, adapter: ProviderAdapter | un
   }
   const converted = parsed !== undefined ? adapter?.errorMessage?.(parsed) : undefined;
   if (converted) return errorEnvelope(converted.message, converted.type, converted.code);
-  if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) return text;
+  // Passed on only in OpenAI's envelope (an `error` object with its message): OpenAI's SDKs read `error.message`.
+  const error = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    return text;
+  }
   const message = text.trim() === '' ? `upstream answered ${failure.status}` : text.slice(0, 1024);
   return errorEnvelope(message, 'upstream_error', `upstream_${failure.status}`);
 }

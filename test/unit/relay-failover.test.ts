@@ -122,6 +122,27 @@ describe('relay answers and failover', () => {
     expect(record.attempts).toEqual([{ channelId: 'first', status, errorClass: 'client' }]);
   });
 
+  it.each([
+    ['a text error', { error: 'model not found' }],
+    ['a null error', { error: null }],
+    ['an error without a message', { error: { code: 42 } }],
+  ])(
+    "wraps an upstream's %s in OpenAI's envelope: only an error with its message is passed on as it is",
+    async (_, sent) => {
+      // prepare
+      const { relay } = twoTiers();
+      first.fault({ kind: 'status', status: 400, body: sent });
+      // act
+      const response = await relay.handle(chatRequest({}));
+      const body = JSON.parse(await readText(response));
+      // assert
+      expect(response.status).toBe(400);
+      expect(body).toEqual({
+        error: { message: JSON.stringify(sent), type: 'upstream_error', param: null, code: 'upstream_400' },
+      });
+    },
+  );
+
   it('returns the last upstream error, scrubbed of the key, after the last attempt', async () => {
     // prepare
     const key = 'sk-secret-first-0123456789abcdef';
