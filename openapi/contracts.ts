@@ -679,7 +679,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record
       operationId: 'createEmbedding',
       summary: 'Create embeddings through a channel (OpenAI-compatible)',
       description:
-        "OpenAI's `POST /v1/embeddings`, relayed to a channel that lists the model for the key's groups, with the same routing, failover and error pass-through as chat completions. The body is passed on with the channel's model mapping; `encoding_format: base64` is answered as the upstream encodes it.",
+        "OpenAI's `POST /v1/embeddings`, relayed to a channel that lists the model for the key's groups, with the same routing, failover and error pass-through as chat completions. The body is passed on with the channel's model mapping (a `stream` field removed: embeddings never stream, the answer is always JSON); `encoding_format: base64` is answered as the upstream encodes it.",
       request: {
         body: embeddingsRequestSchema,
         bodyExample: { model: 'text-embedding-3-small', input: ['first text', 'second text'] },
@@ -694,13 +694,6 @@ export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record
           model: 'text-embedding-3-small',
           usage: { prompt_tokens: 4, total_tokens: 4 },
         },
-      },
-      stream: {
-        status: 200,
-        description:
-          'Server-sent events as the upstream writes them, when `stream: true` is passed on and the upstream streams',
-        body: eventStreamSchema,
-        contentType: 'text/event-stream',
       },
       errors: RELAY_CHANNEL_ERRORS,
     },

@@ -171,6 +171,8 @@ export function prepareBody(
     else messages.unshift({ role: 'system', content: prompt });
     body.messages = messages;
   }
+  // OpenAI's embeddings have no `stream`: an upstream never streams them (the relay answers them as JSON).
+  if (request.endpoint === 'embeddings') delete body.stream;
   if (body.stream === true && adapter.streamUsageOption) {
     const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
     body.stream_options = { ...options, include_usage: true };
@@ -245,7 +247,9 @@ export function createRelay(deps: RelayDeps): Relay {
     const pending: Promise<unknown>[] = [];
     const attempts: UsageAttempt[] = [];
     const model = typeof request.body.model === 'string' ? request.body.model : '';
-    const stream = request.body.stream === true;
+    // Only a chat streams: OpenAI's embeddings take no `stream`, and an upstream that answers such a request with JSON
+    // must not be counted as failing (any caller could otherwise cool every channel down with three requests).
+    const stream = request.endpoint === 'chat' && request.body.stream === true;
     const wantsUsage =
       typeof request.body.stream_options === 'object' &&
       request.body.stream_options !== null &&

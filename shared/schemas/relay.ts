@@ -58,7 +58,7 @@ export const embeddingsRequestSchema = z
   })
   .meta({
     description:
-      "OpenAI's embeddings request. Other fields (`user`, a provider's own) are passed on to the channel unchanged.",
+      "OpenAI's embeddings request. Other fields (`user`, a provider's own) are passed on to the channel unchanged, but `stream`: embeddings never stream.",
   });
 
 // --------------------------------------------------------------------------------------------------- responses
@@ -125,7 +125,7 @@ export const modelListSchema = z.strictObject({
 });
 export type ModelList = z.output<typeof modelListSchema>;
 
-/** A streamed answer: server-sent events, described (OpenAPI 3.1 has no schema for an event stream). */
+/** A streamed chat answer: server-sent events, described (OpenAPI 3.1 has no schema for an event stream). */
 export const eventStreamSchema = z.string().meta({
   description:
     'Server-sent events, passed on as the upstream writes them: `data: {…}` lines, each an OpenAI `chat.completion.chunk` object (an Anthropic channel\'s events converted to them), ending with `data: [DONE]`. A failure after the first event ends the stream with `data: {"error": {…}}` (OpenAI\'s error envelope) and no `[DONE]`.',

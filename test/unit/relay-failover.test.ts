@@ -143,6 +143,31 @@ describe('relay answers and failover', () => {
     },
   );
 
+  it('answers embeddings asked with stream: true as JSON, sends no stream upstream, and blames no channel', async () => {
+    // prepare
+    const { relay, health } = twoTiers();
+    const embeddings = (i: number) =>
+      chatRequest({}, { endpoint: 'embeddings', body: { model: 'gpt-4o-mini', input: `t${i}`, stream: true } });
+    // act
+    const responses = [];
+    for (let i = 0; i < 4; i++) {
+      const response = await relay.handle(embeddings(i));
+      responses.push({
+        status: response.status,
+        type: response.headers['content-type'],
+        body: await readText(response),
+      });
+      await response.done;
+    }
+    // assert
+    expect(responses.map((r) => [r.status, r.type, JSON.parse(r.body).object])).toEqual(
+      Array.from({ length: 4 }, () => [200, 'application/json', 'list']),
+    );
+    expect(first.requests.map((r) => r.body?.stream)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(second.requests).toHaveLength(0);
+    expect((await health.view()).get('first')).toBeUndefined();
+  });
+
   it('returns the last upstream error, scrubbed of the key, after the last attempt', async () => {
     // prepare
     const key = 'sk-secret-first-0123456789abcdef';
