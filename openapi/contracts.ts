@@ -30,12 +30,23 @@ import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { datasetIdSchema, detailSchema, listItemSchema, pathEntrySchema } from '#shared/schemas/datasets';
 import { importReportSchema } from '#shared/schemas/import-report';
 import { openApiDocumentSchema } from '#shared/schemas/openapi';
+import {
+  chatCompletionRequestSchema,
+  chatCompletionSchema,
+  embeddingListSchema,
+  embeddingsRequestSchema,
+  eventStreamSchema,
+  modelListSchema,
+  relayErrorBodySchema,
+  upstreamErrorBodySchema,
+} from '#shared/schemas/relay';
 import { usageReportSchema } from '#shared/schemas/usage';
 import type { DocumentedApiName } from './document.ts';
 
 /** One response a route may give: its status, what it means and the zod schema of its body. */
 export interface ResponseContract {
-  readonly status: number;
+  /** `default`: any status the route does not list (OpenAPI's `default` response; the relay's upstream errors). */
+  readonly status: number | 'default';
   readonly description: string;
   readonly body: z.core.$ZodType;
   /** Default `application/json`. */
@@ -60,6 +71,8 @@ export interface RouteContract {
     readonly path?: z.core.$ZodObject;
   };
   readonly success: ResponseContract;
+  /** The success as server-sent events too (the relay's `stream: true`): the same status, another media type. */
+  readonly stream?: ResponseContract;
   /** Errors the function answers itself; the gateway's own (401, 413, 429, 5xx) are added from shared/gateway-responses.ts. */
   readonly errors: readonly ResponseContract[];
 }
@@ -81,6 +94,47 @@ const proxyError = (status: number, description: string): ResponseContract => ({
   description,
   body: proxyErrorBodySchema,
 });
+
+const relayError = (status: number, description: string): ResponseContract => ({
+  status,
+  description,
+  body: relayErrorBodySchema,
+});
+const upstreamError = (status: number | 'default', description: string): ResponseContract => ({
+  status,
+  description,
+  body: upstreamErrorBodySchema,
+});
+/**
+ * The errors of a `/v1` route that goes to a channel: the relay's own, and the upstream's passed on with its status
+ * (after the channel's `statusCodeMapping`), for the listed statuses and any other (`default`).
+ */
+const RELAY_CHANNEL_ERRORS: readonly ResponseContract[] = [
+  relayError(400, 'No `model`, a body that is not JSON, or not a JSON object'),
+  relayError(401, 'The relay key has expired (the gateway may have cached its Allow)'),
+  relayError(
+    403,
+    'The key may not use this model (`model_not_allowed`) or may not be used from this address (`ip_not_allowed`)',
+  ),
+  relayError(404, 'Not a route of the relay'),
+  relayError(413, 'The body is over 10 MiB'),
+  relayError(500, 'Unexpected error; the message is generic'),
+  relayError(
+    502,
+    'The upstream answered something that is not its protocol (not JSON, or JSON to a stream request); `code` is `upstream_502`',
+  ),
+  relayError(
+    503,
+    "No channel can serve the model for the key's groups (`no_channel_none`, `no_channel_all_disabled`, `no_channel_none_servable`), every one is failing or cooling down (`all_channels_failing`), or the channels could not be read (`channels_unavailable`)",
+  ),
+  ...[400, 401, 403, 404, 413, 429, 500, 502, 503, 504].map((status) =>
+    upstreamError(status, `The upstream's ${status}, passed on`),
+  ),
+  upstreamError(
+    'default',
+    "An upstream's error passed on with its status (or the status the channel's `statusCodeMapping` gives it): in OpenAI's envelope as the upstream wrote it, or the relay's envelope around its text (`type` `upstream_error`, `code` `upstream_<status>`)",
+  ),
+];
 
 const openApiContract = (operationId: string, description: string): RouteContract => ({
   operationId,
@@ -587,6 +641,94 @@ export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record
       "The same document under the API's own path prefix: where `npm start` serves both APIs on one host, `/openapi.json` is the knowledge-base API's.",
     ),
   },
+  relay: {
+    'POST /v1/chat/completions': {
+      operationId: 'createChatCompletion',
+      summary: 'Create a chat completion through a channel (OpenAI-compatible)',
+      description:
+        "OpenAI's `POST /v1/chat/completions`, relayed to a channel that lists the model for the key's groups (priority, then weight; on a connection failure, a timeout, 429 or 5xx before the first byte, the next channel, up to the relay's attempts). The body is passed on, with the channel's model mapping, system prompt and parameter overrides applied; an Anthropic channel's answer is converted to OpenAI's. With `stream: true` the answer is `text/event-stream`, written as the upstream writes it. An upstream's error is passed on with its status (docs/relay.md).",
+      request: {
+        body: chatCompletionRequestSchema,
+        bodyExample: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Say hello' }], temperature: 0.2 },
+      },
+      success: {
+        status: 200,
+        description: 'The completion (`stream` not true)',
+        body: chatCompletionSchema,
+        example: {
+          id: 'chatcmpl-abc123',
+          object: 'chat.completion',
+          created: 1_764_230_400,
+          model: 'gpt-4o-mini-2024-07-18',
+          choices: [
+            {
+              index: 0,
+              message: { role: 'assistant', content: 'Hello!', refusal: null },
+              logprobs: null,
+              finish_reason: 'stop',
+            },
+          ],
+          usage: { prompt_tokens: 11, completion_tokens: 2, total_tokens: 13 },
+        },
+      },
+      stream: {
+        status: 200,
+        description: 'The completion as server-sent events (`stream: true`)',
+        body: eventStreamSchema,
+        contentType: 'text/event-stream',
+      },
+      errors: RELAY_CHANNEL_ERRORS,
+    },
+    'POST /v1/embeddings': {
+      operationId: 'createEmbedding',
+      summary: 'Create embeddings through a channel (OpenAI-compatible)',
+      description:
+        "OpenAI's `POST /v1/embeddings`, relayed to a channel that lists the model for the key's groups, with the same routing, failover and error pass-through as chat completions. The body is passed on with the channel's model mapping (a `stream` field removed: embeddings never stream, the answer is always JSON); `encoding_format: base64` is answered as the upstream encodes it.",
+      request: {
+        body: embeddingsRequestSchema,
+        bodyExample: { model: 'text-embedding-3-small', input: ['first text', 'second text'] },
+      },
+      success: {
+        status: 200,
+        description: 'The embeddings, in the order of `input`',
+        body: embeddingListSchema,
+        example: {
+          object: 'list',
+          data: [{ object: 'embedding', index: 0, embedding: [0.0023, -0.0091, 0.0154] }],
+          model: 'text-embedding-3-small',
+          usage: { prompt_tokens: 4, total_tokens: 4 },
+        },
+      },
+      errors: RELAY_CHANNEL_ERRORS,
+    },
+    'GET /v1/models': {
+      operationId: 'listModels',
+      summary: 'The models this key can use (OpenAI-compatible)',
+      description:
+        "Every model an enabled channel lists for one of the key's groups, narrowed to the key's model allow-list, sorted by name. `created` is 0 and `owned_by` the relay's name: a channel says neither.",
+      success: {
+        status: 200,
+        description: "OpenAI's model list",
+        body: modelListSchema,
+        example: {
+          object: 'list',
+          data: [
+            { id: 'gpt-4o', object: 'model', created: 0, owned_by: 'kb-channel-gateway' },
+            { id: 'gpt-4o-mini', object: 'model', created: 0, owned_by: 'kb-channel-gateway' },
+          ],
+        },
+      },
+      errors: [
+        relayError(401, 'The relay key has expired (the gateway may have cached its Allow)'),
+        relayError(403, 'The key may not be used from this address (`ip_not_allowed`)'),
+        relayError(500, 'The channels could not be read, or another unexpected error; the message is generic'),
+      ],
+    },
+    'GET /v1/openapi.json': openApiContract(
+      'getOpenApiDocument',
+      "Served without a key, under the relay's own `/v1` prefix (locally, `/openapi.json` is the knowledge-base API's).",
+    ),
+  },
 };
 
 /** The contract of a route; throws when it has none (every route needs one: see test/openapi). */
@@ -607,8 +749,6 @@ export function contractMismatches(
 ): string[] {
   const problems: string[] = [];
   for (const api of apis) {
-    // The relay API has no document (openapi/document.ts, DocumentedApiName).
-    if (api.name === 'relay') continue;
     const own = contracts[api.name];
     const keys = new Set(api.routes.map(routeKey));
     for (const key of keys) {

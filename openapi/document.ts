@@ -15,15 +15,16 @@ type Json = Record<string, unknown>;
 export const API_VERSION = '1.0.0';
 
 /**
- * The APIs this module documents. The relay API (`/v1`) speaks OpenAI's protocol, whose reference is OpenAI's own
- * (SPEC 21.1): it has no document here.
+ * The APIs this module documents: all three. The relay API (`/v1`) speaks OpenAI's protocol: its document follows
+ * OpenAI's API reference as OpenAI's Node SDK types it (shared/schemas/relay.ts), open where the relay passes bodies on.
  */
-export type DocumentedApiName = Exclude<ApiName, 'relay'>;
+export type DocumentedApiName = ApiName;
 
 /** Where each API's committed document lives, relative to the repository root. */
 export const DOCUMENT_FILES: Readonly<Record<DocumentedApiName, string>> = {
   dataset: 'openapi/dataset.json',
   proxy: 'openapi/proxy.json',
+  relay: 'openapi/relay.json',
 };
 
 const TITLES: Readonly<Record<DocumentedApiName, { title: string; description: string; security: string }>> = {
@@ -38,6 +39,12 @@ const TITLES: Readonly<Record<DocumentedApiName, { title: string; description: s
     description:
       'Imports channels from a legacy model gateway. Every body is `{"success": true, "data": …}` or `{"success": false, "message": …}`.',
     security: 'The admin key (Secrets Manager; locally `adminKey` in `DATA_DIR/credentials.json`)',
+  },
+  relay: {
+    title: 'OpenAI-compatible relay API',
+    description:
+      'OpenAI\'s chat completions, embeddings and model list over the imported channels, for OpenAI\'s SDKs and any OpenAI-compatible client (base URL `{relay_url}/v1`). Request bodies are passed on to the channel, so fields this document does not name are welcome. Every error is OpenAI\'s envelope `{"error": {"message", "type", "param", "code"}}`; an upstream\'s error is passed on with the upstream\'s status. Follows OpenAI\'s API reference as typed by openai-node 6.49.0.',
+    security: 'A relay key (`sk-…`), made with `npm run tokens -- relay create`',
   },
 };
 
@@ -126,27 +133,44 @@ function mediaType(response: ResponseContract): Json {
   );
 }
 
-/** Responses of one status share an entry: their bodies become `anyOf` (duplicates dropped), their descriptions a list. */
+/** Several responses of one status and media type: their bodies as `anyOf` (duplicates dropped). */
+function mergedMediaType(group: readonly ResponseContract[]): Json {
+  const schemas = [...new Set(group.map((r) => JSON.stringify(jsonSchema(r.body, 'output'))))].map(
+    (text) => JSON.parse(text) as Json,
+  );
+  return { schema: schemas.length === 1 ? schemas[0] : { anyOf: schemas } };
+}
+
+/** Statuses in order, OpenAPI's `default` (any status not listed) last. */
+const statusOrder = (status: number | 'default') => (status === 'default' ? Number.POSITIVE_INFINITY : status);
+
+/**
+ * Responses of one status share an entry: their descriptions a list, and per media type their bodies `anyOf`
+ * (duplicates dropped). A status answered in two media types (the relay's JSON or event stream) has both.
+ */
 function responses(all: readonly ResponseContract[]): Json {
-  const byStatus = new Map<number, ResponseContract[]>();
+  const byStatus = new Map<number | 'default', ResponseContract[]>();
   for (const response of all) byStatus.set(response.status, [...(byStatus.get(response.status) ?? []), response]);
-  const entries = [...byStatus.entries()].sort(([a], [b]) => a - b);
+  const entries = [...byStatus.entries()].sort(([a], [b]) => statusOrder(a) - statusOrder(b));
   return Object.fromEntries(
     entries.map(([status, group]) => {
       const [first] = group as [ResponseContract, ...ResponseContract[]];
       if (group.length === 1) return [String(status), { description: first.description, content: mediaType(first) }];
-      const schemas = [...new Set(group.map((r) => JSON.stringify(jsonSchema(r.body, 'output'))))].map(
-        (text) => JSON.parse(text) as Json,
-      );
+      const byType = new Map<string, ResponseContract[]>();
+      for (const response of group) {
+        const type = response.contentType ?? 'application/json';
+        byType.set(type, [...(byType.get(type) ?? []), response]);
+      }
       return [
         String(status),
         {
           description: group.map((r) => `- ${r.description}`).join('\n'),
-          content: {
-            [first.contentType ?? 'application/json']: {
-              schema: schemas.length === 1 ? schemas[0] : { anyOf: schemas },
-            },
-          },
+          content: Object.fromEntries(
+            [...byType.entries()].map(([type, members]) => [
+              type,
+              members.length === 1 ? mediaType(members[0] as ResponseContract)[type] : mergedMediaType(members),
+            ]),
+          ),
         },
       ];
     }),
@@ -176,7 +200,12 @@ function operation(apiName: DocumentedApiName, route: RouteDef): Json {
           },
         }
       : {}),
-    responses: responses([contract.success, ...contract.errors, ...gatewayResponsesFor(apiName, route)]),
+    responses: responses([
+      contract.success,
+      ...(contract.stream ? [contract.stream] : []),
+      ...contract.errors,
+      ...gatewayResponsesFor(apiName, route),
+    ]),
   };
 }
 

@@ -111,11 +111,14 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'relay',
     description: 'OpenAI-compatible relay over the imported channels',
     scope: 'relay',
-    // One function behind the three routes: they share its channel cache and its grants (STYLE.md).
+    // One function behind the three `/v1` calls: they share its channel cache and its grants (STYLE.md).
     routes: [
       { method: 'POST', path: '/v1/chat/completions', function: 'relay', streaming: true },
       { method: 'POST', path: '/v1/embeddings', function: 'relay', streaming: true },
       { method: 'GET', path: '/v1/models', function: 'relay', streaming: true },
+      // The relay's OpenAPI document, under `/v1` both locally (where `/openapi.json` is the knowledge-base API's) and
+      // deployed (docs/openapi.md); public, buffered, served by the function that serves the other two.
+      { method: 'GET', path: '/v1/openapi.json', function: 'openapi', auth: 'none' },
     ],
   },
 };

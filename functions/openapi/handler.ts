@@ -3,16 +3,18 @@ import type { DocumentedApiName } from '#openapi/document';
 import { API_NAME_STAGE_VARIABLE } from '#shared/routes';
 import dataset from '../../openapi/dataset.json' with { type: 'json' };
 import proxy from '../../openapi/proxy.json' with { type: 'json' };
+import relay from '../../openapi/relay.json' with { type: 'json' };
 import { requestBaseUrl } from './base-url.ts';
 
 // The committed documents, bundled: `npm run openapi` writes them and a test keeps them current.
-const DOCUMENTS: Readonly<Record<DocumentedApiName, Record<string, unknown>>> = { dataset, proxy };
+const DOCUMENTS: Readonly<Record<DocumentedApiName, Record<string, unknown>>> = { dataset, proxy, relay };
 
-/** GET /openapi.json of either API, without the authorizer: the API's OpenAPI document, its `servers` the caller's base URL. */
+/** GET /openapi.json (the relay's: /v1/openapi.json) of any API, without the authorizer: the API's OpenAPI document, its `servers` the caller's base URL. */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
   const api = event.stageVariables?.[API_NAME_STAGE_VARIABLE];
   // A stage without the variable is a deployment defect: failing makes API Gateway answer its 5xx in the API's envelope.
-  if (api !== 'dataset' && api !== 'proxy') throw new Error(`Stage variable ${API_NAME_STAGE_VARIABLE} is not set`);
+  if (api !== 'dataset' && api !== 'proxy' && api !== 'relay')
+    throw new Error(`Stage variable ${API_NAME_STAGE_VARIABLE} is not set`);
   const document = DOCUMENTS[api];
   const base = requestBaseUrl(event);
   return {

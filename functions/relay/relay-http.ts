@@ -2,6 +2,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openAiErrorBody, RelayHttpError } from '#shared/envelopes/openai';
 import type { RelayCaller, RelayEndpoint, RelayRequest, RelayResponse, UsageRecord } from '#shared/relay/contract';
 import { type RelayKeyCaller, relayCallerFromContext, relayKeyExpired, relayKeyIpAllowed } from '#shared/relay-keys';
+import type { ModelList } from '#shared/schemas/relay';
 
 /*
  * The `/v1` front door (docs/relay.md): turns an API Gateway proxy event into a RelayRequest for the routing core,
@@ -106,8 +107,8 @@ function jsonReply(status: number, body: unknown, requestId: string): RelayReply
   };
 }
 
-/** OpenAI's `GET /v1/models` list shape. */
-function modelList(models: readonly string[]) {
+/** OpenAI's `GET /v1/models` list shape (its schema is the OpenAPI document's: shared/schemas/relay.ts). */
+function modelList(models: readonly string[]): ModelList {
   return {
     object: 'list',
     data: models.map((id) => ({ id, object: 'model', created: 0, owned_by: 'kb-channel-gateway' })),

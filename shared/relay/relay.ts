@@ -171,6 +171,8 @@ export function prepareBody(
     else messages.unshift({ role: 'system', content: prompt });
     body.messages = messages;
   }
+  // OpenAI's embeddings have no `stream`: an upstream never streams them (the relay answers them as JSON).
+  if (request.endpoint === 'embeddings') delete body.stream;
   if (body.stream === true && adapter.streamUsageOption) {
     const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
     body.stream_options = { ...options, include_usage: true };
@@ -213,7 +215,11 @@ function upstreamErrorBody(failure: FailedAttempt, adapter: ProviderAdapter | un
   }
   const converted = parsed !== undefined ? adapter?.errorMessage?.(parsed) : undefined;
   if (converted) return errorEnvelope(converted.message, converted.type, converted.code);
-  if (typeof parsed === 'object' && parsed !== null && 'error' in parsed) return text;
+  // Passed on only in OpenAI's envelope (an `error` object with its message): OpenAI's SDKs read `error.message`.
+  const error = typeof parsed === 'object' && parsed !== null ? (parsed as { error?: unknown }).error : undefined;
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    return text;
+  }
   const message = text.trim() === '' ? `upstream answered ${failure.status}` : text.slice(0, 1024);
   return errorEnvelope(message, 'upstream_error', `upstream_${failure.status}`);
 }
@@ -241,7 +247,9 @@ export function createRelay(deps: RelayDeps): Relay {
     const pending: Promise<unknown>[] = [];
     const attempts: UsageAttempt[] = [];
     const model = typeof request.body.model === 'string' ? request.body.model : '';
-    const stream = request.body.stream === true;
+    // Only a chat streams: OpenAI's embeddings take no `stream`, and an upstream that answers such a request with JSON
+    // must not be counted as failing (any caller could otherwise cool every channel down with three requests).
+    const stream = request.endpoint === 'chat' && request.body.stream === true;
     const wantsUsage =
       typeof request.body.stream_options === 'object' &&
       request.body.stream_options !== null &&

@@ -189,7 +189,7 @@ describe('REST APIs', () => {
     expect(publicRoutes.size).toBeGreaterThan(0);
   });
 
-  it('leaves exactly the routes marked auth none without an authorizer: the console page, its assets and the OpenAPI documents', () => {
+  it('leaves exactly the routes marked auth none without an authorizer: the console page, its assets and the three OpenAPI documents', () => {
     const functionOf = (m: Json) =>
       (Object.keys(stack.functions) as FunctionName[]).find((name) =>
         JSON.stringify((m.Integration as Json).Uri).includes(`"${id.fn(name)}"`),
@@ -198,7 +198,7 @@ describe('REST APIs', () => {
       .filter((m) => m.props.AuthorizationType === 'NONE')
       .map((m) => {
         expect(m.props.AuthorizerId).toBeUndefined();
-        const api = m.apiRef === id.api('dataset') ? 'dataset' : 'proxy';
+        const api = (Object.keys(APIS) as ApiName[]).find((name) => m.apiRef === id.api(name));
         return `${api} ${m.method} ${m.path} -> ${functionOf(m.props)}`;
       });
 
@@ -208,6 +208,7 @@ describe('REST APIs', () => {
       'proxy GET /console -> console',
       'proxy GET /console/assets/{name} -> console',
       'proxy GET /openapi.json -> openapi',
+      'relay GET /v1/openapi.json -> openapi',
     ]);
   });
 

@@ -27,6 +27,21 @@ describe('GET /openapi.json on the local server', () => {
     expect(await response.json()).toEqual({ ...committed.proxy, servers: [{ url: server.url }] });
   });
 
+  it("answers the relay API's document at /v1/openapi.json without a key", async () => {
+    const response = await fetch(`${server.url}/v1/openapi.json`, { headers: { Authorization: 'Bearer sk-nope' } });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('access-control-allow-origin')).toBe('*');
+    expect(await response.json()).toEqual({ ...committed.relay, servers: [{ url: server.url }] });
+  });
+
+  it('answers another method of /v1/openapi.json in the relay envelope (no such route)', async () => {
+    const response = await fetch(`${server.url}/v1/openapi.json`, { method: 'POST', body: '{}' });
+
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ error: { code: 'unknown_url' } });
+  });
+
   it('answers whatever Authorization header comes along: the route has no authorizer', async () => {
     const admin = await fetch(`${server.url}/openapi.json`, {
       headers: { Authorization: `Bearer ${server.credentials.adminKey}` },

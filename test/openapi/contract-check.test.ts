@@ -14,6 +14,7 @@ import { startTestServer, type TestServer } from '#test/support/local-server';
 
 const CREATE = '/api/core/dataset/create';
 const IMPORT = '/api/channels/import/legacygw';
+const CHAT = '/v1/chat/completions';
 
 /** A backend whose functions answer whatever the test puts in `reply`, behind an authorizer that allows everything. */
 function fakeBackend(reply: { current: APIGatewayProxyResult }): LocalBackend {
@@ -134,6 +135,34 @@ describe('the contract check of the local gateway', () => {
 
     expect(violations).toEqual([
       expect.stringMatching(/not in the document; add its contract to openapi\/contracts.ts and run `npm run openapi`/),
+    ]);
+  });
+
+  it("takes a relay status the route does not list as its `default` response: an upstream's error in the envelope", async () => {
+    const upstream = json(418, { error: { message: 'teapot', type: 'upstream_error', code: 'upstream_418', x: 1 } });
+
+    expect(await violationsOf(CHAT, upstream)).toEqual([]);
+  });
+
+  it('still checks the body of a status that falls under `default`', async () => {
+    const broken = json(418, { message: 'not the envelope' });
+
+    expect(await violationsOf(CHAT, broken)).toEqual([expect.stringMatching(/-> 418 .*required property 'error'/)]);
+  });
+
+  it('checks a listed relay status against its own schema, not the default', async () => {
+    const broken = json(503, { error: 'no channel' });
+
+    expect(await violationsOf(CHAT, broken)).toEqual([expect.stringMatching(/-> 503 /)]);
+  });
+
+  it("passes a relay stream as text/event-stream and refuses a model list with a field OpenAI's has not", async () => {
+    const stream = { statusCode: 200, headers: { 'Content-Type': 'text/event-stream' }, body: 'data: [DONE]\n\n' };
+    const models = json(200, { object: 'list', data: [], total: 0 });
+
+    expect(await violationsOf(CHAT, stream)).toEqual([]);
+    expect(await violationsOf('/v1/models', models, 'GET')).toEqual([
+      expect.stringMatching(/GET \/v1\/models -> 200 .*additional properties/),
     ]);
   });
 

@@ -48,13 +48,23 @@ describe('the committed OpenAPI documents', () => {
 
 describe('the staleness check', () => {
   it('names `npm run openapi` when a committed copy differs from the generated one', () => {
+    const current = (file: string) => documentText(API_NAMES.find((api) => DOCUMENT_FILES[api] === file)!);
     const edited = (file: string) =>
-      file === DOCUMENT_FILES.proxy
-        ? documentText('proxy').replace('"dsn"', '"dataSourceName"')
-        : documentText('dataset');
+      file === DOCUMENT_FILES.proxy ? current(file).replace('"dsn"', '"dataSourceName"') : current(file);
 
     expect(staleDocuments(edited)).toEqual([
       'openapi/proxy.json is stale: the route table or a zod schema changed; run `npm run openapi` and commit the result',
+    ]);
+  });
+
+  it("covers the relay's document too", () => {
+    const current = (file: string) => documentText(API_NAMES.find((api) => DOCUMENT_FILES[api] === file)!);
+    const edited = (file: string) =>
+      file === DOCUMENT_FILES.relay ? current(file).replace('"messages"', '"prompt"') : current(file);
+
+    expect(API_NAMES).toEqual(['dataset', 'proxy', 'relay']);
+    expect(staleDocuments(edited)).toEqual([
+      'openapi/relay.json is stale: the route table or a zod schema changed; run `npm run openapi` and commit the result',
     ]);
   });
 
@@ -156,5 +166,98 @@ describe('a generated document', () => {
       }
     }
     expect(checked).toBeGreaterThanOrEqual(4);
+  });
+});
+
+describe("the relay API's document", () => {
+  const document = buildOpenApiDocument('relay');
+  const operation = (path: string, method: string) =>
+    ((document.paths as Json)[path] as Json)[method] as { responses: Record<string, Json>; requestBody?: Json };
+  const schemaOf = (path: string, method: string, status: string, type = 'application/json') =>
+    (((operation(path, method).responses[status] as Json).content as Json)[type] as Json).schema as Json;
+  const ajv = new Ajv2020({ strict: true });
+  addFormats.default(ajv);
+  const valid = (schema: Json, value: unknown) => ajv.compile(schema)(value);
+  const requestSchema = (path: string) =>
+    (((operation(path, 'post').requestBody as Json).content as Json)['application/json'] as Json).schema as Json;
+  const ENVELOPE = { error: { message: 'm', type: 'invalid_request_error', param: null, code: null } };
+
+  it('documents the three /v1 calls behind the relay key and its own document without one', () => {
+    expect(Object.keys(document.paths as Json).sort()).toEqual([
+      '/v1/chat/completions',
+      '/v1/embeddings',
+      '/v1/models',
+      '/v1/openapi.json',
+    ]);
+    expect(((document.components as Json).securitySchemes as Json).bearer).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      description: expect.stringContaining('relay key'),
+    });
+  });
+
+  it.each(['/v1/chat/completions', '/v1/embeddings'])(
+    '%s takes an open body with model, answers JSON (a chat an event stream too), every error in the envelope, and a default',
+    (path) => {
+      const request = requestSchema(path);
+      expect(request.required).toEqual(expect.arrayContaining(['model']));
+      expect(request.additionalProperties).toEqual({});
+      expect(Object.keys(operation(path, 'post').responses)).toEqual([
+        '200',
+        '400',
+        '401',
+        '403',
+        '404',
+        '413',
+        '429',
+        '500',
+        '502',
+        '503',
+        '504',
+        'default',
+      ]);
+      // A chat may stream; embeddings never do (OpenAI's take no `stream`).
+      expect(Object.keys(operation(path, 'post').responses['200']?.content as Json)).toEqual(
+        path === '/v1/chat/completions' ? ['application/json', 'text/event-stream'] : ['application/json'],
+      );
+      for (const status of ['400', '401', '403', '404', '413', '429', '500', '502', '503', '504', 'default']) {
+        const schema = schemaOf(path, 'post', status);
+        expect(valid(schema, ENVELOPE), status).toBe(true);
+        expect(valid(schema, { success: false, message: 'm' }), status).toBe(false);
+      }
+      // An upstream's envelope with fields of its own (Azure's `innererror`) is passed on as it is.
+      expect(valid(schemaOf(path, 'post', 'default'), { error: { message: 'm', code: 'x', innererror: {} } })).toBe(
+        true,
+      );
+    },
+  );
+
+  it('requires messages of a chat and input of embeddings, and lets unknown fields through', () => {
+    const body = requestSchema;
+    expect(valid(body('/v1/chat/completions'), { model: 'm', messages: [], temperature: 0, x_vendor: {} })).toBe(true);
+    expect(valid(body('/v1/chat/completions'), { model: 'm' })).toBe(false);
+    expect(valid(body('/v1/embeddings'), { model: 'm', input: 'text', user: 'u' })).toBe(true);
+    expect(valid(body('/v1/embeddings'), { model: 'm' })).toBe(false);
+  });
+
+  it('describes the model list the relay writes exactly, and the upstream-made answers openly', () => {
+    const models = schemaOf('/v1/models', 'get', '200');
+    expect(valid(models, { object: 'list', data: [{ id: 'a', object: 'model', created: 0, owned_by: 'o' }] })).toBe(
+      true,
+    );
+    expect(valid(models, { object: 'list', data: [], extra: 1 })).toBe(false);
+    const chat = schemaOf('/v1/chat/completions', 'post', '200');
+    expect(
+      valid(chat, {
+        id: 'c',
+        object: 'chat.completion',
+        created: 1,
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'hi', annotations: [] }, finish_reason: 'stop' }],
+        service_tier: 'default',
+        system_fingerprint: 'fp',
+      }),
+    ).toBe(true);
+    expect(valid(chat, { object: 'list', data: [] })).toBe(false);
   });
 });

@@ -11,7 +11,11 @@ const PUBLIC_ROUTES = Object.values(APIS).flatMap((api) =>
     .filter((route) => route.function === 'openapi')
     .map((route) => ({ api: findRoute(route.method, route.path)?.api.name ?? api.name, route })),
 );
-const TITLES: Readonly<Record<string, string>> = { dataset: 'Knowledge-base API', proxy: 'Channel proxy API' };
+const TITLES: Readonly<Record<string, string>> = {
+  dataset: 'Knowledge-base API',
+  proxy: 'Channel proxy API',
+  relay: 'OpenAI-compatible relay API',
+};
 
 const server = useTestServer();
 

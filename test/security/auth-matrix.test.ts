@@ -411,7 +411,11 @@ describe('security matrix: credential kind x API x method through the local serv
           const title =
             reply.status === 200 ? (JSON.parse(reply.body) as { info?: { title?: string } }).info?.title : '';
           actual.push(`${kind} | ${method} ${route.path} -> ${reply.status} ${title}`);
-          const documentTitle = api === 'dataset' ? 'Knowledge-base API' : 'Channel proxy API';
+          const documentTitle = {
+            dataset: 'Knowledge-base API',
+            proxy: 'Channel proxy API',
+            relay: 'OpenAI-compatible relay API',
+          }[api ?? 'dataset'];
           expected.push(
             `${kind} | ${method} ${route.path} -> ${method === route.method ? `200 ${documentTitle}` : '404 '}`,
           );

@@ -21,9 +21,26 @@ describe('the OpenAPI document handler', () => {
   it('serves the document of the API the stage variable names', async () => {
     const dataset = await handler({ ...sample, stageVariables: { apiName: 'dataset' } });
     const proxy = await handler({ ...sample, stageVariables: { apiName: 'proxy' } });
+    const relay = await handler({ ...sample, stageVariables: { apiName: 'relay' } });
 
     expect(JSON.parse(dataset.body).info.title).toBe('Knowledge-base API');
     expect(JSON.parse(proxy.body).info.title).toBe('Channel proxy API');
+    expect(JSON.parse(relay.body).info.title).toBe('OpenAI-compatible relay API');
+  });
+
+  it("names the relay's stage as the server, so that its /v1 paths follow it", () => {
+    const event = withHeaders(
+      { Host: 'relay.example.com', 'X-Forwarded-Proto': 'https' },
+      { path: '/v1/openapi.json', requestContext: { ...sample.requestContext, path: '/prod/v1/openapi.json' } },
+    );
+
+    expect(requestBaseUrl(event)).toBe('https://relay.example.com/prod');
+  });
+
+  it('fails on a stage variable naming no API', async () => {
+    await expect(handler({ ...sample, stageVariables: { apiName: 'other' } })).rejects.toThrow(
+      /Stage variable apiName/,
+    );
   });
 
   it('fails, so that API Gateway answers its 5xx, when the stage variable is missing', async () => {

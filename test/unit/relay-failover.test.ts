@@ -122,6 +122,52 @@ describe('relay answers and failover', () => {
     expect(record.attempts).toEqual([{ channelId: 'first', status, errorClass: 'client' }]);
   });
 
+  it.each([
+    ['a text error', { error: 'model not found' }],
+    ['a null error', { error: null }],
+    ['an error without a message', { error: { code: 42 } }],
+  ])(
+    "wraps an upstream's %s in OpenAI's envelope: only an error with its message is passed on as it is",
+    async (_, sent) => {
+      // prepare
+      const { relay } = twoTiers();
+      first.fault({ kind: 'status', status: 400, body: sent });
+      // act
+      const response = await relay.handle(chatRequest({}));
+      const body = JSON.parse(await readText(response));
+      // assert
+      expect(response.status).toBe(400);
+      expect(body).toEqual({
+        error: { message: JSON.stringify(sent), type: 'upstream_error', param: null, code: 'upstream_400' },
+      });
+    },
+  );
+
+  it('answers embeddings asked with stream: true as JSON, sends no stream upstream, and blames no channel', async () => {
+    // prepare
+    const { relay, health } = twoTiers();
+    const embeddings = (i: number) =>
+      chatRequest({}, { endpoint: 'embeddings', body: { model: 'gpt-4o-mini', input: `t${i}`, stream: true } });
+    // act
+    const responses = [];
+    for (let i = 0; i < 4; i++) {
+      const response = await relay.handle(embeddings(i));
+      responses.push({
+        status: response.status,
+        type: response.headers['content-type'],
+        body: await readText(response),
+      });
+      await response.done;
+    }
+    // assert
+    expect(responses.map((r) => [r.status, r.type, JSON.parse(r.body).object])).toEqual(
+      Array.from({ length: 4 }, () => [200, 'application/json', 'list']),
+    );
+    expect(first.requests.map((r) => r.body?.stream)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(second.requests).toHaveLength(0);
+    expect((await health.view()).get('first')).toBeUndefined();
+  });
+
   it('returns the last upstream error, scrubbed of the key, after the last attempt', async () => {
     // prepare
     const key = 'sk-secret-first-0123456789abcdef';

@@ -68,11 +68,12 @@ const request = async (method: string, path: string, headers: Record<string, str
 };
 
 describe('the relay API in the route table', () => {
-  it('serves the three /v1 routes through one streaming function, and the admin calls on the proxy API', () => {
-    expect(APIS.relay.routes.map((r) => [r.method, r.path, r.function, r.streaming])).toEqual([
-      ['POST', '/v1/chat/completions', 'relay', true],
-      ['POST', '/v1/embeddings', 'relay', true],
-      ['GET', '/v1/models', 'relay', true],
+  it('serves the three /v1 calls through one streaming function, its document publicly, and the admin calls on the proxy API', () => {
+    expect(APIS.relay.routes.map((r) => [r.method, r.path, r.function, r.streaming, r.auth])).toEqual([
+      ['POST', '/v1/chat/completions', 'relay', true, undefined],
+      ['POST', '/v1/embeddings', 'relay', true, undefined],
+      ['GET', '/v1/models', 'relay', true, undefined],
+      ['GET', '/v1/openapi.json', 'openapi', undefined, 'none'],
     ]);
     expect(APIS.relay.scope).toBe('relay');
     expect(findRoute('POST', '/api/channel/abc/test')).toMatchObject({
