@@ -4,6 +4,7 @@
  * generated from this (openapi/document.ts) and the tests check every HTTP response against them.
  * The schemas are the ones the handlers validate with and the envelopes build with: never a copy.
  */
+
 import * as z from 'zod';
 import { batchDeleteBodySchema } from '#functions/batch-delete-channels/batch-delete-channels';
 import { createDatasetBodySchema } from '#functions/create-dataset/schema';
@@ -18,6 +19,7 @@ import { usageQuerySchema } from '#functions/usage/schema';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { proxyErrorBodySchema, proxySuccessBodySchema } from '#shared/envelopes/proxy';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
+import type { ApiName } from '#shared/routes';
 import { APIS, type ApiDef, type RouteDef } from '#shared/routes';
 import {
   batchDeleteResultSchema,
@@ -41,7 +43,6 @@ import {
   upstreamErrorBodySchema,
 } from '#shared/schemas/relay';
 import { usageReportSchema } from '#shared/schemas/usage';
-import type { DocumentedApiName } from './document.ts';
 
 /** One response a route may give: its status, what it means and the zod schema of its body. */
 export interface ResponseContract {
@@ -189,7 +190,7 @@ const updateContract = (operationId: string, method: string): RouteContract => (
   ),
 });
 
-export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record<string, RouteContract>>>> = {
+export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, RouteContract>>>> = {
   dataset: {
     'POST /api/core/dataset/create': {
       operationId: 'createDataset',
@@ -732,7 +733,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<DocumentedApiName, Readonly<Record
 };
 
 /** The contract of a route; throws when it has none (every route needs one: see test/openapi). */
-export function contractFor(api: DocumentedApiName, route: Pick<RouteDef, 'method' | 'path'>): RouteContract {
+export function contractFor(api: ApiName, route: Pick<RouteDef, 'method' | 'path'>): RouteContract {
   const contract = ROUTE_CONTRACTS[api][routeKey(route)];
   if (!contract) {
     throw new Error(
@@ -745,7 +746,7 @@ export function contractFor(api: DocumentedApiName, route: Pick<RouteDef, 'metho
 /** Routes without a contract, and contracts without a route, as `api: METHOD path ...` lines. */
 export function contractMismatches(
   apis: readonly ApiDef[] = Object.values(APIS),
-  contracts: Readonly<Record<DocumentedApiName, Readonly<Record<string, RouteContract>>>> = ROUTE_CONTRACTS,
+  contracts: Readonly<Record<ApiName, Readonly<Record<string, RouteContract>>>> = ROUTE_CONTRACTS,
 ): string[] {
   const problems: string[] = [];
   for (const api of apis) {

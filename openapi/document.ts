@@ -18,16 +18,15 @@ export const API_VERSION = '1.0.0';
  * The APIs this module documents: all three. The relay API (`/v1`) speaks OpenAI's protocol: its document follows
  * OpenAI's API reference as OpenAI's Node SDK types it (shared/schemas/relay.ts), open where the relay passes bodies on.
  */
-export type DocumentedApiName = ApiName;
 
 /** Where each API's committed document lives, relative to the repository root. */
-export const DOCUMENT_FILES: Readonly<Record<DocumentedApiName, string>> = {
+export const DOCUMENT_FILES: Readonly<Record<ApiName, string>> = {
   dataset: 'openapi/dataset.json',
   proxy: 'openapi/proxy.json',
   relay: 'openapi/relay.json',
 };
 
-const TITLES: Readonly<Record<DocumentedApiName, { title: string; description: string; security: string }>> = {
+const TITLES: Readonly<Record<ApiName, { title: string; description: string; security: string }>> = {
   dataset: {
     title: 'Knowledge-base API',
     description:
@@ -177,7 +176,7 @@ function responses(all: readonly ResponseContract[]): Json {
   );
 }
 
-function operation(apiName: DocumentedApiName, route: RouteDef): Json {
+function operation(apiName: ApiName, route: RouteDef): Json {
   const contract = contractFor(apiName, route);
   const request = contract.request ?? {};
   const params = [...parameters('path', request.path), ...parameters('query', request.query)];
@@ -210,7 +209,7 @@ function operation(apiName: DocumentedApiName, route: RouteDef): Json {
 }
 
 /** The OpenAPI 3.1 document of one API. */
-export function buildOpenApiDocument(apiName: DocumentedApiName): Json {
+export function buildOpenApiDocument(apiName: ApiName): Json {
   const api = APIS[apiName];
   const paths: Record<string, Json> = {};
   for (const route of api.routes) {
@@ -232,7 +231,7 @@ export function buildOpenApiDocument(apiName: DocumentedApiName): Json {
 }
 
 /** The committed file's exact text for a document (what `npm run openapi` writes). */
-export function documentText(apiName: DocumentedApiName): string {
+export function documentText(apiName: ApiName): string {
   return `${JSON.stringify(buildOpenApiDocument(apiName), null, 2)}\n`;
 }
 
@@ -241,7 +240,7 @@ export function documentText(apiName: DocumentedApiName): string {
  * (`read` returns a file's text, or undefined when it is missing).
  */
 export function staleDocuments(read: (file: string) => string | undefined): string[] {
-  return (Object.keys(DOCUMENT_FILES) as DocumentedApiName[]).flatMap((api) => {
+  return (Object.keys(DOCUMENT_FILES) as ApiName[]).flatMap((api) => {
     const file = DOCUMENT_FILES[api];
     const committed = read(file);
     if (committed === documentText(api)) return [];

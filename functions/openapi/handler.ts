@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { DocumentedApiName } from '#openapi/document';
+import type { ApiName } from '#shared/routes';
 import { API_NAME_STAGE_VARIABLE } from '#shared/routes';
 import dataset from '../../openapi/dataset.json' with { type: 'json' };
 import proxy from '../../openapi/proxy.json' with { type: 'json' };
@@ -7,7 +7,7 @@ import relay from '../../openapi/relay.json' with { type: 'json' };
 import { requestBaseUrl } from './base-url.ts';
 
 // The committed documents, bundled: `npm run openapi` writes them and a test keeps them current.
-const DOCUMENTS: Readonly<Record<DocumentedApiName, Record<string, unknown>>> = { dataset, proxy, relay };
+const DOCUMENTS: Readonly<Record<ApiName, Record<string, unknown>>> = { dataset, proxy, relay };
 
 /** GET /openapi.json (the relay's: /v1/openapi.json) of any API, without the authorizer: the API's OpenAPI document, its `servers` the caller's base URL. */
 export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {

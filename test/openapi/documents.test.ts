@@ -5,20 +5,14 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { contractFor, contractMismatches, routeKey } from '#openapi/contracts';
-import {
-  buildOpenApiDocument,
-  DOCUMENT_FILES,
-  type DocumentedApiName,
-  documentText,
-  staleDocuments,
-} from '#openapi/document';
-import { APIS, type ApiDef } from '#shared/routes';
+import { buildOpenApiDocument, DOCUMENT_FILES, documentText, staleDocuments } from '#openapi/document';
+import { APIS, type ApiDef, type ApiName } from '#shared/routes';
 
 type Json = Record<string, unknown>;
 const ROOT = join(import.meta.dirname, '..', '..');
 const readRepoFile = (file: string) =>
   existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : undefined;
-const API_NAMES = Object.keys(DOCUMENT_FILES) as DocumentedApiName[];
+const API_NAMES = Object.keys(DOCUMENT_FILES) as ApiName[];
 
 describe('the committed OpenAPI documents', () => {
   it('are what `npm run openapi` generates from the route table and the zod schemas now', () => {
@@ -101,7 +95,7 @@ describe('route contracts', () => {
 });
 
 describe('a generated document', () => {
-  const operations = (api: DocumentedApiName) =>
+  const operations = (api: ApiName) =>
     APIS[api].routes.map((route) => ({
       route,
       operation: ((buildOpenApiDocument(api).paths as Json)[route.path] as Json)[route.method.toLowerCase()] as Json,

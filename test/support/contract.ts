@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { GatewayExchange } from '#infra/local/gateway';
-import { DOCUMENT_FILES, type DocumentedApiName } from '#openapi/document';
+import { DOCUMENT_FILES } from '#openapi/document';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import type { ApiName } from '#shared/routes';
 
@@ -25,8 +25,8 @@ export type OpenApiDocuments = Readonly<Partial<Record<ApiName, Json>>>;
 const ROOT = join(import.meta.dirname, '..', '..');
 
 /** The committed documents: what the stack and `npm start` serve. */
-export function committedDocuments(): Readonly<Record<DocumentedApiName, Json>> {
-  const read = (api: DocumentedApiName) => JSON.parse(readFileSync(join(ROOT, DOCUMENT_FILES[api]), 'utf8')) as Json;
+export function committedDocuments(): Readonly<Record<ApiName, Json>> {
+  const read = (api: ApiName) => JSON.parse(readFileSync(join(ROOT, DOCUMENT_FILES[api]), 'utf8')) as Json;
   return { dataset: read('dataset'), proxy: read('proxy'), relay: read('relay') };
 }
 
