@@ -267,6 +267,11 @@ export function describeRequest(request: RawRequest): string {
 export function datasetEnvelopeProblems(reply: RawResponse): { problems: string[]; body?: Record<string, unknown> } {
   const problems: string[] = [];
   if (reply.status >= 500) problems.push(`status ${reply.status}`);
+  // A CORS preflight (an OPTIONS request on a route) is answered as FastGPT answers it: 200, no body, the allowed
+  // methods (shared/cors.ts). Only that answer may leave the envelope.
+  if (reply.status === 200 && reply.body === '' && reply.headers['access-control-allow-methods'] !== undefined) {
+    return { problems };
+  }
   let body: Record<string, unknown>;
   try {
     body = JSON.parse(reply.body) as Record<string, unknown>;

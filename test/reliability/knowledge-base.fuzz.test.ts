@@ -50,7 +50,7 @@ beforeAll(async () => {
 /** The problems with one reply: not the envelope, a 5xx, a 200 without code 200, or the token echoed. */
 function envelopeProblems(reply: RawResponse): string[] {
   const { problems, body } = datasetEnvelopeProblems(reply);
-  if (reply.status === 200 && body?.code !== 200) problems.push('200 without code 200');
+  if (reply.status === 200 && body !== undefined && body.code !== 200) problems.push('200 without code 200');
   if (reply.body.includes(token.token)) problems.push('the token is echoed');
   return problems;
 }
