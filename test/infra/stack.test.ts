@@ -387,6 +387,33 @@ describe('REST APIs', () => {
     }
   });
 
+  it('keeps the account logging role and setting on later updates and deletion, but not when the first deploy rolls back', () => {
+    const policies = [
+      ...Object.values(template.findResources('AWS::IAM::Role')).filter((r) =>
+        JSON.stringify(r.Properties?.ManagedPolicyArns ?? []).includes('AmazonAPIGatewayPushToCloudWatchLogs'),
+      ),
+      ...Object.values(template.findResources('AWS::ApiGateway::Account')),
+    ].map((r) => [r.DeletionPolicy, r.UpdateReplacePolicy]);
+
+    expect(policies).toEqual([
+      ['RetainExceptOnCreate', 'Retain'],
+      ['RetainExceptOnCreate', 'Retain'],
+    ]);
+  });
+
+  it.each(['dev', 'production'])(
+    'holds no plain Retain anywhere on a stage %s: a rolled-back first deploy leaves nothing behind',
+    (stage) => {
+      const { template: t } = synthStack({}, stage);
+
+      const retained = Object.entries(t.toJSON().Resources as Record<string, { DeletionPolicy?: string }>)
+        .filter(([, r]) => r.DeletionPolicy === 'Retain')
+        .map(([key]) => key);
+
+      expect(retained).toEqual([]);
+    },
+  );
+
   it('leaves the account logging role alone when the stage config says it is managed elsewhere', () => {
     const { template: custom } = synthStack({ manageApiGatewayAccount: false });
 
