@@ -12,4 +12,4 @@ export function noRouteLostSentence(routes: { complete: boolean }): string {
 
 /** The last line of the routes when not every route was counted. */
 export const INCOMPLETE_ROUTES =
-  'The table names more routes than an import counts (100,000 routes, 1,000 groups a row, 4 million group and model pairs): these figures cover those counted, and a route not counted may be lost.';
+  'The table names more routes than an import counts (100,000 routes, 1,000 groups a row, 40 million group and model pairs): these figures cover those counted, and a route not counted may be lost.';
