@@ -241,7 +241,7 @@ describe('RouteTally', () => {
     expect(tally.build()).toMatchObject({ total: 10, kept: 8, lost: 2, complete: false });
   });
 
-  it('looks at a bounded number of pairs whatever its rows hold, within a second for rows of 16,600 groups × 1,000 models', () => {
+  it('looks at a bounded number of pairs whatever its rows hold: 300 rows of 16,600 groups × 1,000 models end in seconds, not minutes', () => {
     const tally = new RouteTally();
     const groups = Array.from({ length: 16_600 }, (_, i) => `g${i}`);
     const models = Array.from({ length: 1_000 }, (_, i) => `m${i}`);
