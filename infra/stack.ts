@@ -206,8 +206,9 @@ export class ServiceStack extends Stack {
       },
       'delete-dataset': {
         description: 'DELETE /api/core/dataset/delete: deletes a record, a folder with its whole subtree',
-        // GetItem reads the record, Query on the index walks the subtree, BatchWriteItem deletes it.
-        table: ['GetItem', 'BatchWriteItem'],
+        // GetItem reads the record, Query on the index walks the subtree, BatchWriteItem deletes it; a conditional
+        // UpdateItem takes the team's tree lock around a folder's walk and deletes (shared/dataset-tree.ts).
+        table: ['GetItem', 'UpdateItem', 'BatchWriteItem'],
         index: ['Query'],
         // A 10,000-record subtree is ~400 BatchWriteItem calls: more memory is more CPU and network.
         memorySize: 1024,

@@ -271,10 +271,18 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
     'DELETE /api/core/dataset/delete': {
       operationId: 'deleteDataset',
       summary: 'Delete a knowledge base, or a folder with its whole subtree',
-      description: 'Safe to repeat after any failure: a repeat deletes what is left.',
+      description:
+        "Safe to repeat after any failure: a repeat deletes what is left. A folder's delete waits for the team's moves into folders (and they for it): one that waits too long answers 429 (send it again).",
       request: { query: idQuerySchema },
       success: { status: 200, description: 'Deleted', body: datasetSuccessBodySchema(z.null()) },
-      errors: datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+      errors: datasetErrors(
+        'invalidParams',
+        'missingParams',
+        'unExistDataset',
+        'tooManyRequests',
+        'unauthorized',
+        'unAuthApiKey',
+      ),
     },
     'GET /api/core/dataset/paths': {
       operationId: 'getDatasetPaths',

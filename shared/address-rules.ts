@@ -17,6 +17,8 @@ LINK_LOCAL.addSubnet('::169.254.0.0', 112, 'ipv6');
 LINK_LOCAL.addSubnet('64:ff9b::a9fe:0', 112, 'ipv6');
 LINK_LOCAL.addSubnet('64:ff9b:1:a9fe::', 64, 'ipv6');
 LINK_LOCAL.addAddress('fd00:ec2::254', 'ipv6');
+// SIIT's IPv4-translated form ::ffff:0:a.b.c.d (RFC 2765, RFC 6145): BlockList matches the mapped form only.
+LINK_LOCAL.addSubnet('::ffff:0:a9fe:0', 112, 'ipv6');
 
 // Loopback and the unspecified address, with their IPv4-mapped, IPv4-compatible and NAT64 forms: a channel's base URL
 // may not reach the function's own host (or, locally, the product's own engine) unless the operator lists it.
@@ -28,6 +30,43 @@ LOOPBACK.addAddress('::', 'ipv6');
 LOOPBACK.addSubnet('::127.0.0.0', 104, 'ipv6');
 LOOPBACK.addSubnet('64:ff9b::7f00:0', 104, 'ipv6');
 LOOPBACK.addSubnet('64:ff9b:1:7f00::', 56, 'ipv6');
+LOOPBACK.addSubnet('::ffff:0:7f00:0', 104, 'ipv6');
+LOOPBACK.addSubnet('::ffff:0:0:0', 104, 'ipv6');
+
+/*
+ * A translator under the local-use prefix 64:ff9b:1::/48 (RFC 8215) may use any of RFC 6052's prefix lengths inside
+ * it (/48, /56, /64, /96), with operator-chosen bits BlockList cannot express: each layout's IPv4 address is read out.
+ */
+const LOCAL_USE_LAYOUTS: readonly (readonly number[])[] = [
+  [6, 7, 9, 10], // /48: bits 48..63, then 72..87 (bits 64..71 are the zero "u" octet)
+  [7, 9, 10, 11], // /56
+  [9, 10, 11, 12], // /64
+  [12, 13, 14, 15], // /96
+];
+
+function embeddedIpv4s(address: string): string[] {
+  const bytes = ipv6Bytes(address);
+  if (bytes === undefined || bytes[0] !== 0 || bytes[1] !== 0x64 || bytes[2] !== 0xff || bytes[3] !== 0x9b) return [];
+  if (bytes[4] !== 0 || bytes[5] !== 1) return [];
+  return LOCAL_USE_LAYOUTS.map((at) => at.map((i) => bytes[i] ?? 0).join('.'));
+}
+
+/** The 16 bytes of an IPv6 address in text form (with or without an embedded dotted quad), or undefined. */
+function ipv6Bytes(address: string): number[] | undefined {
+  if (isIP(address) !== 6) return undefined;
+  let text = address.replace(/%.*$/, '');
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const groups = (part: string) => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
+  const front = groups(head);
+  const back = tail === undefined ? [] : groups(tail);
+  const all = [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
+  return all.flatMap((g) => [g >> 8, g & 0xff]);
+}
 
 /** 'ipv4' or 'ipv6' for an IP address in text form. */
 export function familyName(address: string): 'ipv4' | 'ipv6' {
@@ -36,10 +75,12 @@ export function familyName(address: string): 'ipv4' | 'ipv6' {
 
 /** True for a link-local or cloud-metadata address in any of its spellings: never a target. */
 export function isLinkLocalAddress(address: string): boolean {
+  if (embeddedIpv4s(address).some((v4) => LINK_LOCAL.check(v4, 'ipv4'))) return true;
   return LINK_LOCAL.check(address, familyName(address));
 }
 
 /** True for a loopback or unspecified address in any of its spellings. */
 export function isLoopbackAddress(address: string): boolean {
+  if (embeddedIpv4s(address).some((v4) => LOOPBACK.check(v4, 'ipv4'))) return true;
   return LOOPBACK.check(address, familyName(address));
 }

@@ -15,6 +15,11 @@ export const MAX_TREE_LEVELS = 100;
  * expire once the invocation holding it is over.
  */
 export const TREE_LOCK_TTL_MS = 15_000;
+/**
+ * How long a folder's delete may hold the tree lock: longer than the delete function's timeout (28 s,
+ * infra/stack.ts; a test holds the two together), for the same reason.
+ */
+export const DELETE_TREE_LOCK_TTL_MS = 35_000;
 /** How long a move waits for its team's tree lock before it answers 429 (below the function's timeout). */
 export const TREE_LOCK_WAIT_MS = 5_000;
 const TREE_LOCK_RETRY_MS = 50;
@@ -145,19 +150,29 @@ export interface TreeLockDeps {
 }
 
 /**
- * Runs `work` while holding the team's tree lock, so moves into folders run one at a time per team and
- * each one's cycle check reads a tree no other move is changing. Waits up to TREE_LOCK_WAIT_MS for
- * the lock, then answers 429; a lock older than TREE_LOCK_TTL_MS (its holder is gone) is taken over.
+ * Runs `work` while holding the team's tree lock, so moves into folders and deletes of folders run one at a
+ * time per team: each move's cycle check reads a tree no other move is changing, and a delete's walk meets
+ * every record that will ever hang below the folder (a move into it waits, then finds its parent gone).
+ * Waits up to TREE_LOCK_WAIT_MS for the lock, then answers 429; a lock older than its holder's `holdMs`
+ * (TREE_LOCK_TTL_MS for a move: its holder is gone) is taken over.
  */
-export async function withTreeLock<T>(deps: TreeLockDeps, teamId: string, work: () => Promise<T>): Promise<T> {
+export async function withTreeLock<T>(
+  deps: TreeLockDeps,
+  teamId: string,
+  work: () => Promise<T>,
+  options: { holdMs?: number; busy?: string } = {},
+): Promise<T> {
   const sleep = deps.sleep ?? ((ms: number) => delay(ms));
   const owner = randomUUID();
   const giveUpAt = deps.now().getTime() + TREE_LOCK_WAIT_MS;
+  const holdMs = options.holdMs ?? TREE_LOCK_TTL_MS;
   for (;;) {
     const now = deps.now().getTime();
-    if (await deps.repo.lockTree(teamId, owner, now, now + TREE_LOCK_TTL_MS)) break;
+    if (await deps.repo.lockTree(teamId, owner, now, now + holdMs)) break;
     if (now >= giveUpAt) {
-      throw datasetErrors.tooManyRequests('another move in this team is still running; send the update again');
+      throw datasetErrors.tooManyRequests(
+        options.busy ?? 'another move or delete in this team is still running; send the update again',
+      );
     }
     await sleep(TREE_LOCK_RETRY_MS / 2 + Math.random() * TREE_LOCK_RETRY_MS);
   }

@@ -14,7 +14,12 @@ import type { ChannelSettings } from './schemas/channel-settings.ts';
  *   `password` or `credential`; inside an object named like headers (`extra.header_override`), a credential header;
  *   an object holding a `private_key` (a Vertex AI service account); a string holding a PEM private key or the JSON
  *   text of such an object;
- * - `proxyUrl`: the user name and password of a proxy URL.
+ * - `proxyUrl`: the user name and password of a proxy URL;
+ * - whatever its name, a value shaped like a credential: an HTTP credential (`Bearer …`, `Basic …`, `Token …`,
+ *   `AWS4-HMAC-SHA256 …`), a provider's key format (`sk-…`, `sk_…`, `AIza…`, `hf_…`, `gsk_…`, `xai-…`, GitHub's
+ *   and Slack's tokens, a JWT), in `headerOverride` and at any depth of `paramOverride` and `extra`; there too the user
+ *   name and password of any URL, the `value` of an operation whose `path`, `name`, `header`, `key` or `to` names a
+ *   secret (New API's `param_override` operations), and JSON text that holds any of these.
  *
  * A whole secret value is masked as a key is (shared/mask.ts); one that is not text (an object) is masked as its
  * JSON text. Erring on the side of masking costs an operator a look at the detail's masked form, never a leak.
@@ -42,7 +47,41 @@ const SECRET_LAST_WORDS = new Set([
   'authorization',
   'auth',
   'signature',
+  // Plurals and compounds the forks and their plugins use (`api_keys`, `secrets`, `auth_header`).
+  'keys',
+  'apikeys',
+  'secrets',
+  'passwords',
+  'cookies',
+  'signatures',
+  'authheader',
+  'authheaders',
+  'authorizationheader',
+  'bearer',
+  'bearertoken',
+  'apitokens',
+  'accesstokens',
+  'authtokens',
+  'bearertokens',
+  'refreshtokens',
+  'sessiontokens',
 ]);
+/** A name that is one of these words alone is a secret (`tokens`, unlike `max_tokens`). */
+const SECRET_WHOLE_NAMES = new Set(['tokens']);
+/**
+ * Values shaped like a credential, whatever their name: an HTTP authorization scheme followed by its credential
+ * (schemes are case-insensitive), a provider's key format (OpenAI, Anthropic, Stripe, Groq, Hugging Face, xAI,
+ * Perplexity, NVIDIA, Replicate, GitLab, GitHub, Slack, Google), or a JWT. Anchored at the start, so text that
+ * mentions one is not taken for one.
+ */
+const CREDENTIAL_SCHEME =
+  /^\s*(?:bearer|basic|digest|token|bot|oauth|key|apikey|api-key|sharedkey|aws4-hmac-sha256|hmac-sha256)\s+\S{4,}/i;
+const CREDENTIAL_FORMAT =
+  /^\s*(?:(?:sk|rk|gsk|hf|xai|pplx|nvapi|r8|glpat|ghp|gho|ghu|ghs|ghr|github_pat|xox[abprs])[-_][A-Za-z0-9_-]{8,}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.)/;
+/** A URL with a user name or password. */
+const URL_WITH_USER_INFO = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]*@/i;
+/** Fields of an operation object that name what its `value` is for (New API's param_override operations). */
+const OPERATION_TARGETS = ['path', 'name', 'header', 'key', 'to'] as const;
 const SECRET_ANYWHERE = /secret|passw|credential/i;
 const PEM_PRIVATE_KEY = /PRIVATE KEY-----/;
 /** Deeper JSON than this is masked whole rather than walked (a hostile 64 KiB column can nest thousands deep). */
@@ -68,23 +107,38 @@ export function isSecretName(name: string): boolean {
   const parts = words(name);
   const last = parts.at(-1);
   if (last === undefined) return false;
+  if (parts.length === 1 && SECRET_WHOLE_NAMES.has(last)) return true;
   return SECRET_LAST_WORDS.has(last) || SECRET_LAST_WORDS.has(parts.slice(-2).join(''));
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** True when a value is a secret by its shape, whatever its name: a service account or a PEM private key. */
-function isSecretValue(value: unknown): boolean {
+/** True when a text is shaped like a credential (an authorization header's value, a provider's key, a JWT). */
+export function isCredentialValue(value: unknown): boolean {
+  return typeof value === 'string' && (CREDENTIAL_SCHEME.test(value) || CREDENTIAL_FORMAT.test(value));
+}
+
+/**
+ * True when a value is a secret by its shape, whatever its name: a service account, a PEM private key, a credential
+ * (isCredentialValue), or JSON text that holds a secret by any rule here.
+ */
+function isSecretValue(value: unknown, depth = 0): boolean {
   if (isObject(value)) return Object.hasOwn(value, 'private_key');
   if (typeof value !== 'string') return false;
-  if (PEM_PRIVATE_KEY.test(value)) return true;
-  if (!/"private_key"/.test(value)) return false;
+  if (PEM_PRIVATE_KEY.test(value) || isCredentialValue(value)) return true;
+  const trimmed = value.trimStart();
+  if (depth > 0 || (!trimmed.startsWith('{') && !trimmed.startsWith('['))) return false;
+  let parsed: unknown;
   try {
-    return isSecretValue(JSON.parse(value));
+    parsed = JSON.parse(value);
   } catch {
     return false;
   }
+  if (isObject(parsed) && Object.hasOwn(parsed, 'private_key')) return true;
+  const inside: SecretPart[] = [];
+  jsonSecrets(parsed, [], inside, false, depth + 1);
+  return inside.length > 0;
 }
 
 /** The masked form of a secret value: a key's mask of its text (an object's JSON text). */
@@ -114,9 +168,13 @@ export interface SecretPart {
  * Every secret part of a JSON value under `path` (a `paramOverride` or `extra` field, or part of one). Inside an
  * object named like headers (Done Hub's `extra.header_override`, a plugin's `headers`), names follow the header rule.
  */
-function jsonSecrets(value: unknown, path: string[], out: SecretPart[], headers = false): void {
-  if (isSecretValue(value) || (path.length > MAX_DEPTH && (isObject(value) || Array.isArray(value)))) {
+function jsonSecrets(value: unknown, path: string[], out: SecretPart[], headers = false, textDepth = 0): void {
+  if (isSecretValue(value, textDepth) || (path.length > MAX_DEPTH && (isObject(value) || Array.isArray(value)))) {
     out.push({ path, value, masked: maskSecret(value) });
+    return;
+  }
+  if (typeof value === 'string' && URL_WITH_USER_INFO.test(value)) {
+    out.push({ path, value, masked: maskProxyUrl(value) });
     return;
   }
   const entries: [string, unknown][] = Array.isArray(value)
@@ -124,13 +182,32 @@ function jsonSecrets(value: unknown, path: string[], out: SecretPart[], headers 
     : isObject(value)
       ? Object.entries(value)
       : [];
+  const operationValue = isObject(value) && namesSecretTarget(value);
   for (const [name, item] of entries) {
     const at = [...path, name];
-    const secretName = isSecretName(name) || (headers && isSecretHeader(name));
+    const secretName =
+      isSecretName(name) ||
+      (headers && isSecretHeader(name)) ||
+      (operationValue && name === 'value' && typeof item !== 'number' && typeof item !== 'boolean');
     if (!Array.isArray(value) && secretName && item !== null && item !== '') {
       out.push({ path: at, value: item, masked: maskSecret(item) });
-    } else jsonSecrets(item, at, out, !Array.isArray(value) && /header/i.test(name));
+    } else jsonSecrets(item, at, out, !Array.isArray(value) && /header/i.test(name), textDepth);
   }
+}
+
+/** True for an operation object (`{"path": "api_key", "mode": "set", "value": …}`) whose target names a secret. */
+function namesSecretTarget(operation: Record<string, unknown>): boolean {
+  if (!Object.hasOwn(operation, 'value')) return false;
+  return OPERATION_TARGETS.some((field) => {
+    const target = operation[field];
+    if (typeof target !== 'string') return false;
+    const last =
+      target
+        .split(/[./[\]]+/)
+        .filter((p) => p !== '')
+        .at(-1) ?? '';
+    return isSecretName(last) || isSecretHeader(last);
+  });
 }
 
 /** Every secret part of `settings`, in a stable order. */
@@ -141,7 +218,7 @@ export function secretParts(settings: ChannelSettings | undefined): SecretPart[]
     out.push({ path: ['proxyUrl'], value: settings.proxyUrl, masked: maskProxyUrl(settings.proxyUrl) });
   }
   for (const [name, value] of Object.entries(isObject(settings.headerOverride) ? settings.headerOverride : {})) {
-    if (isSecretHeader(name) || isSecretValue(value)) {
+    if (isSecretHeader(name) || isSecretValue(value) || (typeof value === 'string' && URL_WITH_USER_INFO.test(value))) {
       out.push({ path: ['headerOverride', name], value, masked: maskSecret(value) });
     }
   }

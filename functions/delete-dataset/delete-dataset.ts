@@ -1,9 +1,11 @@
-import { requireRecord } from '#shared/dataset-tree';
+import { DELETE_TREE_LOCK_TTL_MS, requireRecord, type TreeLockDeps, withTreeLock } from '#shared/dataset-tree';
 import type { CallerContext } from '#shared/http';
-import type { DatasetTreeRepository } from '#shared/repositories/datasets';
+import type { DatasetRecord, DatasetTreeRepository } from '#shared/repositories/datasets';
 import type { IdQuery } from '#shared/schemas/dataset-fields';
 
-export type DeleteDatasetDeps = { repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany'> };
+export interface DeleteDatasetDeps extends TreeLockDeps {
+  repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany' | 'lockTree' | 'unlockTree'>;
+}
 
 /** Folders whose children are read at once while walking the subtree: a wide tree's walk stays short. */
 const WALK_CONCURRENCY = 8;
@@ -20,7 +22,18 @@ export async function deleteDataset(
 ): Promise<{ deleted: number }> {
   const { teamId } = input.caller;
   const record = await requireRecord(deps.repo, teamId, input.query.id);
+  // A dataset has no subtree: nothing can be moved into it.
+  if (record.type !== 'folder') return deleteTree(deps, record);
+  // A folder's walk and deletes hold the team's tree lock, the one moves into folders take: a folder moved into
+  // this subtree is moved before the walk (and deleted with it) or after the delete (and finds its parent gone).
+  return withTreeLock(deps, teamId, async () => deleteTree(deps, await requireRecord(deps.repo, teamId, record.id)), {
+    holdMs: DELETE_TREE_LOCK_TTL_MS,
+    busy: 'a move or another delete in this team is still running; send the delete again',
+  });
+}
 
+async function deleteTree(deps: DeleteDatasetDeps, record: DatasetRecord): Promise<{ deleted: number }> {
+  const { teamId } = record;
   // What this call deleted (after a failed call, a repeat counts only what was left).
   let deleted = 0;
   // Folder ids by depth: levels[0] is the record itself.

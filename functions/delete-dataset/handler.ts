@@ -13,6 +13,7 @@ const metrics = createMetrics();
 const deps: DeleteDatasetDeps = {
   // DynamoDB takes many BatchWriteItem calls at once; eight in flight keeps a 10,000-record delete short.
   repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE, { writeConcurrency: 8 }),
+  now: () => new Date(),
 };
 
 /** DELETE /api/core/dataset/delete?id=<id> behind the authorizer. */

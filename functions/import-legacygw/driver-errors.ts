@@ -30,6 +30,14 @@ export const NETWORK_PROBLEMS: Readonly<Record<string, string>> = {
   HANDSHAKE_SSL_ERROR: 'the TLS handshake failed (is the certificate valid for this host name?)',
 };
 
+/**
+ * The import's words for a network error code, or undefined: an own property only, so a code such as `__proto__` or
+ * `constructor` (a hostile server chooses the code) is an unknown code, never Object.prototype's text.
+ */
+export function networkProblem(code: string | undefined): string | undefined {
+  return code !== undefined && Object.hasOwn(NETWORK_PROBLEMS, code) ? NETWORK_PROBLEMS[code] : undefined;
+}
+
 const CLIENT_PROBLEMS: Readonly<Record<number, string>> = {
   1045: 'The MySQL server denied access: check the user and password in the DSN',
   1142: 'The MySQL user may not read the channels table',
@@ -55,7 +63,8 @@ export function rewriteDriverError(e: unknown, dsn: ParsedDsn, signal: AbortSign
     const message = `The database ${JSON.stringify(dsn.database)} does not exist on the MySQL server${errno === 1044 ? ', or the MySQL user may not use it' : ''}`;
     return new ProxyApiError(400, message, { cause });
   }
-  const clientProblem = errno === undefined ? undefined : CLIENT_PROBLEMS[errno];
+  const clientProblem =
+    errno === undefined || !Object.hasOwn(CLIENT_PROBLEMS, errno) ? undefined : CLIENT_PROBLEMS[errno];
   if (clientProblem) return new ProxyApiError(400, clientProblem, { cause });
   if (code === 'HANDSHAKE_NO_SSL_SUPPORT') {
     return new ProxyApiError(400, 'The MySQL server offers no TLS, but the DSN requires it (tls parameter)', { cause });
@@ -91,7 +100,7 @@ export function rewriteDriverError(e: unknown, dsn: ParsedDsn, signal: AbortSign
   if (errno === 1040) {
     return new ProxyApiError(502, 'Could not use the MySQL server: it has too many connections', { cause });
   }
-  const network = code === undefined ? undefined : NETWORK_PROBLEMS[code];
+  const network = networkProblem(code);
   if (network) return new ProxyApiError(502, `Could not read from the MySQL server: ${network}`, { cause });
   return new ProxyApiError(500, 'Unexpected error while reading the legacy database', { cause });
 }

@@ -75,6 +75,8 @@ class DeadlineReached extends Error {
 export interface Deadline {
   readonly signal: AbortSignal;
   readonly at: number;
+  /** Aborts the signal now when the clock is past `at` (its timer may not have run yet), then throws its reason. */
+  check(): void;
   clear(): void;
 }
 
@@ -83,7 +85,11 @@ export function startDeadline(deps: Pick<ImportCoreDeps, 'config' | 'now'>): Dea
   const controller = new AbortController();
   const at = deps.now().getTime() + deps.config.deadlineMs;
   const timer = setTimeout(() => controller.abort(new DeadlineReached()), deps.config.deadlineMs);
-  return { signal: controller.signal, at, clear: () => clearTimeout(timer) };
+  const check = () => {
+    if (!controller.signal.aborted && deps.now().getTime() >= at) controller.abort(new DeadlineReached());
+    controller.signal.throwIfAborted();
+  };
+  return { signal: controller.signal, at, check, clear: () => clearTimeout(timer) };
 }
 
 /**
@@ -130,9 +136,6 @@ export async function importFromSource(
   const report = new ReportBuilder();
   const timestamp = deps.now().toISOString();
   const writes = new WriteBehind(CHUNKS_IN_FLIGHT);
-  // The imported rows that became no enabled channel (disabled ones, mostly), for the rows an identical later row
-  // collapses into: every other imported row serves its routes, so only these need remembering.
-  const unserved = new Set<LegacyId>();
 
   // Set once, before the first chunk is classified: whether the table held no channel when this import started.
   let tableWasEmpty = false;
@@ -167,7 +170,6 @@ export async function importFromSource(
     return deps.repo.putMany(changes, { signal, deletes: moved });
   };
   const rowClassified = (row: Extract<RowOutcome, { outcome: 'imported' }>, isServed: boolean) => {
-    if (!isServed) unserved.add(row.legacyId);
     report.rowServed(row, isServed);
   };
   // Reads what is stored under the channels' ids, counts each channel and lists what to write; returns whether each
@@ -255,6 +257,8 @@ export async function importFromSource(
     let pendingChannels = 0;
     for await (const row of source.rows(detected.select, deps.config.maxRows)) {
       if (report.rows.read >= deps.config.maxRows) throw tooManyRows(deps.config.maxRows);
+      // A source that never waits (rows sent in the request) lets no timer run: the clock is read between rows.
+      deadline.check();
       const outcome = mapper.map(row);
       lookalike?.see(row.values.type);
       report.addRow(outcome);
@@ -290,7 +294,6 @@ export async function importFromSource(
   const result = report.build(
     dryRun,
     { ...reportOrigin(origin), kind: kind ?? 'oneapi' },
-    unserved,
     mapper?.foreignInUse() ?? [],
     stale,
   );

@@ -55,6 +55,12 @@ const HEADER_BYTES = 4;
 export class PacketGuard {
   /** The bound now in force; the source raises it for the row stream, from its columns' limits. */
   maxPacketBytes = SMALL_PACKET_BYTES;
+  /**
+   * What the server may send in all, from the last `limitTotal` on: a metadata query's whole answer is buffered by the
+   * driver, so it is bounded in bytes like one packet is (the row stream is bounded by back-pressure instead).
+   */
+  private maxTotalBytes = Number.POSITIVE_INFINITY;
+  private totalBytes = 0;
   private readonly header = Buffer.alloc(HEADER_BYTES);
   private headerBytes = 0;
   private payloadLeft = 0;
@@ -62,6 +68,12 @@ export class PacketGuard {
   private tripped = false;
 
   constructor(private readonly onOversize: (e: OversizePacketError) => void) {}
+
+  /** Bounds what the server sends from now on to `bytes` in all (packet headers included); Infinity lifts it. */
+  limitTotal(bytes: number): void {
+    this.maxTotalBytes = bytes;
+    this.totalBytes = 0;
+  }
 
   /** Follows `chunk`'s packet boundaries; false (and the link failed) once a chain is over the bound. */
   accept(chunk: Uint8Array): boolean {
@@ -79,9 +91,10 @@ export class PacketGuard {
       this.headerBytes = 0;
       const length = this.header.readUIntLE(0, 3);
       const total = this.chainBytes + length;
-      if (total > this.maxPacketBytes) {
+      this.totalBytes += HEADER_BYTES + length;
+      if (total > this.maxPacketBytes || this.totalBytes > this.maxTotalBytes) {
         this.tripped = true;
-        this.onOversize(new OversizePacketError(total));
+        this.onOversize(new OversizePacketError(total > this.maxPacketBytes ? total : this.totalBytes));
         return false;
       }
       // A payload of exactly 2^24-1 bytes is continued by the next packet; anything shorter ends the chain.

@@ -3,7 +3,14 @@ import type { Readable } from 'node:stream';
 import { rewriteDriverError } from './driver-errors.ts';
 import type { MySqlDsn, ParsedDsn } from './dsn.ts';
 import type { ColumnSpec, SourceRow } from './families/family.ts';
-import { connect, type Link, SMALL_PACKET_BYTES, type TrustOptions, trustedCas } from './legacy-connection.ts';
+import {
+  connect,
+  type Link,
+  OversizePacketError,
+  SMALL_PACKET_BYTES,
+  type TrustOptions,
+  trustedCas,
+} from './legacy-connection.ts';
 import { hasByteLimit, overLimitColumns } from './limits.ts';
 import type { RowSource } from './source.ts';
 import type { ResolvedTarget } from './target.ts';
@@ -23,6 +30,12 @@ export type OpenSource = (dsn: ParsedDsn, target: ResolvedTarget, limits: Source
 
 // Metadata queries are tiny; one that takes longer than this means the server is stuck.
 const METADATA_QUERY_TIMEOUT_MS = 10_000;
+// And so are their answers, which the driver buffers whole: a column name is at most 64 characters, a table has at
+// most 4,096 columns, a count is one row. A hostile server's flood of rows is refused from the packet headers once
+// past these bounds (review 5: 0.6-1.6 GB before the timeout), like an oversized row of the SELECT.
+const METADATA_PACKET_BYTES = 64 * 1024;
+const METADATA_RESPONSE_BYTES = 1024 * 1024;
+const MAX_COLUMNS = 4_096;
 // A query's own timer is the driver-level backstop; the deadline's abort signal fires first.
 const DEADLINE_GRACE_MS = 1_000;
 const QUIT_WAIT_MS = 1_000;
@@ -98,16 +111,26 @@ class MySqlLegacySource implements RowSource {
   }
 
   async columns(): Promise<ReadonlySet<string>> {
-    const found = await this.query<{ name: string }>(
-      'SELECT LOWER(COLUMN_NAME) AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
-      [this.dsn.database, 'channels'],
-    );
-    return new Set(found.map((c) => String(c.name)));
+    try {
+      const found = await this.query<{ name: string }>(
+        'SELECT LOWER(COLUMN_NAME) AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
+        [this.dsn.database, 'channels'],
+      );
+      if (found.length > MAX_COLUMNS) throw new OversizePacketError(found.length);
+      return new Set(found.map((c) => String(c.name)));
+    } catch (e) {
+      throw rewriteDriverError(e, this.dsn, this.limits.signal);
+    }
   }
 
   async count(): Promise<number> {
-    const [count] = await this.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM `channels`');
-    return Number(count?.n ?? 0);
+    try {
+      const found = await this.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM `channels`');
+      if (found.length > 1) throw new OversizePacketError(found.length);
+      return Number(found[0]?.n ?? 0);
+    } catch (e) {
+      throw rewriteDriverError(e, this.dsn, this.limits.signal);
+    }
   }
 
   async *rows(select: readonly ColumnSpec[], limit: number): AsyncGenerator<SourceRow> {
@@ -119,6 +142,7 @@ class MySqlLegacySource implements RowSource {
     // A row is one packet (chain): anything longer than the largest row the SELECT can return is refused from its
     // header, before the driver buffers it.
     this.link.guard.maxPacketBytes = Math.max(SMALL_PACKET_BYTES, rowBytes);
+    this.link.guard.limitTotal(Number.POSITIVE_INFINITY);
     const query = this.link.connection.query({ sql, timeout: this.timeoutMs(Number.POSITIVE_INFINITY) });
     // The row stream drops its listeners when destroyed, but the query's own timer can still fire
     // later: without this listener that late 'error' would be an uncaught exception.
@@ -160,6 +184,9 @@ class MySqlLegacySource implements RowSource {
   /** Runs one query with a timeout; the promise also settles when the connection fails or the deadline passes. */
   private query<T>(sql: string, values: unknown[] = []): Promise<T[]> {
     this.throwIfFailed();
+    // The answer is buffered whole by the driver: bounded per packet and in all.
+    this.link.guard.maxPacketBytes = METADATA_PACKET_BYTES;
+    this.link.guard.limitTotal(METADATA_RESPONSE_BYTES);
     return new Promise<T[]>((resolve, reject) => {
       const settle = (e: unknown) => {
         this.pending.delete(settle);

@@ -1,5 +1,5 @@
 import { ProxyApiError } from '#shared/errors';
-import { driverCode, NETWORK_PROBLEMS } from './driver-errors.ts';
+import { driverCode, networkProblem } from './driver-errors.ts';
 import type { PostgresDsn } from './dsn.ts';
 import { PgWireError } from './pg-wire.ts';
 
@@ -115,15 +115,17 @@ export function rewritePgError(e: unknown, dsn: PostgresDsn, signal: AbortSignal
       );
     }
     if (code === '28000') return new ProxyApiError(400, notAuthorized(e, dsn), { cause });
-    const client = CLIENT_PROBLEMS[code];
+    const client = Object.hasOwn(CLIENT_PROBLEMS, code) ? CLIENT_PROBLEMS[code] : undefined;
     if (client) return new ProxyApiError(400, client, { cause });
-    const server = SERVER_PROBLEMS[code] ?? (code.startsWith('08') ? 'the connection failed' : undefined);
+    const server =
+      (Object.hasOwn(SERVER_PROBLEMS, code) ? SERVER_PROBLEMS[code] : undefined) ??
+      (code.startsWith('08') ? 'the connection failed' : undefined);
     if (server) return new ProxyApiError(502, `Could not read from the PostgreSQL server: ${server}`, { cause });
   }
   if (code !== undefined && TLS_CODES.test(code)) {
     return new ProxyApiError(502, `Could not read from the PostgreSQL server: ${TLS_FAILED}`, { cause });
   }
-  const network = code === undefined ? undefined : NETWORK_PROBLEMS[code];
+  const network = networkProblem(code);
   if (network) return new ProxyApiError(502, `Could not read from the PostgreSQL server: ${network}`, { cause });
   // node-postgres reports a closed socket with this message only (no code).
   if (e instanceof Error && /^Connection terminated/.test(e.message)) {

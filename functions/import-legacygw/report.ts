@@ -1,6 +1,6 @@
 import type { ImportReport, ReportItem, SourceKind, StaleReport } from '#shared/schemas/import-report';
 import type { LegacyId, RowOutcome, RowRoutes } from './mapping.ts';
-import { type RouteRow, RouteTally, rowGroups } from './routes.ts';
+import { MAX_ROUTE_GROUPS_PER_ROW, type RouteRow, RouteTally, rowGroups } from './routes.ts';
 
 export type { ImportReport, ReportItem };
 
@@ -12,9 +12,16 @@ export class ReportBuilder {
   readonly rows = { read: 0, imported: 0, skipped: 0 };
   readonly channels = { created: 0, updated: 0, unchanged: 0, edited: 0 };
   private readonly items: ReportItem[] = [];
-  private readonly collapsed: { routes: RouteRow; identicalTo: LegacyId }[] = [];
   private itemsTruncated = false;
   private readonly routes = new RouteTally();
+  /** Whether each classified imported row serves its routes (false when any row of that legacy id does not). */
+  private readonly served = new Map<LegacyId, boolean>();
+  /**
+   * Rows collapsed into a row not classified yet, per that row: counted when it is. Rows alike (enabled or not, the
+   * same groups; a collapsed row has its target's models) are one entry with a count, so a table of 50,000 copies of
+   * one row holds one entry, not 50,000, and tallies it once.
+   */
+  private readonly waiting = new Map<LegacyId, Map<string, { routes: RouteRow; rows: number }>>();
 
   addRow(outcome: RowOutcome): void {
     this.rows.read += 1;
@@ -37,28 +44,55 @@ export class ReportBuilder {
 
   /**
    * Counts one legacy row's routes, once its channels are classified (docs/channel-import.md, "Routes"). `served`:
-   * the import turns the row into at least one enabled channel; false for a skipped row.
+   * the import turns the row into at least one enabled channel; false for a skipped row. For an imported row, also
+   * counts the rows that collapsed into it while it was being classified.
    */
-  rowServed(row: { routes: RowRoutes }, served: boolean): void {
+  rowServed(row: { legacyId: LegacyId; outcome: RowOutcome['outcome']; routes: RowRoutes }, served: boolean): void {
     this.routes.add(routeRow(row.routes), served);
+    if (row.outcome !== 'imported') return;
+    this.served.set(row.legacyId, (this.served.get(row.legacyId) ?? true) && served);
+    const waiting = this.waiting.get(row.legacyId);
+    if (waiting === undefined) return;
+    this.waiting.delete(row.legacyId);
+    const isServed = this.served.get(row.legacyId) === true;
+    for (const entry of waiting.values()) this.routes.add(entry.routes, isServed, entry.rows);
   }
 
-  /** A row collapsed into an identical earlier row: it serves its routes when that row does (known by build time). */
+  /**
+   * A row collapsed into an identical earlier row: it serves its routes when that row does. Counted now when that row
+   * is classified, else as soon as it is, so the tally's work is done as the rows are read, within the deadline.
+   */
   rowCollapsed(row: { routes: RowRoutes }, identicalTo: LegacyId): void {
-    this.collapsed.push({ routes: routeRow(row.routes), identicalTo });
+    const routes = routeRow(row.routes);
+    const served = this.served.get(identicalTo);
+    if (served !== undefined) {
+      this.routes.add(routes, served);
+      return;
+    }
+    let waiting = this.waiting.get(identicalTo);
+    if (waiting === undefined) {
+      waiting = new Map();
+      this.waiting.set(identicalTo, waiting);
+    }
+    // Groups in a fixed order, so spellings of one list ("a,b", " b ,a") are one entry.
+    const alike = `${routes.enabled ? 'e' : 'd'}${JSON.stringify([...routes.groups].sort())}`;
+    const entry = waiting.get(alike);
+    if (entry === undefined) waiting.set(alike, { routes, rows: 1 });
+    else entry.rows += 1;
   }
 
   build(
     dryRun: boolean,
     source: { host: string; port: number; database: string; kind: SourceKind },
-    unserved: ReadonlySet<LegacyId>,
     unread: readonly string[] = [],
     stale?: StaleReport,
   ): ImportReport {
-    // A row collapses only into an imported row, and every imported row is classified by now: it serves its routes
-    // unless it is among those that became no enabled channel.
-    for (const row of this.collapsed) this.routes.add(row.routes, !unserved.has(row.identicalTo));
-    this.collapsed.length = 0;
+    // A row collapses only into an imported row, and every imported row is classified by now: nothing still waits
+    // unless a classification was never reported, and then its rows serve nothing that can be shown.
+    for (const waiting of this.waiting.values()) {
+      for (const entry of waiting.values()) this.routes.add(entry.routes, false, entry.rows);
+    }
+    this.waiting.clear();
     const { kind, ...origin } = source;
     return {
       dryRun,
@@ -80,5 +114,7 @@ export class ReportBuilder {
 }
 
 function routeRow(routes: RowRoutes): RouteRow {
-  return { groups: rowGroups(routes.group), models: routes.models, enabled: routes.enabled };
+  // One group past the bound is read, so the tally knows the row had more than it counts.
+  const groups = routes.enabled ? rowGroups(routes.group, MAX_ROUTE_GROUPS_PER_ROW) : [];
+  return { groups, models: routes.models, enabled: routes.enabled };
 }

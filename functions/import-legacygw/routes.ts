@@ -20,6 +20,23 @@ export const MAX_ROUTE_ITEMS = 1_000;
 export const MAX_TRACKED_ROUTES = 100_000;
 
 /**
+ * Most distinct groups of one row that are counted. The gateways' group lists hold a handful; a 64 KiB `group` column
+ * can name about 16,600, each paired with each of the row's models. Groups past this many are not counted (the
+ * report says `complete: false`), and the column is not split past them.
+ */
+export const MAX_ROUTE_GROUPS_PER_ROW = 1_000;
+
+/**
+ * Most (group, model) pairs one import looks at, over all its rows: the tally's work is bounded whatever each row
+ * holds, so it cannot carry an import past its deadline (review 5: 300 rows of 16,600 groups × 1,000 models were
+ * 5 billion pairs, a minute of work). A row whose pairs no longer fit is not counted (`complete: false`); a smaller
+ * later row still is. 4 million pairs took 60 ms on the 2-core test machine, so 40 million stay near a second even
+ * under load; a real gateway's rows name far fewer (50,000 channels of 100 models in 3 groups are 15 million, and
+ * rows identical to an earlier one count their pairs again).
+ */
+export const MAX_ROUTE_PAIRS = 40_000_000;
+
+/**
  * Longest group or model name a route carries, in code points; a longer one is cut to this with a trailing "…". The
  * import skips a row naming a longer model, but that row's routes still count, and a report of 1,000 routes must stay
  * far below Lambda's 6 MB response limit whatever a hostile table holds (a `group` column may hold 64 KiB).
@@ -34,11 +51,16 @@ export const DEFAULT_GROUP = 'default';
  * (NULL, empty, only commas and spaces) is the default group. The gateways split on "," without trimming, but their
  * editors save the list without spaces, so "default, vip" is read as the operator meant it.
  */
-export function rowGroups(group: string | null | undefined): string[] {
+export function rowGroups(group: string | null | undefined, max = Number.POSITIVE_INFINITY): string[] {
   const groups = new Set<string>();
-  for (const part of (group ?? '').split(',')) {
-    const name = part.trim();
+  const text = group ?? '';
+  // Read a part at a time, and no further than one group past `max`: a 64 KiB column is never split whole.
+  for (let start = 0; start <= text.length && groups.size <= max; ) {
+    const comma = text.indexOf(',', start);
+    const end = comma === -1 ? text.length : comma;
+    const name = text.slice(start, end).trim();
     if (name !== '') groups.add(name);
+    start = end + 1;
   }
   return groups.size === 0 ? [DEFAULT_GROUP] : [...groups];
 }
@@ -61,7 +83,7 @@ interface RouteCount {
 
 /**
  * Counts routes as rows go past, in any order (a row is added once its channels are classified). Memory is one
- * entry per distinct (group, model), at most MAX_TRACKED_ROUTES.
+ * entry per distinct (group, model), at most MAX_TRACKED_ROUTES; work is at most MAX_ROUTE_PAIRS pairs per import.
  */
 export class RouteTally {
   // Per group, then per model: no separator is needed between two free-text names.
@@ -69,23 +91,51 @@ export class RouteTally {
   private tracked = 0;
   private complete = true;
   private rowsAdded = 0;
+  private pairsLeft: number;
+
+  constructor(
+    private readonly bounds: { maxRoutes: number; maxPairs: number; maxGroupsPerRow: number } = {
+      maxRoutes: MAX_TRACKED_ROUTES,
+      maxPairs: MAX_ROUTE_PAIRS,
+      maxGroupsPerRow: MAX_ROUTE_GROUPS_PER_ROW,
+    },
+  ) {
+    this.pairsLeft = bounds.maxPairs;
+  }
 
   /**
-   * Adds one legacy row. `served`: the import turns this row into at least one enabled channel (imported, updated,
-   * unchanged, or kept as edited with the operator's status enabled). A disabled row names no route.
+   * Adds one legacy row, or `rows` identical ones (rows collapsed into one row are counted together). `served`: the
+   * import turns this row into at least one enabled channel (imported, updated, unchanged, or kept as edited with the
+   * operator's status enabled). A disabled row names no route. Past a bound the row is counted in part or not at
+   * all, and the report says so.
    */
-  add(row: RouteRow, served: boolean): void {
+  add(row: RouteRow, served: boolean, rows = 1): void {
     if (!row.enabled) return;
+    let groups = row.groups;
+    if (groups.length > this.bounds.maxGroupsPerRow) {
+      groups = groups.slice(0, this.bounds.maxGroupsPerRow);
+      this.complete = false;
+    }
+    const pairs = groups.length * row.models.length;
+    if (pairs > this.pairsLeft) {
+      this.complete = false;
+      return;
+    }
+    this.pairsLeft -= pairs;
     // A row counts once per route, even when it names a group or model twice (or two long names cut to one).
     const stamp = ++this.rowsAdded;
-    for (const groupName of row.groups) {
+    for (const groupName of groups) {
       const group = boundedName(groupName);
       let byModel = this.routes.get(group);
+      if (byModel === undefined && this.tracked >= this.bounds.maxRoutes) {
+        this.complete = false;
+        continue;
+      }
       for (const modelName of row.models) {
         const model = boundedName(modelName);
         let count = byModel?.get(model);
         if (count === undefined) {
-          if (this.tracked >= MAX_TRACKED_ROUTES) {
+          if (this.tracked >= this.bounds.maxRoutes) {
             this.complete = false;
             continue;
           }
@@ -99,8 +149,8 @@ export class RouteTally {
         }
         if (count.lastRow === stamp) continue;
         count.lastRow = stamp;
-        count.legacy += 1;
-        if (served) count.imported += 1;
+        count.legacy += rows;
+        if (served) count.imported += rows;
       }
     }
   }

@@ -278,7 +278,10 @@ function routeMethodOptions(
 
 /**
  * The account-wide role API Gateway uses to write access and execution logs (an account setting,
- * not per API). Retained on stack deletion: other APIs in the account may log through it.
+ * not per API). Retained on stack deletion and on replacement: other APIs in the account may log
+ * through it. Not retained when the deploy that created it rolls back (RetainExceptOnCreate), so a
+ * failed first deploy leaves no role behind; an account that manages the setting elsewhere sets the
+ * stage option `manageApiGatewayAccount: false` (docs/deploy.md).
  */
 export class ApiGatewayCloudWatchRole extends Construct {
   readonly account: CfnAccount;
@@ -290,13 +293,13 @@ export class ApiGatewayCloudWatchRole extends Construct {
       description: 'Lets API Gateway write access and execution logs to CloudWatch Logs',
       managedPolicies: [ManagedPolicy.fromAwsManagedPolicyName('service-role/AmazonAPIGatewayPushToCloudWatchLogs')],
     });
-    role.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    role.applyRemovalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE);
     Validations.of(role).acknowledge({
       id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
       reason:
         'The AWS-managed policy documented for the API Gateway account logging role; API Gateway names the log groups itself, so it cannot be scoped tighter.',
     });
     this.account = new CfnAccount(this, 'Account', { cloudWatchRoleArn: role.roleArn });
-    this.account.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    this.account.applyRemovalPolicy(RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE);
   }
 }

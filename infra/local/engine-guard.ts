@@ -30,6 +30,8 @@ const MAX_SKEW_MS = 15 * 60 * 1000;
 
 const AUTHORIZATION =
   /^AWS4-HMAC-SHA256 +Credential=([^/,\s]+)\/(\d{8})\/([^/,\s]+)\/([^/,\s]+)\/aws4_request, *SignedHeaders=([a-z0-9;-]+), *Signature=([0-9a-f]{64})$/;
+// What every request's signature must cover, whatever the client chose to sign (SigV4 requires host).
+const REQUIRED_SIGNED_HEADERS = ['host', 'x-amz-date', 'x-amz-target'] as const;
 const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
 
 /** Why a request is refused, as DynamoDB names it. */
@@ -97,6 +99,9 @@ export async function checkSignature(
   if (Math.abs(now - signingDate.getTime()) > MAX_SKEW_MS) return EXPIRED;
 
   const signedHeaders = signedHeaderList.split(';');
+  // X-Amz-Target names the operation: a signature that leaves it out would let whoever sees one signed request
+  // (a proxy's log, a shared terminal) replay its body as any other operation, DeleteTable included.
+  if (!REQUIRED_SIGNED_HEADERS.every((name) => signedHeaders.includes(name))) return BAD_SIGNATURE;
   const headers: Record<string, string> = {};
   for (const name of signedHeaders) {
     const value = request.headers[name];

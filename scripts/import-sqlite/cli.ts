@@ -17,6 +17,7 @@ import {
 } from '#shared/import-rows';
 import { type ImportReport, importReportSchema } from '#shared/schemas/import-report';
 import { type FileByteReader, loadSqlite, openFileReader } from './node-file.ts';
+import { shown, shownLines, terminalSafeJson } from './terminal.ts';
 
 /*
  * `npm run import:sqlite -- <file.db> --url <proxy_url> [--dry-run]` (docs/channel-import.md, "SQLite files"):
@@ -75,7 +76,14 @@ class CliError extends Error {
 }
 
 /** Runs the command; resolves to the process's exit code (0 ok, 1 failed, 2 usage). */
-export async function runImportSqliteCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runImportSqliteCli(argv: readonly string[], given: CliIo): Promise<number> {
+  // Whatever reaches the terminal goes through here: values from the file are shown() where they are written, and
+  // anything else that could hold an escape sequence (the proxy's words, a driver's message) is caught here.
+  const io: CliIo = {
+    ...given,
+    stdout: (line) => given.stdout(line),
+    stderr: (line) => given.stderr(shownLines(line)),
+  };
   try {
     const options = parseArgs(argv);
     if (options === 'help') {
@@ -90,7 +98,7 @@ export async function runImportSqliteCli(argv: readonly string[], io: CliIo): Pr
       return e.exitCode;
     }
     // Unexpected: one line, never a stack that could carry request details.
-    io.stderr(`import:sqlite: unexpected failure: ${e instanceof Error ? e.message : String(e)}`);
+    io.stderr(`import:sqlite: unexpected failure: ${shown(e instanceof Error ? e.message : String(e))}`);
     return 1;
   }
 }
@@ -117,9 +125,9 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
     else if (arg === '--key' || arg.startsWith('--key=') || arg === '--admin-key' || arg.startsWith('--admin-key=')) {
       // Never accepted: a key on the command line lands in shell history and in every `ps` listing.
       throw new CliError(`the admin key is read from ${ADMIN_KEY_VARIABLE} only, never from an argument`, 2);
-    } else if (arg.startsWith('-')) throw new CliError(`unknown option ${arg}\n${USAGE}`, 2);
+    } else if (arg.startsWith('-')) throw new CliError(`unknown option ${shown(arg)}\n${USAGE}`, 2);
     else if (file === undefined) file = arg;
-    else throw new CliError(`one file at a time (got ${file} and ${arg})\n${USAGE}`, 2);
+    else throw new CliError(`one file at a time (got ${shown(file)} and ${shown(arg)})\n${USAGE}`, 2);
   }
   if (file === undefined) throw new CliError(`no file given\n${USAGE}`, 2);
   if (url === undefined) throw new CliError(`no --url given\n${USAGE}`, 2);
@@ -127,7 +135,7 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
   try {
     parsed = new URL(url);
   } catch {
-    throw new CliError(`--url is not a URL: ${url}`, 2);
+    throw new CliError(`--url is not a URL: ${shown(url)}`, 2);
   }
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new CliError(`--url must be an http:// or https:// URL (got ${parsed.protocol})`, 2);
@@ -166,7 +174,7 @@ async function importFile(options: Options, io: CliIo): Promise<void> {
     const table = openTable(sqlite3, reader, options.file);
     try {
       const report = await send(table, options, adminKey, io, options.file);
-      io.stdout(JSON.stringify(report, null, 2));
+      io.stdout(terminalSafeJson(JSON.stringify(report, null, 2)));
       for (const line of summary(report, table.walMode)) io.stderr(line);
       io.stderr(
         `Read ${table.bytesRead().toLocaleString('en')} bytes of the file (${reader.size.toLocaleString('en')} bytes): its header, schema and channels table only.`,
@@ -185,13 +193,14 @@ function openReader(file: string): FileByteReader {
     isFile = statSync(file).isFile();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new CliError(code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot be read (${code ?? 'error'})`);
+    const name = shown(file);
+    throw new CliError(code === 'ENOENT' ? `${name}: no such file` : `${name}: cannot be read (${code ?? 'error'})`);
   }
-  if (!isFile) throw new CliError(`${file}: not a file`);
+  if (!isFile) throw new CliError(`${shown(file)}: not a file`);
   try {
     return openFileReader(file);
   } catch (e) {
-    throw new CliError(`${file}: cannot be opened (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new CliError(`${shown(file)}: cannot be opened (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
   }
 }
 
@@ -199,7 +208,7 @@ function openTable(sqlite3: Sqlite3Static, reader: FileByteReader, file: string)
   try {
     return openChannelsFile(sqlite3, reader);
   } catch (e) {
-    if (e instanceof SqliteFileError) throw new CliError(`${file}: ${e.message}`);
+    if (e instanceof SqliteFileError) throw new CliError(`${shown(file)}: ${shown(e.message)}`);
     throw e;
   }
 }
@@ -246,7 +255,7 @@ async function send(
       );
     }
   } catch (e) {
-    if (e instanceof RowTooLargeError) throw new CliError(`${fileName}: ${e.message}`);
+    if (e instanceof RowTooLargeError) throw new CliError(`${shown(fileName)}: ${shown(e.message)}`);
     throw e;
   }
   return sumReports(reports);
@@ -265,7 +274,7 @@ function tableCall<T>(call: () => T, fileName: string): T {
   try {
     return call();
   } catch (e) {
-    if (e instanceof SqliteFileError) throw new CliError(`${fileName}: ${e.message}`);
+    if (e instanceof SqliteFileError) throw new CliError(`${shown(fileName)}: ${shown(e.message)}`);
     throw e;
   }
 }
@@ -311,7 +320,7 @@ function reportFrom(status: number, text: string): ImportReport {
     body = undefined;
   }
   const message = (body as { message?: unknown } | undefined)?.message;
-  const said = typeof message === 'string' && message !== '' ? message : undefined;
+  const said = typeof message === 'string' && message !== '' ? shown(message) : undefined;
   if (status === 401 || status === 403) {
     throw new CliError(
       `the proxy refused the admin key (HTTP ${status}): set ${ADMIN_KEY_VARIABLE} to this proxy's admin key`,
@@ -340,9 +349,9 @@ function reportFrom(status: number, text: string): ImportReport {
 function networkReason(e: unknown): string {
   if (e instanceof Error && e.name === 'TimeoutError') return `no answer within ${CALL_TIMEOUT_MS / 1_000} s`;
   const cause = (e as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  if (typeof cause?.message === 'string') return cause.message;
-  return e instanceof Error ? e.message : String(e);
+  if (typeof cause?.code === 'string') return shown(cause.code);
+  if (typeof cause?.message === 'string') return shown(cause.message);
+  return shown(e instanceof Error ? e.message : String(e));
 }
 
 /** The report in words: what the import did (or would do), lost routes first. */
@@ -353,7 +362,7 @@ export function summary(report: SummedReport, walMode = false): string[] {
   if (report.dryRun) lines.push('Dry run: nothing was written.');
   const lost = report.routes.items.filter((r) => r.imported === 0);
   if (report.routes.lost > 0) {
-    const names = lost.slice(0, 20).map((r) => `${r.model} (${r.group})`);
+    const names = lost.slice(0, 20).map((r) => `${shown(r.model)} (${shown(r.group)})`);
     const more = report.routes.lost > names.length ? `, and ${n(report.routes.lost - names.length)} more` : '';
     lines.push(
       `${n(report.routes.lost)} route${report.routes.lost === 1 ? '' : 's'} ${report.dryRun ? 'would have' : report.routes.lost === 1 ? 'has' : 'have'} no channel after this import: ${names.join(', ')}${more}.`,
@@ -366,13 +375,20 @@ export function summary(report: SummedReport, walMode = false): string[] {
     lines.push(
       `No route the import reads is lost, but the table's ${report.routes.unreadColumns?.join(', ')} column(s) hold values that were not read: routes they decide are not checked.`,
     );
-  } else {
+  } else if (report.routes.complete) {
     lines.push(`No route is lost: every model the enabled rows serve, in every group, still has a channel.`);
+  } else {
+    lines.push('No lost route among the routes counted, but not every route was counted: see below.');
   }
   if (report.routes.changed > 0) {
     const one = report.routes.changed === 1;
     lines.push(
       `${n(report.routes.changed)} ${one ? 'route keeps' : 'routes keep'} fewer channels than the gateway had.`,
+    );
+  }
+  if (!report.routes.complete) {
+    lines.push(
+      'The table names more routes than an import counts (docs/channel-import.md, "Routes"): the route figures cover those counted, and a route not counted may be lost.',
     );
   }
   lines.push(
@@ -390,7 +406,7 @@ export function summary(report: SummedReport, walMode = false): string[] {
   for (const note of report.notes ?? []) lines.push(note);
   const skipped = report.items.filter((i) => i.outcome === 'skipped');
   for (const item of skipped.slice(0, 20)) {
-    if (item.outcome === 'skipped') lines.push(`  skipped row ${item.legacyId}: ${item.reason}`);
+    if (item.outcome === 'skipped') lines.push(`  skipped row ${shown(String(item.legacyId))}: ${shown(item.reason)}`);
   }
   if (skipped.length > 20) lines.push(`  ... and ${n(skipped.length - 20)} more skipped rows (see the JSON report)`);
   if (walMode) {

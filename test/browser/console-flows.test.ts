@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import {
+  FORK_SECRETS,
   reviewChannel,
   SECRET_SETTINGS,
   seedChannels,
+  settingsWithForkSecrets,
   settingsWithSecrets,
 } from '#test/integration/channel-review.helpers';
 import {
@@ -303,6 +305,33 @@ describe('review and fix', () => {
       JSON.stringify(SECRET_SETTINGS.privateKey).slice(1, -1),
       seeded.key,
     ]);
+  });
+
+  it('shows every secret the forks store masked in the settings editor, and keeps each one when saved', async () => {
+    await resetChannels(world, false);
+    const seeded = reviewChannel(1, { name: 'fork-secrets', settings: settingsWithForkSecrets() });
+    await seedChannels(world.server, [seeded]);
+    const { page, recorder } = await open();
+    await signIn(page, world.server.credentials.adminKey);
+
+    await page.getByRole('button', { name: 'Edit fork-secrets' }).click();
+    await page.getByRole('dialog', { name: 'Edit fork-secrets' }).waitFor();
+    await page.locator('#edit-settings summary').click();
+    const headers = await page.getByLabel('Header override (JSON)').inputValue();
+    // A header added beside the masked ones: the whole object, masks included, is sent back.
+    await page
+      .getByLabel('Header override (JSON)')
+      .fill(JSON.stringify({ ...JSON.parse(headers), 'X-New': 'added' }, null, 2));
+    await page.getByRole('dialog', { name: 'Edit fork-secrets' }).getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('dialog').waitFor({ state: 'hidden' });
+
+    expect(headers).toContain('"X-Team": "platform"');
+    expect(headers).toContain('"X-Upstream": "Bea\u20267Ui0"');
+    const [stored] = await world.channels.scan();
+    const forks = settingsWithForkSecrets();
+    expect(stored?.settings).toEqual({ ...forks, headerOverride: { ...forks.headerOverride, 'X-New': 'added' } });
+    expectCleanRun(world, recorder);
+    await expectNoSecretsKept(world, page, recorder, [...Object.values(FORK_SECRETS), seeded.key]);
   });
 
   it('closes the edit dialog with Escape without saving and returns focus to its Edit button', async () => {

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { cdkJsonContext } from '#infra/app';
 import { environmentBytes, LAMBDA_ENVIRONMENT_MAX_BYTES, UNRESOLVED_VALUE_BYTES } from '#infra/constructs/function';
 import { ENV } from '#shared/config';
-import { TREE_LOCK_TTL_MS, TREE_LOCK_WAIT_MS } from '#shared/dataset-tree';
+import { DELETE_TREE_LOCK_TTL_MS, TREE_LOCK_TTL_MS, TREE_LOCK_WAIT_MS } from '#shared/dataset-tree';
 import { GATEWAY_RESPONSES, gatewayResponseBody } from '#shared/gateway-responses';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
@@ -401,6 +401,33 @@ describe('REST APIs', () => {
     }
   });
 
+  it('keeps the account logging role and setting on later updates and deletion, but not when the first deploy rolls back', () => {
+    const policies = [
+      ...Object.values(template.findResources('AWS::IAM::Role')).filter((r) =>
+        JSON.stringify(r.Properties?.ManagedPolicyArns ?? []).includes('AmazonAPIGatewayPushToCloudWatchLogs'),
+      ),
+      ...Object.values(template.findResources('AWS::ApiGateway::Account')),
+    ].map((r) => [r.DeletionPolicy, r.UpdateReplacePolicy]);
+
+    expect(policies).toEqual([
+      ['RetainExceptOnCreate', 'Retain'],
+      ['RetainExceptOnCreate', 'Retain'],
+    ]);
+  });
+
+  it.each(['dev', 'production'])(
+    'holds no plain Retain anywhere on a stage %s: a rolled-back first deploy leaves nothing behind',
+    (stage) => {
+      const { template: t } = synthStack({}, stage);
+
+      const retained = Object.entries(t.toJSON().Resources as Record<string, { DeletionPolicy?: string }>)
+        .filter(([, r]) => r.DeletionPolicy === 'Retain')
+        .map(([key]) => key);
+
+      expect(retained).toEqual([]);
+    },
+  );
+
   it('leaves the account logging role alone when the stage config says it is managed elsewhere', () => {
     const { template: custom } = synthStack({ manageApiGatewayAccount: false });
 
@@ -582,7 +609,7 @@ describe('least privilege', () => {
     ['dataset-detail', ['GetItem'], []],
     ['dataset-paths', ['GetItem'], []],
     ['update-dataset', ['GetItem', 'UpdateItem'], ['Query']],
-    ['delete-dataset', ['GetItem', 'BatchWriteItem'], ['Query']],
+    ['delete-dataset', ['GetItem', 'UpdateItem', 'BatchWriteItem'], ['Query']],
   ] as const)('lets %s only %j on the datasets table and %j on its by-parent index', (fn, onTable, onIndex) => {
     const expected = baseline(fn);
     for (const action of onTable) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('datasets'))]));
@@ -602,7 +629,13 @@ describe('least privilege', () => {
     expect(TREE_LOCK_WAIT_MS).toBeLessThan(timeoutSeconds * 1000);
   });
 
-  it('lets no knowledge-base function write except update (UpdateItem) and delete (BatchWriteItem)', () => {
+  it('gives delete-dataset a timeout shorter than its hold of the tree lock, so that lock only expires once the delete is over', () => {
+    const timeoutSeconds = functionProps('delete-dataset').Timeout as number;
+
+    expect(timeoutSeconds * 1000).toBeLessThan(DELETE_TREE_LOCK_TTL_MS);
+  });
+
+  it('lets no knowledge-base function write except update (UpdateItem) and delete (BatchWriteItem, UpdateItem for the tree lock)', () => {
     const writes = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
     const writing = (name: FunctionName) =>
       [...permissionsOf(template, id.role(name)).keys()].filter((a) => writes.test(a));
@@ -611,7 +644,7 @@ describe('least privilege', () => {
     expect(writing('dataset-detail')).toEqual([]);
     expect(writing('dataset-paths')).toEqual([]);
     expect(writing('update-dataset')).toEqual(['dynamodb:UpdateItem']);
-    expect(writing('delete-dataset')).toEqual(['dynamodb:BatchWriteItem']);
+    expect(writing('delete-dataset').sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:UpdateItem']);
   });
 
   it('lets the authorizer only read its three secrets and GetItem relay keys by hash', () => {

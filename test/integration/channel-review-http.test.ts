@@ -5,9 +5,11 @@ import type { StoredChannel } from '#shared/repositories/channels';
 import { useTestServer } from '#test/support/local-server';
 import {
   channelPath,
+  FORK_SECRETS,
   reviewChannel,
   SECRET_SETTINGS,
   seedChannels,
+  settingsWithForkSecrets,
   settingsWithSecrets,
 } from './channel-review.helpers.ts';
 import {
@@ -587,6 +589,19 @@ describe('settings', () => {
       },
     });
     for (const secret of secrets) expect(JSON.stringify(detail)).not.toContain(secret);
+  });
+
+  it('masks every secret the forks store, under any name and in any shape, in the list and the detail', async () => {
+    for (const secret of Object.values(FORK_SECRETS)) keys.add(secret);
+    const [channel] = await seed([reviewChannel(1, { settings: settingsWithForkSecrets() })]);
+
+    const detail = expectData<ChannelView>(await call('GET', channelPath(channel!.id)));
+    const item = (await list()).channels[0];
+
+    expect(item?.settings).toEqual(detail.settings);
+    for (const secret of Object.values(FORK_SECRETS)) expect(JSON.stringify([detail, item])).not.toContain(secret);
+    expect(detail.settings?.headerOverride?.['X-Team']).toBe('platform');
+    expect(detail.settings?.extra).toMatchObject({ aws_key_type: 'api_key', retrieval: { knowledge_id: 'kb-123' } });
   });
 
   it('reads, filters and updates a channel stored in the earlier form (settings and source as maps)', async () => {

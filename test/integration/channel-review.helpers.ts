@@ -63,6 +63,61 @@ export function settingsWithSecrets(): NonNullable<StoredChannel['settings']> {
   };
 }
 
+/**
+ * Secrets under the names and in the shapes the forks store them (review 5), read from their Go source: New API's
+ * `header_override` (any header name; `Bearer …`), `param_override` (plain properties and `operations` whose `path`
+ * names the secret, relay/common/override.go at 002380fb), One Hub's and Done Hub's `plugin` (name -> params,
+ * model/channel.go at 148cc4de, web/src/views/Channel/type/Plugin.json at 0d2f896f), One API's `config` (`sk`,
+ * `vertex_ai_adc`, `upstream_proxy`), and the plural and compound names plugins use.
+ */
+export const FORK_SECRETS = {
+  apiKeys: 'sk-fork-api-keys-Lq2Wm5Rt8Yp1',
+  tokens: 'tok-fork-tokens-Ax4Cz7Vb0Nm3',
+  authHeader: 'auth-header-Fg6Hj9Kl2Mn5Bv8',
+  bearerAnyName: 'Bearer fork-bearer-Qw1Er4Ty7Ui0',
+  basicAnyName: 'Basic Zm9yay11c2VyOmZvcmstcGFzcy1Tczk=',
+  skAnyName: 'sk-ant-fork-anyname-Pp3Oo6Ii9Uu2',
+  operationValue: 'fork-operation-value-Dd5Ff8Gg1Hh4',
+  upstreamProxyPassword: 'fork-proxy-pw-Jj7Kk0',
+  pluginSecret: 'cf-access-secret-Zz2Xx5Cc8Vv1',
+  jsonTextToken: 'fork-json-text-token-Mm9Nn2Bb5',
+} as const;
+
+/** Settings holding FORK_SECRETS where each fork puts them, beside values of the same shape that are not secrets. */
+export function settingsWithForkSecrets(): NonNullable<StoredChannel['settings']> {
+  return {
+    headerOverride: {
+      'X-Upstream': FORK_SECRETS.bearerAnyName,
+      'X-Relay': FORK_SECRETS.basicAnyName,
+      'X-Forward': FORK_SECRETS.skAnyName,
+      'X-Team': 'platform',
+    },
+    paramOverride: {
+      max_tokens: 4096,
+      operations: [
+        { path: 'metadata.api_key', mode: 'set', value: FORK_SECRETS.operationValue },
+        { path: 'temperature', mode: 'set', value: 0.3 },
+      ],
+    },
+    extra: {
+      api_keys: [FORK_SECRETS.apiKeys],
+      tokens: FORK_SECRETS.tokens,
+      auth_header: FORK_SECRETS.authHeader,
+      aws_key_type: 'api_key',
+      vertex_key_type: 'json',
+      config: {
+        upstream_proxy: `http://relay:${FORK_SECRETS.upstreamProxyPassword}@proxy.internal:3128`,
+        region: 'us',
+      },
+      plugin: {
+        headers: { 'CF-Access-Client-Id': 'client-id.access', 'CF-Access-Client-Secret': FORK_SECRETS.pluginSecret },
+      },
+      retrieval: { knowledge_id: 'kb-123' },
+      other: JSON.stringify({ auth: { token: FORK_SECRETS.jsonTextToken }, mode: 'x' }),
+    },
+  };
+}
+
 /** Writes channels straight into the local server's table, as an import would. */
 export async function seedChannels(server: TestServer, channels: readonly StoredChannel[]): Promise<void> {
   await new ChannelRepository(server.documents, server.tables.channels, { baseDelayMs: 5 }).putMany(channels);

@@ -99,6 +99,39 @@ describe(`concurrent moves (${TEST_ENGINE_NAME})`, () => {
   }, 60_000);
 });
 
+describe(`deletes racing moves (${TEST_ENGINE_NAME})`, () => {
+  it('never leaves a folder orphaned: one moved into a folder being deleted is deleted with it, or the move fails, 20 times over', async () => {
+    const outcomes: { move: number; remove: number }[] = [];
+    for (let round = 0; round < 20; round++) {
+      // A folder with a subfolder (the move's target) and a few records, so the delete has a walk to do.
+      const doomed = await api.make({ name: `doomed ${round}`, type: 'folder' });
+      const inner = await api.make({ name: `inner ${round}`, type: 'folder', parentId: doomed });
+      await Promise.all(Array.from({ length: 3 }, (_, i) => api.make({ name: `d${i}`, parentId: inner })));
+      const moved = await api.make({ name: `moved ${round}`, type: 'folder' });
+      await api.make({ name: 'below moved', parentId: moved });
+
+      const [move, remove] = await Promise.all([
+        api.update({ id: moved, parentId: inner }),
+        api.delete({ id: doomed }),
+      ]);
+
+      outcomes.push({ move: move.status, remove: remove.status });
+      const records = await teamRecords(server.documents, team.teamId);
+      const ids = new Set(records.map((r) => r.id));
+      // No record's parent is gone: the subtree is deleted whole, and `moved` is either inside it or at the root.
+      expect(records.filter((r) => r.parentId !== null && !ids.has(r.parentId))).toEqual([]);
+      expect(remove.status).toBe(200);
+      if (ids.has(moved)) {
+        expect(records.find((r) => r.id === moved)?.parentId).toBeNull();
+        expect(move.status).not.toBe(200);
+      }
+    }
+    // Each move either won the lock first (200, then deleted with the folder) or found its parent gone (404);
+    // on a machine slow enough to hold the lock 5 s, a 429.
+    expect(outcomes.filter(({ move }) => ![200, 404, 429].includes(move))).toEqual([]);
+  }, 180_000);
+});
+
 describe(`folder depth (${TEST_ENGINE_NAME})`, () => {
   it(`creates a record on level ${MAX_TREE_LEVELS} and refuses one on level ${MAX_TREE_LEVELS + 1} with 400/507000`, async () => {
     const chain = await seedChain(MAX_TREE_LEVELS - 1);

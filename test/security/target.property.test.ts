@@ -21,6 +21,16 @@ const linkLocal = fc.oneof(
     .map(([first, rest]) => `${first.toString(16)}::${rest.join(':')}`)
     .chain((a) => fc.constantFrom(a, a.toUpperCase())),
   fc.constant('fd00:ec2::254'),
+  // SIIT's IPv4-translated form (RFC 6145), and NAT64 under the local-use prefix at every RFC 6052 length.
+  fc.tuple(byte, byte).map(([c, d]) => `::ffff:0:169.254.${c}.${d}`),
+  fc.tuple(byte, byte).map(([c, d]) => `::ffff:0:a9fe:${((c << 8) | d).toString(16)}`),
+  fc.tuple(hex16, hex16, hex16, byte, byte).map(([g, h, i, c, d]) => `64:ff9b:1:${g}:${h}:${i}:169.254.${c}.${d}`),
+  fc
+    .tuple(hex16, byte, byte)
+    .map(([g, c, d]) => `64:ff9b:1:${g}:a9:${((0xfe << 8) | c).toString(16)}:${(d << 8).toString(16)}::`),
+  fc
+    .tuple(byte, byte, byte)
+    .map(([n, c, d]) => `64:ff9b:1:${((n << 8) | 0xa9).toString(16)}:fe:${((c << 8) | d).toString(16)}::`),
 );
 
 const ordinary = fc.oneof(

@@ -15,7 +15,7 @@ export interface FakeMySql {
   readonly afterFileRequest: Buffer[];
   /** Every payload the client sent (handshake response included), to look for a password. */
   readonly clientPayloads: Buffer[];
-  /** Bytes of the huge row's payload written so far (the server stops when the client goes away). */
+  /** Bytes of the huge row's payload, or of the metadata flood, written so far (it stops when the client goes away). */
   hugeBytesWritten(): number;
   close(): Promise<void>;
 }
@@ -36,7 +36,11 @@ export type FakeMySqlBehaviour =
       columns: readonly string[];
       count: number;
       row: (names: readonly string[], index: number) => readonly string[];
-    };
+    }
+  /** Answers the column query (information_schema) or the count with `rows` rows of `rowBytes` each, as fast as read. */
+  | { kind: 'metadata-flood'; query: 'columns' | 'count'; rows: number; rowBytes: number; columns: readonly string[] }
+  /** Answers the column query or the count with an error packet, its text naming the user and address. */
+  | { kind: 'metadata-error'; query: 'columns' | 'count'; errno: number; columns: readonly string[] };
 
 /**
  * A fake MySQL server on a random loopback port. `silent` accepts connections and never speaks;
@@ -69,6 +73,23 @@ export async function startFakeMySql(behaviour: FakeMySqlBehaviour): Promise<Fak
         clientFlags.push(payload.readUInt32LE(0));
         socket.write(packet(seq + 1, OK));
         stage = 'query';
+      } else if (stage === 'query' && (behaviour.kind === 'metadata-flood' || behaviour.kind === 'metadata-error')) {
+        if (payload[0] !== COM_QUERY) return;
+        const sql = payload.subarray(1).toString('utf8');
+        const asked = sql.includes('information_schema') ? 'columns' : /COUNT\(\*\)/i.test(sql) ? 'count' : undefined;
+        if (asked === undefined) socket.write(packet(seq + 1, OK));
+        else if (asked !== behaviour.query) {
+          const rows = asked === 'columns' ? behaviour.columns.map((c) => [c]) : [['1']];
+          socket.write(resultSet(seq + 1, [asked === 'columns' ? 'name' : 'n'], rows));
+        } else if (behaviour.kind === 'metadata-error') {
+          stage = 'done';
+          socket.write(packet(seq + 1, errorPacket(behaviour.errno, "SELECT command denied to user 'u'@'10.1.2.3'")));
+        } else {
+          stage = 'done';
+          floodRows(socket, seq + 1, asked === 'columns' ? 'name' : 'n', behaviour.rows, behaviour.rowBytes, (n) => {
+            hugeWritten += n;
+          });
+        }
       } else if (stage === 'query' && (behaviour.kind === 'huge-row' || behaviour.kind === 'rows')) {
         if (payload[0] !== COM_QUERY) return;
         const sql = payload.subarray(1).toString('utf8');
@@ -186,6 +207,44 @@ function streamHugeRow(
     }
   };
   pump();
+}
+
+/** A result set of one column with `rows` rows of `rowBytes` bytes each, written as fast as the client reads them. */
+function floodRows(
+  socket: Socket,
+  seq: number,
+  name: string,
+  rows: number,
+  rowBytes: number,
+  wrote: (bytes: number) => void,
+): void {
+  let n = seq;
+  socket.write(Buffer.concat([packet(n++, Buffer.from([1])), packet(n++, columnDefinition(name)), packet(n++, EOF)]));
+  const value = lengthEncoded(Buffer.alloc(rowBytes, 0x61));
+  let left = rows;
+  const pump = () => {
+    while (left > 0 && !socket.destroyed) {
+      // 64 rows a write: fewer calls, the same back-pressure.
+      const batch: Buffer[] = [];
+      for (let i = 0; i < 64 && left > 0; i++, left--) batch.push(packet(n++ & 0xff, value));
+      const chunk = Buffer.concat(batch);
+      wrote(chunk.length);
+      if (!socket.write(chunk)) {
+        socket.once('drain', pump);
+        return;
+      }
+    }
+    if (left === 0 && !socket.destroyed) socket.write(packet(n++ & 0xff, EOF));
+  };
+  pump();
+}
+
+/** An ERR packet: errno, SQL state 42000 and a message. */
+function errorPacket(errno: number, message: string): Buffer {
+  const head = Buffer.alloc(3);
+  head[0] = 0xff;
+  head.writeUInt16LE(errno, 1);
+  return Buffer.concat([head, Buffer.from('#42000'), Buffer.from(message)]);
 }
 
 function columnDefinition(name: string): Buffer {

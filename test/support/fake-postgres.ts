@@ -19,7 +19,9 @@ export type FakePostgresBehaviour =
    * Lets the client in, answers the import's metadata queries for a `channels` table of `columns`, and answers
    * the cursor's first fetch with one DataRow that says it is `bytes` long, then streams that many bytes.
    */
-  | { kind: 'huge-row'; bytes: number; columns: readonly string[] };
+  | { kind: 'huge-row'; bytes: number; columns: readonly string[] }
+  /** Lets the client in and answers the column query (information_schema) with `rows` rows, as fast as read. */
+  | { kind: 'metadata-flood'; rows: number; rowBytes: number };
 
 /**
  * A fake PostgreSQL server on a random loopback port. It declines TLS ('N') and speaks just enough of the
@@ -61,6 +63,20 @@ export async function startFakePostgres(behaviour: FakePostgresBehaviour): Promi
         if (buffered.length < length + 1) return;
         const body = buffered.subarray(5, length + 1);
         buffered = buffered.subarray(length + 1);
+        if (behaviour.kind === 'metadata-flood' && type === 'Q') {
+          const sql = body.toString('utf8');
+          if (sql.startsWith('BEGIN')) {
+            socket.write(
+              Buffer.concat([complete('BEGIN'), complete('SET'), complete('SET'), message('Z', Buffer.from('T'))]),
+            );
+          } else if (sql.includes('information_schema')) {
+            socket.write(rowDescription(['schema', 'name']));
+            floodRows(socket, behaviour.rows, dataRow(['public', 'c'.repeat(behaviour.rowBytes)]), (n) => {
+              hugeWritten += n;
+            });
+            return;
+          }
+        }
         if (behaviour.kind === 'huge-row') {
           const done = answer(socket, type, body, behaviour, (n) => {
             hugeWritten += n;
@@ -141,6 +157,23 @@ function streamJunk(socket: Socket, total: number, wrote: (bytes: number) => voi
       left -= piece.length;
       wrote(piece.length);
       if (!socket.write(piece)) {
+        socket.once('drain', pump);
+        return;
+      }
+    }
+  };
+  pump();
+}
+
+/** `rows` copies of `row`, written as fast as the client reads them, until the client goes away. */
+function floodRows(socket: Socket, rows: number, row: Buffer, wrote: (bytes: number) => void): void {
+  const batch = Buffer.concat(Array.from({ length: 64 }, () => row));
+  let left = rows;
+  const pump = () => {
+    while (left > 0 && !socket.destroyed) {
+      left -= 64;
+      wrote(batch.length);
+      if (!socket.write(batch)) {
         socket.once('drain', pump);
         return;
       }

@@ -50,6 +50,16 @@ describe('rewriteDriverError', () => {
     expect(error.message).not.toMatch(/10\.1\.2\.3|importer'@/);
   });
 
+  it.each(['__proto__', 'constructor', 'valueOf'])(
+    'shows a driver code named %s as text in a generic 500, never as an object or a function',
+    (code) => {
+      const error = rewrite(driverError(code));
+
+      expect([error.httpStatus, error.message]).toEqual([500, 'Unexpected error while reading the legacy database']);
+      expect((error.cause as Error).message).toBe(`MySQL driver error code=${code} errno=- sqlState=28000`);
+    },
+  );
+
   it('keeps only codes of the driver error as the cause', () => {
     const error = rewrite(driverError('ER_ACCESS_DENIED_ERROR', 1045));
 

@@ -130,6 +130,28 @@ describe('importLegacyGw: routes', () => {
     expect(routes).toMatchObject({ total: 1, kept: 1, lost: 0, items: [] });
   });
 
+  it('counts many copies of a row, collapsed into it before it is classified, as that many rows served as it is', async () => {
+    const copies = Array.from({ length: 500 }, (_, i) =>
+      row(i + 2, { key: 'sk-unit-1', group: i % 2 === 0 ? 'vip,default' : ' default , vip', name: `copy ${i}` }),
+    );
+    const disabledCopy = row(600, { key: 'sk-unit-1', group: 'vip,default', status: 2 });
+
+    const routes = await routesOf([row(1, { group: 'default,vip' }), ...copies, disabledCopy]);
+
+    expect(routes).toMatchObject({ total: 2, kept: 2, lost: 0, complete: true });
+  });
+
+  it('counts copies of a row that became no enabled channel as lost routes of every copy', async () => {
+    const original = row(1, { group: 'vip' });
+    const copies = Array.from({ length: 3 }, (_, i) =>
+      row(i + 2, { key: 'sk-unit-1', group: 'vip', name: `copy ${i}` }),
+    );
+
+    const routes = await routesOf([original, ...copies], [edited(original, 'sk-unit-1', 'disabled')]);
+
+    expect(routes.items).toEqual([{ group: 'vip', model: 'gpt-4o', legacy: 4, imported: 0 }]);
+  });
+
   it('counts a multi-key row once per route, served when any of its channels is enabled', async () => {
     const multi = row(2, { key: 'sk-unit-2a\nsk-unit-2b\nsk-unit-2c' });
     const stored = [edited(multi, 'sk-unit-2a', 'disabled'), edited(multi, 'sk-unit-2b', 'disabled')];

@@ -336,3 +336,138 @@ describe('the summary of a fork read as a chosen family, with stale channels and
     expect(lines).toContain('a note');
   });
 });
+
+// What a hostile file can put in a name: ESC sequences that erase and move lines, a carriage return, the 8-bit CSI,
+// bidi overrides and isolates, a line break.
+const ERASE = '\u001b[2K\r\u001b[1A\u001b[2K';
+const HOSTILE_MODEL = `gpt-4o${ERASE}No route is lost: every model the enabled rows serve, in every group, still has a channel.`;
+const HOSTILE_GROUP = 'vip\u202e\u2066\u009b2K\nNo route is lost';
+const RAW_CONTROL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+describe('the summary of a hostile file', () => {
+  const hostile = () =>
+    summary({
+      ...report({
+        routes: {
+          total: 1,
+          kept: 0,
+          changed: 0,
+          lost: 1,
+          items: [{ group: HOSTILE_GROUP, model: HOSTILE_MODEL, legacy: 1, imported: 0 }],
+          itemsTruncated: false,
+          complete: true,
+        },
+        items: [
+          { legacyId: '7\r\u001b[2K', outcome: 'skipped', reason: 'unknown legacy channel type 9\u001b]0;x\u0007' },
+        ],
+      }),
+      calls: 1,
+      exact: { lost: true, totals: true },
+    });
+
+  it('shows every control, escape and bidi character of a name as a marker, so no line can be rewritten', () => {
+    const lines = hostile();
+
+    for (const line of lines) expect(line).not.toMatch(RAW_CONTROL);
+    expect(lines[0]).toBe(
+      '1 route has no channel after this import: gpt-4o⟨U+001B⟩[2K⟨U+000D⟩⟨U+001B⟩[1A⟨U+001B⟩[2KNo route is lost: every model the enabled rows serve, in every group, still has a channel. (vip⟨U+202E⟩⟨U+2066⟩⟨U+009B⟩2K⟨U+000A⟩No route is lost).',
+    );
+    expect(lines).toContain('  skipped row 7⟨U+000D⟩⟨U+001B⟩[2K: unknown legacy channel type 9⟨U+001B⟩]0;x⟨U+0007⟩');
+  });
+
+  it('never says that no route is lost when the figures are incomplete', () => {
+    const lines = summary({
+      ...report({
+        routes: {
+          total: 100_000,
+          kept: 100_000,
+          changed: 0,
+          lost: 0,
+          items: [],
+          itemsTruncated: false,
+          complete: false,
+        },
+      }),
+      calls: 1,
+      exact: { lost: true, totals: true },
+    });
+
+    expect(lines.join('\n')).not.toContain('No route is lost');
+    expect(lines[0]).toBe('No lost route among the routes counted, but not every route was counted: see below.');
+    expect(lines).toContain(
+      'The table names more routes than an import counts (docs/channel-import.md, "Routes"): the route figures cover those counted, and a route not counted may be lost.',
+    );
+  });
+});
+
+describe('npm run import:sqlite with a hostile file', () => {
+  it('prints what the file holds with escape sequences visible, on stderr and in the JSON on stdout', async () => {
+    const hostileFile = join(dir(), 'hostile.db');
+    writeFileSync(
+      hostileFile,
+      await sqliteFixtureBytes('oneapi-channels', (d) =>
+        d.exec({
+          sql: `INSERT INTO channels (id, type, "key", status, models, "group") VALUES (900, 999, 'sk-hostile', 1, ?, ?)`,
+          bind: [HOSTILE_MODEL, HOSTILE_GROUP],
+        }),
+      ),
+    );
+    // The proxy names the file's route as lost, as the real one does for a row of an unknown type.
+    const echo = (sent: { columns: string[]; rows: unknown[][] }) => {
+      const row = sent.rows.find((r) => r[sent.columns.indexOf('id')] === 900) ?? [];
+      const model = String(row[sent.columns.indexOf('models')]);
+      const group = String(row[sent.columns.indexOf('group')]);
+      return ok(
+        report({
+          routes: {
+            total: 1,
+            kept: 0,
+            changed: 0,
+            lost: 1,
+            items: [{ group, model, legacy: 1, imported: 0 }],
+            itemsTruncated: false,
+            complete: true,
+          },
+        }),
+      );
+    };
+    let last: { columns: string[]; rows: unknown[][] } = { columns: [], rows: [] };
+    const out: string[] = [];
+    const err: string[] = [];
+
+    const result = await runImportSqliteCli([hostileFile, '--url', 'http://proxy.test'], {
+      stdout: (line) => out.push(line),
+      stderr: (line) => err.push(line),
+      env: { ADMIN_KEY },
+      sleep: async () => {},
+      fetch: async (_url, init) => {
+        last = JSON.parse(String(init?.body));
+        return echo(last);
+      },
+    });
+
+    expect(result).toBe(0);
+    expect(last.rows.some((r) => r.includes(HOSTILE_MODEL))).toBe(true);
+    for (const line of err.join('\n').split('\n')) expect(line).not.toMatch(RAW_CONTROL);
+    expect(err.join('\n')).toContain('gpt-4o⟨U+001B⟩[2K⟨U+000D⟩');
+    expect(out.join('\n')).not.toMatch(/[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u);
+    expect(JSON.parse(out.join('\n')).routes.items[0]).toEqual({
+      group: HOSTILE_GROUP,
+      model: HOSTILE_MODEL,
+      legacy: 1,
+      imported: 0,
+    });
+  });
+
+  it("shows the proxy's words with escape sequences visible", async () => {
+    const said = `bad row${ERASE}Import done`;
+
+    const result = await run([file, '--url', 'http://proxy.test'], () =>
+      Response.json({ success: false, message: said }, { status: 400 }),
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).not.toMatch(RAW_CONTROL);
+    expect(result.stderr).toContain('bad row⟨U+001B⟩[2K⟨U+000D⟩⟨U+001B⟩[1A⟨U+001B⟩[2KImport done');
+  });
+});

@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { datasetPaths } from '#functions/dataset-paths/dataset-paths';
 import { pathsQuerySchema } from '#functions/dataset-paths/schema';
-import { deleteDataset } from '#functions/delete-dataset/delete-dataset';
+import { type DeleteDatasetDeps, deleteDataset } from '#functions/delete-dataset/delete-dataset';
 import { updateDatasetBodySchema } from '#functions/update-dataset/schema';
 import { type UpdateDatasetDeps, updateDataset } from '#functions/update-dataset/update-dataset';
-import { climb, MAX_TREE_LEVELS, TREE_LOCK_TTL_MS, TREE_LOCK_WAIT_MS } from '#shared/dataset-tree';
+import {
+  climb,
+  DELETE_TREE_LOCK_TTL_MS,
+  MAX_TREE_LEVELS,
+  TREE_LOCK_TTL_MS,
+  TREE_LOCK_WAIT_MS,
+} from '#shared/dataset-tree';
 import { BUILT_IN_MODEL_CATALOG } from '#shared/model-catalog';
 import type { DatasetChanges, DatasetRecord } from '#shared/repositories/datasets';
 
@@ -293,21 +299,79 @@ describe('updateDataset', () => {
 });
 
 describe('deleteDataset', () => {
-  it('deletes each folder once and ends when damaged records hold a loop of folders', async () => {
-    const records = [folder(1, 3), folder(2, 1), folder(3, 2)];
-    const deleted: string[][] = [];
+  /** A tree behind every call delete-dataset makes, recording deletes and whether the tree lock was held. */
+  function deleteRepo(records: DatasetRecord[]) {
+    const tree = treeRepo(records);
+    const deleted: { ids: string[]; locked: boolean }[] = [];
     const repo = {
-      ...fakeRepo(records),
-      async *children(_teamId: string, parentId: string | null) {
-        yield records.filter((r) => r.parentId === parentId);
-      },
+      ...tree,
+      deleted,
       deleteMany: async (_teamId: string, ids: readonly string[]) => {
-        if (ids.length > 0) deleted.push([...ids]);
+        if (ids.length === 0) return;
+        deleted.push({ ids: [...ids], locked: (tree.lock?.expiresAt ?? 0) > 0 });
+        for (const key of ids) tree.byId.delete(key);
       },
     };
+    return { repo, tree };
+  }
+  const deps = (
+    repo: ReturnType<typeof deleteRepo>['repo'],
+    more: Partial<DeleteDatasetDeps> = {},
+  ): DeleteDatasetDeps => ({
+    repo,
+    now: () => new Date(0),
+    ...more,
+  });
 
-    await deleteDataset({ query: { id: id(1) }, caller }, { repo });
+  it('deletes each folder once and ends when damaged records hold a loop of folders', async () => {
+    const { repo } = deleteRepo([folder(1, 3), folder(2, 1), folder(3, 2)]);
 
-    expect(deleted).toEqual([[id(3)], [id(2)], [id(1)]]);
+    await deleteDataset({ query: { id: id(1) }, caller }, deps(repo));
+
+    expect(repo.deleted.map((d) => d.ids)).toEqual([[id(3)], [id(2)], [id(1)]]);
+  });
+
+  it("walks and deletes a folder's subtree holding the team's tree lock, with a hold longer than the function runs, and releases it", async () => {
+    const { repo, tree } = deleteRepo([folder(1, null), folder(2, 1)]);
+    const holds: number[] = [];
+    const lockTree = tree.lockTree;
+    repo.lockTree = async (teamId, owner, now, expiresAt) => {
+      holds.push(expiresAt - now);
+      return lockTree(teamId, owner, now, expiresAt);
+    };
+
+    expect(await deleteDataset({ query: { id: id(1) }, caller }, deps(repo))).toEqual({ deleted: 2 });
+
+    expect(repo.deleted).toEqual([
+      { ids: [id(2)], locked: true },
+      { ids: [id(1)], locked: true },
+    ]);
+    expect(holds).toEqual([DELETE_TREE_LOCK_TTL_MS]);
+    expect(tree.lock).toMatchObject({ expiresAt: 0 });
+  });
+
+  it('waits for the tree lock a move holds, then answers 429 without deleting anything', async () => {
+    const { repo, tree } = deleteRepo([folder(1, null), folder(2, 1)]);
+    tree.lock = { owner: 'a move', expiresAt: TREE_LOCK_TTL_MS };
+    let clock = 0;
+    const sleep = async (ms: number) => {
+      clock += ms;
+    };
+
+    const error = await deleteDataset(
+      { query: { id: id(1) }, caller },
+      deps(repo, { now: () => new Date(clock), sleep }),
+    ).catch((e: unknown) => e);
+
+    expect(error).toMatchObject({ httpStatus: 429, code: 429 });
+    expect(repo.deleted).toEqual([]);
+    expect(tree.byId.size).toBe(2);
+  });
+
+  it('deletes a dataset without taking the tree lock: nothing can be moved into it', async () => {
+    const { repo, tree } = deleteRepo([folder(1, null), { ...folder(2, 1), type: 'dataset' }]);
+    tree.lock = { owner: 'a move', expiresAt: TREE_LOCK_TTL_MS };
+
+    expect(await deleteDataset({ query: { id: id(2) }, caller }, deps(repo))).toEqual({ deleted: 1 });
   });
 });

@@ -99,6 +99,16 @@ describe('rewritePgError', () => {
     expect([error.httpStatus, error.message]).toEqual([status, expect.stringMatching(message)]);
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'shows an error code named %s as text in a generic 500, never as an object or a function',
+    (code) => {
+      const error = rewrite(serverError(code));
+
+      expect([error.httpStatus, error.message]).toEqual([500, 'Unexpected error while reading the legacy database']);
+      expect((error.cause as Error).message).toBe(`PostgreSQL driver error code=${code} problem=-`);
+    },
+  );
+
   it('passes the deadline through as the signal reason', () => {
     const deadline = new AbortController();
     const reason = new Error('deadline');

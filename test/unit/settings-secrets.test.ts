@@ -2,9 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { MAX_JSON_SETTING_BYTES, mergeSettings, settingsUpdateSchema } from '#functions/update-channel/settings';
 import { MAX_CHANNEL_BYTES, updateChannel } from '#functions/update-channel/update-channel';
 import type { ChannelSettings } from '#shared/schemas/channel-settings';
-import { isSecretHeader, isSecretName, maskProxyUrl, maskSettings, secretParts } from '#shared/settings-secrets';
+import {
+  isCredentialValue,
+  isSecretHeader,
+  isSecretName,
+  maskProxyUrl,
+  maskSettings,
+  secretParts,
+} from '#shared/settings-secrets';
 import * as z from '#shared/zod';
-import { reviewChannel, SECRET_SETTINGS, settingsWithSecrets } from '#test/integration/channel-review.helpers';
+import {
+  FORK_SECRETS,
+  reviewChannel,
+  SECRET_SETTINGS,
+  settingsWithForkSecrets,
+  settingsWithSecrets,
+} from '#test/integration/channel-review.helpers';
 import { testLogger } from '#test/integration/import.helpers';
 
 const paths = (settings: ChannelSettings) => secretParts(settings).map((part) => part.path.join('.'));
@@ -74,6 +87,92 @@ describe('which settings are secret', () => {
       'extra.plugin.headers.X-Auth-Token',
       'extra.custom_parameter.api_key',
     ]);
+  });
+
+  it('knows the plural and compound names plugins use, and leaves their neighbours', () => {
+    const secret = ['api_keys', 'keys', 'tokens', 'auth_header', 'authHeader', 'access_tokens', 'client_secrets'];
+    const plain = ['max_tokens', 'aws_key_type', 'vertex_key_type', 'keys_total', 'header', 'knowledge_id'];
+
+    expect(secret.filter((name) => !isSecretName(name))).toEqual([]);
+    expect(plain.filter(isSecretName)).toEqual([]);
+  });
+
+  it('knows a credential by its shape, whatever its name, and not text that only mentions one', () => {
+    const credentials = [
+      'Bearer abc.def-123456',
+      'bearer sk-x0123456789',
+      'Basic dXNlcjpwYXNz',
+      'Token 0123456789abcdef',
+      'AWS4-HMAC-SHA256 Credential=AKIA/2026',
+      'sk-0123456789abcdef',
+      'sk-ant-api03-abcdefghij',
+      'sk_live_0123456789',
+      'AIzaSyA0123456789abcdefghijklmnopqrstu',
+      'hf_0123456789abcdefgh',
+      'gsk_0123456789abcdef',
+      'ghp_0123456789abcdefghij',
+      'xoxb-0123456789-abcdef',
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.sig',
+    ];
+    const plain = [
+      'platform',
+      'api_key',
+      'json',
+      'Bearer',
+      'use sk-0123456789abcdef here',
+      'sk-learn',
+      'https://x.test/',
+    ];
+
+    expect(credentials.filter((value) => !isCredentialValue(value))).toEqual([]);
+    expect(plain.filter(isCredentialValue)).toEqual([]);
+  });
+
+  it('masks every secret the forks store, under any name and in any shape, in a read', () => {
+    const settings = settingsWithForkSecrets();
+
+    const masked = maskSettings(settings);
+
+    for (const secret of Object.values(FORK_SECRETS)) expect(JSON.stringify(masked)).not.toContain(secret);
+    expect(paths(settings)).toEqual([
+      'headerOverride.X-Upstream',
+      'headerOverride.X-Relay',
+      'headerOverride.X-Forward',
+      'paramOverride.operations.0.value',
+      'extra.api_keys',
+      'extra.tokens',
+      'extra.auth_header',
+      'extra.config.upstream_proxy',
+      'extra.plugin.headers.CF-Access-Client-Secret',
+      'extra.other',
+    ]);
+    expect(masked.extra?.config).toEqual({ upstream_proxy: 'http://****@proxy.internal:3128', region: 'us' });
+    expect(masked.headerOverride?.['X-Team']).toBe('platform');
+    expect(masked.paramOverride).toMatchObject({
+      max_tokens: 4096,
+      operations: [{ path: 'metadata.api_key', value: 'for\u20261Hh4' }, { value: 0.3 }],
+    });
+    expect(masked.extra).toMatchObject({
+      aws_key_type: 'api_key',
+      vertex_key_type: 'json',
+      retrieval: { knowledge_id: 'kb-123' },
+    });
+  });
+
+  it('keeps every fork secret when a client sends back the masks it read, and refuses a mask it did not read', () => {
+    const current = settingsWithForkSecrets();
+    const read = maskSettings(current);
+
+    const merged = mergeSettings(current, {
+      headerOverride: read.headerOverride,
+      paramOverride: read.paramOverride,
+      extra: read.extra,
+    });
+
+    expect(merged).toEqual(current);
+    expect(() =>
+      mergeSettings(current, { headerOverride: { ...read.headerOverride, 'X-Upstream': 'Bea\u2026Ui0x' } }),
+    ).toThrow(/settings\.headerOverride\.X-Upstream looks masked/);
   });
 
   it('masks a proxy URL only when it carries a user name or password', () => {

@@ -48,6 +48,13 @@ describe('resolveTarget, link-local targets', () => {
     '64:ff9b::169.254.0.0',
     '64:ff9b::a9fe:ffff',
     '64:ff9b:1:a9fe:a9:fe00::',
+    '::ffff:0:169.254.169.254',
+    '::ffff:0:a9fe:a9fe',
+    '0:0:0:0:ffff:0:a9fe:aa02',
+    '64:ff9b:1:12a9:fe:a9fe::',
+    '64:ff9b:1:1234:a9:fea9:fe00:0',
+    '64:ff9b:1:1:2:3:a9fe:a9fe',
+    '64:ff9b:1:1:2:3:169.254.169.254',
   ])('refuses the address %s with 400, without a DNS query', async (address) => {
     const lookup = fakeLookup({});
 
@@ -70,6 +77,10 @@ describe('resolveTarget, link-local targets', () => {
     '64:ff9b::a9ff:0',
     '64:ff9b::10.1.2.3',
     '64:ff9b:1:a9fd::',
+    '::ffff:0:10.1.2.3',
+    '::ffff:0:a9fd:ffff',
+    '64:ff9b:1:1:2:3:a9fd:a9fe',
+    '64:ff9b:2::a9fe:a9fe',
   ])('accepts the neighbouring or ordinary address %s', async (address) => {
     const target = await resolveTarget(address, ANY_HOST, fakeLookup({}));
 
@@ -97,6 +108,15 @@ describe('resolveTarget, link-local targets', () => {
     const lookup = fakeLookup({ 'metadata.dns64.example': ['64:ff9b::a9fe:a9fe'] });
 
     const error = await rejection(resolveTarget('metadata.dns64.example', ANY_HOST, lookup));
+
+    expect(error.httpStatus).toBe(400);
+    expect(error.message).toMatch(/link-local/);
+  });
+
+  it('refuses a host name that a SIIT translator answers with the IPv4-translated form of the metadata address', async () => {
+    const lookup = fakeLookup({ 'metadata.siit.example': ['::ffff:0:a9fe:a9fe'] });
+
+    const error = await rejection(resolveTarget('metadata.siit.example', ANY_HOST, lookup));
 
     expect(error.httpStatus).toBe(400);
     expect(error.message).toMatch(/link-local/);

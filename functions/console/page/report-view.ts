@@ -1,5 +1,6 @@
 import type { ImportReport, ReportItem, RouteItem, StaleItem } from './api.ts';
 import { h } from './dom.ts';
+import { INCOMPLETE_ROUTES, noRouteLostSentence } from './route-words.ts';
 
 const count = (n: number) => n.toLocaleString('en');
 
@@ -146,7 +147,7 @@ export function reportRoutes(report: ImportReport): HTMLElement[] {
       ),
     );
   } else if (routes.lost === 0) {
-    parts.push(h('p', { id: 'routes-lost' }, 'No model loses its channels.'));
+    parts.push(h('p', { id: 'routes-lost' }, noRouteLostSentence(routes)));
   } else {
     const their = routes.lost === 1 ? 'its group' : 'their groups';
     parts.push(
@@ -176,9 +177,7 @@ export function reportRoutes(report: ImportReport): HTMLElement[] {
     );
   }
   if (!routes.complete) {
-    parts.push(
-      h('p', {}, 'The table names more routes than are counted (100,000): these figures cover the first ones.'),
-    );
+    parts.push(h('p', {}, INCOMPLETE_ROUTES));
   }
   return parts;
 }
