@@ -47,6 +47,13 @@ export interface RouteDef {
    * arrives. Omitted: a buffered proxy response.
    */
   readonly streaming?: true;
+  /**
+   * The credential may come in this header as well as in `Authorization` (Anthropic's SDKs send `x-api-key`). API
+   * Gateway REST requires every identity source an authorizer lists to be present, so such a method gets a REQUEST
+   * authorizer with no identity source and no result cache that reads either header (docs/authorization.md); the local
+   * server does the same. Omitted: the API's TOKEN authorizer on `Authorization`.
+   */
+  readonly keyHeader?: 'x-api-key';
 }
 
 export interface ApiDef {
@@ -111,11 +118,15 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'relay',
     description: 'OpenAI-compatible relay over the imported channels',
     scope: 'relay',
-    // One function behind the three routes: they share its channel cache and its grants (STYLE.md).
+    // One function behind every route: they share its channel cache and its grants (STYLE.md).
     routes: [
       { method: 'POST', path: '/v1/chat/completions', function: 'relay', streaming: true },
       { method: 'POST', path: '/v1/embeddings', function: 'relay', streaming: true },
       { method: 'GET', path: '/v1/models', function: 'relay', streaming: true },
+      // Anthropic's Messages API (Claude Code, Anthropic's SDKs: the key in x-api-key or as a Bearer token).
+      { method: 'POST', path: '/v1/messages', function: 'relay', streaming: true, keyHeader: 'x-api-key' },
+      // OpenAI's Responses API (Codex).
+      { method: 'POST', path: '/v1/responses', function: 'relay', streaming: true },
     ],
   },
 };

@@ -142,7 +142,7 @@ describe('REST APIs', () => {
         expect(JSON.stringify(integration.Uri)).toContain('/invocations');
       }
     }
-    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(3);
+    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(5);
   });
 
   it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {
@@ -160,7 +160,14 @@ describe('REST APIs', () => {
 
   it("puts every method of the three APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
-    expect(authorizers.size).toBe(3);
+    // One TOKEN authorizer per API, and the relay API's REQUEST authorizer for /v1/messages (x-api-key).
+    expect(authorizers.size).toBe(4);
+    const keyHeaderRoutes = new Set(
+      Object.values(APIS).flatMap((api) =>
+        api.routes.filter((r) => r.keyHeader !== undefined).map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
+      ),
+    );
+    expect(keyHeaderRoutes).toEqual(new Set([`${id.api('relay')} POST /v1/messages`]));
     const publicRoutes = new Set(
       Object.values(APIS).flatMap((api) =>
         api.routes.filter((r) => r.auth === 'none').map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
@@ -178,6 +185,17 @@ describe('REST APIs', () => {
       }
       expect(method.AuthorizationType).toBe('CUSTOM');
       const authorizer = authorizers.get((method.AuthorizerId as Json).Ref as string);
+      expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
+      if (keyHeaderRoutes.has(`${apiRef} ${httpMethod} ${path}`)) {
+        // Every listed identity source must be present, and the key may be in either header: none listed, no cache.
+        expect(authorizer).toMatchObject({
+          Type: 'REQUEST',
+          AuthorizerResultTtlInSeconds: 0,
+          RestApiId: method.RestApiId,
+        });
+        expect(authorizer?.IdentitySource ?? '').toBe('');
+        continue;
+      }
       expect(authorizer).toMatchObject({
         Type: 'TOKEN',
         IdentitySource: 'method.request.header.Authorization',
@@ -226,7 +244,8 @@ describe('REST APIs', () => {
       (a) => (a.Properties as Json).AuthorizerResultTtlInSeconds,
     );
 
-    expect(ttls).toEqual([15, 15, 15]);
+    // The REQUEST authorizer of /v1/messages caches nothing (it has no identity source to key a cache on).
+    expect(ttls.sort()).toEqual([0, 15, 15, 15]);
   });
 
   it('gives every API a new deployment when the authorizer TTL changes, so the new TTL reaches the stage', () => {
