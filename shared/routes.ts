@@ -26,6 +26,7 @@ export type FunctionName =
   | 'relay'
   | 'test-channel'
   | 'usage'
+  | 'retest-channels'
   | 'authorizer';
 
 export interface RouteDef {
@@ -163,6 +164,8 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   relay: 'functions/relay/handler.ts',
   'test-channel': 'functions/test-channel/handler.ts',
   usage: 'functions/usage/handler.ts',
+  // No route: the re-test schedule's target (EventBridge deployed, a timer under `npm start`).
+  'retest-channels': 'functions/retest-channels/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
 

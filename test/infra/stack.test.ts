@@ -678,6 +678,43 @@ describe('least privilege', () => {
     });
   });
 
+  it('lets the re-test find and re-enable auto-disabled channels and forget their health, nothing more', () => {
+    const retest = permissionsOf(template, id.role('retest-channels'));
+
+    expect([...retest.keys()].filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:Scan',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(retest.get('dynamodb:Scan')).toEqual(new Set([arnOf(id.table('channels'))]));
+    expect(retest.get('dynamodb:UpdateItem')).toEqual(new Set([arnOf(id.table('channels'))]));
+    expect(retest.get('dynamodb:DeleteItem')).toEqual(new Set([arnOf(id.table('relayState'))]));
+    const env = (functionProps('retest-channels').Environment as Json).Variables as Json;
+    expect(env).toMatchObject({ [ENV.relayFirstByteTimeoutMs]: '25000' });
+  });
+
+  it('invokes the re-test on an EventBridge schedule from the stage config, and on none when it is 0', () => {
+    const rules = (t: ReturnType<typeof synthStack>['template']) =>
+      Object.values(t.findResources('AWS::Events::Rule')).map((r) => (r as Json).Properties as Json);
+    const { template: hourly } = synthStack({ relay: { retestIntervalMinutes: 60 } });
+    const { template: off } = synthStack({ relay: { retestIntervalMinutes: 0 } });
+
+    expect(rules(template)).toEqual([
+      expect.objectContaining({
+        ScheduleExpression: 'rate(10 minutes)',
+        State: 'ENABLED',
+        Targets: [expect.objectContaining({ Arn: { 'Fn::GetAtt': [id.fn('retest-channels'), 'Arn'] } })],
+      }),
+    ]);
+    expect(rules(hourly).map((r) => r.ScheduleExpression)).toEqual(['rate(1 hour)']);
+    expect(rules(off)).toEqual([]);
+    // EventBridge may invoke the re-test function, and no other.
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission'))
+      .map((p) => p.Properties as Json)
+      .filter((p) => p.Principal === 'events.amazonaws.com');
+    expect(permissions.map((p) => p.FunctionName)).toEqual([{ 'Fn::GetAtt': [id.fn('retest-channels'), 'Arn'] }]);
+  });
+
   it('lets the OpenAPI document function do nothing but write its own logs and traces', () => {
     expect(permissionsOf(template, id.role('openapi'))).toEqual(baseline('openapi'));
   });
@@ -864,7 +901,7 @@ describe('least privilege', () => {
     expect(mentions('authorizer')).not.toContain(id.table('datasets'));
     expect(mentions('console')).not.toMatch(/dynamodb:|secretsmanager:/);
     // The relay functions never reach the knowledge base, the secrets or the relay keys.
-    for (const name of ['relay', 'test-channel', 'usage'] as const) {
+    for (const name of ['relay', 'test-channel', 'usage', 'retest-channels'] as const) {
       expect(mentions(name)).not.toContain(id.table('datasets'));
       expect(mentions(name)).not.toContain(id.table('relayKeys'));
       expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\//);
