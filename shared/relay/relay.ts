@@ -25,7 +25,7 @@ import {
 import { UpstreamStreamError } from './providers/anthropic.ts';
 import { endpointAdapter } from './providers/endpoints.ts';
 import { adapterFor } from './providers/index.ts';
-import type { ProviderAdapter } from './providers/types.ts';
+import type { ProviderAdapter, TokenPost } from './providers/types.ts';
 import { ChannelPicker, type NoChannelReason, noCandidateReason, resolveGroup, upstreamModel } from './routing.ts';
 import { parseSse, sseData } from './sse.ts';
 
@@ -238,6 +238,11 @@ export function createRelay(deps: RelayDeps): Relay {
       ...(deps.resolve ? { resolve: deps.resolve } : {}),
     });
   const log = deps.logger;
+  // A provider's token exchange goes out through the same checked client as its requests.
+  const tokenPost: TokenPost = async (url, headers, body, signal) => {
+    const res = await outbound.send({ url, headers, body, signal });
+    return { status: res.statusCode ?? 0, text: await readBounded(res) };
+  };
 
   const background = (pending: Promise<unknown>[], work: Promise<void>, what: string, channelId: string) => {
     pending.push(
@@ -397,9 +402,12 @@ export function createRelay(deps: RelayDeps): Relay {
           stream,
           ...(request.headers ? { headers: request.headers } : {}),
         });
+        const credentials = adapter.credentialHeaders
+          ? await adapter.credentialHeaders(channel, tokenPost)
+          : undefined;
         res = await outbound.send({
           url: upstream.url,
-          headers: { ...upstream.headers, ...(channel.settings.headerOverride ?? {}) },
+          headers: { ...upstream.headers, ...credentials, ...(channel.settings.headerOverride ?? {}) },
           body: upstream.body,
           signal: request.signal,
         });
@@ -604,9 +612,12 @@ export function createRelay(deps: RelayDeps): Relay {
         body: prepareBody({ body, endpoint }, channel, adapter, upstreamModel(channel, model)),
         stream: false,
       });
+      const credentials = adapter.credentialHeaders
+        ? await adapter.credentialHeaders(channel, tokenPost)
+        : undefined;
       const res = await outbound.send({
         url: upstream.url,
-        headers: { ...upstream.headers, ...(channel.settings.headerOverride ?? {}) },
+        headers: { ...upstream.headers, ...credentials, ...(channel.settings.headerOverride ?? {}) },
         body: upstream.body,
         signal: controller.signal,
       });

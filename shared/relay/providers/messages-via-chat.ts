@@ -311,6 +311,7 @@ export function messagesViaChat(chat: ProviderAdapter): ProviderAdapter {
         body: messagesToChat(input.body, chat.streamUsageOption),
       });
     },
+    ...(chat.credentialHeaders ? { credentialHeaders: chat.credentialHeaders.bind(chat) } : {}),
     convertResponse: chatToMessage,
     eventRelay: (model) => new ChatToMessagesStream(model),
     streamErrorEvent: (message) => anthropicErrorEvent(message),

@@ -59,7 +59,21 @@ export interface ProviderAdapter {
   eventRelay?(requestedModel: string): EventRelay;
   /** The event that ends a stream failing after its first byte; absent = OpenAI's error envelope as `data:`. */
   streamErrorEvent?(message: string): string;
+  /**
+   * Headers that need a call first (Vertex AI's access token from its service account), added to buildRequest's. A
+   * rejection fails the attempt (failed over like a connection error); `post` goes out through the relay's checked
+   * outbound client.
+   */
+  credentialHeaders?(channel: RelayChannel, post: TokenPost): Promise<Record<string, string>>;
 }
+
+/** One POST through the relay's outbound client, its answer read whole (bounded). */
+export type TokenPost = (
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+) => Promise<{ status: number; text: string }>;
 
 /** The base URL to use: the channel's, else the provider's default; no trailing slash. */
 export function baseUrlOf(channel: RelayChannel, fallback: string | undefined): string {
