@@ -1,9 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toAnthropicError } from '#functions/relay/anthropic-errors';
 import type { RelayChannel } from '#shared/relay/contract';
 import { endpointAdapter } from '#shared/relay/providers/endpoints';
 import { ChatToMessagesStream, chatToMessage, messagesToChat } from '#shared/relay/providers/messages-via-chat';
 import { anthropicMessages } from '#shared/relay/providers/passthrough';
+import { type FakeUpstream, startFakeAnthropic, startFakeOpenAi } from '#test/support/fake-upstreams';
+import { chatRequest, complete, channel as relayChannel, testRelay } from '#test/support/relay-fixtures';
 
 // The conversions and passthroughs behind /v1/messages and /v1/responses (docs/relay.md, "Endpoints").
 
@@ -247,5 +249,47 @@ describe("Anthropic's error envelope", () => {
       type: 'error',
       error: { type: 'api_error', message: '<html>' },
     });
+  });
+});
+
+describe('/v1/messages streams that fail after their first byte', () => {
+  let openai: FakeUpstream;
+  let anthropic: FakeUpstream;
+  beforeAll(async () => {
+    [openai, anthropic] = await Promise.all([startFakeOpenAi(), startFakeAnthropic()]);
+  });
+  afterAll(async () => {
+    await Promise.all([openai.close(), anthropic.close()]);
+  });
+
+  const messages = (model: string) =>
+    chatRequest(
+      { model, max_tokens: 16, stream: true, messages: [{ role: 'user', content: 'Hi' }] },
+      { endpoint: 'messages' },
+    );
+
+  it("end with Anthropic's error event when an OpenAI upstream drops mid-stream, and pass an anthropic one's on", async () => {
+    const { relay } = testRelay([
+      relayChannel({ id: 'oa', baseUrl: openai.url, models: ['gpt-4o-mini'] }),
+      relayChannel({ id: 'an', provider: 'anthropic', baseUrl: anthropic.url, models: ['claude'] }),
+    ]);
+    openai.fault({ kind: 'drop-mid-stream', afterEvents: 2 });
+    anthropic.fault({ kind: 'stream-error-event' });
+
+    const dropped = await complete(await relay.handle(messages('gpt-4o-mini')));
+    const passed = await complete(await relay.handle(messages('claude')));
+
+    const droppedEvents = events(dropped.text);
+    expect(droppedEvents[0]?.event).toBe('message_start');
+    expect(droppedEvents.at(-1)).toEqual({
+      event: 'error',
+      data: { type: 'error', error: { type: 'api_error', message: 'the upstream stream ended unexpectedly' } },
+    });
+    expect(dropped.record).toMatchObject({ endpoint: 'messages', status: 200 });
+    expect(events(passed.text).at(-1)).toEqual({
+      event: 'error',
+      data: { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
+    });
+    expect(dropped.text + passed.text).not.toContain('sk-secret-');
   });
 });
