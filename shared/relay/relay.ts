@@ -256,7 +256,9 @@ export function createRelay(deps: RelayDeps): Relay {
     const pending: Promise<unknown>[] = [];
     const attempts: UsageAttempt[] = [];
     const model = typeof request.body.model === 'string' ? request.body.model : '';
-    const stream = request.body.stream === true;
+    // Chat, Messages and Responses stream when asked; embeddings never do (main's ba82c2d: `stream: true` on embeddings
+    // must not make an upstream's JSON answer count as a failure).
+    const stream = request.endpoint !== 'embeddings' && request.body.stream === true;
     const wantsUsage =
       typeof request.body.stream_options === 'object' &&
       request.body.stream_options !== null &&
