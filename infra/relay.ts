@@ -1,4 +1,6 @@
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -18,6 +20,7 @@ export interface RelayResources {
     readonly relay: AppFunction;
     readonly 'test-channel': AppFunction;
     readonly usage: AppFunction;
+    readonly 'retest-channels': AppFunction;
   };
 }
 
@@ -110,8 +113,35 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
   usageApi.useTable(usage, ENV.usageTable, ['Query']);
   usageApi.useProjected(channels, ENV.channelsTable, ['BatchGetItem'], LABEL_ATTRIBUTES);
 
+  const retest = new AppFunction(scope, 'RetestChannels', {
+    name: 'retest-channels',
+    description: 'Schedule: tests every auto-disabled channel and re-enables those that pass',
+    memorySize: 256,
+    // Channels are tested four at a time, each bounded by the upstream's first-byte timeout (capped here).
+    timeout: Duration.minutes(5),
+    environment: {
+      ...relayEnvironment,
+      [ENV.relayFirstByteTimeoutMs]: String(Math.min(config.relay.firstByteTimeoutMs, 25_000)),
+    },
+    ...common,
+  });
+  // Scan (filtered on status) finds the auto-disabled channels with their keys; UpdateItem re-enables one, or records
+  // its failed re-test, only while it is still auto-disabled.
+  retest.useTable(channels, ENV.channelsTable, ['Scan', 'UpdateItem']);
+  // DeleteItem forgets a re-enabled channel's failure counts; nothing else on the health table.
+  retest.useTable(relayState, ENV.relayStateTable, ['DeleteItem']);
+  // The routing core's configuration names the usage table; the re-test writes no usage.
+  retest.setEnvironment(ENV.usageTable, usage.table.tableName);
+  if (config.relay.retestIntervalMinutes > 0) {
+    new Rule(scope, 'RetestChannelsSchedule', {
+      description: 'Re-tests auto-disabled channels (docs/relay.md, "Re-test")',
+      schedule: Schedule.rate(Duration.minutes(config.relay.retestIntervalMinutes)),
+      targets: [new LambdaFunction(retest.function, { retryAttempts: 0 })],
+    });
+  }
+
   return {
     tables: { relayKeys, relayState, usage },
-    functions: { relay, 'test-channel': testChannel, usage: usageApi },
+    functions: { relay, 'test-channel': testChannel, usage: usageApi, 'retest-channels': retest },
   };
 }

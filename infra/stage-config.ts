@@ -198,6 +198,8 @@ const fileSchema = z
         allowedHosts: z.array(z.string().trim().min(1)).default([]),
         firstByteTimeoutMs: z.number().int().min(1000).max(600_000).default(DEFAULTS.relayFirstByteTimeoutMs),
         usageRetentionDays: z.number().int().min(1).max(3650).default(DEFAULTS.usageRetentionDays),
+        // How often auto-disabled channels are re-tested (an EventBridge schedule); 0 = no schedule.
+        retestIntervalMinutes: z.number().int().min(0).max(1440).default(DEFAULTS.relayRetestIntervalMinutes),
       })
       .strict()
       .default({
@@ -205,6 +207,7 @@ const fileSchema = z
         allowedHosts: [],
         firstByteTimeoutMs: DEFAULTS.relayFirstByteTimeoutMs,
         usageRetentionDays: DEFAULTS.usageRetentionDays,
+        retestIntervalMinutes: DEFAULTS.relayRetestIntervalMinutes,
       }),
     vpc: z
       .object({
@@ -277,6 +280,8 @@ export interface StageConfig {
     readonly allowedHosts: readonly string[];
     readonly firstByteTimeoutMs: number;
     readonly usageRetentionDays: number;
+    /** Minutes between two re-tests of auto-disabled channels; 0 = no schedule. */
+    readonly retestIntervalMinutes: number;
   };
   readonly vpc?: { readonly vpcId: string; readonly subnetIds: readonly string[]; readonly securityGroupId: string };
   readonly manageApiGatewayAccount: boolean;

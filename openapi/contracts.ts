@@ -33,13 +33,18 @@ import { datasetIdSchema, detailSchema, listItemSchema, pathEntrySchema } from '
 import { importReportSchema } from '#shared/schemas/import-report';
 import { openApiDocumentSchema } from '#shared/schemas/openapi';
 import {
+  anthropicErrorBodySchema,
   chatCompletionRequestSchema,
   chatCompletionSchema,
   embeddingListSchema,
   embeddingsRequestSchema,
   eventStreamSchema,
+  messageSchema,
+  messagesRequestSchema,
   modelListSchema,
   relayErrorBodySchema,
+  responseSchema,
+  responsesRequestSchema,
   upstreamErrorBodySchema,
 } from '#shared/schemas/relay';
 import { usageReportSchema } from '#shared/schemas/usage';
@@ -732,6 +737,49 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         relayError(403, 'The key may not be used from this address (`ip_not_allowed`)'),
         relayError(500, 'The channels could not be read, or another unexpected error; the message is generic'),
       ],
+    },
+    'POST /v1/messages': {
+      operationId: 'createMessage',
+      summary: "Create a message through a channel (Anthropic's Messages API)",
+      description:
+        "Anthropic's `POST /v1/messages` (Claude Code, Anthropic's SDKs; the relay key in `x-api-key` or as a Bearer token), routed like a chat completion: passed through to an Anthropic channel, converted to a chat completion for an OpenAI-protocol one and the answer converted back. With `stream: true` the answer is Anthropic's server-sent events. Errors are in Anthropic's envelope (docs/relay.md).",
+      request: {
+        body: messagesRequestSchema,
+        bodyExample: { model: 'claude-3-5-haiku-latest', max_tokens: 256, messages: [{ role: 'user', content: 'Hi' }] },
+      },
+      success: { status: 200, description: 'The message (`stream` not true)', body: messageSchema },
+      stream: {
+        status: 200,
+        description: "Anthropic's server-sent events (`message_start` … `message_stop`)",
+        body: eventStreamSchema,
+        contentType: 'text/event-stream',
+      },
+      errors: [400, 401, 403, 404, 413, 429, 500, 502, 503, 504, 'default' as const].map((status) => ({
+        status,
+        description:
+          status === 'default'
+            ? "An upstream's error passed on with its status, in Anthropic's envelope"
+            : `In Anthropic's envelope: the relay's own ${status} (as for chat completions) or the upstream's`,
+        body: anthropicErrorBodySchema,
+      })),
+    },
+    'POST /v1/responses': {
+      operationId: 'createResponse',
+      summary: "Create a response through a channel (OpenAI's Responses API)",
+      description:
+        "OpenAI's `POST /v1/responses` (Codex), passed through to a channel whose provider serves it (openai, custom, openai-compatible, azure); another provider is no candidate (503). With `stream: true` the `response.*` events are passed on as they come.",
+      request: {
+        body: responsesRequestSchema,
+        bodyExample: { model: 'gpt-4o-mini', input: 'Say hello' },
+      },
+      success: { status: 200, description: 'The response (`stream` not true)', body: responseSchema },
+      stream: {
+        status: 200,
+        description: 'The `response.*` server-sent events',
+        body: eventStreamSchema,
+        contentType: 'text/event-stream',
+      },
+      errors: RELAY_CHANNEL_ERRORS,
     },
     'GET /v1/openapi.json': openApiContract(
       'getOpenApiDocument',

@@ -19,6 +19,11 @@ function knownSettings(settings: ChannelSettings | undefined): ChannelSettings {
   return known as ChannelSettings;
 }
 
+/** Text with the channel's key masked wherever it occurs (a stored message must never show it). */
+function withoutChannelKey(text: string, key: unknown): string {
+  return typeof key === 'string' && key.length >= 4 ? text.split(key).join(maskKey(key)) : text;
+}
+
 /** The response form of a stored channel; the only place a stored channel becomes a response. */
 export function toChannelView(channel: StoredChannel): ChannelView {
   const servable = isServableProvider(channel.provider);
@@ -33,6 +38,28 @@ export function toChannelView(channel: StoredChannel): ChannelView {
     status: channel.status,
     ...(typeof channel.statusReason === 'string' ? { statusReason: channel.statusReason } : {}),
     ...(typeof channel.statusChangedAt === 'string' ? { statusChangedAt: channel.statusChangedAt } : {}),
+    ...(Array.isArray(channel.statusHistory)
+      ? {
+          statusHistory: channel.statusHistory.map(({ at, status, by, note }) => ({
+            at: String(at),
+            status,
+            by,
+            note: withoutChannelKey(String(note), channel.key),
+          })),
+        }
+      : {}),
+    ...(channel.lastRetest !== undefined && typeof channel.lastRetest === 'object'
+      ? {
+          lastRetest: {
+            at: String(channel.lastRetest.at),
+            ok: channel.lastRetest.ok === true,
+            status: Number.isInteger(channel.lastRetest.status) ? channel.lastRetest.status : 0,
+            ...(typeof channel.lastRetest.message === 'string'
+              ? { message: withoutChannelKey(channel.lastRetest.message, channel.key) }
+              : {}),
+          },
+        }
+      : {}),
     servable: servable.servable,
     ...(servable.servable ? {} : { servableReason: servable.reason }),
     source: { legacyId: channel.source?.legacyId, host: channel.source?.host, database: channel.source?.database },

@@ -57,6 +57,8 @@ export const DEFAULTS = Object.freeze({
   relayMaxAttempts: 3,
   relayFirstByteTimeoutMs: 60_000,
   usageRetentionDays: 90,
+  /** The re-test schedule of auto-disabled channels (docs/relay.md, "Re-test"); 0 = off. */
+  relayRetestIntervalMinutes: 10,
 } as const);
 
 const logLevel = /* @__PURE__ */ z.moduleSchema(() =>

@@ -26,6 +26,7 @@ export type FunctionName =
   | 'relay'
   | 'test-channel'
   | 'usage'
+  | 'retest-channels'
   | 'authorizer';
 
 export interface RouteDef {
@@ -47,6 +48,13 @@ export interface RouteDef {
    * arrives. Omitted: a buffered proxy response.
    */
   readonly streaming?: true;
+  /**
+   * The credential may come in this header as well as in `Authorization` (Anthropic's SDKs send `x-api-key`). API
+   * Gateway REST requires every identity source an authorizer lists to be present, so such a method gets a REQUEST
+   * authorizer with no identity source and no result cache that reads either header (docs/authorization.md); the local
+   * server does the same. Omitted: the API's TOKEN authorizer on `Authorization`.
+   */
+  readonly keyHeader?: 'x-api-key';
 }
 
 export interface ApiDef {
@@ -111,11 +119,15 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     name: 'relay',
     description: 'OpenAI-compatible relay over the imported channels',
     scope: 'relay',
-    // One function behind the three `/v1` calls: they share its channel cache and its grants (STYLE.md).
+    // One function behind every route: they share its channel cache and its grants (STYLE.md).
     routes: [
       { method: 'POST', path: '/v1/chat/completions', function: 'relay', streaming: true },
       { method: 'POST', path: '/v1/embeddings', function: 'relay', streaming: true },
       { method: 'GET', path: '/v1/models', function: 'relay', streaming: true },
+      // Anthropic's Messages API (Claude Code, Anthropic's SDKs: the key in x-api-key or as a Bearer token).
+      { method: 'POST', path: '/v1/messages', function: 'relay', streaming: true, keyHeader: 'x-api-key' },
+      // OpenAI's Responses API (Codex).
+      { method: 'POST', path: '/v1/responses', function: 'relay', streaming: true },
       // The relay's OpenAPI document, under `/v1` both locally (where `/openapi.json` is the knowledge-base API's) and
       // deployed (docs/openapi.md); public, buffered, served by the function that serves the other two.
       { method: 'GET', path: '/v1/openapi.json', function: 'openapi', auth: 'none' },
@@ -155,6 +167,8 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   relay: 'functions/relay/handler.ts',
   'test-channel': 'functions/test-channel/handler.ts',
   usage: 'functions/usage/handler.ts',
+  // No route: the re-test schedule's target (EventBridge deployed, a timer under `npm start`).
+  'retest-channels': 'functions/retest-channels/handler.ts',
   authorizer: 'functions/authorizer/handler.ts',
 };
 

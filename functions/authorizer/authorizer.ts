@@ -1,5 +1,9 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import type { APIGatewayAuthorizerResult, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayRequestAuthorizerEvent,
+  APIGatewayTokenAuthorizerEvent,
+} from 'aws-lambda';
 import type { CredentialSource } from '#shared/access-tokens';
 import { type LambdaHandler, withLambdaContext } from '#shared/logger';
 import { relayAuthorizerContext } from '#shared/relay-keys';
@@ -7,8 +11,29 @@ import { denyPolicy, type PolicyDecision, type Principal, policyFor, UnusableMet
 import type { RelayKeyLookup } from './relay-key-lookup.ts';
 import { type Verification, verifyToken } from './verify-token.ts';
 
-/** A TOKEN authorizer as API Gateway calls it (and as the local server calls it). */
-export type Authorizer = LambdaHandler<APIGatewayTokenAuthorizerEvent, APIGatewayAuthorizerResult>;
+/**
+ * The authorizer as API Gateway calls it (and as the local server calls it): TOKEN on `Authorization` for most methods,
+ * REQUEST for a route whose key may also come in `x-api-key` (shared/routes.ts `keyHeader`).
+ */
+export type Authorizer = LambdaHandler<
+  APIGatewayTokenAuthorizerEvent | APIGatewayRequestAuthorizerEvent,
+  APIGatewayAuthorizerResult
+>;
+
+/**
+ * The credential of a REQUEST event: `Authorization` when present, else `x-api-key` read as a bearer token (Anthropic's
+ * SDKs send the key there). Header names are matched without case, as HTTP's are.
+ */
+export function requestCredential(headers: Readonly<Record<string, string | undefined>> | null): string | undefined {
+  let authorization: string | undefined;
+  let apiKey: string | undefined;
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (lower === 'authorization' && value) authorization = value;
+    else if (lower === 'x-api-key' && value) apiKey = value;
+  }
+  return authorization ?? (apiKey !== undefined ? `Bearer ${apiKey}` : undefined);
+}
 
 export interface AuthorizerOptions {
   /** Where the admin key and the access tokens come from (Secrets Manager deployed, a file locally). */
@@ -57,7 +82,8 @@ export function createAuthorizer(options: AuthorizerOptions): Authorizer {
   return withLambdaContext(logger, async (event) => {
     let verification: Verification;
     try {
-      verification = await verifyToken(event.authorizationToken, source, now(), mayReadFresh, relayKeys);
+      const token = event.type === 'REQUEST' ? requestCredential(event.headers) : event.authorizationToken;
+      verification = await verifyToken(token ?? '', source, now(), mayReadFresh, relayKeys);
     } catch (error) {
       // Fail closed: no policy at all, and nothing API Gateway would cache.
       logger.error('Could not verify the token; failing closed', error as Error);

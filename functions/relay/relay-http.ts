@@ -3,6 +3,7 @@ import { openAiErrorBody, RelayHttpError } from '#shared/envelopes/openai';
 import type { RelayCaller, RelayEndpoint, RelayRequest, RelayResponse, UsageRecord } from '#shared/relay/contract';
 import { type RelayKeyCaller, relayCallerFromContext, relayKeyExpired, relayKeyIpAllowed } from '#shared/relay-keys';
 import type { ModelList } from '#shared/schemas/relay';
+import { inAnthropicEnvelope } from './anthropic-errors.ts';
 
 /*
  * The `/v1` front door (docs/relay.md): turns an API Gateway proxy event into a RelayRequest for the routing core,
@@ -39,10 +40,30 @@ export const MAX_RELAY_BODY_BYTES = 10 * 1024 * 1024;
 const ENDPOINTS: Readonly<Record<string, RelayEndpoint>> = {
   '/v1/chat/completions': 'chat',
   '/v1/embeddings': 'embeddings',
+  '/v1/messages': 'messages',
+  '/v1/responses': 'responses',
 };
 
-/** Answers one `/v1` request; never throws (every failure is an OpenAI error reply). */
+/** Protocol headers a caller's request carries to the adapters (Anthropic's version and beta flags). */
+const PASSED_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
+
+/** Answers one `/v1` request; never throws. `/v1/messages` answers errors in Anthropic's envelope, the rest OpenAI's. */
 export async function serveRelay(event: APIGatewayProxyEvent, options: ServeOptions): Promise<RelayReply> {
+  const reply = await serveOpenAi(event, options);
+  return event.resource === '/v1/messages' ? inAnthropicEnvelope(reply) : reply;
+}
+
+function passedHeaders(event: APIGatewayProxyEvent): Record<string, string> | undefined {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(event.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (typeof value === 'string' && (PASSED_HEADERS as readonly string[]).includes(lower)) out[lower] = value;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Every failure as an OpenAI error reply. */
+async function serveOpenAi(event: APIGatewayProxyEvent, options: ServeOptions): Promise<RelayReply> {
   try {
     const caller = relayPrincipal(event);
     checkPrincipal(caller, event.requestContext?.identity?.sourceIp, (options.now ?? (() => new Date()))());
@@ -72,12 +93,14 @@ export async function serveRelay(event: APIGatewayProxyEvent, options: ServeOpti
         'model',
       );
     }
+    const headers = passedHeaders(event);
     const response = await options.core.handle({
       requestId: options.requestId,
       endpoint,
       body,
       caller,
       signal: options.signal,
+      ...(headers ? { headers } : {}),
     });
     return {
       status: response.status,

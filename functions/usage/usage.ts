@@ -1,4 +1,5 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
+import { RELAY_ENDPOINTS, type RelayEndpoint } from '#shared/relay/contract';
 import type { UsageStore } from '#shared/repositories/usage';
 import type { UsageFigures, UsageRecordView, UsageReport } from '#shared/schemas/usage';
 import type { UsageQuery } from './schema.ts';
@@ -35,6 +36,7 @@ const noFigures = (): UsageFigures => ({
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isText = (v: unknown): v is string => typeof v === 'string';
+const isEndpoint = (v: unknown): v is RelayEndpoint => RELAY_ENDPOINTS.includes(v as RelayEndpoint);
 
 /**
  * A stored item as the API shows it: the record's known fields only (its keys, expiry and any attribute a later
@@ -43,7 +45,7 @@ const isText = (v: unknown): v is string => typeof v === 'string';
 export function toUsageRecord(item: Record<string, unknown>): UsageRecordView | undefined {
   const { requestId, time, keyId, group, endpoint, requestedModel, status, durationMs, stream, clientGone } = item;
   if (!isText(requestId) || !isText(time) || !isText(keyId) || !isText(group) || !isText(requestedModel)) return;
-  if ((endpoint !== 'chat' && endpoint !== 'embeddings') || !Number.isInteger(status) || !isNumber(durationMs)) return;
+  if (!isEndpoint(endpoint) || !Number.isInteger(status) || !isNumber(durationMs)) return;
   const attempts = Array.isArray(item.attempts)
     ? item.attempts.flatMap((a: Record<string, unknown>) =>
         a !== null && typeof a === 'object' && isText(a.channelId) && Number.isInteger(a.status)

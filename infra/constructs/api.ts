@@ -11,6 +11,7 @@ import {
   LogGroupLogDestination,
   type MethodDeploymentOptions,
   MethodLoggingLevel,
+  RequestAuthorizer,
   ResponseTransferMode,
   ResponseType,
   RestApi,
@@ -167,6 +168,13 @@ export class AppApi extends Construct {
           ? { responseTransferMode: ResponseTransferMode.STREAM, timeout: STREAMING_INTEGRATION_TIMEOUT }
           : {}),
       });
+      if (requiresAuthorizer(route) && route.keyHeader !== undefined) {
+        this.api.root.resourceForPath(route.path).addMethod(route.method, integration, {
+          authorizationType: AuthorizationType.CUSTOM,
+          authorizer: this.keyHeaderAuthorizer(props),
+        });
+        continue;
+      }
       if (requiresAuthorizer(route)) {
         this.api.root.resourceForPath(route.path).addMethod(route.method, integration);
         continue;
@@ -222,6 +230,23 @@ export class AppApi extends Construct {
           'Callers authenticate with FastGPT-style API keys and an admin key, not Cognito users; a Lambda TOKEN authorizer checks them against Secrets Manager on every method (docs/authorization.md).',
       },
     );
+  }
+
+  private keyHeaderAuthorizerInstance: RequestAuthorizer | undefined;
+
+  /**
+   * The REQUEST authorizer of routes whose key may come in `x-api-key` as well as in `Authorization` (shared/routes.ts
+   * `keyHeader`). API Gateway REST answers 401 without calling an authorizer when any listed identity source is absent,
+   * so it lists none, and API Gateway then caches no result (TTL 0): the same function reads either header, and its own
+   * relay-key cache keeps a warm call to one DynamoDB-free lookup (docs/authorization.md).
+   */
+  private keyHeaderAuthorizer(props: AppApiProps): RequestAuthorizer {
+    this.keyHeaderAuthorizerInstance ??= new RequestAuthorizer(this, 'KeyHeaderAuthorizer', {
+      handler: props.authorizer,
+      identitySources: [],
+      resultsCacheTtl: Duration.seconds(0),
+    });
+    return this.keyHeaderAuthorizerInstance;
   }
 
   /**

@@ -79,6 +79,8 @@ export interface LocalBackend {
   readonly authorizer: Authorizer;
   /** The function behind a route. */
   handlerFor(route: RouteDef): RouteHandler;
+  /** Runs the re-test of auto-disabled channels once, as its schedule does deployed (functions/retest-channels). */
+  retestChannels?(): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -200,6 +202,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       createdCredentials: created,
       authorizer,
       handlerFor: (route) => functions[route.function],
+      retestChannels: () => (functions['retest-channels'] as unknown as () => Promise<unknown>)(),
       close,
     };
   } catch (error) {

@@ -22,7 +22,7 @@ import {
 } from '#shared/routes';
 import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
-import { API_IDS, LOCAL_ACCOUNT, LOCAL_REGION, proxyEvent, STAGE } from './proxy-event.ts';
+import { API_IDS, LOCAL_ACCOUNT, LOCAL_REGION, proxyEvent, requestAuthorizerEvent, STAGE } from './proxy-event.ts';
 import { streamThrough } from './streaming.ts';
 
 export interface ThrottleSettings {
@@ -195,7 +195,7 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     // A public route (`auth: 'none'`) has no authorizer, exactly as its API Gateway method.
     let authorization: APIGatewayAuthorizerResult | undefined;
     if (requiresAuthorizer(match.route)) {
-      const outcome = await authorize(req, api, method, url);
+      const outcome = await authorize(req, api, method, url, match.route.keyHeader);
       if (typeof outcome === 'string') return gatewayResponse(outcome);
       authorization = outcome;
     }
@@ -248,14 +248,20 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     api: ApiDef,
     method: string,
     url: URL,
+    keyHeader: RouteDef['keyHeader'],
   ): Promise<APIGatewayAuthorizerResult | GatewayResponseType> {
-    // Identity source: an absent or empty Authorization header never reaches the authorizer.
-    const token = req.headers.authorization;
-    if (!token) return 'UNAUTHORIZED';
     const methodArn = `arn:aws:execute-api:${LOCAL_REGION}:${LOCAL_ACCOUNT}:${API_IDS[api.name]}/${STAGE}/${method}${url.pathname}`;
+    // Identity source: an absent or empty Authorization header never reaches the TOKEN authorizer; a route taking its
+    // key in another header has a REQUEST authorizer with no identity source, which sees both headers (shared/routes.ts).
+    const token = req.headers.authorization;
+    if (!token && keyHeader === undefined) return 'UNAUTHORIZED';
     let authorization: APIGatewayAuthorizerResult;
     try {
-      authorization = await backend.authorizer({ type: 'TOKEN', authorizationToken: token, methodArn });
+      authorization = await backend.authorizer(
+        keyHeader === undefined
+          ? { type: 'TOKEN', authorizationToken: token ?? '', methodArn }
+          : requestAuthorizerEvent(req, methodArn, keyHeader),
+      );
     } catch (error) {
       return error instanceof Error && error.message === 'Unauthorized' ? 'UNAUTHORIZED' : 'AUTHORIZER_FAILURE';
     }

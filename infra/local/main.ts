@@ -1,12 +1,13 @@
 /**
  * `npm start`: the whole product on one machine (docs/local-run.md). Environment: HOST, PORT, DYNAMODB_HOST,
  * DYNAMODB_PORT, DATA_DIR, optional DYNAMODB_ENDPOINT (another engine instead of the embedded one, see
- * docs/dynamodb-engines.md), THROTTLE_RATE_LIMIT / THROTTLE_BURST_LIMIT, MODEL_CATALOG, LOG_LEVEL.
+ * docs/dynamodb-engines.md), THROTTLE_RATE_LIMIT / THROTTLE_BURST_LIMIT, RELAY_RETEST_INTERVAL_SECONDS (the re-test
+ * of auto-disabled channels; default 600, 0 = off), MODEL_CATALOG, LOG_LEVEL.
  */
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import { loadConfig } from '#shared/config';
-import { startLocalBackend } from './backend.ts';
+import { DEFAULTS, loadConfig } from '#shared/config';
+import { type LocalBackend, startLocalBackend } from './backend.ts';
 import { dynamoEndpointSchema } from './dynamo-engine.ts';
 import { credentialsPrinted, credentialsUnprinted } from './first-run.ts';
 import { startGateway } from './gateway.ts';
@@ -23,6 +24,12 @@ const envSchema = z
     DATA_DIR: z.string().trim().min(1).default('.data'),
     THROTTLE_RATE_LIMIT: z.coerce.number().positive().optional(),
     THROTTLE_BURST_LIMIT: z.coerce.number().int().positive().optional(),
+    // The re-test of auto-disabled channels, as the deployed schedule runs it (docs/relay.md, "Re-test"); 0 = off.
+    RELAY_RETEST_INTERVAL_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .default(DEFAULTS.relayRetestIntervalMinutes * 60),
   })
   .refine((e) => (e.THROTTLE_RATE_LIMIT === undefined) === (e.THROTTLE_BURST_LIMIT === undefined), {
     message: 'set both THROTTLE_RATE_LIMIT and THROTTLE_BURST_LIMIT, or neither',
@@ -71,12 +78,14 @@ async function main(): Promise<void> {
   );
   process.stdout.write(`listening on ${gateway.url}\n`);
   credentialsPrinted(backend.credentialsFile);
+  const retest = startRetestTimer(backend, env.RELAY_RETEST_INTERVAL_SECONDS * 1000);
 
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`${signal}: shutting down\n`);
+    retest.stop();
     Promise.all([gateway.close(), backend.close()]).then(
       () => process.exit(0),
       () => process.exit(1),
@@ -84,6 +93,28 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** Runs the re-test every `intervalMs` (never two at once); 0 = never. Its own logger reports each run. */
+function startRetestTimer(backend: LocalBackend, intervalMs: number): { stop(): void } {
+  if (intervalMs <= 0 || backend.retestChannels === undefined) return { stop: () => {} };
+  const run = backend.retestChannels;
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    run()
+      .catch((error: unknown) => {
+        process.stderr.write(
+          `re-test of auto-disabled channels failed: ${error instanceof Error ? error.name : 'error'}\n`,
+        );
+      })
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent } from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { API_NAME_STAGE_VARIABLE, type ApiName, type RouteMatch } from '#shared/routes';
 
 /*
@@ -126,4 +126,31 @@ function decodeParameters(parameters: Record<string, string>): Record<string, st
     }
   }
   return decoded;
+}
+
+/**
+ * The REQUEST authorizer's event for a route that takes its key in another header too (shared/routes.ts `keyHeader`):
+ * the request's headers as API Gateway passes them (the authorizer reads `Authorization` or that header).
+ */
+export function requestAuthorizerEvent(
+  req: IncomingMessage,
+  methodArn: string,
+  keyHeader: string,
+): APIGatewayRequestAuthorizerEvent {
+  const { headers, multiValueHeaders } = headerMaps(req);
+  return {
+    type: 'REQUEST',
+    methodArn,
+    resource: '',
+    path: '',
+    httpMethod: req.method ?? 'POST',
+    headers,
+    multiValueHeaders,
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    // Only the headers the authorizer reads are named here; the whole request context is not needed by it.
+    requestContext: { keyHeader } as unknown as APIGatewayRequestAuthorizerEvent['requestContext'],
+  };
 }

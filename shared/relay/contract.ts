@@ -6,8 +6,14 @@ import type { ChannelSettings } from '../schemas/channel-settings.ts';
  * The core knows no HTTP event; its collaborators come in as parameters.
  */
 
-/** The OpenAI endpoints the relay serves through channels. */
-export type RelayEndpoint = 'chat' | 'embeddings';
+/**
+ * The endpoints the relay serves through channels: OpenAI's chat and embeddings, Anthropic's Messages (`messages`) and
+ * OpenAI's Responses (`responses`) (docs/relay.md, "Endpoints").
+ */
+export type RelayEndpoint = 'chat' | 'embeddings' | 'messages' | 'responses';
+
+/** Every RelayEndpoint, for schemas and checks. */
+export const RELAY_ENDPOINTS: readonly RelayEndpoint[] = ['chat', 'embeddings', 'messages', 'responses'];
 
 /** A channel's status as the relay reads it; `auto-disabled` is set by the relay after repeated authentication failures. */
 export type ChannelStatus = 'enabled' | 'disabled' | 'auto-disabled';
@@ -42,6 +48,8 @@ export interface RelayRequest {
   readonly caller: RelayCaller;
   /** Aborted when the client goes away: the upstream request is aborted too. */
   readonly signal: AbortSignal;
+  /** Protocol headers the caller sent that an adapter may pass on (`anthropic-version`, `anthropic-beta`); lower-case. */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What the relay answers: head first, then the body as it arrives (a stream is never buffered). */

@@ -23,8 +23,9 @@ import {
   readBounded,
 } from './outbound.ts';
 import { UpstreamStreamError } from './providers/anthropic.ts';
+import { endpointAdapter } from './providers/endpoints.ts';
 import { adapterFor } from './providers/index.ts';
-import type { ProviderAdapter } from './providers/types.ts';
+import type { ProviderAdapter, TokenPost } from './providers/types.ts';
 import { ChannelPicker, type NoChannelReason, noCandidateReason, resolveGroup, upstreamModel } from './routing.ts';
 import { parseSse, sseData } from './sse.ts';
 
@@ -130,6 +131,14 @@ const REASON_TEXT: Readonly<Record<NoChannelReason, string>> = {
   'all-failing': 'every channel that serves it is cooling down or failing',
 };
 
+/** The endpoints as the 503 names them when no candidate serves one. */
+const ENDPOINT_NAMES: Readonly<Record<RelayEndpoint, string>> = {
+  chat: 'chat completions',
+  embeddings: 'embeddings',
+  messages: "Anthropic's Messages API (/v1/messages)",
+  responses: "OpenAI's Responses API (/v1/responses; docs/relay.md lists the providers that do)",
+};
+
 const encoder = new TextEncoder();
 
 interface Usage {
@@ -143,8 +152,9 @@ function usageFrom(value: unknown): Usage | undefined {
   const u = value as Record<string, unknown>;
   const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
   const usage: Usage = {};
-  const prompt = num(u.prompt_tokens);
-  const completion = num(u.completion_tokens);
+  // OpenAI chat's spelling, else Anthropic's and the Responses API's (input_tokens, output_tokens).
+  const prompt = num(u.prompt_tokens) ?? num(u.input_tokens);
+  const completion = num(u.completion_tokens) ?? num(u.output_tokens);
   const total = num(u.total_tokens);
   if (prompt !== undefined) usage.promptTokens = prompt;
   if (completion !== undefined) usage.completionTokens = completion;
@@ -234,6 +244,11 @@ export function createRelay(deps: RelayDeps): Relay {
       ...(deps.resolve ? { resolve: deps.resolve } : {}),
     });
   const log = deps.logger;
+  // A provider's token exchange goes out through the same checked client as its requests.
+  const tokenPost: TokenPost = async (url, headers, body, signal) => {
+    const res = await outbound.send({ url, headers, body, signal });
+    return { status: res.statusCode ?? 0, text: await readBounded(res) };
+  };
 
   const background = (pending: Promise<unknown>[], work: Promise<void>, what: string, channelId: string) => {
     pending.push(
@@ -247,9 +262,9 @@ export function createRelay(deps: RelayDeps): Relay {
     const pending: Promise<unknown>[] = [];
     const attempts: UsageAttempt[] = [];
     const model = typeof request.body.model === 'string' ? request.body.model : '';
-    // Only a chat streams: OpenAI's embeddings take no `stream`, and an upstream that answers such a request with JSON
-    // must not be counted as failing (any caller could otherwise cool every channel down with three requests).
-    const stream = request.endpoint === 'chat' && request.body.stream === true;
+    // Chat, Messages and Responses stream when asked; embeddings never do (main's ba82c2d: `stream: true` on embeddings
+    // must not make an upstream's JSON answer count as a failure).
+    const stream = request.endpoint !== 'embeddings' && request.body.stream === true;
     const wantsUsage =
       typeof request.body.stream_options === 'object' &&
       request.body.stream_options !== null &&
@@ -346,11 +361,11 @@ export function createRelay(deps: RelayDeps): Relay {
       return EMPTY_HEALTH;
     });
     const resolved = resolveGroup(snapshot, request.caller.groups, model);
-    const noChannel = (reason: NoChannelReason) =>
+    const noChannel = (reason: NoChannelReason, why = REASON_TEXT[reason]) =>
       whole(
         503,
         errorEnvelope(
-          `no channel serves model ${model} for group ${group}: ${REASON_TEXT[reason]}${
+          `no channel serves model ${model} for group ${group}: ${why}${
             attempts.length > 0 ? ` (last attempt: ${attempts[attempts.length - 1]?.errorClass ?? 'failed'})` : ''
           }`,
           'service_unavailable',
@@ -362,7 +377,7 @@ export function createRelay(deps: RelayDeps): Relay {
     const now = deps.clock.now();
     let unservedEndpoint = 0;
     const picker = new ChannelPicker(resolved.tiers, deps.random, (channel) => {
-      if (!adapterFor(channel.provider)?.endpoints.includes(request.endpoint)) {
+      if (endpointAdapter(channel.provider, request.endpoint) === undefined) {
         unservedEndpoint++;
         return false;
       }
@@ -373,7 +388,7 @@ export function createRelay(deps: RelayDeps): Relay {
     for (let attempt = 0; attempt < maxAttempts; attempt++) {
       const channel = picker.next();
       if (channel === undefined) break;
-      const adapter = adapterFor(channel.provider) as ProviderAdapter;
+      const adapter = endpointAdapter(channel.provider, request.endpoint) as ProviderAdapter;
       const sentModel = upstreamModel(channel, model);
       const fail = (failure: FailedAttempt, invalidKey = false) => {
         attempts.push({ channelId: channel.id, status: failure.status, errorClass: failure.errorClass });
@@ -393,10 +408,12 @@ export function createRelay(deps: RelayDeps): Relay {
           endpoint: request.endpoint,
           body: prepareBody(request, channel, adapter, sentModel),
           stream,
+          ...(request.headers ? { headers: request.headers } : {}),
         });
+        const credentials = adapter.credentialHeaders ? await adapter.credentialHeaders(channel, tokenPost) : undefined;
         res = await outbound.send({
           url: upstream.url,
-          headers: { ...upstream.headers, ...(channel.settings.headerOverride ?? {}) },
+          headers: { ...upstream.headers, ...credentials, ...(channel.settings.headerOverride ?? {}) },
           body: upstream.body,
           signal: request.signal,
         });
@@ -455,14 +472,14 @@ export function createRelay(deps: RelayDeps): Relay {
       if (health.get(channel.id))
         background(pending, deps.health.recordSuccess(channel.id), 'health reset', channel.id);
       attempts.push({ channelId: channel.id, status });
-      return streamResponse(streamed, res, channel, sentModel);
+      return streamResponse(streamed, res, channel, sentModel, adapter);
     }
 
     if (lastFailure) {
       const channel = lastFailure.channel;
       return whole(
         mappedStatus(channel, lastFailure.status),
-        upstreamErrorBody(lastFailure, adapterFor(channel.provider)),
+        upstreamErrorBody(lastFailure, endpointAdapter(channel.provider, request.endpoint)),
         {
           upstreamModel: upstreamModel(channel, model),
           channelId: channel.id,
@@ -473,7 +490,7 @@ export function createRelay(deps: RelayDeps): Relay {
       return whole(499, errorEnvelope('the client went away', 'client_gone'), {});
     }
     if (attempts.length === 0 && unservedEndpoint > 0 && picker.skipped === unservedEndpoint) {
-      return noChannel('none-servable');
+      return noChannel('none-servable', `the channels that list it do not serve ${ENDPOINT_NAMES[request.endpoint]}`);
     }
     return noChannel('all-failing');
 
@@ -482,6 +499,7 @@ export function createRelay(deps: RelayDeps): Relay {
       res: IncomingMessage,
       channel: RelayChannel,
       sentModel: string,
+      adapter: ProviderAdapter,
     ): RelayResponse {
       let settle: (r: UsageRecord) => void = () => {};
       const done = new Promise<UsageRecord>((resolve) => {
@@ -513,7 +531,10 @@ export function createRelay(deps: RelayDeps): Relay {
                 : 'the upstream stream ended unexpectedly';
             streamError = message;
             log?.warn('relay: stream failed after its first byte', { requestId, channelId: channel.id });
-            yield encoder.encode(sseData(errorEnvelope(message, 'upstream_error', 'stream_interrupted')));
+            yield encoder.encode(
+              adapter.streamErrorEvent?.(message) ??
+                sseData(errorEnvelope(message, 'upstream_error', 'stream_interrupted')),
+            );
           }
           completed = true;
         } catch {
@@ -597,9 +618,10 @@ export function createRelay(deps: RelayDeps): Relay {
         body: prepareBody({ body, endpoint }, channel, adapter, upstreamModel(channel, model)),
         stream: false,
       });
+      const credentials = adapter.credentialHeaders ? await adapter.credentialHeaders(channel, tokenPost) : undefined;
       const res = await outbound.send({
         url: upstream.url,
-        headers: { ...upstream.headers, ...(channel.settings.headerOverride ?? {}) },
+        headers: { ...upstream.headers, ...credentials, ...(channel.settings.headerOverride ?? {}) },
         body: upstream.body,
         signal: controller.signal,
       });
@@ -710,6 +732,7 @@ async function openStream(
   wantsUsage: boolean,
 ): Promise<OpenStream | { kind: 'failed' }> {
   let usage: Usage = {};
+  const relayed = adapter.eventRelay?.(model);
   const converter = adapter.streamConverter?.(model);
   const forward = (chunk: Record<string, unknown>, raw: string | undefined): string | undefined => {
     if (typeof chunk.error === 'object' && chunk.error !== null) {
@@ -732,6 +755,12 @@ async function openStream(
     return raw !== undefined ? sseData(raw) : sseData(JSON.stringify(chunk));
   };
   async function* events(): AsyncGenerator<string, void, undefined> {
+    if (relayed) {
+      // Another protocol's stream (Messages, Responses): its own events, names kept; usage as the adapter reads it.
+      for await (const event of parseSse(res)) yield* relayed.relay(event);
+      yield* relayed.end();
+      return;
+    }
     for await (const event of parseSse(res)) {
       if (converter) {
         for (const chunk of converter.convert(event)) {
@@ -763,7 +792,12 @@ async function openStream(
   const rest = events();
   try {
     const first = await rest.next();
-    return { kind: 'ok', first: first.done ? undefined : first.value, rest, usage: () => usage };
+    return {
+      kind: 'ok',
+      first: first.done ? undefined : first.value,
+      rest,
+      usage: () => (relayed ? relayed.usage() : usage),
+    };
   } catch {
     res.destroy();
     return { kind: 'failed' };

@@ -22,6 +22,10 @@ export interface StoredChannel {
   statusReason?: string;
   /** When the status last changed by the relay or by an update that changed it (ISO 8601). */
   statusChangedAt?: string;
+  /** Re-enables by the re-test schedule, newest last, at most 10 (functions/retest-channels). */
+  statusHistory?: { at: string; status: 'enabled'; by: 'retest'; note: string }[];
+  /** The last re-test of an auto-disabled channel, pass or fail (functions/retest-channels). */
+  lastRetest?: { at: string; ok: boolean; status: number; message?: string };
   /** Where the channel came from; never credentials. `legacyId` is text when the legacy id is not an integer up to 2^53. */
   source: { legacyId: number | string; host: string; database: string };
   createdAt: string;

@@ -38,6 +38,29 @@ export const channelViewSchema = /* @__PURE__ */ z.moduleSchema(() =>
     statusChangedAt: z.optional(
       z.string().register(z.globalRegistry, { description: 'When the status last changed (ISO 8601), when known' }),
     ),
+    statusHistory: z.optional(
+      z
+        .array(
+          z.strictObject({
+            at: z.string(),
+            status: z.literal('enabled'),
+            by: z.literal('retest'),
+            note: z.string(),
+          }),
+        )
+        .register(z.globalRegistry, {
+          description:
+            'Re-enables by the re-test schedule, newest last, at most 10 (docs/relay.md, "Re-test"); absent when none',
+        }),
+    ),
+    lastRetest: z.optional(
+      z
+        .strictObject({ at: z.string(), ok: z.boolean(), status: z.int(), message: z.optional(z.string()) })
+        .register(z.globalRegistry, {
+          description:
+            "The last re-test of this channel by the schedule while it was auto-disabled: when, whether it passed, the upstream's status and error message (never the key)",
+        }),
+    ),
     servable: z.boolean().register(z.globalRegistry, {
       description: 'Whether the relay has an adapter for this provider (a channel it cannot serve carries no traffic)',
     }),

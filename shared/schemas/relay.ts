@@ -169,3 +169,53 @@ export const upstreamErrorBodySchema = z
     }),
   })
   .meta({ description: "OpenAI's error envelope as an upstream wrote it; fields it adds are passed on" });
+
+// ------------------------------------------------------------------ Anthropic's Messages API and OpenAI's Responses
+
+/**
+ * `POST /v1/messages`: Anthropic's Messages request (anthropic-sdk-typescript 1.14.0, `MessageCreateParams`), open: the
+ * relay reads `model` and `stream`, and passes the rest on (to an Anthropic channel as sent, to an OpenAI-protocol one
+ * converted to a chat completion).
+ */
+export const messagesRequestSchema = z
+  .looseObject({
+    model: z.string().min(1).meta({ description: 'The model name a channel lists' }),
+    max_tokens: z.number().meta({ description: 'Required by Anthropic' }),
+    messages: z.array(z.looseObject({ role: z.string() })).meta({ description: 'The conversation so far' }),
+    stream: z.boolean().optional().meta({ description: "`true`: the answer is Anthropic's server-sent events" }),
+  })
+  .meta({ description: "Anthropic's Messages request; `system`, `tools`, `temperature`, … passed on" });
+
+/** An Anthropic message (the non-stream answer), open where Anthropic adds fields. */
+export const messageSchema = z.looseObject({
+  id: z.string(),
+  type: z.literal('message'),
+  role: z.literal('assistant'),
+  model: z.string(),
+  content: z.array(z.looseObject({ type: z.string() })),
+  stop_reason: z.union([z.string(), z.null()]),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
+});
+
+/** Anthropic's error envelope, which `/v1/messages` answers in (functions/relay/anthropic-errors.ts). */
+export const anthropicErrorBodySchema = z.looseObject({
+  type: z.literal('error'),
+  error: z.looseObject({
+    type: z.string().meta({
+      description: "Anthropic's error type (`invalid_request_error`, `authentication_error`, `api_error`, …)",
+    }),
+    message: z.string(),
+  }),
+});
+
+/** `POST /v1/responses`: OpenAI's ResponseCreateParams (openai-node 6.49.0), open; passed through to the channel. */
+export const responsesRequestSchema = z
+  .looseObject({
+    model: z.string().min(1).meta({ description: 'The model name a channel lists' }),
+    input: z.unknown().optional().meta({ description: 'Text or an array of input items' }),
+    stream: z.boolean().optional().meta({ description: '`true`: `response.*` server-sent events' }),
+  })
+  .meta({ description: "OpenAI's Responses request; every field passed on to a channel that serves it" });
+
+/** An OpenAI response object, open. */
+export const responseSchema = z.looseObject({ id: z.string(), object: z.literal('response'), model: z.string() });

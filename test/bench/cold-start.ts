@@ -28,6 +28,7 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'batch-delete-channels': 25,
   usage: 25,
   'test-channel': 25,
+  'retest-channels': 25,
   relay: 25,
   console: 10,
   // Parses the two bundled documents (tens of KiB of JSON), nothing else.
@@ -99,6 +100,8 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   usage: 'test/bench/sdk-floor/usage.ts',
   // The channel test builds the relay's routing core, as the `/v1` function does.
   'test-channel': 'test/bench/sdk-floor/relay.ts',
+  // The re-test builds the relay's routing core too (its channel test).
+  'retest-channels': 'test/bench/sdk-floor/relay.ts',
   relay: 'test/bench/sdk-floor/relay.ts',
   console: 'test/bench/sdk-floor/console.ts',
   openapi: 'test/bench/sdk-floor/openapi.ts',

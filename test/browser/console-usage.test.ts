@@ -46,11 +46,16 @@ function notServable(provider: string): string {
 /** Three channels: one that serves, one the relay disabled, one whose provider the relay cannot serve. */
 async function seedRelayChannels(): Promise<{ main: StoredChannel; disabled: StoredChannel; bedrock: StoredChannel }> {
   await resetChannels(world, false);
-  const main = reviewChannel(1, { name: 'openai-main', models: ['gpt-4o', 'gpt-4o-mini'] });
+  const main: StoredChannel = {
+    ...reviewChannel(1, { name: 'openai-main', models: ['gpt-4o', 'gpt-4o-mini'] }),
+    statusChangedAt: '2026-11-23T07:00:00.000Z',
+    statusHistory: [{ at: '2026-11-23T07:00:00.000Z', status: 'enabled', by: 'retest', note: 're-enabled' }],
+  };
   const disabled: StoredChannel = {
     ...reviewChannel(2, { name: 'openai-backup', status: 'auto-disabled' }),
     statusReason: REASON,
     statusChangedAt: '2026-11-24T08:00:00.000Z',
+    lastRetest: { at: '2026-11-24T08:10:00.000Z', ok: false, status: 401, message: 'Incorrect API key provided' },
   };
   const bedrock = reviewChannel(3, { name: 'bedrock-claude', provider: 'aws', models: ['claude-3-5-sonnet'] });
   await seedChannels(world.server, [main, disabled, bedrock]);
@@ -135,8 +140,15 @@ describe('the relay views at desktop width', () => {
 
     const backupRow = page.locator(`#channels-body tr[data-id="${disabled.id}"]`);
     expect(await backupRow.locator('td[data-label="Status"]').innerText()).toBe(
-      `auto-disabled ${REASON} (2026-11-24T08:00:00.000Z)`,
+      `auto-disabled ${REASON} (2026-11-24T08:00:00.000Z); last re-test 2026-11-24T08:10:00.000Z: HTTP 401 Incorrect API key provided`,
     );
+    // A channel the re-test schedule enabled again says so.
+    expect(
+      await page
+        .locator('#channels-body tr', { hasText: 'openai-main' })
+        .locator('td[data-label="Status"]')
+        .innerText(),
+    ).toBe('enabled (re-enabled by the re-test, 2026-11-23T07:00:00.000Z)');
     expect(await page.locator('#channels-body td[data-label="Provider"]').allInnerTexts()).toEqual([
       'aws not servable',
       'openai',

@@ -469,7 +469,7 @@ describe('synthesized function bundles', () => {
     for (const name of bundles.keys()) {
       expect([name, text(name).includes(importOnly)]).toEqual([
         name,
-        ['import-legacygw', 'relay', 'test-channel'].includes(name),
+        ['import-legacygw', 'relay', 'test-channel', 'retest-channels'].includes(name),
       ]);
       expect([name, text(name).includes(catalogueOnly)]).toEqual([
         name,

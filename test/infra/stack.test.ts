@@ -142,7 +142,7 @@ describe('REST APIs', () => {
         expect(JSON.stringify(integration.Uri)).toContain('/invocations');
       }
     }
-    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(3);
+    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(5);
   });
 
   it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {
@@ -160,7 +160,14 @@ describe('REST APIs', () => {
 
   it("puts every method of the three APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
-    expect(authorizers.size).toBe(3);
+    // One TOKEN authorizer per API, and the relay API's REQUEST authorizer for /v1/messages (x-api-key).
+    expect(authorizers.size).toBe(4);
+    const keyHeaderRoutes = new Set(
+      Object.values(APIS).flatMap((api) =>
+        api.routes.filter((r) => r.keyHeader !== undefined).map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
+      ),
+    );
+    expect(keyHeaderRoutes).toEqual(new Set([`${id.api('relay')} POST /v1/messages`]));
     const publicRoutes = new Set(
       Object.values(APIS).flatMap((api) =>
         api.routes.filter((r) => r.auth === 'none').map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
@@ -178,6 +185,17 @@ describe('REST APIs', () => {
       }
       expect(method.AuthorizationType).toBe('CUSTOM');
       const authorizer = authorizers.get((method.AuthorizerId as Json).Ref as string);
+      expect(JSON.stringify(authorizer?.AuthorizerUri)).toContain(`"${id.fn('authorizer')}"`);
+      if (keyHeaderRoutes.has(`${apiRef} ${httpMethod} ${path}`)) {
+        // Every listed identity source must be present, and the key may be in either header: none listed, no cache.
+        expect(authorizer).toMatchObject({
+          Type: 'REQUEST',
+          AuthorizerResultTtlInSeconds: 0,
+          RestApiId: method.RestApiId,
+        });
+        expect(authorizer?.IdentitySource ?? '').toBe('');
+        continue;
+      }
       expect(authorizer).toMatchObject({
         Type: 'TOKEN',
         IdentitySource: 'method.request.header.Authorization',
@@ -227,7 +245,8 @@ describe('REST APIs', () => {
       (a) => (a.Properties as Json).AuthorizerResultTtlInSeconds,
     );
 
-    expect(ttls).toEqual([15, 15, 15]);
+    // The REQUEST authorizer of /v1/messages caches nothing (it has no identity source to key a cache on).
+    expect(ttls.sort()).toEqual([0, 15, 15, 15]);
   });
 
   it('gives every API a new deployment when the authorizer TTL changes, so the new TTL reaches the stage', () => {
@@ -693,6 +712,43 @@ describe('least privilege', () => {
     });
   });
 
+  it('lets the re-test find and re-enable auto-disabled channels and forget their health, nothing more', () => {
+    const retest = permissionsOf(template, id.role('retest-channels'));
+
+    expect([...retest.keys()].filter((a) => a.startsWith('dynamodb:')).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:Scan',
+      'dynamodb:UpdateItem',
+    ]);
+    expect(retest.get('dynamodb:Scan')).toEqual(new Set([arnOf(id.table('channels'))]));
+    expect(retest.get('dynamodb:UpdateItem')).toEqual(new Set([arnOf(id.table('channels'))]));
+    expect(retest.get('dynamodb:DeleteItem')).toEqual(new Set([arnOf(id.table('relayState'))]));
+    const env = (functionProps('retest-channels').Environment as Json).Variables as Json;
+    expect(env).toMatchObject({ [ENV.relayFirstByteTimeoutMs]: '25000' });
+  });
+
+  it('invokes the re-test on an EventBridge schedule from the stage config, and on none when it is 0', () => {
+    const rules = (t: ReturnType<typeof synthStack>['template']) =>
+      Object.values(t.findResources('AWS::Events::Rule')).map((r) => (r as Json).Properties as Json);
+    const { template: hourly } = synthStack({ relay: { retestIntervalMinutes: 60 } });
+    const { template: off } = synthStack({ relay: { retestIntervalMinutes: 0 } });
+
+    expect(rules(template)).toEqual([
+      expect.objectContaining({
+        ScheduleExpression: 'rate(10 minutes)',
+        State: 'ENABLED',
+        Targets: [expect.objectContaining({ Arn: { 'Fn::GetAtt': [id.fn('retest-channels'), 'Arn'] } })],
+      }),
+    ]);
+    expect(rules(hourly).map((r) => r.ScheduleExpression)).toEqual(['rate(1 hour)']);
+    expect(rules(off)).toEqual([]);
+    // EventBridge may invoke the re-test function, and no other.
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission'))
+      .map((p) => p.Properties as Json)
+      .filter((p) => p.Principal === 'events.amazonaws.com');
+    expect(permissions.map((p) => p.FunctionName)).toEqual([{ 'Fn::GetAtt': [id.fn('retest-channels'), 'Arn'] }]);
+  });
+
   it('lets the OpenAPI document function do nothing but write its own logs and traces', () => {
     expect(permissionsOf(template, id.role('openapi'))).toEqual(baseline('openapi'));
   });
@@ -879,7 +935,7 @@ describe('least privilege', () => {
     expect(mentions('authorizer')).not.toContain(id.table('datasets'));
     expect(mentions('console')).not.toMatch(/dynamodb:|secretsmanager:/);
     // The relay functions never reach the knowledge base, the secrets or the relay keys.
-    for (const name of ['relay', 'test-channel', 'usage'] as const) {
+    for (const name of ['relay', 'test-channel', 'usage', 'retest-channels'] as const) {
       expect(mentions(name)).not.toContain(id.table('datasets'));
       expect(mentions(name)).not.toContain(id.table('relayKeys'));
       expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\//);

@@ -1,11 +1,12 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serveResponses } from './fake-responses.ts';
 
 /*
  * Fake upstreams on 127.0.0.1 for the relay's tests, one per wire protocol, written from the providers' API
  * references: OpenAI (chat, streamed chat as `data:` events ending `data: [DONE]`, embeddings, models), Azure OpenAI
- * (deployment path, `api-version` required, `api-key` header) and Anthropic Messages (non-stream and the SSE events
+ * (deployment path, `api-version` required, `api-key` header), OpenAI's Responses API on both (fake-responses.ts) and Anthropic Messages (non-stream and the SSE events
  * message_start, content_block_start/delta/stop, message_delta with usage, message_stop, ping, error). Each records
  * the requests it got and takes faults on demand.
  */
@@ -226,6 +227,13 @@ async function serve(
     return;
   }
   let endpoint: string | undefined;
+  // OpenAI's Responses API: /v1/responses on OpenAI, Azure's v1 API path on Azure.
+  if (req.method === 'POST' && url.pathname.endsWith(protocol === 'azure' ? '/openai/v1/responses' : '/v1/responses')) {
+    if (!body || typeof body.model !== 'string')
+      return send(res, 400, openAiError('Missing required parameter: model', 'invalid_request_error', null, 'model'));
+    const model = options.reportModel ?? body.model;
+    return serveResponses(res, body, model, options.reply ?? 'Hello from the fake', options.eventGapMs);
+  }
   if (protocol === 'azure') {
     const match = /^\/openai\/deployments\/([^/]+)\/(chat\/completions|embeddings)$/.exec(url.pathname);
     if (!match) return send(res, 404, { error: { code: '404', message: 'Resource not found' } });

@@ -39,7 +39,16 @@ export function useNpmStart({ stopAfter = 'each' }: { stopAfter?: 'each' | 'file
     const child = spawn(process.execPath, ['--import', 'tsx', 'infra/local/main.ts'], {
       cwd: ROOT,
       // The test chooses the engine: DYNAMODB_ENDPOINT of this run is not inherited.
-      env: { ...process.env, DYNAMODB_ENDPOINT: '', PORT: '0', DYNAMODB_PORT: '0', LOG_LEVEL: 'WARN', ...env },
+      // The re-test timer is off in tests unless a test sets its interval.
+      env: {
+        ...process.env,
+        DYNAMODB_ENDPOINT: '',
+        PORT: '0',
+        DYNAMODB_PORT: '0',
+        LOG_LEVEL: 'WARN',
+        RELAY_RETEST_INTERVAL_SECONDS: '0',
+        ...env,
+      },
       detached: true,
     });
     running.add(child);

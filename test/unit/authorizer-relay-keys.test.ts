@@ -86,6 +86,28 @@ describe('authorizer and relay keys', () => {
     for (const arn of relayRouteArns) expect(evaluatePolicy(result, arn)).toBe('allow');
   });
 
+  it.each([
+    ['x-api-key, as Anthropic SDKs send it', (key: string) => ({ 'X-Api-Key': key })],
+    ['Authorization, as with an authToken', (key: string) => ({ authorization: `Bearer ${key}` })],
+    ['Authorization before x-api-key', (key: string) => ({ Authorization: `Bearer ${key}`, 'x-api-key': 'sk-other' })],
+  ])('allows a relay key on /v1/messages from a REQUEST event with the key in %s', async (_how, headers) => {
+    const key = newRelayKey();
+    givenKeys(keyRecord(key));
+    const arn = 'arn:aws:execute-api:us-east-1:123456789012:rlapi1/prod/POST/v1/messages';
+
+    const result = await handler({ type: 'REQUEST', methodArn: arn, headers: headers(key) } as never);
+
+    expect(effects(result)).toEqual(['Allow']);
+    expect(result.principalId).toBe('0123456789abcdef01234567');
+  });
+
+  it('refuses a REQUEST event with neither header as unauthorized (401), never reading the table', async () => {
+    const arn = 'arn:aws:execute-api:us-east-1:123456789012:rlapi1/prod/POST/v1/messages';
+
+    await expect(handler({ type: 'REQUEST', methodArn: arn, headers: {} } as never)).rejects.toThrow('Unauthorized');
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(0);
+  });
+
   it('looks the key up by its keyed hash with one consistent read of the relay keys table', async () => {
     const key = newRelayKey();
     givenKeys(keyRecord(key));

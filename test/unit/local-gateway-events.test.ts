@@ -1,5 +1,6 @@
-import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Authorizer } from '#functions/authorizer/authorizer';
 import { policyFor } from '#functions/authorizer/policy';
 import type { LocalBackend } from '#infra/local/backend';
 import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
@@ -22,7 +23,7 @@ const backend: LocalBackend = {
     relayState: 'relayState',
     usage: 'usage',
   },
-  async authorizer(event: APIGatewayTokenAuthorizerEvent) {
+  async authorizer(event: Parameters<Authorizer>[0]) {
     seen.methodArns.push(event.methodArn);
     return policyFor(event.methodArn, { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' }).result;
   },

@@ -1,5 +1,6 @@
-import type { APIGatewayProxyEvent, APIGatewayTokenAuthorizerEvent } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type Authorizer, requestCredential } from '#functions/authorizer/authorizer';
 import { policyFor } from '#functions/authorizer/policy';
 import type { LocalBackend } from '#infra/local/backend';
 import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
@@ -35,8 +36,9 @@ const backend: LocalBackend = {
     relayState: 'relayState',
     usage: 'usage',
   },
-  async authorizer(event: APIGatewayTokenAuthorizerEvent) {
-    if (event.authorizationToken !== `Bearer ${RELAY_KEY}`) {
+  async authorizer(event: Parameters<Authorizer>[0]) {
+    const token = event.type === 'REQUEST' ? requestCredential(event.headers) : event.authorizationToken;
+    if (token !== `Bearer ${RELAY_KEY}`) {
       return {
         principalId: 'unknown',
         policyDocument: {
@@ -68,12 +70,14 @@ const request = async (method: string, path: string, headers: Record<string, str
 };
 
 describe('the relay API in the route table', () => {
-  it('serves the three /v1 calls through one streaming function, its document publicly, and the admin calls on the proxy API', () => {
-    expect(APIS.relay.routes.map((r) => [r.method, r.path, r.function, r.streaming, r.auth])).toEqual([
-      ['POST', '/v1/chat/completions', 'relay', true, undefined],
-      ['POST', '/v1/embeddings', 'relay', true, undefined],
-      ['GET', '/v1/models', 'relay', true, undefined],
-      ['GET', '/v1/openapi.json', 'openapi', undefined, 'none'],
+  it('serves the /v1 routes through one streaming function, its document publicly, and the admin calls on the proxy API', () => {
+    expect(APIS.relay.routes.map((r) => [r.method, r.path, r.function, r.streaming, r.auth, r.keyHeader])).toEqual([
+      ['POST', '/v1/chat/completions', 'relay', true, undefined, undefined],
+      ['POST', '/v1/embeddings', 'relay', true, undefined, undefined],
+      ['GET', '/v1/models', 'relay', true, undefined, undefined],
+      ['POST', '/v1/messages', 'relay', true, undefined, 'x-api-key'],
+      ['POST', '/v1/responses', 'relay', true, undefined, undefined],
+      ['GET', '/v1/openapi.json', 'openapi', undefined, 'none', undefined],
     ]);
     expect(APIS.relay.scope).toBe('relay');
     expect(findRoute('POST', '/api/channel/abc/test')).toMatchObject({
@@ -130,6 +134,24 @@ describe('the relay API in the route table', () => {
 });
 
 describe('the local gateway in front of the relay API', () => {
+  it.each([
+    ['x-api-key', { 'x-api-key': RELAY_KEY }],
+    ['a bearer token', { Authorization: `Bearer ${RELAY_KEY}` }],
+  ])('opens /v1/messages to a relay key in %s (Anthropic SDK apiKey and authToken)', async (_how, headers) => {
+    const res = await request('POST', '/v1/messages', { ...headers, 'content-type': 'application/json' }, '{}');
+
+    expect(res.status).toBe(200);
+    expect(relayCallerFromContext(seen[0]?.requestContext.authorizer)?.keyId).toBe(CONTEXT.keyId);
+  });
+
+  it('refuses /v1/messages without a key, and x-api-key on a route that reads Authorization only', async () => {
+    const none = await request('POST', '/v1/messages', { 'content-type': 'application/json' }, '{}');
+    const chat = await request('POST', '/v1/chat/completions', { 'x-api-key': RELAY_KEY }, '{}');
+
+    expect([none.status, chat.status]).toEqual([401, 401]);
+    expect(seen).toEqual([]);
+  });
+
   it("hands the relay key's context to the function's event, with the key id as principal", async () => {
     const res = await request('GET', '/v1/models', { Authorization: `Bearer ${RELAY_KEY}` });
 
@@ -155,7 +177,7 @@ describe('the local gateway in front of the relay API', () => {
       401,
       'invalid_api_key',
     ],
-    ['an unknown /v1 route', 'POST', '/v1/responses', { Authorization: `Bearer ${RELAY_KEY}` }, 404, 'unknown_url'],
+    ['an unknown /v1 route', 'POST', '/v1/completions', { Authorization: `Bearer ${RELAY_KEY}` }, 404, 'unknown_url'],
     [
       'a method the route does not have',
       'DELETE',

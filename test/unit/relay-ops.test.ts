@@ -373,17 +373,17 @@ describe('auto-disabled channels and the servable mark', () => {
       servable: true,
     });
     expect(toChannelView(reviewChannel(2))).not.toHaveProperty('statusReason');
-    expect(toChannelView(reviewChannel(3, { provider: 'vertex-ai' }))).toMatchObject({
+    expect(toChannelView(reviewChannel(3, { provider: 'aws' }))).toMatchObject({
       servable: false,
-      servableReason: reasonFor('vertex-ai'),
+      servableReason: reasonFor('aws'),
     });
   });
 
-  it('knows the OpenAI-compatible providers, Azure and Anthropic as servable, and nothing else', () => {
-    for (const provider of ['openai', 'azure', 'anthropic', 'deepseek', 'ollama', 'gemini']) {
+  it('knows the OpenAI-compatible providers, Azure, Anthropic and Vertex AI as servable, and nothing else', () => {
+    for (const provider of ['openai', 'azure', 'anthropic', 'deepseek', 'ollama', 'gemini', 'vertex-ai']) {
       expect(isServableProvider(provider)).toEqual({ servable: true });
     }
-    for (const provider of ['aws', 'vertex-ai', 'xunfei', 'tencent', 'baidu', '']) {
+    for (const provider of ['aws', 'xunfei', 'tencent', 'baidu', '']) {
       expect(isServableProvider(provider).servable).toBe(false);
     }
     expect(reasonFor('xunfei')).toMatch(/Spark/);

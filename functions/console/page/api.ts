@@ -19,6 +19,10 @@ export interface Channel {
   /** Why the relay disabled it (auto-disabled only). */
   statusReason?: string;
   statusChangedAt?: string;
+  /** Re-enables by the re-test schedule, newest last. */
+  statusHistory?: { at: string; status: string; by: string; note: string }[];
+  /** The schedule's last re-test while it was auto-disabled. */
+  lastRetest?: { at: string; ok: boolean; status: number; message?: string };
   /** Whether the relay can serve its provider; the reason when it cannot. */
   servable?: boolean;
   servableReason?: string;

@@ -41,12 +41,26 @@ export function testText(result: ChannelTestResult): string {
   return result.message ? `${head}. ${visible(result.message)}` : head;
 }
 
-/** The status cell: the status, and for an auto-disabled channel the relay's reason. */
+/**
+ * The status cell: the status; for an auto-disabled channel the relay's reason and the schedule's last re-test; for a
+ * channel the re-test enabled again, when it did.
+ */
 function statusCell(channel: Channel): (Node | string)[] {
-  if (channel.status !== 'auto-disabled') return [channel.status];
+  const retest = channel.lastRetest;
+  if (channel.status !== 'auto-disabled') {
+    const last = channel.statusHistory?.at(-1);
+    return last && channel.status === 'enabled'
+      ? [channel.status, ` (re-enabled by the re-test, ${last.at})`]
+      : [channel.status];
+  }
   return [
     h('span', { class: 'flag' }, 'auto-disabled'),
     ` ${visible(channel.statusReason ?? 'by the relay')}${channel.statusChangedAt ? ` (${channel.statusChangedAt})` : ''}`,
+    ...(retest && !retest.ok
+      ? [
+          `; last re-test ${retest.at}: ${retest.status === 0 ? 'no answer' : `HTTP ${retest.status}`}${retest.message ? ` ${visible(retest.message)}` : ''}`,
+        ]
+      : []),
   ];
 }
 

@@ -2,6 +2,7 @@ import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
 import { openAiCompatible } from './openai-compatible.ts';
 import type { ProviderAdapter } from './types.ts';
+import { vertexAdapter } from './vertex.ts';
 
 /*
  * Every provider slug the relay serves, one adapter each (docs/relay.md, "Providers"); adding a provider is adding a
@@ -84,12 +85,13 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
   }),
   azure,
   anthropic,
+  // The service account's access token, then Vertex's OpenAI-compatible endpoint (vertex.ts).
+  'vertex-ai': vertexAdapter(),
 };
 
 /** Why a provider without an adapter is not servable (the review API, console and routes report show it). */
 const NOT_SERVABLE: Readonly<Record<string, string>> = {
   aws: 'AWS Bedrock needs SigV4 signing and the Converse API (not served yet: docs/relay.md, "Providers")',
-  'vertex-ai': 'Vertex AI needs a service-account token exchange (not served yet: docs/relay.md, "Providers")',
   baidu: "Baidu's v1 API needs an access-token exchange and its own protocol",
   xunfei: "iFlytek Spark's v1 API is a WebSocket protocol",
   tencent: 'Tencent Hunyuan needs TC3 request signing',

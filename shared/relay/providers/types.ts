@@ -14,6 +14,27 @@ export interface AdapterInput {
   readonly endpoint: RelayEndpoint;
   readonly body: Record<string, unknown>;
   readonly stream: boolean;
+  /** The caller's protocol headers (RelayRequest.headers). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Token counts as the relay records them; undefined = unknown. */
+export interface TokenUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  totalTokens?: number;
+}
+
+/**
+ * For streams that are not OpenAI chat chunks (Anthropic's Messages events, OpenAI's Responses events): each upstream
+ * event as the SSE text the caller receives (event names kept), and the usage seen so far.
+ */
+export interface EventRelay {
+  /** An `UpstreamStreamError` thrown here ends the stream with the adapter's error event. */
+  relay(event: SseEvent): readonly string[];
+  /** What follows the upstream's last event (e.g. the closing events of a converted stream). */
+  end(): readonly string[];
+  usage(): TokenUsage;
 }
 
 /** Turns a provider's stream events into OpenAI chat.completion.chunk objects (zero or more per event). */
@@ -34,7 +55,25 @@ export interface ProviderAdapter {
   streamConverter?(requestedModel: string): StreamConverter;
   /** The upstream's error body as OpenAI's envelope (message, type, code); absent = parsed as OpenAI's. */
   errorMessage?(body: unknown): { message: string; type: string; code: string | null } | undefined;
+  /** Relays a stream event by event in the caller's protocol; absent = OpenAI chat chunks (streamConverter's). */
+  eventRelay?(requestedModel: string): EventRelay;
+  /** The event that ends a stream failing after its first byte; absent = OpenAI's error envelope as `data:`. */
+  streamErrorEvent?(message: string): string;
+  /**
+   * Headers that need a call first (Vertex AI's access token from its service account), added to buildRequest's. A
+   * rejection fails the attempt (failed over like a connection error); `post` goes out through the relay's checked
+   * outbound client.
+   */
+  credentialHeaders?(channel: RelayChannel, post: TokenPost): Promise<Record<string, string>>;
 }
+
+/** One POST through the relay's outbound client, its answer read whole (bounded). */
+export type TokenPost = (
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+) => Promise<{ status: number; text: string }>;
 
 /** The base URL to use: the channel's, else the provider's default; no trailing slash. */
 export function baseUrlOf(channel: RelayChannel, fallback: string | undefined): string {
@@ -46,4 +85,11 @@ export function baseUrlOf(channel: RelayChannel, fallback: string | undefined): 
 export const ENDPOINT_PATHS: Readonly<Record<RelayEndpoint, string>> = {
   chat: '/chat/completions',
   embeddings: '/embeddings',
+  messages: '/messages',
+  responses: '/responses',
 };
+
+/** One SSE event with its name, as Anthropic's and OpenAI's Responses streams write them. */
+export function sseEvent(event: string | undefined, data: string): string {
+  return event === undefined ? `data: ${data}\n\n` : `event: ${event}\ndata: ${data}\n\n`;
+}

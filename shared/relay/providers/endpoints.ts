@@ -1,0 +1,61 @@
+import type { RelayEndpoint } from '../contract.ts';
+import { azureDeploymentName } from './azure.ts';
+import { ADAPTERS, adapterFor } from './index.ts';
+import { messagesViaChat } from './messages-via-chat.ts';
+import { anthropicMessages, responsesPassthrough } from './passthrough.ts';
+import { baseUrlOf, type ProviderAdapter } from './types.ts';
+
+/*
+ * Which adapter serves a provider on each endpoint (docs/relay.md, "Endpoints" and "Providers"); the routing core asks
+ * here and nowhere else, so a provider gains an endpoint by a row, never by a branch in the core.
+ *
+ * - chat, embeddings: the provider's adapter (providers/index.ts), where it lists the endpoint.
+ * - messages: anthropic channels pass it through; every provider whose chat speaks OpenAI's protocol (no conversion of
+ *   its own) serves it converted to chat.
+ * - responses: passed through where the upstream serves OpenAI's Responses API: openai, custom and openai-compatible
+ *   (the same URL rule as their chat, `/responses` in place of `/chat/completions`), and azure through Azure's v1 API
+ *   (`{base}/openai/v1/responses`, `api-key`, the deployment as model, as for chat). No other provider is a candidate.
+ */
+
+const sameRulesAsChat = (provider: string): ProviderAdapter => {
+  const chat = ADAPTERS[provider] as ProviderAdapter;
+  return responsesPassthrough((input) => chat.buildRequest({ ...input, endpoint: 'responses' }));
+};
+
+const RESPONSES: Readonly<Record<string, ProviderAdapter>> = {
+  openai: sameRulesAsChat('openai'),
+  custom: sameRulesAsChat('custom'),
+  'openai-compatible': sameRulesAsChat('openai-compatible'),
+  azure: responsesPassthrough(
+    ({ channel }) => ({
+      url: `${baseUrlOf(channel, undefined)}/openai/v1/responses`,
+      headers: { 'api-key': channel.key },
+    }),
+    (model) => azureDeploymentName(model),
+  ),
+};
+
+const viaChat = new Map<ProviderAdapter, ProviderAdapter>();
+
+/** The adapter that serves `provider` on `endpoint`; undefined = not a candidate for that endpoint. */
+export function endpointAdapter(provider: string, endpoint: RelayEndpoint): ProviderAdapter | undefined {
+  const adapter = adapterFor(provider);
+  if (adapter === undefined) return undefined;
+  switch (endpoint) {
+    case 'chat':
+    case 'embeddings':
+      return adapter.endpoints.includes(endpoint) ? adapter : undefined;
+    case 'messages': {
+      if (provider === 'anthropic') return anthropicMessages;
+      if (!adapter.endpoints.includes('chat') || adapter.convertResponse !== undefined) return undefined;
+      let converted = viaChat.get(adapter);
+      if (converted === undefined) {
+        converted = messagesViaChat(adapter);
+        viaChat.set(adapter, converted);
+      }
+      return converted;
+    }
+    case 'responses':
+      return Object.hasOwn(RESPONSES, provider) ? RESPONSES[provider] : undefined;
+  }
+}
