@@ -176,12 +176,14 @@ describe("the relay API's document", () => {
     (((operation(path, 'post').requestBody as Json).content as Json)['application/json'] as Json).schema as Json;
   const ENVELOPE = { error: { message: 'm', type: 'invalid_request_error', param: null, code: null } };
 
-  it('documents the three /v1 calls behind the relay key and its own document without one', () => {
+  it('documents the /v1 calls behind the relay key and its own document without one', () => {
     expect(Object.keys(document.paths as Json).sort()).toEqual([
       '/v1/chat/completions',
       '/v1/embeddings',
+      '/v1/messages',
       '/v1/models',
       '/v1/openapi.json',
+      '/v1/responses',
     ]);
     expect(((document.components as Json).securitySchemes as Json).bearer).toMatchObject({
       type: 'http',
