@@ -5,11 +5,14 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { LABEL_ATTRIBUTES } from '#shared/repositories/channels';
-import { TABLES } from '#shared/tables';
+import type { FunctionName } from '#shared/routes';
+import { RELAY_KEYS_BY_ID, TABLES } from '#shared/tables';
 import { STREAMING_INTEGRATION_TIMEOUT } from './constructs/api.ts';
 import { AppFunction } from './constructs/function.ts';
 import { AppTable } from './constructs/table.ts';
 import type { StageConfig } from './stage-config.ts';
+
+type KeyFunction = Extract<FunctionName, `${string}-key` | `${string}-keys`>;
 
 /** What the relay adds to the stack: its three tables and its three functions. */
 export interface RelayResources {
@@ -18,6 +21,11 @@ export interface RelayResources {
     readonly relay: AppFunction;
     readonly 'test-channel': AppFunction;
     readonly usage: AppFunction;
+    readonly 'list-keys': AppFunction;
+    readonly 'create-key': AppFunction;
+    readonly 'get-key': AppFunction;
+    readonly 'update-key': AppFunction;
+    readonly 'delete-key': AppFunction;
   };
 }
 
@@ -110,8 +118,48 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
   usageApi.useTable(usage, ENV.usageTable, ['Query']);
   usageApi.useProjected(channels, ENV.channelsTable, ['BatchGetItem'], LABEL_ATTRIBUTES);
 
+  // The key API (docs/channel-review-api.md, "Keys"): one small function per call, each granted exactly its calls on
+  // the relay keys table; only the create reads the channel-id key (it hashes the new key), none reads channels.
+  const keyFunction = (id: string, name: KeyFunction, description: string) =>
+    new AppFunction(scope, id, {
+      name,
+      description,
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      environment: { [ENV.logLevel]: config.logLevel },
+      ...common,
+    });
+  const listKeys = keyFunction('ListKeys', 'list-keys', 'GET /api/keys: every relay key, masked');
+  // Scan: a management listing of one item per key (no key material in the table).
+  listKeys.useTable(relayKeys, ENV.relayKeysTable, ['Scan']);
+  const createKey = keyFunction('CreateKey', 'create-key', 'POST /api/keys: a new relay key, shown once');
+  // One conditional PutItem of the new key's keyed hash; the channel-id key is the HMAC's key.
+  createKey.useTable(relayKeys, ENV.relayKeysTable, ['PutItem']);
+  createKey.readSecret(props.channelIdKey, ENV.channelIdKeySecretId);
+  const getKey = keyFunction('GetKey', 'get-key', 'GET /api/key/{id}: one relay key, masked');
+  // One Query of the byId index; no item action on the table itself.
+  getKey.setEnvironment(ENV.relayKeysTable, relayKeys.table.tableName);
+  getKey.useIndex(relayKeys, RELAY_KEYS_BY_ID.name, ['Query']);
+  const updateKey = keyFunction('UpdateKey', 'update-key', 'PUT /api/key/{id}: change a relay key');
+  // Query finds the item by id; one conditional UpdateItem changes it.
+  updateKey.useTable(relayKeys, ENV.relayKeysTable, ['UpdateItem']);
+  updateKey.useIndex(relayKeys, RELAY_KEYS_BY_ID.name, ['Query']);
+  const deleteKey = keyFunction('DeleteKey', 'delete-key', 'DELETE /api/key/{id}: delete a relay key');
+  // Query finds the item by id; one conditional DeleteItem removes it.
+  deleteKey.useTable(relayKeys, ENV.relayKeysTable, ['DeleteItem']);
+  deleteKey.useIndex(relayKeys, RELAY_KEYS_BY_ID.name, ['Query']);
+
   return {
     tables: { relayKeys, relayState, usage },
-    functions: { relay, 'test-channel': testChannel, usage: usageApi },
+    functions: {
+      relay,
+      'test-channel': testChannel,
+      usage: usageApi,
+      'list-keys': listKeys,
+      'create-key': createKey,
+      'get-key': getKey,
+      'update-key': updateKey,
+      'delete-key': deleteKey,
+    },
   };
 }

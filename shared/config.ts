@@ -209,6 +209,19 @@ export const usageEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
 
+/** The key API (`/api/keys`, `/api/key/{id}`): the relay keys table and the log level. */
+export const relayKeysEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(logLevelEnvSchema, { [ENV.relayKeysTable]: requiredName }),
+);
+
+/**
+ * `POST /api/keys` also hashes the new key under the channel-id key: the secret when deployed, the local credentials
+ * file locally (shared/channel-id-key.ts requires one of the two at cold start).
+ */
+export const createKeyEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(relayKeysEnvSchema, { [ENV.channelIdKeySecretId]: z.optional(z.string()) }),
+);
+
 export const consoleEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({
     [ENV.consolePageFile]: z.optional(z.string().check(z.trim(), z.minLength(1))),

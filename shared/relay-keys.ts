@@ -115,6 +115,8 @@ export const relayKeyRecordSchema = z.looseObject({
   remainQuota: z.optional(z.number()),
   usedQuota: z.optional(z.number()),
   unlimitedQuota: z.optional(z.boolean()),
+  /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
+  editedAt: z.optional(z.string()),
 });
 export type RelayKeyRecord = z.infer<typeof relayKeyRecordSchema>;
 

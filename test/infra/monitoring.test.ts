@@ -172,8 +172,8 @@ describe('alarms', () => {
     channels: ['BatchGetItem', 'BatchWriteItem', 'Scan', 'GetItem', 'UpdateItem', 'DeleteItem'],
     // The relay's PutItem of each record, the usage API's Query.
     usage: ['PutItem', 'Query'],
-    // The authorizer's GetItem by keyed hash.
-    relayKeys: ['GetItem'],
+    // The authorizer's GetItem by keyed hash; the key API's list, create, lookup by id, update and delete.
+    relayKeys: ['GetItem', 'Scan', 'PutItem', 'Query', 'UpdateItem', 'DeleteItem'],
     // The relay's one health Query, its UpdateItem and DeleteItem.
     relayState: ['Query', 'UpdateItem', 'DeleteItem'],
   };

@@ -497,6 +497,19 @@ describe('functions', () => {
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
+    for (const name of ['list-keys', 'get-key', 'update-key', 'delete-key'] as const) {
+      expect(envOf(name)).toEqual({
+        [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+        [ENV.logLevel]: 'INFO',
+        [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+      });
+    }
+    expect(envOf('create-key')).toEqual({
+      [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+      [ENV.channelIdKeySecretId]: { Ref: id.channelIdKey() },
+      [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+    });
   });
 
   it('uses roles without managed policies (no AWSLambdaBasicExecutionRole logs:* on every log group)', () => {
@@ -658,6 +671,49 @@ describe('least privilege', () => {
       'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['id', 'name', 'provider'] },
       Null: { 'dynamodb:Attributes': 'false' },
     });
+  });
+
+  it('lets each key function make exactly its call on the relay keys table, and only the create read the channel-id key', () => {
+    const keys = arnOf(id.table('relayKeys'));
+    const byId = indexArnOf('relayKeys', 'byId');
+    const expected = (name: FunctionName, grants: Record<string, string[]>) => {
+      const map = baseline(name);
+      for (const [action, resources] of Object.entries(grants)) map.set(action, new Set(resources));
+      return map;
+    };
+    const withoutKms = (name: FunctionName) => {
+      const granted = permissionsOf(template, id.role(name));
+      // The relay keys table is under the AWS-managed key: no KMS grant is expected at all.
+      expect([...granted.keys()].filter((a) => a.startsWith('kms:'))).toEqual([]);
+      return granted;
+    };
+
+    expect(withoutKms('list-keys')).toEqual(expected('list-keys', { 'dynamodb:Scan': [keys] }));
+    expect(withoutKms('create-key')).toEqual(
+      expected('create-key', {
+        'dynamodb:PutItem': [keys],
+        'secretsmanager:GetSecretValue': [refOf(id.channelIdKey())],
+      }),
+    );
+    expect(withoutKms('get-key')).toEqual(expected('get-key', { 'dynamodb:Query': [byId] }));
+    expect(withoutKms('update-key')).toEqual(
+      expected('update-key', { 'dynamodb:UpdateItem': [keys], 'dynamodb:Query': [byId] }),
+    );
+    expect(withoutKms('delete-key')).toEqual(
+      expected('delete-key', { 'dynamodb:DeleteItem': [keys], 'dynamodb:Query': [byId] }),
+    );
+  });
+
+  it('lets no key function reach channels, datasets, usage, relay state or the admin and token secrets', () => {
+    for (const name of ['list-keys', 'create-key', 'get-key', 'update-key', 'delete-key'] as const) {
+      const mentions = JSON.stringify([...permissionsOf(template, id.role(name))].map(([a, r]) => [a, [...r]]));
+      for (const table of ['channels', 'datasets', 'usage', 'relayState'] as const) {
+        expect(mentions).not.toContain(id.table(table));
+      }
+      expect(mentions).not.toContain(id.adminKey());
+      expect(mentions).not.toContain(id.accessTokens());
+      if (name !== 'create-key') expect(mentions).not.toMatch(/secretsmanager:/);
+    }
   });
 
   it('lets the OpenAPI document function do nothing but write its own logs and traces', () => {
