@@ -1,5 +1,6 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, describe, expect, it } from 'vitest';
+import { LOCAL_RELAY_KEY_MAX_AGE_MS } from '#infra/local/backend';
 import type { KeyView } from '#shared/key-view';
 import { RELAY_KEY_PREFIX } from '#shared/relay-keys';
 import { useTestServer } from '#test/support/local-server';
@@ -30,6 +31,17 @@ async function relayStatus(token: string): Promise<number> {
   const response = await fetch(`${server.url}/v1/models`, { headers: { Authorization: `Bearer ${token}` } });
   await response.text();
   return response.status;
+}
+
+/** Waits until the relay answers `status` for this token (npm start reuses a found key for LOCAL_RELAY_KEY_MAX_AGE_MS). */
+async function expectRelayStatus(token: string, status: number): Promise<void> {
+  const deadline = Date.now() + LOCAL_RELAY_KEY_MAX_AGE_MS * 5;
+  let last = await relayStatus(token);
+  while (last !== status && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await relayStatus(token);
+  }
+  expect(last).toBe(status);
 }
 
 afterAll(() => {
@@ -65,7 +77,7 @@ describe('POST /api/keys', () => {
       editedAt: null,
       usage: `/api/usage?keyId=${created.id}`,
     });
-    expect(await relayStatus(created.key)).toBe(200);
+    await expectRelayStatus(created.key, 200);
     // One API accepts a key without its `sk-`.
     expect(await relayStatus(created.key.slice(3))).toBe(200);
     const listed = expectData<KeyView[]>(await call('GET', '/api/keys'));
@@ -131,10 +143,10 @@ describe('PUT /api/key/{id}', () => {
       remainQuota: 50,
     });
     expect(updated.editedAt).not.toBeNull();
-    expect(await relayStatus(created.key)).toBe(401);
+    await expectRelayStatus(created.key, 401);
     const enabled = expectData<KeyView>(await call('PUT', `/api/key/${created.id}`, { status: 'enabled' }));
     expect(enabled.statusReason).toBeUndefined();
-    expect(await relayStatus(created.key)).toBe(200);
+    await expectRelayStatus(created.key, 200);
   });
 
   it('answers 404 for an unknown id and 400 for a malformed id or body', async () => {
@@ -154,7 +166,7 @@ describe('GET and DELETE /api/key/{id}', () => {
 
     expectError(await call('GET', `/api/key/${created.id}`), 404, /No key has this id/);
     expectError(await call('DELETE', `/api/key/${created.id}`), 404, /No key has this id/);
-    expect(await relayStatus(created.key)).toBe(401);
+    await expectRelayStatus(created.key, 401);
   });
 
   it('answers 400 for a malformed id', async () => {

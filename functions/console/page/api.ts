@@ -207,3 +207,36 @@ export function apiClient(adminKey: string, fetchFn: typeof fetch = fetch): Call
     throw new ApiError(response.status, message);
   };
 }
+
+/** A relay key as the key API shows it: `key` is `sk-…<id>`, except in the answer of a create (the whole key, once). */
+export interface RelayKey {
+  id: string;
+  key: string;
+  name: string;
+  status: 'enabled' | 'disabled';
+  statusReason?: string;
+  expired: boolean;
+  groups: string[];
+  models: string[] | null;
+  ips: string[] | null;
+  expiresAt: string | null;
+  unlimitedQuota: boolean;
+  remainQuota: number | null;
+  usedQuota: number;
+  createdAt: string;
+  lastUsedAt: string | null;
+  editedAt: string | null;
+  usage: string;
+}
+
+/** The fields of a key a create or an update sends (null removes a limit). */
+export interface RelayKeyFields {
+  name?: string;
+  status?: 'enabled' | 'disabled';
+  groups?: string[];
+  models?: string[] | null;
+  ips?: string[] | null;
+  expiresAt?: string | null;
+  remainQuota?: number;
+  unlimitedQuota?: boolean;
+}
