@@ -86,6 +86,10 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
   // One Query reads every channel's health; UpdateItem counts failures; DeleteItem forgets them at a success.
   relay.useTable(relayState, ENV.relayStateTable, ['Query', 'UpdateItem', 'DeleteItem']);
   relay.useTable(usage, ENV.usageTable, ['PutItem']);
+  // Quotas (docs/relay.md, "Quotas"): one Query of the byId index finds a limited key's item (once per instance), and
+  // conditional UpdateItems (ADD) reserve and settle its quota. No GetItem, so no key lookup by hash.
+  relay.useTable(relayKeys, ENV.relayKeysTable, ['UpdateItem']);
+  relay.useIndex(relayKeys, RELAY_KEYS_BY_ID.name, ['Query']);
 
   const testChannel = new AppFunction(scope, 'TestChannel', {
     name: 'test-channel',

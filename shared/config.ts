@@ -193,6 +193,8 @@ export const relayEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.relayFirstByteTimeoutMs]: positiveInt(DEFAULTS.relayFirstByteTimeoutMs),
     [ENV.relayAllowedHosts]: parsedString((v) => parseAllowList((v ?? '').split(','))),
     [ENV.usageRetentionDays]: positiveInt(DEFAULTS.usageRetentionDays),
+    // The relay keys table, for quota admission and metering (the `/v1` function only; the channel test has none).
+    [ENV.relayKeysTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
   }),
 );
 export type RelayConfig = z.infer<typeof relayEnvSchema>;

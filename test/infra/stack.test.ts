@@ -488,7 +488,12 @@ describe('functions', () => {
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     };
-    expect(envOf('relay')).toEqual({ ...relayEnv, [ENV.relayFirstByteTimeoutMs]: '60000' });
+    // The relay meters limited keys on the relay keys table (docs/relay.md, "Quotas"); the channel test meters nothing.
+    expect(envOf('relay')).toEqual({
+      ...relayEnv,
+      [ENV.relayFirstByteTimeoutMs]: '60000',
+      [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+    });
     // The channel test answers within API Gateway's 29 s: its upstream gets at most 25 s for the head.
     expect(envOf('test-channel')).toEqual({ ...relayEnv, [ENV.relayFirstByteTimeoutMs]: '25000' });
     expect(envOf('usage')).toEqual({
@@ -638,12 +643,15 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
   });
 
-  it('lets the relay scan channels and mark one auto-disabled, keep health and write usage, and nothing else', () => {
+  it('lets the relay scan channels and mark one auto-disabled, keep health, write usage and meter key quotas, and nothing else', () => {
     const expected = baseline('relay');
     const channels = arnOf(id.table('channels'));
     expected.set('dynamodb:Scan', new Set([channels]));
-    expected.set('dynamodb:UpdateItem', new Set([channels, arnOf(id.table('relayState'))]));
-    expected.set('dynamodb:Query', new Set([arnOf(id.table('relayState'))]));
+    expected.set(
+      'dynamodb:UpdateItem',
+      new Set([channels, arnOf(id.table('relayState')), arnOf(id.table('relayKeys'))]),
+    );
+    expected.set('dynamodb:Query', new Set([arnOf(id.table('relayState')), indexArnOf('relayKeys', 'byId')]));
     expected.set('dynamodb:DeleteItem', new Set([arnOf(id.table('relayState'))]));
     expected.set('dynamodb:PutItem', new Set([arnOf(id.table('usage'))]));
     const granted = permissionsOf(template, id.role('relay'));
@@ -904,8 +912,10 @@ describe('least privilege', () => {
     // The relay functions never reach the knowledge base, the secrets or the relay keys.
     for (const name of ['relay', 'test-channel', 'usage'] as const) {
       expect(mentions(name)).not.toContain(id.table('datasets'));
-      expect(mentions(name)).not.toContain(id.table('relayKeys'));
-      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\//);
+      expect(mentions(name)).not.toMatch(/secretsmanager:/);
+      // Only the relay touches relay keys: their quotas, through the byId index and UpdateItem (never GetItem by hash).
+      if (name !== 'relay') expect(mentions(name)).not.toContain(id.table('relayKeys'));
+      if (name !== 'relay') expect(mentions(name)).not.toMatch(/\/index\//);
     }
   });
 });
