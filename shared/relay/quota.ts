@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { RELAY_KEYS_BY_ID } from '../tables.ts';
 import * as z from '../zod.ts';
 import type { RelayEndpoint, UsageRecord, UsageSink } from './contract.ts';
@@ -189,6 +189,18 @@ export class DynamoRatioSource implements RatioSource {
     const value = parsed.success ? parsed.data : EMPTY_RATIOS;
     this.cached = { at: this.now(), value };
     return value;
+  }
+}
+
+/** Stores the imported ratios where DynamoRatioSource reads them (the token import; needs PutItem on `relayState`). */
+export class DynamoRatioWriter {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async write(config: RatioConfig): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: { ...RATIOS_KEY, ...config } }));
   }
 }
 

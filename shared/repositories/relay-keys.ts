@@ -71,6 +71,28 @@ export class RelayKeysRepository {
     }
   }
 
+  /**
+   * Replaces the record of an imported key unless an operator edited it here since (`editedAt`): false when it was
+   * edited, deleted or holds another id meanwhile. Needs PutItem.
+   */
+  async replaceUnlessEdited(key: RelayKeyRecord): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: key,
+          ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(editedAt) AND #id = :id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ExpressionAttributeValues: { ':id': key.id },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
   /** Every key, page by page (a management listing: the table holds one item per key). */
   async list(): Promise<RelayKeyRecord[]> {
     const keys: RelayKeyRecord[] = [];
