@@ -35,6 +35,8 @@ export interface RelayResourcesProps {
   readonly channelIdKey: Secret;
   /** The authorizer: it finds relay keys by keyed hash in the relay keys table. */
   readonly authorizer: AppFunction;
+  /** The import: it carries the legacy gateway's tokens over as relay keys and stores its price ratios (SPEC 23). */
+  readonly importFunction?: AppFunction;
   readonly common: {
     readonly logRetention: RetentionDays;
     readonly removalPolicy: RemovalPolicy;
@@ -62,6 +64,13 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
   // One consistent GetItem by the presented key's HMAC, under the channel-id key (shared/relay-keys.ts).
   props.authorizer.useTable(relayKeys, ENV.relayKeysTable, ['GetItem']);
   props.authorizer.readSecret(props.channelIdKey, ENV.channelIdKeySecretId);
+
+  if (props.importFunction) {
+    // The token import: one GetItem by keyed hash per token (is it there, was it edited), a conditional PutItem to
+    // create or replace it; one PutItem of the ratios item in relayState. It reads nothing else of either table.
+    props.importFunction.useTable(relayKeys, ENV.relayKeysTable, ['GetItem', 'PutItem']);
+    props.importFunction.useTable(relayState, ENV.relayStateTable, ['PutItem']);
+  }
 
   const relayEnvironment = {
     [ENV.logLevel]: config.logLevel,

@@ -447,6 +447,8 @@ describe('functions', () => {
       [ENV.legacygwDeadlineMs]: '25000',
       [ENV.legacygwAllowedHosts]: '',
       [ENV.channelIdKeySecretId]: { Ref: id.channelIdKey() },
+      [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+      [ENV.relayStateTable]: { Ref: id.table('relayState') },
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
@@ -747,7 +749,7 @@ describe('least privilege', () => {
   const WRITES = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
 
   it.each(Object.entries(CHANNEL_FUNCTIONS))(
-    "lets %s only %j on the channels table, and use the table's key",
+    "lets %s only %j on the channels table (the import also carries tokens), and use the table's key",
     (name, actions) => {
       const fn = name as keyof typeof CHANNEL_FUNCTIONS;
       const expected = baseline(fn);
@@ -758,6 +760,11 @@ describe('least privilege', () => {
       for (const action of keyActions) expected.set(action, new Set([arnOf(id.channelsKey())]));
       // The import alone reads the channel-id key (docs/channel-import.md, "Identity").
       if (fn === 'import-legacygw') expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.channelIdKey())]));
+      // The token import (SPEC 23): relay keys by keyed hash (GetItem, PutItem), the ratios item of relayState.
+      if (fn === 'import-legacygw') {
+        expected.set('dynamodb:GetItem', new Set([arnOf(id.table('relayKeys'))]));
+        expected.set('dynamodb:PutItem', new Set([arnOf(id.table('relayKeys')), arnOf(id.table('relayState'))]));
+      }
 
       expect(permissionsOf(template, id.role(fn))).toEqual(expected);
     },
@@ -785,7 +792,11 @@ describe('least privilege', () => {
 
   it('gives the import no other conditioned DynamoDB grant, no Query and nothing on an index', () => {
     const statements = allowStatementsOf(template, id.role('import-legacygw'));
-    const dynamo = statements.filter((st) => st.actions.some((a) => a.startsWith('dynamodb:')));
+    // On the channels table (the token import's grants on relayKeys and relayState are asserted above).
+    const channels = arnOf(id.table('channels'));
+    const dynamo = statements.filter(
+      (st) => st.actions.some((a) => a.startsWith('dynamodb:')) && st.resources.includes(channels),
+    );
     const unconditioned = dynamo.filter((st) => st.condition === undefined);
 
     expect(unconditioned.flatMap((st) => st.actions).sort()).toEqual([
@@ -833,7 +844,10 @@ describe('least privilege', () => {
         : ['getCompared', 'putMany', 'isEmpty'];
       const sent = new Set(methods.flatMap((m) => SENDS[m] ?? [`unknown method ${m}`]).map((a) => `dynamodb:${a}`));
 
-      const granted = [...permissionsOf(template, id.role(name)).keys()].filter((a) => a.startsWith('dynamodb:'));
+      const onChannels = [...permissionsOf(template, id.role(name))].filter(([, resources]) =>
+        resources.has(arnOf(id.table('channels'))),
+      );
+      const granted = onChannels.map(([a]) => a).filter((a) => a.startsWith('dynamodb:'));
 
       expect(repo, name).not.toBeNull();
       expect(granted.sort(), name).toEqual([...sent].sort());
@@ -859,9 +873,13 @@ describe('least privilege', () => {
         );
       });
 
+      // On this table only (the import also writes relay keys and the ratios item).
+      const table = arnOf(id.table(repo));
       const granted = new Set(
         functions.flatMap((fn) =>
-          [...permissionsOf(template, id.role(fn)).keys()].filter((a) => a.startsWith('dynamodb:')),
+          [...permissionsOf(template, id.role(fn))]
+            .filter(([action, resources]) => action.startsWith('dynamodb:') && resources.has(table))
+            .map(([action]) => action),
         ),
       );
 
