@@ -1,10 +1,8 @@
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ImportReport } from '#shared/schemas/import-report';
-import { legacyKey, ONE_API } from '#test/fixtures/tokens/legacy-tokens';
+import { legacyKey, writeOneApiTokensFile } from '#test/fixtures/tokens/legacy-tokens';
 import { runImportSqliteCli } from '../../scripts/import-sqlite/cli.ts';
-import { sqliteFixtureBytes } from '../support/sqlite-fixtures.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 // `npm run import:sqlite -- --tokens` with a fake proxy: after the channels, one more call carries the file's `tokens`,
@@ -37,31 +35,7 @@ const dir = useTempDir('import-sqlite-tokens-');
 let file: string;
 beforeAll(async () => {
   file = join(dir(), 'one-api.db');
-  writeFileSync(
-    file,
-    await sqliteFixtureBytes('oneapi-channels', (db) => {
-      // One API's Token, User (the columns read) and Option structs as GORM creates them on SQLite.
-      db.exec(
-        'CREATE TABLE `tokens` (`id` integer,`user_id` integer,`key` char(48),`status` integer DEFAULT 1,`name` text,`created_time` bigint,`accessed_time` bigint,`expired_time` bigint DEFAULT -1,`remain_quota` bigint DEFAULT 0,`unlimited_quota` numeric DEFAULT false,`used_quota` bigint DEFAULT 0,`models` text DEFAULT "",`subnet` text DEFAULT "",PRIMARY KEY (`id`))',
-      );
-      db.exec(
-        'CREATE TABLE `users` (`id` integer,`username` text,`group` varchar(32) DEFAULT "default",PRIMARY KEY (`id`))',
-      );
-      db.exec('CREATE TABLE `options` (`key` text,`value` text,PRIMARY KEY (`key`))');
-      const insert = (table: string, rows: readonly Record<string, string | null>[]) => {
-        for (const row of rows) {
-          const columns = Object.keys(row);
-          db.exec({
-            sql: `INSERT INTO \`${table}\` (${columns.map((c) => `\`${c}\``).join(',')}) VALUES (${columns.map(() => '?').join(',')})`,
-            bind: columns.map((c) => row[c] ?? null),
-          });
-        }
-      };
-      insert('tokens', ONE_API.tokens);
-      insert('users', ONE_API.users);
-      insert('options', ONE_API.options);
-    }),
-  );
+  await writeOneApiTokensFile(file);
 });
 
 async function run(args: string[]) {

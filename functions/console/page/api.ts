@@ -82,6 +82,8 @@ export interface ImportReport {
   notes?: string[];
   /** Absent when no stored channel is stale. */
   stale?: { count: number; items: StaleItem[]; itemsTruncated: boolean };
+  /** The token import's counts, when the call carried the gateway's tokens. */
+  tokens?: { read: number; created: number; updated: number; unchanged: number; edited: number; skipped: number };
 }
 
 /** The `data` of a channel test. */
