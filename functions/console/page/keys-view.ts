@@ -26,7 +26,7 @@ export function listField(text: string): string[] | undefined {
 export function quotaField(text: string, field: string): number | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
-  if (!/^-?\d{1,15}$/.test(trimmed)) throw new Error(`${field} must be a whole number (or empty for unlimited).`);
+  if (!/^-?\d{1,15}$/.test(trimmed)) throw new Error(`${field} must be a whole number.`);
   return Number(trimmed);
 }
 
@@ -135,7 +135,7 @@ export function keysView(deps: KeysViewDeps) {
 
   function render(keys: RelayKey[]): void {
     if (keys.length === 0) {
-      body.replaceChildren(h('tr', {}, h('td', { colspan: '9' }, 'No relay key yet: create one above.')));
+      body.replaceChildren(h('tr', {}, h('td', { colspan: '9' }, 'No key yet.')));
       return;
     }
     body.replaceChildren(
@@ -167,7 +167,7 @@ export function keysView(deps: KeysViewDeps) {
             [
               'Applications using ',
               isolated(key.name),
-              ' stop reaching the relay within two minutes. Its usage records stay. This cannot be undone.',
+              ' lose the relay within two minutes.',
             ],
             remove,
             () => deps.call()('DELETE', `api/key/${encodeURIComponent(key.id)}`),
@@ -234,9 +234,9 @@ export function keysView(deps: KeysViewDeps) {
     newValue.select();
     try {
       await navigator.clipboard.writeText(newValue.value);
-      say(status, 'The key is copied.');
+      say(status, 'Copied.');
     } catch {
-      say(status, 'Copy it from the field (the browser refused the clipboard).');
+      say(status, 'Copy it from the field.');
     }
   });
   byId('key-new-done').addEventListener('click', () => {
