@@ -164,11 +164,7 @@ export function keysView(deps: KeysViewDeps) {
         remove.addEventListener('click', async () => {
           const done = await confirmDialog(
             'Delete this key?',
-            [
-              'Applications using ',
-              isolated(key.name),
-              ' lose the relay within two minutes.',
-            ],
+            ['Applications using ', isolated(key.name), ' lose the relay within two minutes.'],
             remove,
             () => deps.call()('DELETE', `api/key/${encodeURIComponent(key.id)}`),
           );
