@@ -7,7 +7,7 @@ import { DynamoRatioSource, DynamoRatioWriter } from '#shared/relay/quota';
 import { relayAuthorizerContext, relayKeyHash, relayKeyUsable } from '#shared/relay-keys';
 import { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import { TABLES } from '#shared/tables';
-import { legacyKey, NEW_API, ONE_API } from '#test/fixtures/tokens/legacy-tokens';
+import { legacyKey, NEW_API, ONE_API, ONE_HUB } from '#test/fixtures/tokens/legacy-tokens';
 import { startTestEngine, TEST_ENGINE_NAME, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
 
 // SPEC 23's token import on the test engine: each legacy token becomes a relay key that accepts the same secret (with
@@ -110,6 +110,18 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
     expect(await find(repo, 102)).toMatchObject({ groups: ['svip'], ips: ['203.0.113.7', '198.51.100.0/24'] });
     expect((await find(repo, 103))?.models).toBeUndefined();
     expect(await find(repo, 105, true)).toMatchObject({ name: 'na-token-5', remainQuota: 1000 });
+  });
+
+  it("gives One Hub's tokens their user's group and no model or IP list (its token table has none)", async () => {
+    const { repo, deps } = await tables();
+
+    const report = await importTokens({ family: 'onehub', ...ONE_HUB, dryRun: false }, deps);
+
+    expect(report).toMatchObject({ read: 1, created: 1, skipped: 0 });
+    const key = await find(repo, 201);
+    expect(key).toMatchObject({ groups: ['hub-vip'], remainQuota: 300, usedQuota: 12, unlimitedQuota: false });
+    expect(key?.models).toBeUndefined();
+    expect(key?.ips).toBeUndefined();
   });
 
   it('is idempotent, keeps keys edited here, and a dry run reports what the import does', async () => {

@@ -6,7 +6,9 @@ import type { FamilyKind, RowValues } from '../families/family.ts';
  * never, remain_quota, unlimited_quota, used_quota, `models` and `subnet` comma-separated, no group: the user's, no soft
  * delete) and New API `model/token.go` at ec1c642bf82adc412bb378f8d781141633b34b5d (the same, plus `group` (empty: the
  * user's), `model_limits_enabled` + `model_limits` comma-separated, `allow_ips` one per line, `deleted_at`). One Hub
- * and Done Hub are read as New API's columns where they have them (their own tables are not mapped yet).
+ * (`model/token.go` at dd3cd40ab046c8e26702dd9ccb68d5aeacc660a7: One API's columns without `models`/`subnet`, plus
+ * `chat_cache`; the user's group) and Done Hub (its fork) are read through New API's column names: a column a version
+ * lacks reads as empty, so such a token takes its user's group and has no model or IP list.
  */
 
 /** One legacy token as the relay key it becomes; `secret` is the key itself: never log, report or answer it. */
