@@ -83,8 +83,12 @@ export function reservationFor(
 
 /** The quota calls on the relay keys table (Query on `byId`, UpdateItem). */
 export interface QuotaStore {
-  /** Reserves `amount` when the key's remaining quota is positive: true; false when it is not (or the key is unlimited). */
-  reserve(keyId: string, amount: number): Promise<'reserved' | 'exhausted' | 'unlimited'>;
+  /**
+   * Reserves `amount` when the key's remaining quota is positive (`reserved`); `exhausted` when it is not; `unindexed`
+   * when the key is not yet in the `byId` index (a key created or imported a moment ago: the index is eventually
+   * consistent), so nothing could be reserved.
+   */
+  reserve(keyId: string, amount: number): Promise<'reserved' | 'exhausted' | 'unindexed'>;
   /** Adds `delta` back to the remaining quota and takes it from the used quota (negative: charges more). */
   settle(keyId: string, delta: number): Promise<void>;
 }
@@ -122,9 +126,9 @@ export class DynamoQuotaStore implements QuotaStore {
     return hash;
   }
 
-  async reserve(keyId: string, amount: number): Promise<'reserved' | 'exhausted' | 'unlimited'> {
+  async reserve(keyId: string, amount: number): Promise<'reserved' | 'exhausted' | 'unindexed'> {
     const keyHash = await this.keyHash(keyId);
-    if (keyHash === undefined) return 'exhausted';
+    if (keyHash === undefined) return 'unindexed';
     try {
       await this.client.send(
         new UpdateCommand({
@@ -248,7 +252,9 @@ export class QuotaMeter {
     const amount = reservationFor(request.body, request.bodyBytes, ratios);
     const outcome = await this.store.reserve(request.keyId, amount);
     if (outcome === 'exhausted') throw new QuotaExhaustedError(QUOTA_EXHAUSTED_MESSAGE);
-    if (outcome === 'reserved') this.open.set(request.requestId, { keyId: request.keyId, amount });
+    // The authorizer found the key, so it exists: a key not yet indexed by id is admitted with nothing reserved, and its
+    // cost is still charged once the record is written (by then the index holds it).
+    this.open.set(request.requestId, { keyId: request.keyId, amount: outcome === 'reserved' ? amount : 0 });
   }
 
   /** Gives a reservation back whole (the request failed before the core took it). */

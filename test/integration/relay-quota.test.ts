@@ -205,3 +205,47 @@ describe(`quotas on ${TEST_ENGINE_NAME}`, () => {
     expect(records.records.map((r) => r.cost)).toEqual([COST]);
   });
 });
+
+describe('a limited key not yet in the byId index', () => {
+  it('is admitted with nothing reserved and charged its cost once the record is written', async () => {
+    const settled: [string, number][] = [];
+    const meter = new QuotaMeter(
+      {
+        reserve: async () => 'unindexed',
+        settle: async (keyId, delta) => {
+          settled.push([keyId, delta]);
+        },
+      },
+      { ratios: async () => RATIOS },
+    );
+    const records = new MemoryUsageSink();
+
+    await meter.admit({
+      requestId: 'r-1',
+      keyId: 'k-1',
+      limitedQuota: true,
+      group: 'vip',
+      model: 'gpt-4o',
+      body: {},
+      bodyBytes: 10,
+      endpoint: 'chat',
+    });
+    await meter.sink(records).write({
+      requestId: 'r-1',
+      time: '2026-11-27T10:00:00.000Z',
+      keyId: 'k-1',
+      group: 'vip',
+      endpoint: 'chat',
+      requestedModel: 'gpt-4o',
+      attempts: [],
+      status: 200,
+      ...USAGE,
+      durationMs: 1,
+      stream: false,
+      clientGone: false,
+    });
+
+    expect(settled).toEqual([['k-1', -COST]]);
+    expect(records.records[0]?.cost).toBe(COST);
+  });
+});
