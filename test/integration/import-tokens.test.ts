@@ -124,6 +124,21 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
     expect(key?.ips).toBeUndefined();
   });
 
+  it('imports a table of 300 tokens, a few store calls at a time, each once', async () => {
+    const { deps, keys } = await tables();
+    const many = Array.from({ length: 300 }, (_, i) => ({
+      ...ONE_API.tokens[0],
+      id: String(1000 + i),
+      key: legacyKey(1000 + i),
+    }));
+
+    const report = await importTokens({ family: 'oneapi', ...ONE_API, tokens: many, dryRun: false }, deps);
+
+    expect(report).toMatchObject({ read: 300, created: 300, skipped: 0 });
+    const { Items = [] } = await documents.send(new ScanCommand({ TableName: keys }));
+    expect(new Set(Items.map((item) => item.id)).size).toBe(300);
+  });
+
   it('is idempotent, keeps keys edited here, and a dry run reports what the import does', async () => {
     const { repo, deps, keys } = await tables();
     const preview = await importTokens({ family: 'oneapi', ...ONE_API, dryRun: true }, deps);

@@ -48,6 +48,8 @@ export interface TokenImportInput {
 }
 
 const MAX_ITEMS = 1000;
+/** Store calls in flight at once (each token is a GetItem and at most one PutItem). */
+const STORE_CONCURRENCY = 16;
 
 /** The id of an imported key: a keyed hash of its keyed hash, 24 hex characters (stable, and nothing of the key). */
 export function importedKeyId(hmacKey: Buffer, keyHash: string): string {
@@ -115,7 +117,10 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
   const groups = userGroupsOf(input.users);
   const hmacKey = await deps.hmacKey();
   const now = deps.now().toISOString();
+  // First every row is read and deduplicated (in order, so the skipped items keep the table's order); then the store
+  // calls run a few at a time: thousands of tokens one after another would outlast the function.
   const seen = new Set<string>();
+  const work: { token: LegacyToken; keyHash: string }[] = [];
   for (const row of input.tokens) {
     const token = readLegacyToken(input.family, row, groups);
     if (!('secret' in token)) {
@@ -128,14 +133,14 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
       continue;
     }
     seen.add(keyHash);
+    work.push({ token, keyHash });
+  }
+  const one = async ({ token, keyHash }: { token: LegacyToken; keyHash: string }) => {
     const stored = await deps.store.findByHash(keyHash);
     const next = recordOf(token, keyHash, stored?.id ?? importedKeyId(hmacKey, keyHash), stored?.createdAt ?? now);
     if (stored === undefined) {
-      if (!input.dryRun && !(await deps.store.create(next))) {
-        report.edited += 1;
-        continue;
-      }
-      report.created += 1;
+      if (!input.dryRun && !(await deps.store.create(next))) report.edited += 1;
+      else report.created += 1;
     } else if (stored.editedAt !== undefined) {
       report.edited += 1;
     } else if (sameCarried(stored, next)) {
@@ -145,7 +150,16 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
       if (!input.dryRun && !(await deps.store.replaceUnlessEdited(keep))) report.edited += 1;
       else report.updated += 1;
     }
-  }
+  };
+  let next = 0;
+  const lane = async () => {
+    while (next < work.length) {
+      const item = work[next] as (typeof work)[number];
+      next += 1;
+      await one(item);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STORE_CONCURRENCY, work.length) }, lane));
   if (!input.dryRun && options.names.imported.some((name) => name.endsWith('Ratio'))) {
     await deps.ratios.write({
       family: input.family,
