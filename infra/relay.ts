@@ -35,7 +35,7 @@ export interface RelayResourcesProps {
   readonly channelIdKey: Secret;
   /** The authorizer: it finds relay keys by keyed hash in the relay keys table. */
   readonly authorizer: AppFunction;
-  /** The import: it carries the legacy gateway's tokens over as relay keys and stores its price ratios (SPEC 23). */
+  /** The import: it carries the legacy gateway's tokens over as relay keys and stores its price ratios (docs/relay.md, "Keys"). */
   readonly importFunction?: AppFunction;
   readonly common: {
     readonly logRetention: RetentionDays;

@@ -157,7 +157,7 @@ export const importEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     // Where the channel-id key is: the secret when deployed, the local credentials file locally and under SAM. The
     // handler requires one of the two at cold start (shared/channel-id-key.ts).
     [ENV.channelIdKeySecretId]: z.optional(z.string()),
-    // The token import's tables (SPEC 23): relay keys, and relayState for the imported ratios. Both or neither.
+    // The token import's tables (docs/relay.md, "Keys"): relay keys, and relayState for the imported ratios. Both or neither.
     [ENV.relayKeysTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.relayStateTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.logLevel]: logLevel,

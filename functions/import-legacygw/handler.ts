@@ -34,7 +34,7 @@ const deps: ImportDeps & RowsImportDeps = {
   },
   now: () => new Date(),
   logger,
-  // The token import (SPEC 23): relay keys by keyed hash, and the imported ratios where the relay reads them.
+  // The token import (docs/relay.md, "Keys"): relay keys by keyed hash, and the imported ratios where the relay reads them.
   ...(relayKeysTable && relayStateTable
     ? {
         tokens: {

@@ -20,7 +20,7 @@ export interface ImportRowsInput {
   family?: FamilyKind;
   /** The SQLite file's name the client read the rows from: the source's `database`. */
   file?: string;
-  /** The legacy gateway's `tokens` (with `users`, `options`) to carry over as relay keys (SPEC 23). */
+  /** The legacy gateway's `tokens` (with `users`, `options`) to carry over as relay keys (docs/relay.md, "Keys"). */
   tokens?: SentTokenTables;
 }
 

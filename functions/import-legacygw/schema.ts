@@ -69,7 +69,7 @@ const sentTokenTable = (name: string) =>
 
 /**
  * The legacy gateway's `tokens` table (with its `users` and `options`) sent beside the channels rows, when the caller
- * asks for its keys to be carried over (SPEC 23; docs/relay.md, "Keys").
+ * asks for its keys to be carried over (docs/relay.md, "Keys").
  */
 export const sentTokenTablesSchema = z
   .object({

@@ -61,7 +61,7 @@ interface Options {
   dryRun: boolean;
   /** The gateway the operator says wrote the table (a fork's table is refused without it). */
   family?: FamilyChoice;
-  /** Also send the `tokens`, `users` and `options` tables, so the gateway's keys become relay keys (SPEC 23). */
+  /** Also send the `tokens`, `users` and `options` tables, so the gateway's keys become relay keys (docs/relay.md, "Keys"). */
   tokens: boolean;
 }
 

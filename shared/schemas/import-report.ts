@@ -89,7 +89,7 @@ export const staleReportSchema = z.strictObject({
 });
 export type StaleReport = z.infer<typeof staleReportSchema>;
 
-/** What the token import did (SPEC 23; docs/relay.md, "Keys"): counts, the skipped tokens and why, the options read. */
+/** What the token import did (docs/relay.md, "Keys"): counts, the skipped tokens and why, the options read. */
 export const tokensReportSchema = z.strictObject({
   read: count,
   created: count,

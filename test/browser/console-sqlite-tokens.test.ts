@@ -1,5 +1,5 @@
 /**
- * The console's SQLite import with "Also carry the gateway's keys over" (SPEC 23) in a real browser against the local
+ * The console's SQLite import with "Also carry the gateway's keys over" (docs/relay.md, "Keys") in a real browser against the local
  * server: the preview counts the keys, the import makes each legacy token a relay key that opens `/v1` with the same
  * secret, and no legacy key is left in the page's DOM, fields or storage.
  */

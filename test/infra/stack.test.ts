@@ -760,7 +760,7 @@ describe('least privilege', () => {
       for (const action of keyActions) expected.set(action, new Set([arnOf(id.channelsKey())]));
       // The import alone reads the channel-id key (docs/channel-import.md, "Identity").
       if (fn === 'import-legacygw') expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.channelIdKey())]));
-      // The token import (SPEC 23): relay keys by keyed hash (GetItem, PutItem), the ratios item of relayState.
+      // The token import (docs/relay.md, "Keys"): relay keys by keyed hash (GetItem, PutItem), the ratios item of relayState.
       if (fn === 'import-legacygw') {
         expected.set('dynamodb:GetItem', new Set([arnOf(id.table('relayKeys'))]));
         expected.set('dynamodb:PutItem', new Set([arnOf(id.table('relayKeys')), arnOf(id.table('relayState'))]));

@@ -6,7 +6,7 @@ import { useTestServer } from '#test/support/local-server';
 import { callProxy, type Exchange, expectData, expectNoSecrets } from './import-http.helpers.ts';
 import { ROWS_PATH } from './import-rows.helpers.ts';
 
-// SPEC 23 through HTTP: the rows route with `tokens` (a SQLite gateway's tables, as the console and the CLI send them)
+// The token import through HTTP: the rows route with `tokens` (a SQLite gateway's tables, as the console and the CLI send them)
 // carries One API's tokens over; each legacy key then opens the relay where One API would have accepted it.
 
 const server = useTestServer({ LOG_LEVEL: 'DEBUG' });

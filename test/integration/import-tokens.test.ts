@@ -10,7 +10,7 @@ import { TABLES } from '#shared/tables';
 import { legacyKey, NEW_API, ONE_API, ONE_HUB } from '#test/fixtures/tokens/legacy-tokens';
 import { startTestEngine, TEST_ENGINE_NAME, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
 
-// SPEC 23's token import on the test engine: each legacy token becomes a relay key that accepts the same secret (with
+// The token import on the test engine: each legacy token becomes a relay key that accepts the same secret (with
 // or without `sk-`), stored only as its keyed hash, with status, expiry, models, IPs, group and quota carried.
 
 const HMAC_KEY = Buffer.alloc(32, 9);

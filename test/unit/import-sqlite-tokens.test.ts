@@ -6,7 +6,7 @@ import { runImportSqliteCli } from '../../scripts/import-sqlite/cli.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 // `npm run import:sqlite -- --tokens` with a fake proxy: after the channels, one more call carries the file's `tokens`,
-// `users` and `options` tables (SPEC 23); the keys go to the proxy only, never to the terminal.
+// `users` and `options` tables (docs/relay.md, "Keys"); the keys go to the proxy only, never to the terminal.
 
 const ADMIN_KEY = 'admin-key-that-must-never-be-printed-0123456789';
 const TOKENS = {

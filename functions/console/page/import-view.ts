@@ -52,7 +52,7 @@ export function importView(deps: ImportViewDeps) {
   const cancel = byId<HTMLButtonElement>('import-cancel');
   const fileForm = byId<HTMLFormElement>('sqlite-form');
   const fileInput = byId<HTMLInputElement>('sqlite-input');
-  // Also carry the gateway's keys over as relay keys (SPEC 23): the file's tokens, users and options tables are sent.
+  // Also carry the gateway's keys over as relay keys (docs/relay.md, "Keys"): the file's tokens, users and options tables are sent.
   const tokensBox = byId<HTMLInputElement>('sqlite-tokens');
   const fileButton = fileForm.querySelector('button[type="submit"]') as HTMLButtonElement;
   const familyInput = byId<HTMLSelectElement>('family-input');

@@ -17,7 +17,7 @@ export function reportCounts(report: ImportReport): HTMLElement[] {
     ['Routes kept', report.routes.kept],
     ['Routes changed', report.routes.changed],
     ['Routes lost', report.routes.lost],
-    // The token import (SPEC 23), when asked for: the gateway's keys as relay keys.
+    // The token import (docs/relay.md, "Keys"), when asked for: the gateway's keys as relay keys.
     ...(report.tokens
       ? ([
           [preview ? 'Keys to create' : 'Keys created', report.tokens.created],

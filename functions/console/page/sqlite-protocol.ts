@@ -20,7 +20,7 @@ export type ToWorker =
   | { type: 'open'; file: File; wasmUrl: string }
   /**
    * Start sending the table as calls from its first row (`dryRun` goes into each call's body); reply `call`. With
-   * `tokens`, one more call after the channels carries the `tokens`, `users` and `options` tables (SPEC 23).
+   * `tokens`, one more call after the channels carries the `tokens`, `users` and `options` tables (docs/relay.md, "Keys").
    */
   | { type: 'start'; dryRun: boolean; family?: FamilyChoice; tokens?: boolean }
   /** Send the next call, or `done`. */

@@ -65,7 +65,7 @@ function* rowsOf(file: ChannelsFile) {
   for (const batch of file.batches()) yield* batch;
 }
 
-/** The channels calls, then (with `tokens`) one call of no rows carrying the token tables (SPEC 23). */
+/** The channels calls, then (with `tokens`) one call of no rows carrying the token tables (docs/relay.md, "Keys"). */
 function* runCalls(
   file: ChannelsFile,
   dryRun: boolean,

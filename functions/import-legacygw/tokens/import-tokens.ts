@@ -12,7 +12,7 @@ import {
 } from './token-families.ts';
 
 /*
- * The token import (SPEC 23, docs/relay.md "Keys"): each legacy token becomes a relay key that accepts the same secret,
+ * The token import (docs/relay.md, "Keys"): each legacy token becomes a relay key that accepts the same secret,
  * stored only as its keyed hash. The hash is the item's key, so a re-import finds the same item; its id is derived from
  * the hash (nothing of the key), so it is stable too. Keys an operator edited here are left alone; a dry run reads and
  * compares but writes nothing. No key is ever in the report, a log line or an error.

@@ -1,7 +1,7 @@
 import type { FamilyKind, RowValues } from '../families/family.ts';
 
 /*
- * How each family writes its `tokens` table (docs/relay.md, "Keys"; SPEC 23), read from its GORM model:
+ * How each family writes its `tokens` table (docs/relay.md, "Keys carried over from the legacy gateway"), read from its GORM model:
  * One API `model/token.go` at 0b8ccb94eb8c0b69e81ab060ffb60ad3b667387d (key char(48), status 1..4, expired_time -1 for
  * never, remain_quota, unlimited_quota, used_quota, `models` and `subnet` comma-separated, no group: the user's, no soft
  * delete) and New API `model/token.go` at ec1c642bf82adc412bb378f8d781141633b34b5d (the same, plus `group` (empty: the

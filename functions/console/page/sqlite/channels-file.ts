@@ -51,7 +51,7 @@ export interface ChannelsFile {
   /** Bytes of the file read so far (the header, the schema and the table's pages). */
   bytesRead(): number;
   /**
-   * Another table of the gateway whose rows the token import needs (`tokens`, `users`, `options`; SPEC 23), whole, with
+   * Another table of the gateway whose rows the token import needs (`tokens`, `users`, `options`; docs/relay.md), whole, with
    * the same caps per value; undefined when the file has no such table. At most `maxRows` rows (else an error).
    */
   table(name: 'tokens' | 'users' | 'options', maxRows: number): { columns: string[]; rows: CellValue[][] } | undefined;
