@@ -7,11 +7,14 @@ import type { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { LABEL_ATTRIBUTES } from '#shared/repositories/channels';
-import { TABLES } from '#shared/tables';
+import type { FunctionName } from '#shared/routes';
+import { RELAY_KEYS_BY_ID, TABLES } from '#shared/tables';
 import { STREAMING_INTEGRATION_TIMEOUT } from './constructs/api.ts';
 import { AppFunction } from './constructs/function.ts';
 import { AppTable } from './constructs/table.ts';
 import type { StageConfig } from './stage-config.ts';
+
+type KeyFunction = Extract<FunctionName, `${string}-key` | `${string}-keys`>;
 
 /** What the relay adds to the stack: its three tables and its three functions. */
 export interface RelayResources {
@@ -21,6 +24,11 @@ export interface RelayResources {
     readonly 'test-channel': AppFunction;
     readonly usage: AppFunction;
     readonly 'retest-channels': AppFunction;
+    readonly 'list-keys': AppFunction;
+    readonly 'create-key': AppFunction;
+    readonly 'get-key': AppFunction;
+    readonly 'update-key': AppFunction;
+    readonly 'delete-key': AppFunction;
   };
 }
 
@@ -30,6 +38,8 @@ export interface RelayResourcesProps {
   readonly channelIdKey: Secret;
   /** The authorizer: it finds relay keys by keyed hash in the relay keys table. */
   readonly authorizer: AppFunction;
+  /** The import: it carries the legacy gateway's tokens over as relay keys and stores its price ratios (docs/relay.md, "Keys"). */
+  readonly importFunction?: AppFunction;
   readonly common: {
     readonly logRetention: RetentionDays;
     readonly removalPolicy: RemovalPolicy;
@@ -58,6 +68,13 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
   props.authorizer.useTable(relayKeys, ENV.relayKeysTable, ['GetItem']);
   props.authorizer.readSecret(props.channelIdKey, ENV.channelIdKeySecretId);
 
+  if (props.importFunction) {
+    // The token import: one GetItem by keyed hash per token (is it there, was it edited), a conditional PutItem to
+    // create or replace it; one PutItem of the ratios item in relayState. It reads nothing else of either table.
+    props.importFunction.useTable(relayKeys, ENV.relayKeysTable, ['GetItem', 'PutItem']);
+    props.importFunction.useTable(relayState, ENV.relayStateTable, ['PutItem']);
+  }
+
   const relayEnvironment = {
     [ENV.logLevel]: config.logLevel,
     [ENV.relayMaxAttempts]: String(config.relay.maxAttempts),
@@ -81,6 +98,10 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
   // One Query reads every channel's health; UpdateItem counts failures; DeleteItem forgets them at a success.
   relay.useTable(relayState, ENV.relayStateTable, ['Query', 'UpdateItem', 'DeleteItem']);
   relay.useTable(usage, ENV.usageTable, ['PutItem']);
+  // Quotas (docs/relay.md, "Quotas"): one Query of the byId index finds a limited key's item (once per instance), and
+  // conditional UpdateItems (ADD) reserve and settle its quota. No GetItem, so no key lookup by hash.
+  relay.useTable(relayKeys, ENV.relayKeysTable, ['UpdateItem']);
+  relay.useIndex(relayKeys, RELAY_KEYS_BY_ID.name, ['Query']);
 
   const testChannel = new AppFunction(scope, 'TestChannel', {
     name: 'test-channel',
@@ -140,8 +161,49 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
     });
   }
 
+  // The key API (docs/channel-review-api.md, "Keys"): one small function per call, each granted exactly its calls on
+  // the relay keys table; only the create reads the channel-id key (it hashes the new key), none reads channels.
+  const keyFunction = (id: string, name: KeyFunction, description: string) =>
+    new AppFunction(scope, id, {
+      name,
+      description,
+      memorySize: 256,
+      timeout: Duration.seconds(10),
+      environment: { [ENV.logLevel]: config.logLevel },
+      ...common,
+    });
+  const listKeys = keyFunction('ListKeys', 'list-keys', 'GET /api/keys: every relay key, masked');
+  // Scan: a management listing of one item per key (no key material in the table).
+  listKeys.useTable(relayKeys, ENV.relayKeysTable, ['Scan']);
+  const createKey = keyFunction('CreateKey', 'create-key', 'POST /api/keys: a new relay key, shown once');
+  // One conditional PutItem of the new key's keyed hash; the channel-id key is the HMAC's key.
+  createKey.useTable(relayKeys, ENV.relayKeysTable, ['PutItem']);
+  createKey.readSecret(props.channelIdKey, ENV.channelIdKeySecretId);
+  const getKey = keyFunction('GetKey', 'get-key', 'GET /api/key/{id}: one relay key, masked');
+  // One Query of the byId index; no item action on the table itself.
+  getKey.setEnvironment(ENV.relayKeysTable, relayKeys.table.tableName);
+  getKey.useIndex(relayKeys, RELAY_KEYS_BY_ID.name, ['Query']);
+  const updateKey = keyFunction('UpdateKey', 'update-key', 'PUT /api/key/{id}: change a relay key');
+  // Query finds the item by id; one conditional UpdateItem changes it.
+  updateKey.useTable(relayKeys, ENV.relayKeysTable, ['UpdateItem']);
+  updateKey.useIndex(relayKeys, RELAY_KEYS_BY_ID.name, ['Query']);
+  const deleteKey = keyFunction('DeleteKey', 'delete-key', 'DELETE /api/key/{id}: delete a relay key');
+  // Query finds the item by id; one conditional DeleteItem removes it.
+  deleteKey.useTable(relayKeys, ENV.relayKeysTable, ['DeleteItem']);
+  deleteKey.useIndex(relayKeys, RELAY_KEYS_BY_ID.name, ['Query']);
+
   return {
     tables: { relayKeys, relayState, usage },
-    functions: { relay, 'test-channel': testChannel, usage: usageApi, 'retest-channels': retest },
+    functions: {
+      relay,
+      'test-channel': testChannel,
+      usage: usageApi,
+      'retest-channels': retest,
+      'list-keys': listKeys,
+      'create-key': createKey,
+      'get-key': getKey,
+      'update-key': updateKey,
+      'delete-key': deleteKey,
+    },
   };
 }

@@ -300,7 +300,14 @@ export class ServiceStack extends Stack {
       ...common,
     });
 
-    const relay = addRelayResources(this, { config, channels, channelIdKey, authorizer, common });
+    const relay = addRelayResources(this, {
+      config,
+      channels,
+      channelIdKey,
+      authorizer,
+      importFunction: importLegacygw,
+      common,
+    });
 
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')

@@ -19,6 +19,7 @@ import { usageQuerySchema } from '#functions/usage/schema';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { proxyErrorBodySchema, proxySuccessBodySchema } from '#shared/envelopes/proxy';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
+import { keyCreateBodySchema, keyIdSchema, keyUpdateBodySchema } from '#shared/key-view';
 import type { ApiName } from '#shared/routes';
 import { APIS, type ApiDef, type RouteDef } from '#shared/routes';
 import {
@@ -31,6 +32,7 @@ import {
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { datasetIdSchema, detailSchema, listItemSchema, pathEntrySchema } from '#shared/schemas/datasets';
 import { importReportSchema } from '#shared/schemas/import-report';
+import { keyViewSchema } from '#shared/schemas/keys';
 import { openApiDocumentSchema } from '#shared/schemas/openapi';
 import {
   anthropicErrorBodySchema,
@@ -95,6 +97,26 @@ const datasetError = (kind: DatasetErrorKind): ResponseContract => {
   };
 };
 const datasetErrors = (...kinds: DatasetErrorKind[]): ResponseContract[] => kinds.map(datasetError);
+/** A relay key as every read shows it (shared/schemas/keys.ts). */
+const KEY_EXAMPLE = {
+  id: '5f0c2a9e1b7d4c3a8e6f2b10',
+  key: 'sk-…5f0c2a9e1b7d4c3a8e6f2b10',
+  name: 'billing-service',
+  status: 'enabled',
+  expired: false,
+  groups: ['default'],
+  models: ['gpt-4o'],
+  ips: null,
+  expiresAt: null,
+  unlimitedQuota: false,
+  remainQuota: 500000,
+  usedQuota: 0,
+  createdAt: '2026-11-27T10:00:00.000Z',
+  lastUsedAt: '2026-11-27T10:05:00.000Z',
+  editedAt: null,
+  usage: '/api/usage?keyId=5f0c2a9e1b7d4c3a8e6f2b10',
+} as const;
+
 const proxyError = (status: number, description: string): ResponseContract => ({
   status,
   description,
@@ -595,6 +617,97 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
           'An unknown or repeated query parameter, a bad value (named), `from` after `to`, or a period over 31 days',
         ),
         proxyError(401, 'The admin key is required for this API'),
+      ],
+    },
+    'GET /api/keys': {
+      operationId: 'listKeys',
+      summary: 'Every relay key, masked, newest first',
+      description:
+        "The table holds only each key's keyed hash, so a key reads as `sk-…<id>`. `usage` links the key's usage records (`GET /api/usage?keyId=<id>`).",
+      success: {
+        status: 200,
+        description: 'The relay keys',
+        body: proxySuccessBodySchema(z.array(keyViewSchema)),
+        example: { success: true, data: [KEY_EXAMPLE] },
+      },
+      errors: [proxyError(401, 'The admin key is required for this API')],
+    },
+    'POST /api/keys': {
+      operationId: 'createKey',
+      summary: 'Create a relay key; the whole key is in this answer only',
+      description:
+        'Groups default to `["default"]`; no `models`, `ips` or `expiresAt` means no such limit. A key without `remainQuota` is unlimited; with it, it is refused (429) once the remaining quota is not positive. The answer\'s `key` is the whole key (`sk-` and 48 characters), shown this once: the table keeps only its keyed hash, and every later read shows `sk-…<id>`.',
+      request: {
+        body: keyCreateBodySchema,
+        bodyExample: { name: 'billing-service', groups: ['default'], models: ['gpt-4o'], remainQuota: 500000 },
+      },
+      success: {
+        status: 200,
+        description: 'The new key, whole, once',
+        body: proxySuccessBodySchema(keyViewSchema),
+        example: {
+          success: true,
+          data: { ...KEY_EXAMPLE, key: 'sk-EXAMPLEexampleEXAMPLEexampleEXAMPLEexampleEXAMPLE0', lastUsedAt: null },
+        },
+      },
+      errors: [
+        proxyError(400, 'A field is invalid (named), `expiresAt` is past, or a limited quota without `remainQuota`'),
+        proxyError(401, 'The admin key is required for this API'),
+      ],
+    },
+    'GET /api/key/{id}': {
+      operationId: 'getKey',
+      summary: 'One relay key, masked',
+      request: { path: z.object({ id: keyIdSchema }) },
+      success: {
+        status: 200,
+        description: 'The key, masked',
+        body: proxySuccessBodySchema(keyViewSchema),
+        example: { success: true, data: KEY_EXAMPLE },
+      },
+      errors: [
+        proxyError(400, 'The id is not 24 lowercase hexadecimal characters'),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(404, 'No key has this id'),
+      ],
+    },
+    'PUT /api/key/{id}': {
+      operationId: 'updateKey',
+      summary: 'Change a relay key',
+      description:
+        "Changes the fields named and stamps `editedAt`, so a later import of legacy tokens leaves the key alone. `null` removes a `models`, `ips` or `expiresAt` limit. Disabling records the reason `revoked`; enabling removes any reason. The key itself never changes (delete it and create another to rotate). A disabled or deleted key stops opening `/v1` within the authorizer cache's lifetime.",
+      request: {
+        path: z.object({ id: keyIdSchema }),
+        body: keyUpdateBodySchema,
+        bodyExample: { status: 'disabled', models: null, remainQuota: 100000 },
+      },
+      success: {
+        status: 200,
+        description: 'The key after the change, masked',
+        body: proxySuccessBodySchema(keyViewSchema),
+        example: { success: true, data: { ...KEY_EXAMPLE, editedAt: '2026-11-27T12:00:00.000Z' } },
+      },
+      errors: [
+        proxyError(400, 'The id or a field is invalid (named), or `expiresAt` is past'),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(404, 'No key has this id'),
+      ],
+    },
+    'DELETE /api/key/{id}': {
+      operationId: 'deleteKey',
+      summary: 'Delete a relay key',
+      description: "Its usage records keep its id. It stops opening `/v1` within the authorizer cache's lifetime.",
+      request: { path: z.object({ id: keyIdSchema }) },
+      success: {
+        status: 200,
+        description: 'Deleted',
+        body: proxySuccessBodySchema(z.null()),
+        example: { success: true, data: null },
+      },
+      errors: [
+        proxyError(400, 'The id is not 24 lowercase hexadecimal characters'),
+        proxyError(401, 'The admin key is required for this API'),
+        proxyError(404, 'No key has this id'),
       ],
     },
     'POST /api/channel/{id}/test': {

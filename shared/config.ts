@@ -159,6 +159,9 @@ export const importEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     // Where the channel-id key is: the secret when deployed, the local credentials file locally and under SAM. The
     // handler requires one of the two at cold start (shared/channel-id-key.ts).
     [ENV.channelIdKeySecretId]: z.optional(z.string()),
+    // The token import's tables (docs/relay.md, "Keys"): relay keys, and relayState for the imported ratios. Both or neither.
+    [ENV.relayKeysTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.relayStateTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.logLevel]: logLevel,
   }),
 );
@@ -195,6 +198,8 @@ export const relayEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.relayFirstByteTimeoutMs]: positiveInt(DEFAULTS.relayFirstByteTimeoutMs),
     [ENV.relayAllowedHosts]: parsedString((v) => parseAllowList((v ?? '').split(','))),
     [ENV.usageRetentionDays]: positiveInt(DEFAULTS.usageRetentionDays),
+    // The relay keys table, for quota admission and metering (the `/v1` function only; the channel test has none).
+    [ENV.relayKeysTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
   }),
 );
 export type RelayConfig = z.infer<typeof relayEnvSchema>;
@@ -210,6 +215,19 @@ export const usageEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(logLevelEnvSchema, { [ENV.usageTable]: requiredName, [ENV.channelsTable]: requiredName }),
 );
 export type AuthorizerConfig = z.infer<typeof authorizerEnvSchema>;
+
+/** The key API (`/api/keys`, `/api/key/{id}`): the relay keys table and the log level. */
+export const relayKeysEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(logLevelEnvSchema, { [ENV.relayKeysTable]: requiredName }),
+);
+
+/**
+ * `POST /api/keys` also hashes the new key under the channel-id key: the secret when deployed, the local credentials
+ * file locally (shared/channel-id-key.ts requires one of the two at cold start).
+ */
+export const createKeyEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(relayKeysEnvSchema, { [ENV.channelIdKeySecretId]: z.optional(z.string()) }),
+);
 
 export const consoleEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({

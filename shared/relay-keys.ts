@@ -115,6 +115,8 @@ export const relayKeyRecordSchema = z.looseObject({
   remainQuota: z.optional(z.number()),
   usedQuota: z.optional(z.number()),
   unlimitedQuota: z.optional(z.boolean()),
+  /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
+  editedAt: z.optional(z.string()),
 });
 export type RelayKeyRecord = z.infer<typeof relayKeyRecordSchema>;
 
@@ -140,6 +142,13 @@ export interface RelayAuthorizerContext {
   readonly models: string;
   readonly ips: string;
   readonly expiresAt: string;
+  /** `limited` for a key with a limited quota (the relay meters it); absent for an unlimited key. */
+  readonly quota?: 'limited';
+}
+
+/** True when a record's quota is limited (metered): `unlimitedQuota: false`; a record without quota fields is unlimited. */
+export function relayKeyQuotaLimited(record: Pick<RelayKeyRecord, 'unlimitedQuota'>): boolean {
+  return record.unlimitedQuota === false;
 }
 
 /** The authorizer context of a key record. */
@@ -151,6 +160,7 @@ export function relayAuthorizerContext(record: RelayKeyRecord): RelayAuthorizerC
     models: record.models === undefined ? '' : JSON.stringify(record.models),
     ips: record.ips === undefined ? '' : JSON.stringify(record.ips),
     expiresAt: record.expiresAt ?? '',
+    ...(relayKeyQuotaLimited(record) ? { quota: 'limited' as const } : {}),
   };
 }
 
@@ -164,6 +174,8 @@ export interface RelayKeyCaller {
   readonly ips?: readonly string[];
   /** ISO 8601, or null for never. */
   readonly expiresAt: string | null;
+  /** True for a key with a limited quota: the relay admits and meters it (docs/relay.md, "Quotas"). */
+  readonly limitedQuota?: true;
 }
 
 const stringList = z.array(z.string());
@@ -189,7 +201,14 @@ export function relayCallerFromContext(
     const models = listOf(context.models);
     const ips = listOf(context.ips);
     const expiresAt = typeof context.expiresAt === 'string' && context.expiresAt !== '' ? context.expiresAt : null;
-    return { keyId: context.keyId, groups, expiresAt, ...(models ? { models } : {}), ...(ips ? { ips } : {}) };
+    return {
+      keyId: context.keyId,
+      groups,
+      expiresAt,
+      ...(models ? { models } : {}),
+      ...(ips ? { ips } : {}),
+      ...(context.quota === 'limited' ? { limitedQuota: true as const } : {}),
+    };
   } catch {
     return undefined;
   }

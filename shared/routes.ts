@@ -21,6 +21,11 @@ export type FunctionName =
   | 'batch-delete-channels'
   | 'usage'
   | 'test-channel'
+  | 'list-keys'
+  | 'create-key'
+  | 'get-key'
+  | 'update-key'
+  | 'delete-key'
   | 'console'
   | 'openapi'
   | 'relay'
@@ -105,6 +110,12 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       // Admin calls about the relay (channel test, usage), so they stay on this API (admin key); the relay API opens only `/v1`.
       { method: 'POST', path: '/api/channel/{id}/test', function: 'test-channel' },
       { method: 'GET', path: '/api/usage', function: 'usage' },
+      // Relay keys as the operator sees them (docs/channel-review-api.md, "Keys"): masked, the whole key shown once.
+      { method: 'GET', path: '/api/keys', function: 'list-keys' },
+      { method: 'POST', path: '/api/keys', function: 'create-key' },
+      { method: 'GET', path: '/api/key/{id}', function: 'get-key' },
+      { method: 'PUT', path: '/api/key/{id}', function: 'update-key' },
+      { method: 'DELETE', path: '/api/key/{id}', function: 'delete-key' },
       { method: 'GET', path: '/console', function: 'console', auth: 'none' },
       // The console's SQLite worker and WebAssembly build, fetched only when a SQLite file is picked
       // (docs/console.md, "Import from a SQLite file"); content-hashed names.
@@ -162,6 +173,11 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'update-channel': 'functions/update-channel/handler.ts',
   'delete-channel': 'functions/delete-channel/handler.ts',
   'batch-delete-channels': 'functions/batch-delete-channels/handler.ts',
+  'list-keys': 'functions/list-keys/handler.ts',
+  'create-key': 'functions/create-key/handler.ts',
+  'get-key': 'functions/get-key/handler.ts',
+  'update-key': 'functions/update-key/handler.ts',
+  'delete-key': 'functions/delete-key/handler.ts',
   console: 'functions/console/handler.ts',
   openapi: 'functions/openapi/handler.ts',
   relay: 'functions/relay/handler.ts',

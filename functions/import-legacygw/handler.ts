@@ -4,10 +4,12 @@ import { ENV, importEnvSchema, loadConfig } from '#shared/config';
 import { adminHandler, proxyBody } from '#shared/envelopes/proxy';
 import { createLogger } from '#shared/logger';
 import { createMetrics } from '#shared/metrics';
+import { DynamoRatioWriter } from '#shared/relay/quota';
 import { ChannelRepository } from '#shared/repositories/channels';
+import { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import { FAMILIES } from './families/index.ts';
 import { type ImportDeps, importLegacyGw } from './import-legacygw.ts';
-import { importRows, parseRowsBody } from './import-rows.ts';
+import { importRows, parseRowsBody, type RowsImportDeps } from './import-rows.ts';
 import { measureImport } from './metrics.ts';
 import { importBodySchema } from './schema.ts';
 import { sourceOpener } from './sources.ts';
@@ -15,7 +17,9 @@ import { sourceOpener } from './sources.ts';
 const config = loadConfig(importEnvSchema);
 const logger = createLogger('import-legacygw', config.LOG_LEVEL);
 const metrics = createMetrics();
-const deps: ImportDeps = {
+const relayKeysTable = config[ENV.relayKeysTable];
+const relayStateTable = config[ENV.relayStateTable];
+const deps: ImportDeps & RowsImportDeps = {
   openSource: sourceOpener({ extraCas: config[ENV.legacygwCaBundle] }),
   repo: new ChannelRepository(documentClient, config.CHANNELS_TABLE),
   families: FAMILIES,
@@ -30,6 +34,15 @@ const deps: ImportDeps = {
   },
   now: () => new Date(),
   logger,
+  // The token import (docs/relay.md, "Keys"): relay keys by keyed hash, and the imported ratios where the relay reads them.
+  ...(relayKeysTable && relayStateTable
+    ? {
+        tokens: {
+          store: new RelayKeysRepository(documentClient, relayKeysTable),
+          ratios: new DynamoRatioWriter(documentClient, relayStateTable),
+        },
+      }
+    : {}),
 };
 
 /** The path of the rows route; every other route of this function is the DSN import's. */
@@ -44,7 +57,13 @@ export const handler = adminHandler(
   (event) => {
     if (event.resource === ROWS_RESOURCE) {
       const body = parseRowsBody(event);
-      const input = { table: body, dryRun: body.dryRun ?? false, family: body.family, file: body.file };
+      const input = {
+        table: body,
+        dryRun: body.dryRun ?? false,
+        family: body.family,
+        file: body.file,
+        ...(body.tokens === undefined ? {} : { tokens: body.tokens }),
+      };
       return measureImport(metrics, input.dryRun, () => importRows(input, deps));
     }
     const body = proxyBody(event, importBodySchema);

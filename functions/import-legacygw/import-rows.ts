@@ -4,11 +4,12 @@ import { ProxyApiError } from '#shared/errors';
 import { BODY_PROBLEMS, parseJsonObjectBody, validRequest } from '#shared/http';
 import { ROWS_BODY_BYTES, ROWS_PER_CALL } from '#shared/import-rows';
 import type * as z from '#shared/zod';
-import type { FamilyKind } from './families/family.ts';
+import type { FamilyKind, RowValues } from './families/family.ts';
 import { type ImportCoreDeps, importFromSource, startDeadline } from './import-legacygw.ts';
 import type { ImportReport } from './report.ts';
 import { ROWS_ORIGIN, rowsSource, type SentTable } from './rows-source.ts';
-import { type ImportRowsBody, importRowsBodySchema } from './schema.ts';
+import { type ImportRowsBody, importRowsBodySchema, type SentTokenTables } from './schema.ts';
+import { importTokens, type TokenImportDeps } from './tokens/import-tokens.ts';
 
 export interface ImportRowsInput {
   /** One call's rows of a `channels` table (a whole table when it fits one call). */
@@ -19,6 +20,27 @@ export interface ImportRowsInput {
   family?: FamilyKind;
   /** The SQLite file's name the client read the rows from: the source's `database`. */
   file?: string;
+  /** The legacy gateway's `tokens` (with `users`, `options`) to carry over as relay keys (docs/relay.md, "Keys"). */
+  tokens?: SentTokenTables;
+}
+
+/** The token import's collaborators; absent where the function has no relay keys table. */
+export interface RowsImportDeps extends ImportCoreDeps {
+  tokens?: Omit<TokenImportDeps, 'hmacKey' | 'now'>;
+}
+
+/** A sent table's rows as a source's row values: text or null by lower-case column name (numbers as their text). */
+function rowValues(table: { columns: string[]; rows: unknown[][] } | undefined): RowValues[] {
+  if (!table) return [];
+  const names = table.columns.map((c) => c.toLowerCase());
+  return table.rows.map((row) =>
+    Object.fromEntries(
+      names.map((name, i) => {
+        const cell = row[i];
+        return [name, typeof cell === 'string' ? cell : typeof cell === 'number' ? String(cell) : null];
+      }),
+    ),
+  );
 }
 
 /**
@@ -26,11 +48,25 @@ export interface ImportRowsInput {
  * core as a database's table, over one more source. A call stopped at the deadline reports exactly what it wrote,
  * and sending the same call again completes it.
  */
-export async function importRows(input: ImportRowsInput, deps: ImportCoreDeps): Promise<ImportReport> {
+export async function importRows(input: ImportRowsInput, deps: RowsImportDeps): Promise<ImportReport> {
   const deadline = startDeadline(deps);
   const source = rowsSource(input.table, { ...ROWS_ORIGIN, database: input.file ?? '' });
   try {
-    return await importFromSource(source, input.dryRun, deadline, deps, input.family);
+    const report = await importFromSource(source, input.dryRun, deadline, deps, input.family);
+    if (input.tokens === undefined) return report;
+    if (deps.tokens === undefined) throw new ProxyApiError(400, 'This deployment cannot import tokens');
+    // The tokens are read as the family the channels table was detected as.
+    const tokens = await importTokens(
+      {
+        family: report.source.kind,
+        tokens: rowValues(input.tokens.tokens),
+        users: rowValues(input.tokens.users),
+        options: rowValues(input.tokens.options),
+        dryRun: input.dryRun,
+      },
+      { ...deps.tokens, hmacKey: deps.channelIdKey, now: deps.now },
+    );
+    return { ...report, tokens };
   } finally {
     deadline.clear();
     await source.close();

@@ -47,6 +47,42 @@ const rowCell = z.union([
     }),
 ]);
 
+/** A table a client sends beside the channels rows (`tokens`, `users`, `options`), as columns and rows. */
+const sentTokenTable = (name: string) =>
+  z
+    .object({
+      columns: z
+        .array(z.string().check(z.minLength(1), z.maxLength(MAX_COLUMN_NAME_CHARS)), {
+          error: `tokens.${name}.columns must be an array of column names`,
+        })
+        .check(z.maxLength(MAX_ROW_COLUMNS)),
+      rows: z
+        .array(z.array(rowCell), { error: `tokens.${name}.rows must be an array of rows` })
+        .check(z.maxLength(ROWS_PER_CALL, `tokens.${name}.rows may hold at most ${ROWS_PER_CALL} rows a call`)),
+    })
+    .check(
+      z.refine(
+        (t) => t.rows.every((r) => r.length === t.columns.length),
+        `every row of tokens.${name} must hold exactly one value per column`,
+      ),
+    );
+
+/**
+ * The legacy gateway's `tokens` table (with its `users` and `options`) sent beside the channels rows, when the caller
+ * asks for its keys to be carried over (docs/relay.md, "Keys").
+ */
+export const sentTokenTablesSchema = z
+  .object({
+    tokens: sentTokenTable('tokens'),
+    users: z.optional(sentTokenTable('users')),
+    options: z.optional(sentTokenTable('options')),
+  })
+  .register(z.globalRegistry, {
+    description:
+      "The legacy gateway's `tokens` table, and its `users` (for a token's group) and `options` (price ratios, RetryTimes), each as columns and rows: each token becomes a relay key accepting the same secret; the report gains `tokens`",
+  });
+export type SentTokenTables = z.infer<typeof sentTokenTablesSchema>;
+
 /**
  * The request body of POST /api/channels/import/rows (docs/channel-import.md, "Rows sent by a client"): a `channels`
  * table's column names and rows, at most ROWS_PER_CALL rows; unknown fields are dropped.
@@ -105,6 +141,7 @@ export const importRowsBodySchema = z
         description:
           "The SQLite file's name (without its directory), recorded as the import's source: the report's `source.database` and each channel's `source.database`",
       }),
+    tokens: z.optional(sentTokenTablesSchema),
   })
   .check(
     z.refine(

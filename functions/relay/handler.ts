@@ -4,7 +4,7 @@ import { streamifyResponse } from '#shared/lambda-streaming';
 import { createLogger } from '#shared/logger';
 import { createMetrics } from '#shared/metrics';
 import { recordRelayMetrics } from '#shared/relay/metrics';
-import { relayOnDynamo } from '#shared/relay/runtime';
+import { quotaOnDynamo, relayOnDynamo } from '#shared/relay/runtime';
 import { internalErrorReply, type RelayReply, serveRelay } from './relay-http.ts';
 import { writeReply } from './stream-reply.ts';
 
@@ -16,7 +16,8 @@ import { writeReply } from './stream-reply.ts';
  */
 const config = loadConfig(relayEnvSchema);
 const logger = createLogger('relay', config.LOG_LEVEL);
-const relay = relayOnDynamo(documentClient, config, logger);
+const quota = quotaOnDynamo(documentClient, config, logger);
+const relay = relayOnDynamo(documentClient, config, logger, quota);
 const metrics = createMetrics();
 
 export const handler = streamifyResponse(async (event, responseStream, context) => {
@@ -25,7 +26,7 @@ export const handler = streamifyResponse(async (event, responseStream, context) 
   const abort = new AbortController();
   let reply: RelayReply;
   try {
-    reply = await serveRelay(event, { core: relay, requestId, signal: abort.signal });
+    reply = await serveRelay(event, { core: relay, requestId, signal: abort.signal, ...(quota ? { quota } : {}) });
   } catch (error) {
     logger.error('Unexpected error in the relay', { error: error instanceof Error ? error.name : typeof error });
     reply = internalErrorReply(requestId);

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { openAiErrorBody, RelayHttpError } from '#shared/envelopes/openai';
 import type { RelayCaller, RelayEndpoint, RelayRequest, RelayResponse, UsageRecord } from '#shared/relay/contract';
+import { QuotaExhaustedError, type QuotaMeter } from '#shared/relay/quota';
 import { type RelayKeyCaller, relayCallerFromContext, relayKeyExpired, relayKeyIpAllowed } from '#shared/relay-keys';
 import type { ModelList } from '#shared/schemas/relay';
 import { inAnthropicEnvelope } from './anthropic-errors.ts';
@@ -32,6 +33,8 @@ export interface ServeOptions {
   readonly requestId: string;
   readonly signal: AbortSignal;
   readonly now?: () => Date;
+  /** Quota admission (docs/relay.md, "Quotas"); its sink meters the core's usage records. */
+  readonly quota?: Pick<QuotaMeter, 'admit' | 'release'>;
 }
 
 /** API Gateway's payload limit: a larger body never reaches the function deployed; locally the server refuses it too. */
@@ -93,15 +96,22 @@ async function serveOpenAi(event: APIGatewayProxyEvent, options: ServeOptions): 
         'model',
       );
     }
+    await admit(options, caller, endpoint, body, event);
     const headers = passedHeaders(event);
-    const response = await options.core.handle({
-      requestId: options.requestId,
-      endpoint,
-      body,
-      caller,
-      signal: options.signal,
-      ...(headers ? { headers } : {}),
-    });
+    let response: RelayResponse;
+    try {
+      response = await options.core.handle({
+        requestId: options.requestId,
+        endpoint,
+        body,
+        caller,
+        signal: options.signal,
+        ...(headers ? { headers } : {}),
+      });
+    } catch (error) {
+      await options.quota?.release(options.requestId);
+      throw error;
+    }
     return {
       status: response.status,
       headers: { ...response.headers, 'x-request-id': options.requestId },
@@ -110,6 +120,34 @@ async function serveOpenAi(event: APIGatewayProxyEvent, options: ServeOptions): 
     };
   } catch (error) {
     if (error instanceof RelayHttpError) return jsonReply(error.httpStatus, error.body, options.requestId);
+    throw error;
+  }
+}
+
+/** Reserves the request's cost for a key with a limited quota; One API's message with 429 when none is left. */
+async function admit(
+  options: ServeOptions,
+  caller: RelayKeyCaller,
+  endpoint: RelayEndpoint,
+  body: Record<string, unknown>,
+  event: APIGatewayProxyEvent,
+): Promise<void> {
+  if (!options.quota || caller.limitedQuota !== true) return;
+  try {
+    await options.quota.admit({
+      requestId: options.requestId,
+      keyId: caller.keyId,
+      limitedQuota: true,
+      group: caller.groups[0] ?? 'default',
+      model: body.model as string,
+      body,
+      bodyBytes: Buffer.byteLength(event.body ?? ''),
+      endpoint,
+    });
+  } catch (error) {
+    if (error instanceof QuotaExhaustedError) {
+      throw new RelayHttpError(429, error.message, 'rate_limit_error', 'insufficient_quota');
+    }
     throw error;
   }
 }

@@ -74,6 +74,7 @@ export function toUsageRecord(item: Record<string, unknown>): UsageRecordView | 
   };
   if (isText(item.upstreamModel)) record.upstreamModel = item.upstreamModel;
   if (isText(item.channelId)) record.channelId = item.channelId;
+  if (isNumber(item.cost)) record.cost = item.cost;
   for (const field of ['promptTokens', 'completionTokens', 'totalTokens'] as const) {
     if (isCount(item[field])) record[field] = item[field];
   }

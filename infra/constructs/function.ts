@@ -252,6 +252,7 @@ export class AppFunction extends Construct {
   /** Grants `actions` on one index of `table` only (call `useTable` for the table's name and item actions). */
   useIndex(table: AppTable, indexName: string, actions: readonly IndexAction[]): void {
     table.grantIndex(this.role, indexName, actions);
+    this.tables += 1;
   }
 
   /** Grants secretsmanager:GetSecretValue on `secret` only and sets `envName` to its ARN. */

@@ -11,6 +11,7 @@ import {
   callsOf,
   FAMILY_CHOICES,
   type FamilyChoice,
+  ROWS_PER_CALL,
   RowTooLargeError,
   type SummedReport,
   sumReports,
@@ -27,7 +28,7 @@ import { shown, shownLines, terminalSafeJson } from './terminal.ts';
  */
 
 export const USAGE =
-  'usage: npm run --silent import:sqlite -- <file.db> --url <proxy_url> [--dry-run] [--family oneapi|newapi|onehub|donehub]   (admin key: ADMIN_KEY)';
+  "usage: npm run --silent import:sqlite -- <file.db> --url <proxy_url> [--dry-run] [--family oneapi|newapi|onehub|donehub] [--tokens]   (admin key: ADMIN_KEY; --tokens also carries the gateway's keys over as relay keys)";
 
 /** The environment variable the admin key is read from (never an argument: arguments show in `ps` and history). */
 export const ADMIN_KEY_VARIABLE = 'ADMIN_KEY';
@@ -61,6 +62,8 @@ interface Options {
   dryRun: boolean;
   /** The gateway the operator says wrote the table (a fork's table is refused without it). */
   family?: FamilyChoice;
+  /** Also send the `tokens`, `users` and `options` tables, so the gateway's keys become relay keys (docs/relay.md, "Keys"). */
+  tokens: boolean;
 }
 
 /** A failure with the one line the CLI prints for it and its exit code. */
@@ -108,10 +111,12 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
   let url: string | undefined;
   let dryRun = false;
   let family: string | undefined;
+  let tokens = false;
   for (let i = 0; i < argv.length; i += 1) {
     const arg = argv[i] as string;
     if (arg === '--help' || arg === '-h') return 'help';
     if (arg === '--dry-run') dryRun = true;
+    else if (arg === '--tokens') tokens = true;
     else if (arg === '--url') {
       url = argv[i + 1];
       i += 1;
@@ -144,7 +149,7 @@ function parseArgs(argv: readonly string[]): Options | 'help' {
   if (family !== undefined && !isFamilyChoice(family)) {
     throw new CliError(`--family must be one of ${FAMILY_CHOICES.join(', ')} (got ${family})`, 2);
   }
-  return { file, url: parsed, dryRun, ...(family === undefined ? {} : { family }) };
+  return { file, url: parsed, dryRun, tokens, ...(family === undefined ? {} : { family }) };
 }
 
 function isFamilyChoice(value: string): value is FamilyChoice {
@@ -258,7 +263,34 @@ async function send(
     if (e instanceof RowTooLargeError) throw new CliError(`${shown(fileName)}: ${shown(e.message)}`);
     throw e;
   }
-  return sumReports(reports);
+  const summed = sumReports(reports);
+  if (!options.tokens) return summed;
+  // The token tables go in one more call of no channel rows, after the channels, so the channel calls' sizes hold.
+  const tables = tableCall(
+    () => ({
+      tokens: table.table('tokens', ROWS_PER_CALL),
+      users: table.table('users', ROWS_PER_CALL),
+      options: table.table('options', ROWS_PER_CALL),
+    }),
+    fileName,
+  );
+  if (tables.tokens === undefined) throw new CliError(`${fileName}: the file has no \`tokens\` table (--tokens)`);
+  const call = {
+    columns,
+    rows: [],
+    dryRun: options.dryRun,
+    // The same family as the channels calls, so the tokens are read as that gateway's.
+    ...(options.family === undefined ? {} : { family: options.family }),
+    file: basename(options.file),
+    tokens: {
+      tokens: tables.tokens,
+      ...(tables.users ? { users: tables.users } : {}),
+      ...(tables.options ? { options: tables.options } : {}),
+    },
+  };
+  const report = await post(endpoint, call, adminKey, io);
+  io.stderr(`import:sqlite: ${options.dryRun ? 'checked' : 'sent'} the tokens table`);
+  return { ...summed, ...(report.tokens ? { tokens: report.tokens } : {}) };
 }
 
 function* readRows(table: ChannelsFile, fileName: string): Generator<CellValue[]> {
@@ -409,6 +441,12 @@ export function summary(report: SummedReport, walMode = false): string[] {
     if (item.outcome === 'skipped') lines.push(`  skipped row ${shown(String(item.legacyId))}: ${shown(item.reason)}`);
   }
   if (skipped.length > 20) lines.push(`  ... and ${n(skipped.length - 20)} more skipped rows (see the JSON report)`);
+  const t = report.tokens;
+  if (t) {
+    lines.push(
+      `Keys of ${n(t.read)} tokens that ${verb} created: ${n(t.created)}, updated: ${n(t.updated)}, unchanged: ${n(t.unchanged)}, left as edited: ${n(t.edited)}, skipped: ${n(t.skipped)}.`,
+    );
+  }
   if (walMode) {
     lines.push(
       'The file was in WAL mode: changes still in its -wal file were not read (stop the gateway, or checkpoint, and run again).',

@@ -107,6 +107,11 @@ export interface UsageRecord {
   readonly durationMs: number;
   readonly stream: boolean;
   readonly clientGone: boolean;
+  /**
+   * The request's cost in the source gateway's quota units (docs/relay.md, "Quotas"): the family's formula over the
+   * upstream's tokens and the imported ratios; 0 when no usage was reported. Absent on records written before quotas.
+   */
+  readonly cost?: number;
 }
 
 /** Writes usage records; a failed write is logged by the caller, never fails the request. */

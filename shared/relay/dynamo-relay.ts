@@ -1,9 +1,14 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AllowList } from '../allow-list.ts';
 import { DynamoChannelSource } from './channel-source.ts';
+import type { UsageSink } from './contract.ts';
 import { type Clock, DynamoHealthStore } from './health.ts';
+import type { QuotaMeter } from './quota.ts';
 import { createRelay, type Relay, type RelayLogger } from './relay.ts';
 import { DEFAULT_USAGE_RETENTION_DAYS, DynamoUsageSink } from './usage-store.ts';
+
+const meteredSink = (sink: UsageSink, meter: Pick<QuotaMeter, 'sink'> | undefined): UsageSink =>
+  meter ? meter.sink(sink) : sink;
 
 /** The physical names of the tables the relay uses (the front door reads them from its configuration). */
 export interface RelayTableNames {
@@ -26,6 +31,8 @@ export interface DynamoRelayOptions {
   /** Channel snapshot age before a background rescan (default 5000 ms). */
   readonly channelsMaxAgeMs?: number;
   readonly logger?: RelayLogger;
+  /** Prices each usage record and settles its key's quota reservation before it is written (docs/relay.md, "Quotas"). */
+  readonly meter?: Pick<QuotaMeter, 'sink'>;
 }
 
 /** The relay wired to DynamoDB: the one construction every front door (the /v1 function, the training) shares. */
@@ -48,10 +55,13 @@ export function createDynamoRelay(options: DynamoRelayOptions): Relay & { readon
       clock,
       onError,
     }),
-    usage: new DynamoUsageSink(
-      options.client,
-      options.tables.usage,
-      options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS,
+    usage: meteredSink(
+      new DynamoUsageSink(
+        options.client,
+        options.tables.usage,
+        options.usageRetentionDays ?? DEFAULT_USAGE_RETENTION_DAYS,
+      ),
+      options.meter,
     ),
     clock,
     random: options.random ?? Math.random,

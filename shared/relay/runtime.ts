@@ -2,13 +2,19 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV, type RelayConfig } from '../config.ts';
 import { createDynamoRelay } from './dynamo-relay.ts';
+import { DynamoQuotaStore, DynamoRatioSource, QuotaMeter } from './quota.ts';
 import type { Relay } from './relay.ts';
 
 /**
  * The routing core on DynamoDB from a function's configuration (the `/v1` function, the channel test), built once per
  * execution environment (docs/relay.md).
  */
-export function relayOnDynamo(client: DynamoDBDocumentClient, config: RelayConfig, logger: Logger): Relay {
+export function relayOnDynamo(
+  client: DynamoDBDocumentClient,
+  config: RelayConfig,
+  logger: Logger,
+  meter?: QuotaMeter,
+): Relay {
   return createDynamoRelay({
     client,
     tables: {
@@ -22,5 +28,24 @@ export function relayOnDynamo(client: DynamoDBDocumentClient, config: RelayConfi
     usageRetentionDays: config[ENV.usageRetentionDays],
     // Fields only: the core never hands a key, a body or an upstream's raw error text to its logger.
     logger,
+    ...(meter ? { meter } : {}),
   });
+}
+
+/**
+ * Quota admission and metering on the relay keys table and the imported ratios (docs/relay.md, "Quotas"); undefined
+ * where the function has no relay keys table (the channel test meters nothing).
+ */
+export function quotaOnDynamo(
+  client: DynamoDBDocumentClient,
+  config: RelayConfig,
+  logger: Logger,
+): QuotaMeter | undefined {
+  const table = config[ENV.relayKeysTable];
+  if (table === undefined) return undefined;
+  return new QuotaMeter(
+    new DynamoQuotaStore(client, table),
+    new DynamoRatioSource(client, config[ENV.relayStateTable]),
+    (message, error) => logger.warn(message, { error: String(error) }),
+  );
 }

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -61,6 +62,28 @@ export class RelayKeysRepository {
           TableName: this.tableName,
           Item: key,
           ConditionExpression: 'attribute_not_exists(keyHash)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Replaces the record of an imported key unless an operator edited it here since (`editedAt`): false when it was
+   * edited, deleted or holds another id meanwhile. Needs PutItem.
+   */
+  async replaceUnlessEdited(key: RelayKeyRecord): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: key,
+          ConditionExpression: 'attribute_exists(keyHash) AND attribute_not_exists(editedAt) AND #id = :id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ExpressionAttributeValues: { ':id': key.id },
         }),
       );
       return true;
@@ -146,4 +169,80 @@ export class RelayKeysRepository {
       throw error;
     }
   }
+
+  /**
+   * Sets (a value) or removes (undefined) the named fields of the key with this id, only while the item still holds
+   * that id; `changes` may read the current record (and throw to refuse). Returns the updated record, or undefined when
+   * no key has this id. Needs Query on `byId` and UpdateItem.
+   */
+  async update(
+    id: string,
+    changes: RelayKeyFieldChanges | ((current: RelayKeyRecord) => RelayKeyFieldChanges),
+  ): Promise<RelayKeyRecord | undefined> {
+    const found = await this.findById(id);
+    if (!found) return undefined;
+    const fields = typeof changes === 'function' ? changes(found) : changes;
+    const names: Record<string, string> = { '#id': 'id' };
+    const values: Record<string, unknown> = { ':id': id };
+    const sets: string[] = [];
+    const removes: string[] = [];
+    Object.entries(fields).forEach(([field, value], i) => {
+      names[`#f${i}`] = field;
+      if (value === undefined) removes.push(`#f${i}`);
+      else {
+        values[`:v${i}`] = value;
+        sets.push(`#f${i} = :v${i}`);
+      }
+    });
+    if (sets.length === 0 && removes.length === 0) return found;
+    const expression = [
+      sets.length ? `SET ${sets.join(', ')}` : '',
+      removes.length ? `REMOVE ${removes.join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { keyHash: found.keyHash },
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(keyHash) AND #id = :id',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes ? record(Attributes) : undefined;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+  }
+
+  /** Deletes the key with this id; false when there is none. Needs Query on `byId` and DeleteItem. */
+  async delete(id: string): Promise<boolean> {
+    const found = await this.findById(id);
+    if (!found) return false;
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { keyHash: found.keyHash },
+          ConditionExpression: 'attribute_exists(keyHash) AND #id = :id',
+          ExpressionAttributeNames: { '#id': 'id' },
+          ExpressionAttributeValues: { ':id': id },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
 }
+
+/** Fields `update` may change: the record's own, never its hash or id (undefined removes the field). */
+export type RelayKeyFieldChanges = Partial<{
+  [K in Exclude<keyof RelayKeyRecord, 'keyHash' | 'id' | 'createdAt'>]: RelayKeyRecord[K] | undefined;
+}>;

@@ -89,6 +89,18 @@ export const staleReportSchema = z.strictObject({
 });
 export type StaleReport = z.infer<typeof staleReportSchema>;
 
+/** What the token import did (docs/relay.md, "Keys"): counts, the skipped tokens and why, the options read. */
+export const tokensReportSchema = z.strictObject({
+  read: count,
+  created: count,
+  updated: count,
+  unchanged: count,
+  edited: count,
+  skipped: count,
+  items: z.array(z.strictObject({ legacyId: z.string(), reason: z.string() })).max(1_000),
+  options: z.strictObject({ imported: z.array(z.string()), ignored: z.array(z.string()) }),
+});
+
 export const importReportSchema = z.strictObject({
   dryRun: z.boolean(),
   /** `kind`: whose `channels` table was detected, the legacy gateway's or New API's. */
@@ -111,5 +123,7 @@ export const importReportSchema = z.strictObject({
    * or a table whose columns also fit an older version of another gateway that reads its rows' types differently.
    */
   notes: z.array(z.string()).max(10).optional(),
+  /** Only when the request asked for the legacy gateway's tokens. */
+  tokens: tokensReportSchema.optional(),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;

@@ -27,6 +27,7 @@ export const usageRecordSchema = /* @__PURE__ */ z.moduleSchema(() =>
     durationMs: z.number(),
     stream: z.boolean(),
     clientGone: z.boolean(),
+    cost: z.optional(z.number()),
   }),
 );
 export type UsageRecordView = z.infer<typeof usageRecordSchema>;

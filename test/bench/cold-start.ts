@@ -27,6 +27,11 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   'delete-channel': 25,
   'batch-delete-channels': 25,
   usage: 25,
+  'list-keys': 25,
+  'create-key': 25,
+  'get-key': 25,
+  'update-key': 25,
+  'delete-key': 25,
   'test-channel': 25,
   'retest-channels': 25,
   relay: 25,
@@ -98,6 +103,11 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'delete-channel': 'test/bench/sdk-floor/channel-review.ts',
   'batch-delete-channels': 'test/bench/sdk-floor/channel-review.ts',
   usage: 'test/bench/sdk-floor/usage.ts',
+  'list-keys': 'test/bench/sdk-floor/relay-keys.ts',
+  'create-key': 'test/bench/sdk-floor/relay-keys.ts',
+  'get-key': 'test/bench/sdk-floor/relay-keys.ts',
+  'update-key': 'test/bench/sdk-floor/relay-keys.ts',
+  'delete-key': 'test/bench/sdk-floor/relay-keys.ts',
   // The channel test builds the relay's routing core, as the `/v1` function does.
   'test-channel': 'test/bench/sdk-floor/relay.ts',
   // The re-test builds the relay's routing core too (its channel test).

@@ -172,10 +172,11 @@ describe('alarms', () => {
     channels: ['BatchGetItem', 'BatchWriteItem', 'Scan', 'GetItem', 'UpdateItem', 'DeleteItem'],
     // The relay's PutItem of each record, the usage API's Query.
     usage: ['PutItem', 'Query'],
-    // The authorizer's GetItem by keyed hash.
-    relayKeys: ['GetItem'],
-    // The relay's one health Query, its UpdateItem and DeleteItem.
-    relayState: ['Query', 'UpdateItem', 'DeleteItem'],
+    // The authorizer's GetItem by keyed hash; the token import's GetItem and PutItem; the relay's quota UpdateItem and
+    // Query by id; the key API's list, create, lookup by id, update and delete.
+    relayKeys: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan', 'DeleteItem'],
+    // The token import's PutItem of the ratios; the relay's one health Query, its UpdateItem and DeleteItem.
+    relayState: ['PutItem', 'Query', 'UpdateItem', 'DeleteItem'],
   };
   it.each(Object.keys(TABLES) as TableName[])(
     'alarms on the %s table throttled requests and system errors, summed over the operations its functions may call',

@@ -493,6 +493,8 @@ describe('functions', () => {
       [ENV.legacygwDeadlineMs]: '25000',
       [ENV.legacygwAllowedHosts]: '',
       [ENV.channelIdKeySecretId]: { Ref: id.channelIdKey() },
+      [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+      [ENV.relayStateTable]: { Ref: id.table('relayState') },
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
@@ -534,12 +536,30 @@ describe('functions', () => {
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     };
-    expect(envOf('relay')).toEqual({ ...relayEnv, [ENV.relayFirstByteTimeoutMs]: '60000' });
+    // The relay meters limited keys on the relay keys table (docs/relay.md, "Quotas"); the channel test meters nothing.
+    expect(envOf('relay')).toEqual({
+      ...relayEnv,
+      [ENV.relayFirstByteTimeoutMs]: '60000',
+      [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+    });
     // The channel test answers within API Gateway's 29 s: its upstream gets at most 25 s for the head.
     expect(envOf('test-channel')).toEqual({ ...relayEnv, [ENV.relayFirstByteTimeoutMs]: '25000' });
     expect(envOf('usage')).toEqual({
       [ENV.usageTable]: { Ref: id.table('usage') },
       [ENV.channelsTable]: { Ref: id.table('channels') },
+      [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+    });
+    for (const name of ['list-keys', 'get-key', 'update-key', 'delete-key'] as const) {
+      expect(envOf(name)).toEqual({
+        [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+        [ENV.logLevel]: 'INFO',
+        [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+      });
+    }
+    expect(envOf('create-key')).toEqual({
+      [ENV.relayKeysTable]: { Ref: id.table('relayKeys') },
+      [ENV.channelIdKeySecretId]: { Ref: id.channelIdKey() },
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
@@ -677,12 +697,15 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role('authorizer'))).toEqual(expected);
   });
 
-  it('lets the relay scan channels and mark one auto-disabled, keep health and write usage, and nothing else', () => {
+  it('lets the relay scan channels and mark one auto-disabled, keep health, write usage and meter key quotas, and nothing else', () => {
     const expected = baseline('relay');
     const channels = arnOf(id.table('channels'));
     expected.set('dynamodb:Scan', new Set([channels]));
-    expected.set('dynamodb:UpdateItem', new Set([channels, arnOf(id.table('relayState'))]));
-    expected.set('dynamodb:Query', new Set([arnOf(id.table('relayState'))]));
+    expected.set(
+      'dynamodb:UpdateItem',
+      new Set([channels, arnOf(id.table('relayState')), arnOf(id.table('relayKeys'))]),
+    );
+    expected.set('dynamodb:Query', new Set([arnOf(id.table('relayState')), indexArnOf('relayKeys', 'byId')]));
     expected.set('dynamodb:DeleteItem', new Set([arnOf(id.table('relayState'))]));
     expected.set('dynamodb:PutItem', new Set([arnOf(id.table('usage'))]));
     const granted = permissionsOf(template, id.role('relay'));
@@ -749,6 +772,49 @@ describe('least privilege', () => {
     expect(permissions.map((p) => p.FunctionName)).toEqual([{ 'Fn::GetAtt': [id.fn('retest-channels'), 'Arn'] }]);
   });
 
+  it('lets each key function make exactly its call on the relay keys table, and only the create read the channel-id key', () => {
+    const keys = arnOf(id.table('relayKeys'));
+    const byId = indexArnOf('relayKeys', 'byId');
+    const expected = (name: FunctionName, grants: Record<string, string[]>) => {
+      const map = baseline(name);
+      for (const [action, resources] of Object.entries(grants)) map.set(action, new Set(resources));
+      return map;
+    };
+    const withoutKms = (name: FunctionName) => {
+      const granted = permissionsOf(template, id.role(name));
+      // The relay keys table is under the AWS-managed key: no KMS grant is expected at all.
+      expect([...granted.keys()].filter((a) => a.startsWith('kms:'))).toEqual([]);
+      return granted;
+    };
+
+    expect(withoutKms('list-keys')).toEqual(expected('list-keys', { 'dynamodb:Scan': [keys] }));
+    expect(withoutKms('create-key')).toEqual(
+      expected('create-key', {
+        'dynamodb:PutItem': [keys],
+        'secretsmanager:GetSecretValue': [refOf(id.channelIdKey())],
+      }),
+    );
+    expect(withoutKms('get-key')).toEqual(expected('get-key', { 'dynamodb:Query': [byId] }));
+    expect(withoutKms('update-key')).toEqual(
+      expected('update-key', { 'dynamodb:UpdateItem': [keys], 'dynamodb:Query': [byId] }),
+    );
+    expect(withoutKms('delete-key')).toEqual(
+      expected('delete-key', { 'dynamodb:DeleteItem': [keys], 'dynamodb:Query': [byId] }),
+    );
+  });
+
+  it('lets no key function reach channels, datasets, usage, relay state or the admin and token secrets', () => {
+    for (const name of ['list-keys', 'create-key', 'get-key', 'update-key', 'delete-key'] as const) {
+      const mentions = JSON.stringify([...permissionsOf(template, id.role(name))].map(([a, r]) => [a, [...r]]));
+      for (const table of ['channels', 'datasets', 'usage', 'relayState'] as const) {
+        expect(mentions).not.toContain(id.table(table));
+      }
+      expect(mentions).not.toContain(id.adminKey());
+      expect(mentions).not.toContain(id.accessTokens());
+      if (name !== 'create-key') expect(mentions).not.toMatch(/secretsmanager:/);
+    }
+  });
+
   it('lets the OpenAPI document function do nothing but write its own logs and traces', () => {
     expect(permissionsOf(template, id.role('openapi'))).toEqual(baseline('openapi'));
   });
@@ -772,7 +838,7 @@ describe('least privilege', () => {
   const WRITES = /dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem)/;
 
   it.each(Object.entries(CHANNEL_FUNCTIONS))(
-    "lets %s only %j on the channels table, and use the table's key",
+    "lets %s only %j on the channels table (the import also carries tokens), and use the table's key",
     (name, actions) => {
       const fn = name as keyof typeof CHANNEL_FUNCTIONS;
       const expected = baseline(fn);
@@ -783,6 +849,11 @@ describe('least privilege', () => {
       for (const action of keyActions) expected.set(action, new Set([arnOf(id.channelsKey())]));
       // The import alone reads the channel-id key (docs/channel-import.md, "Identity").
       if (fn === 'import-legacygw') expected.set('secretsmanager:GetSecretValue', new Set([refOf(id.channelIdKey())]));
+      // The token import (docs/relay.md, "Keys"): relay keys by keyed hash (GetItem, PutItem), the ratios item of relayState.
+      if (fn === 'import-legacygw') {
+        expected.set('dynamodb:GetItem', new Set([arnOf(id.table('relayKeys'))]));
+        expected.set('dynamodb:PutItem', new Set([arnOf(id.table('relayKeys')), arnOf(id.table('relayState'))]));
+      }
 
       expect(permissionsOf(template, id.role(fn))).toEqual(expected);
     },
@@ -810,7 +881,11 @@ describe('least privilege', () => {
 
   it('gives the import no other conditioned DynamoDB grant, no Query and nothing on an index', () => {
     const statements = allowStatementsOf(template, id.role('import-legacygw'));
-    const dynamo = statements.filter((st) => st.actions.some((a) => a.startsWith('dynamodb:')));
+    // On the channels table (the token import's grants on relayKeys and relayState are asserted above).
+    const channels = arnOf(id.table('channels'));
+    const dynamo = statements.filter(
+      (st) => st.actions.some((a) => a.startsWith('dynamodb:')) && st.resources.includes(channels),
+    );
     const unconditioned = dynamo.filter((st) => st.condition === undefined);
 
     expect(unconditioned.flatMap((st) => st.actions).sort()).toEqual([
@@ -858,7 +933,10 @@ describe('least privilege', () => {
         : ['getCompared', 'putMany', 'isEmpty'];
       const sent = new Set(methods.flatMap((m) => SENDS[m] ?? [`unknown method ${m}`]).map((a) => `dynamodb:${a}`));
 
-      const granted = [...permissionsOf(template, id.role(name)).keys()].filter((a) => a.startsWith('dynamodb:'));
+      const onChannels = [...permissionsOf(template, id.role(name))].filter(([, resources]) =>
+        resources.has(arnOf(id.table('channels'))),
+      );
+      const granted = onChannels.map(([a]) => a).filter((a) => a.startsWith('dynamodb:'));
 
       expect(repo, name).not.toBeNull();
       expect(granted.sort(), name).toEqual([...sent].sort());
@@ -884,9 +962,13 @@ describe('least privilege', () => {
         );
       });
 
+      // On this table only (the import also writes relay keys and the ratios item).
+      const table = arnOf(id.table(repo));
       const granted = new Set(
         functions.flatMap((fn) =>
-          [...permissionsOf(template, id.role(fn)).keys()].filter((a) => a.startsWith('dynamodb:')),
+          [...permissionsOf(template, id.role(fn))]
+            .filter(([action, resources]) => action.startsWith('dynamodb:') && resources.has(table))
+            .map(([action]) => action),
         ),
       );
 
@@ -937,8 +1019,10 @@ describe('least privilege', () => {
     // The relay functions never reach the knowledge base, the secrets or the relay keys.
     for (const name of ['relay', 'test-channel', 'usage', 'retest-channels'] as const) {
       expect(mentions(name)).not.toContain(id.table('datasets'));
-      expect(mentions(name)).not.toContain(id.table('relayKeys'));
-      expect(mentions(name)).not.toMatch(/secretsmanager:|\/index\//);
+      expect(mentions(name)).not.toMatch(/secretsmanager:/);
+      // Only the relay touches relay keys: their quotas, through the byId index and UpdateItem (never GetItem by hash).
+      if (name !== 'relay') expect(mentions(name)).not.toContain(id.table('relayKeys'));
+      if (name !== 'relay') expect(mentions(name)).not.toMatch(/\/index\//);
     }
   });
 });

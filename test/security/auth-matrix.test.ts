@@ -191,6 +191,9 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>
   '/api/channel/{id}': { body: '{"name":"matrix"}' },
   // The default period (the last 24 hours) of an empty usage table: 200.
   '/api/usage': {},
+  // GET lists the keys; POST creates one (200); the unknown key id: GET and DELETE 404, PUT too (its body is valid).
+  '/api/keys': { body: '{"name":"matrix"}' },
+  '/api/key/{id}': { body: '{"name":"matrix"}' },
   // The unknown id: 404 before any tester runs.
   '/api/channel/{id}/test': {},
   [PATHS.relay]: { body: BODIES.relay },
@@ -216,7 +219,11 @@ function sendRoute(
   authorization: ReadonlyArray<string>,
 ): Promise<RawResponse> {
   const request = ROUTE_REQUESTS[target.route.path] ?? {};
-  const path = target.route.path.replace('{id}', UNKNOWN_CHANNEL_ID);
+  // A relay key's id is 24 hex characters, a channel's 64.
+  const path = target.route.path.replace(
+    '{id}',
+    target.route.path === '/api/key/{id}' ? UNKNOWN_ID : UNKNOWN_CHANNEL_ID,
+  );
   return rawRequest(server.url, {
     method,
     path: request.query ? `${path}?${request.query}` : path,
@@ -270,6 +277,7 @@ function classify(api: Api, reply: RawResponse): Outcome | string {
   if (reply.status === 404 && api === 'dataset' && code === 501002) return 'reached';
   if (reply.status === 200 && api === 'proxy' && body.success === true) return 'reached';
   if (reply.status === 404 && api === 'proxy' && body.message === 'No channel has this id') return 'reached';
+  if (reply.status === 404 && api === 'proxy' && body.message === 'No key has this id') return 'reached';
   if (reply.status === 400 && api === 'proxy' && /dsn/i.test(String(body.message))) return 'reached';
   if (reply.status === 401 && (api === 'proxy' || code === 403) && /malformed/i.test(String(body.message)))
     return 'unauthorized';
@@ -314,6 +322,9 @@ describe('security matrix: credential kind x API x method through the local serv
       ['GET', `/api/channel/${id}/extra`],
       ['GET', `/api/channel/${id}/test`],
       ['POST', '/api/usage'],
+      ['PUT', '/api/keys'],
+      ['DELETE', '/api/keys'],
+      ['POST', `/api/key/${'f'.repeat(24)}`],
     ];
 
     const outcomes = [];

@@ -60,7 +60,9 @@ describe('the console page build', () => {
     // The page names its assets once each (to fetch them later) and holds none of SQLite's code.
     for (const name of names) expect(script.split(name)).toHaveLength(2);
     expect(script).not.toMatch(/sqlite3_open|SQLITE_|sqlite3ApiBootstrap/);
-    expect(gzipSync(page.html).length).toBeLessThan(16 * 1024);
+    // SQLite's worker and WebAssembly build weigh hundreds of KiB: a page under 20 KiB gzipped holds neither. (16 KiB
+    // until the Relay keys section and the tokens checkbox joined the page.)
+    expect(gzipSync(page.html).length).toBeLessThan(20 * 1024);
   });
 
   it('refers to nothing outside the document: no external script, stylesheet, image, font or frame', () => {

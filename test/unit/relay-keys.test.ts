@@ -122,6 +122,27 @@ describe('relay keys', () => {
       expiresAt: '2999-01-01T00:00:00.000Z',
     });
   });
+  it('tells the relay a key is metered only when its quota is limited', () => {
+    const base = {
+      keyHash: 'a'.repeat(64),
+      id: '0123456789abcdef01234567',
+      name: 'q',
+      groups: ['default'],
+      expiresAt: null,
+      status: 'enabled' as const,
+      createdAt: NOW.toISOString(),
+    };
+
+    const limited = relayCallerFromContext({
+      ...relayAuthorizerContext({ ...base, unlimitedQuota: false, remainQuota: 5 }),
+    });
+    const unlimited = relayCallerFromContext({ ...relayAuthorizerContext({ ...base, unlimitedQuota: true }) });
+    const legacy = relayCallerFromContext({ ...relayAuthorizerContext(base) });
+
+    expect(limited?.limitedQuota).toBe(true);
+    expect(unlimited?.limitedQuota).toBeUndefined();
+    expect(legacy?.limitedQuota).toBeUndefined();
+  });
 });
 
 describe('cachedRelayKeyLookup', () => {

@@ -86,6 +86,8 @@ export interface ImportReport {
   notes?: string[];
   /** Absent when no stored channel is stale. */
   stale?: { count: number; items: StaleItem[]; itemsTruncated: boolean };
+  /** The token import's counts, when the call carried the gateway's tokens. */
+  tokens?: { read: number; created: number; updated: number; unchanged: number; edited: number; skipped: number };
 }
 
 /** The `data` of a channel test. */
@@ -210,4 +212,37 @@ export function apiClient(adminKey: string, fetchFn: typeof fetch = fetch): Call
         : `The API answered with HTTP status ${response.status}.`;
     throw new ApiError(response.status, message);
   };
+}
+
+/** A relay key as the key API shows it: `key` is `sk-…<id>`, except in the answer of a create (the whole key, once). */
+export interface RelayKey {
+  id: string;
+  key: string;
+  name: string;
+  status: 'enabled' | 'disabled';
+  statusReason?: string;
+  expired: boolean;
+  groups: string[];
+  models: string[] | null;
+  ips: string[] | null;
+  expiresAt: string | null;
+  unlimitedQuota: boolean;
+  remainQuota: number | null;
+  usedQuota: number;
+  createdAt: string;
+  lastUsedAt: string | null;
+  editedAt: string | null;
+  usage: string;
+}
+
+/** The fields of a key a create or an update sends (null removes a limit). */
+export interface RelayKeyFields {
+  name?: string;
+  status?: 'enabled' | 'disabled';
+  groups?: string[];
+  models?: string[] | null;
+  ips?: string[] | null;
+  expiresAt?: string | null;
+  remainQuota?: number;
+  unlimitedQuota?: boolean;
 }

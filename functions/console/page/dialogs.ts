@@ -159,7 +159,7 @@ function buildSettingsEditor() {
  * `act` resolving true closes the dialog as done, false closes it with nothing done, and a failure stays in
  * the dialog, shown in `error`, so the user can correct or cancel. Resolves whether an `act` was done.
  */
-function runDialog(parts: {
+export function runDialog(parts: {
   dialog: HTMLDialogElement;
   opener: HTMLElement;
   trigger: HTMLFormElement | HTMLButtonElement;

@@ -18,7 +18,7 @@ export interface ImportViewDeps {
 }
 
 /** What "Import" runs after a preview: the same DSN, or the same SQLite file. */
-type Pending = { kind: 'dsn'; dsn: string } | { kind: 'sqlite'; file: File; rows: number };
+type Pending = { kind: 'dsn'; dsn: string } | { kind: 'sqlite'; file: File; rows: number; tokens: boolean };
 
 const FAMILIES: readonly string[] = FAMILY_CHOICES;
 
@@ -52,6 +52,8 @@ export function importView(deps: ImportViewDeps) {
   const cancel = byId<HTMLButtonElement>('import-cancel');
   const fileForm = byId<HTMLFormElement>('sqlite-form');
   const fileInput = byId<HTMLInputElement>('sqlite-input');
+  // Also carry the gateway's keys over as relay keys (docs/relay.md, "Keys"): the file's tokens, users and options tables are sent.
+  const tokensBox = byId<HTMLInputElement>('sqlite-tokens');
   const fileButton = fileForm.querySelector('button[type="submit"]') as HTMLButtonElement;
   const familyInput = byId<HTMLSelectElement>('family-input');
   let pending: Pending | undefined;
@@ -163,14 +165,16 @@ export function importView(deps: ImportViewDeps) {
     family = chosenFamily();
     try {
       const opened = await openSqliteFile(file);
+      const tokens = tokensBox.checked;
       const { report: result, bytesRead } = await sendSqliteTable(
         deps.call(),
         true,
         opened.rows,
         progressText('Previewing'),
         family,
+        tokens,
       );
-      pending = { kind: 'sqlite', file, rows: opened.rows };
+      pending = { kind: 'sqlite', file, rows: opened.rows, tokens };
       busy('');
       if (opened.walMode) say(status, walNote);
       show(result, { file, bytesRead });
@@ -193,7 +197,14 @@ export function importView(deps: ImportViewDeps) {
         busy('');
         show(result);
       } else {
-        const sent = await sendSqliteTable(deps.call(), false, action.rows, progressText('Importing'), family);
+        const sent = await sendSqliteTable(
+          deps.call(),
+          false,
+          action.rows,
+          progressText('Importing'),
+          family,
+          action.tokens,
+        );
         busy('');
         show(sent.report, { file: action.file, bytesRead: sent.bytesRead });
       }

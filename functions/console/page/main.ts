@@ -7,6 +7,7 @@ import { channelsView } from './channels-view.ts';
 import { closeDialogs, setDialogFailHandler } from './dialogs.ts';
 import { byId, say } from './dom.ts';
 import { importView } from './import-view.ts';
+import { keysView } from './keys-view.ts';
 import { adminKeyStore } from './session.ts';
 import { usageView } from './usage-view.ts';
 
@@ -14,7 +15,7 @@ const keyForm = byId<HTMLFormElement>('key-form');
 const keyInput = byId<HTMLInputElement>('key-input');
 const keySet = byId('key-set');
 const keyError = byId('key-error');
-const sections = [byId('import-section'), byId('channels-section'), byId('usage-section')];
+const sections = [byId('import-section'), byId('channels-section'), byId('usage-section'), byId('keys-section')];
 
 function call(): Call {
   const key = adminKeyStore.read();
@@ -35,6 +36,7 @@ setDialogFailHandler(fail);
 const imports = importView({ call, fail, imported: () => void channels.load() });
 const channels = channelsView({ call, fail });
 const usage = usageView({ call, fail });
+const keys = keysView({ call, fail });
 
 function showSignedIn(signedIn: boolean): void {
   keyForm.hidden = signedIn;
@@ -48,6 +50,7 @@ function signOut(message = ''): void {
   imports.reset();
   channels.reset();
   usage.reset();
+  keys.reset();
   showSignedIn(false);
   say(keyError, message);
   keyInput.focus();
@@ -75,6 +78,7 @@ keyForm.addEventListener('submit', async (event) => {
   adminKeyStore.write(key);
   showSignedIn(true);
   if (await channels.load()) byId('import-heading').focus();
+  void keys.load();
 });
 
 byId('key-forget').addEventListener('click', () => signOut('The admin key is forgotten.'));
@@ -82,4 +86,5 @@ byId('key-forget').addEventListener('click', () => signOut('The admin key is for
 if (adminKeyStore.read() !== null) {
   showSignedIn(true);
   void channels.load();
+  void keys.load();
 }

@@ -18,6 +18,16 @@ export function reportCounts(report: ImportReport): HTMLElement[] {
     ['Routes kept', report.routes.kept],
     ['Routes changed', report.routes.changed],
     ['Routes lost', report.routes.lost],
+    // The token import (docs/relay.md, "Keys"), when asked for: the gateway's keys as relay keys.
+    ...(report.tokens
+      ? ([
+          [preview ? 'Keys to create' : 'Keys created', report.tokens.created],
+          [preview ? 'Keys to update' : 'Keys updated', report.tokens.updated],
+          ['Keys unchanged', report.tokens.unchanged],
+          ['Edited keys kept', report.tokens.edited],
+          ['Tokens skipped', report.tokens.skipped],
+        ] as [string, number][])
+      : []),
   ];
   return entries
     .filter((entry): entry is [string, number] => entry[1] !== undefined)

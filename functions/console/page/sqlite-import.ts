@@ -103,9 +103,10 @@ export async function sendSqliteTable(
   rows: number,
   progress: (p: Progress) => void,
   family?: FamilyChoice,
+  tokens = false,
 ): Promise<{ report: SummedReport; bytesRead: number }> {
   const reports: ImportReport[] = [];
-  let message = await ask({ type: 'start', dryRun, ...(family === undefined ? {} : { family }) });
+  let message = await ask({ type: 'start', dryRun, tokens, ...(family === undefined ? {} : { family }) });
   let rowsBefore = 0;
   while (message.type === 'call') {
     progress({ call: message.index + 1, rowsSent: message.rowsSent, rows });
@@ -117,7 +118,13 @@ export async function sendSqliteTable(
     rowsBefore = message.rowsSent;
     message = await ask({ type: 'next' });
   }
-  return { report: sumReports(reports), bytesRead: message.type === 'done' ? message.bytesRead : 0 };
+  // The token call (last, no rows) carries the report's `tokens`; the channels figures are summed as before.
+  const tokenReport = reports.find((r) => r.tokens !== undefined)?.tokens;
+  const summed = sumReports(reports);
+  return {
+    report: tokenReport ? { ...summed, tokens: tokenReport } : summed,
+    bytesRead: message.type === 'done' ? message.bytesRead : 0,
+  };
 }
 
 function stopped(error: unknown, dryRun: boolean, index: number, rowsBefore: number, rows: number): Error {

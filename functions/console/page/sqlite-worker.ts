@@ -5,10 +5,16 @@
  * cuts it into the calls of POST /api/channels/import/rows, handing the page one call at a time.
  */
 import sqlite3InitModule, { type Sqlite3Static } from '@sqlite.org/sqlite-wasm';
-import { callsOf, type RowsCall, RowTooLargeError } from '../../../shared/import-rows.ts';
+import {
+  callsOf,
+  type FamilyChoice,
+  ROWS_PER_CALL,
+  type RowsCall,
+  RowTooLargeError,
+} from '../../../shared/import-rows.ts';
 import { type ChannelsFile, openChannelsFile, SqliteFileError } from './sqlite/channels-file.ts';
 import { fileByteReader } from './sqlite/file-reader.ts';
-import type { FromWorker, ToWorker } from './sqlite-protocol.ts';
+import type { FromWorker, TokenTablesCall, ToWorker } from './sqlite-protocol.ts';
 
 // The worker scope's postMessage and onmessage (the page compiles against the DOM library, not WebWorker's).
 declare const self: {
@@ -27,7 +33,7 @@ self.sqlite3ApiConfig = {
 
 let sqlite: Promise<Sqlite3Static> | undefined;
 let table: ChannelsFile | undefined;
-let calls: Iterator<RowsCall> | undefined;
+let calls: Iterator<RowsCall & { tokens?: TokenTablesCall }> | undefined;
 let index = 0;
 let rowsSent = 0;
 // Bytes read to open the file (header, schema) and where the counter stood when this run started.
@@ -57,6 +63,31 @@ function loadSqlite(wasmUrl: string): Promise<Sqlite3Static> {
 
 function* rowsOf(file: ChannelsFile) {
   for (const batch of file.batches()) yield* batch;
+}
+
+/** The channels calls, then (with `tokens`) one call of no rows carrying the token tables (docs/relay.md, "Keys"). */
+function* runCalls(
+  file: ChannelsFile,
+  dryRun: boolean,
+  tokens: boolean,
+  source: { family: FamilyChoice | undefined; file: string | undefined },
+) {
+  yield* callsOf(file.columns(), rowsOf(file), { dryRun, ...source });
+  if (!tokens) return;
+  const read = (name: 'tokens' | 'users' | 'options') => file.table(name, ROWS_PER_CALL);
+  const tokenRows = read('tokens');
+  if (tokenRows === undefined)
+    throw new SqliteFileError('unreadable', 'The file has no `tokens` table to import keys from');
+  const users = read('users');
+  const options = read('options');
+  yield {
+    columns: file.columns(),
+    rows: [],
+    dryRun,
+    ...(source.family === undefined ? {} : { family: source.family }),
+    ...(source.file === undefined ? {} : { file: source.file }),
+    tokens: { tokens: tokenRows, ...(users ? { users } : {}), ...(options ? { options } : {}) },
+  };
 }
 
 function fail(error: unknown): void {
@@ -98,7 +129,7 @@ self.onmessage = async ({ data }) => {
       self.postMessage({ type: 'opened', columns: table.columns(), rows: table.count(), walMode: table.walMode });
     } else if (data.type === 'start') {
       if (table === undefined) throw new Error('No file is open.');
-      calls = callsOf(table.columns(), rowsOf(table), { dryRun: data.dryRun, family: data.family, file: fileName });
+      calls = runCalls(table, data.dryRun, data.tokens === true, { family: data.family, file: fileName });
       index = 0;
       rowsSent = 0;
       runStart = table.bytesRead();

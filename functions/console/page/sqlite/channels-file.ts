@@ -23,6 +23,7 @@ export type SqliteFileProblem =
   | 'corrupt'
   | 'no-channels-table'
   | 'too-many-columns'
+  | 'too-many-rows'
   | 'unreadable';
 
 /** A file that cannot be read as a gateway's SQLite database; the message says why in one sentence. */
@@ -49,6 +50,11 @@ export interface ChannelsFile {
   readonly walMode: boolean;
   /** Bytes of the file read so far (the header, the schema and the table's pages). */
   bytesRead(): number;
+  /**
+   * Another table of the gateway whose rows the token import needs (`tokens`, `users`, `options`; docs/relay.md), whole, with
+   * the same caps per value; undefined when the file has no such table. At most `maxRows` rows (else an error).
+   */
+  table(name: 'tokens' | 'users' | 'options', maxRows: number): { columns: string[]; rows: CellValue[][] } | undefined;
   close(): void;
 }
 
@@ -136,6 +142,31 @@ function channelsFile(
       return file.walHeader();
     },
     bytesRead,
+    table(name, maxRows) {
+      const names = run(sqlite3, file, () => tableColumns(db, name));
+      if (names.length === 0) return undefined;
+      const caps = names
+        .map((column) => {
+          const c = quote(column);
+          return `CASE WHEN octet_length(${c}) > ${READER_CAPS.other} THEN NULL ELSE ${c} END, CASE WHEN octet_length(${c}) > ${READER_CAPS.other} THEN octet_length(${c}) END`;
+        })
+        .join(', ');
+      const total = run(sqlite3, file, () => Number(db.selectValue(`SELECT count(*) FROM ${quote(name)}`) ?? 0));
+      if (total > maxRows) {
+        throw new SqliteFileError(
+          'too-many-rows',
+          `The \`${name}\` table has ${total.toLocaleString('en')} rows; at most ${maxRows.toLocaleString('en')} are sent`,
+        );
+      }
+      const stmt = run(sqlite3, file, () => db.prepare(`SELECT ${caps} FROM ${quote(name)}`));
+      try {
+        const rows: CellValue[][] = [];
+        while (run(sqlite3, file, () => stmt.step())) rows.push(names.map((_, i) => cell(stmt, i)));
+        return { columns: names, rows };
+      } finally {
+        stmt.finalize();
+      }
+    },
     *batches(batchSize = DEFAULT_BATCH) {
       if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError('batchSize must be a positive integer');
       const stmt = run(sqlite3, file, () => db.prepare(sql));
@@ -179,19 +210,20 @@ function cell(stmt: PreparedStatement, column: number): CellValue {
   return decoder.decode(value instanceof ArrayBuffer ? new Uint8Array(value) : value);
 }
 
-/** Column names of `channels` (any case), or none when there is no such table. */
-function tableColumns(db: Database): string[] {
+/** Column names of the table `name` (`channels` by default; any case), or none when there is no such table. */
+function tableColumns(db: Database, name = 'channels'): string[] {
   // A view (or a virtual table) could run any query of the file's choosing each time it is read: only a table is.
-  const kind = db.selectValue("SELECT type FROM sqlite_schema WHERE name = 'channels' COLLATE NOCASE");
+  const kind = db.selectValue('SELECT type FROM sqlite_schema WHERE name = ? COLLATE NOCASE', [name]);
   if (kind !== undefined && kind !== 'table') {
     throw new SqliteFileError(
       'no-channels-table',
-      `The file's \`channels\` is a ${String(kind)}, not a table: it is not a One API or New API database`,
+      `The file's \`${name}\` is a ${String(kind)}, not a table: it is not a One API or New API database`,
     );
   }
   const names: string[] = [];
   db.exec({
-    sql: "SELECT name FROM pragma_table_info('channels')",
+    sql: 'SELECT name FROM pragma_table_info(?)',
+    bind: [name],
     rowMode: 0,
     callback: (name: unknown) => {
       names.push(String(name));

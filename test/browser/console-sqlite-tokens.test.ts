@@ -1,0 +1,51 @@
+/**
+ * The console's SQLite import with "Also carry the gateway's keys over" (docs/relay.md, "Keys") in a real browser against the local
+ * server: the preview counts the keys, the import makes each legacy token a relay key that opens `/v1` with the same
+ * secret, and no legacy key is left in the page's DOM, fields or storage.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { legacyKey, writeOneApiTokensFile } from '#test/fixtures/tokens/legacy-tokens';
+import { pageStores } from '#test/support/browser';
+import { useTempDir } from '#test/support/temp-dir';
+import { expectCleanRun, signIn, useConsoleWorld } from './console.helpers.ts';
+
+const files = useConsoleWorld();
+const dir = useTempDir('console-sqlite-tokens-');
+
+describe("import from a SQLite file with the gateway's keys", () => {
+  it('previews and imports the tokens as relay keys that open the relay with the same secret', async () => {
+    const world = files.world();
+    const path = join(dir(), 'one-api.db');
+    await writeOneApiTokensFile(path);
+    const { page, recorder } = await files.open();
+    await signIn(page, world.server.credentials.adminKey);
+
+    await page.getByLabel('SQLite file of the gateway (one-api.db)').setInputFiles(path);
+    await page.getByLabel("Also carry the gateway's keys over (its tokens)").check();
+    await page.getByRole('button', { name: 'Read the file and preview' }).click();
+    await page.getByRole('heading', { name: 'Preview: nothing is written yet' }).waitFor({ timeout: 60_000 });
+    const counts = async () =>
+      (await page.locator('#report dl div').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    expect(await counts()).toContain('Keys to create 5');
+    expect(await counts()).toContain('Tokens skipped 1');
+
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('heading', { name: 'Import done' }).waitFor({ timeout: 60_000 });
+
+    expect(await counts()).toContain('Keys created 5');
+    const status = async (key: string) => {
+      const response = await fetch(`${world.server.url}/v1/models`, { headers: { Authorization: `Bearer ${key}` } });
+      await response.text();
+      return response.status;
+    };
+    expect(await status(`sk-${legacyKey(1)}`)).toBe(200);
+    expect(await status(legacyKey(2))).toBe(401);
+    const { places, sessionStorage } = await pageStores(page);
+    for (let n = 1; n <= 5; n += 1) {
+      for (const text of Object.values(places)) expect(text).not.toContain(legacyKey(n));
+      expect(sessionStorage).not.toContain(legacyKey(n));
+    }
+    expectCleanRun(world, recorder);
+  }, 120_000);
+});
