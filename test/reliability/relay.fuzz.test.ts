@@ -97,6 +97,8 @@ function isSuccess(body: unknown): boolean {
   if (!isObject(body)) return false;
   if (body.object === 'chat.completion') return Array.isArray(body.choices);
   if (body.object === 'list') return Array.isArray(body.data);
+  // OpenAI's Responses API (`/v1/responses`, passed through to an OpenAI channel).
+  if (body.object === 'response') return typeof body.id === 'string';
   return typeof body.openapi === 'string';
 }
 
@@ -231,7 +233,7 @@ const route = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ method: 'GET', path: MODELS }) },
   // Paths under `/v1` no route has.
   fc
-    .constantFrom('/v1', '/v1/', '/v1/completions', '/v1/models/gpt-4o-mini', '/v1/chat', '/v1/responses', '/v1/%00')
+    .constantFrom('/v1', '/v1/', '/v1/completions', '/v1/models/gpt-4o-mini', '/v1/chat', '/v1/response', '/v1/%00')
     .map((path) => ({ method: 'POST', path })),
 );
 

@@ -98,7 +98,10 @@ describe('parseDsn (property)', () => {
         (scheme, user, password, target, portNumber, [database, encodedDatabase], query) => {
           const userinfo = password === undefined ? user : `${user}:${password}`;
           const address = portNumber === undefined ? target.text : `${target.text}:${portNumber}`;
-          const dsn = `${scheme}${userinfo}@tcp(${address})/${encodedDatabase}${queryOf(query)}`;
+          // A user and a password starting with "//" read as a URL scheme; the rule (test/unit/dsn.test.ts) is that such
+          // a DSN needs `mysql://` first, so the property writes it so.
+          const schemeLike = scheme === '' && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(userinfo);
+          const dsn = `${schemeLike ? 'mysql://' : scheme}${userinfo}@tcp(${address})/${encodedDatabase}${queryOf(query)}`;
 
           const parsed = parseDsn(dsn);
 
