@@ -305,6 +305,15 @@ export async function importFromSource(
         : `The channels table of the database ${JSON.stringify(origin.database)} holds no rows: nothing to import. Check that the DSN names the database the gateway uses (its SQL_DSN).`,
     );
   }
+  const notServable = report.notServableProviders();
+  if (notServable.length > 0) {
+    result.notServable = notServable;
+    const total = notServable.reduce((sum, p) => sum + p.channels, 0);
+    const which = notServable.map((p) => `${p.provider} (${p.channels})`).join(', ');
+    notes.push(
+      `${total} enabled channel${total === 1 ? ' is' : 's are'} of a provider the relay cannot serve yet: ${which}. They are kept, but no /v1 request reaches them (see "notServable").`,
+    );
+  }
   if (notes.length > 0) result.notes = notes;
   deps.logger.info('Import finished', {
     ...origin,

@@ -1,4 +1,11 @@
-import type { ImportReport, ReportItem, SourceKind, StaleReport } from '#shared/schemas/import-report';
+import { isServable, servabilityReason } from '#shared/relay/providers/index';
+import type {
+  ImportReport,
+  NotServableProvider,
+  ReportItem,
+  SourceKind,
+  StaleReport,
+} from '#shared/schemas/import-report';
 import type { LegacyId, RowOutcome, RowRoutes } from './mapping.ts';
 import { MAX_ROUTE_GROUPS_PER_ROW, type RouteRow, RouteTally, rowGroups } from './routes.ts';
 
@@ -25,6 +32,7 @@ export class ReportBuilder {
 
   addRow(outcome: RowOutcome): void {
     this.rows.read += 1;
+    if (outcome.outcome === 'imported') this.countNotServable(outcome.channels);
     if (outcome.outcome === 'skipped') {
       this.rows.skipped += 1;
       const warnings = outcome.warnings.length > 0 ? { warnings: [...outcome.warnings] } : {};
@@ -105,6 +113,24 @@ export class ReportBuilder {
       routes: unread.length > 0 ? { ...this.routes.build(), unreadColumns: [...unread] } : this.routes.build(),
       ...(stale === undefined ? {} : { stale }),
     };
+  }
+
+  /** Enabled channels per provider the relay cannot serve yet (docs/relay.md, "Providers"); they route no request. */
+  private readonly notServable = new Map<string, number>();
+
+  private countNotServable(channels: readonly { provider: string; status: string }[]): void {
+    for (const channel of channels) {
+      if (channel.status !== 'enabled' || isServable(channel.provider)) continue;
+      this.notServable.set(channel.provider, (this.notServable.get(channel.provider) ?? 0) + 1);
+    }
+  }
+
+  /** The providers of enabled channels the relay cannot serve, most channels first (at most 50 providers). */
+  notServableProviders(): NotServableProvider[] {
+    return [...this.notServable]
+      .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+      .slice(0, 50)
+      .map(([provider, channels]) => ({ provider, channels, reason: servabilityReason(provider) ?? '' }));
   }
 
   private addItem(item: ReportItem): void {

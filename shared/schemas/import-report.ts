@@ -101,6 +101,14 @@ export const tokensReportSchema = z.strictObject({
   options: z.strictObject({ imported: z.array(z.string()), ignored: z.array(z.string()) }),
 });
 
+/** Enabled channels of one provider the relay cannot serve yet (docs/relay.md, "Providers"). */
+export const notServableProviderSchema = z.strictObject({
+  provider: z.string(),
+  channels: count,
+  reason: z.string(),
+});
+export type NotServableProvider = z.infer<typeof notServableProviderSchema>;
+
 export const importReportSchema = z.strictObject({
   dryRun: z.boolean(),
   /** `kind`: whose `channels` table was detected, the legacy gateway's or New API's. */
@@ -125,5 +133,10 @@ export const importReportSchema = z.strictObject({
   notes: z.array(z.string()).max(10).optional(),
   /** Only when the request asked for the legacy gateway's tokens. */
   tokens: tokensReportSchema.optional(),
+  /**
+   * Enabled channels the import carries whose provider the relay cannot serve yet, per provider with the reason: their
+   * routes are kept in the table but no `/v1` request reaches them (docs/relay.md, "Providers"). Absent when none.
+   */
+  notServable: z.array(notServableProviderSchema).max(50).optional(),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;

@@ -39,6 +39,9 @@ describe('importing the legacy gateway fixture through the local server', () => 
       items: expect.any(Array),
       itemsTruncated: false,
       routes: expect.objectContaining({ total: 28, kept: 27, changed: 1, lost: 0 }),
+      // Channels of providers the relay cannot serve yet, named per provider (docs/relay.md, "Providers").
+      notServable: expect.arrayContaining([expect.objectContaining({ provider: 'aws', channels: 1 })]),
+      notes: [expect.stringMatching(/^4 enabled channels are of a provider the relay cannot serve yet: aws \(1\)/)],
     });
     expect(data.items.filter((i) => i.outcome === 'skipped')).toEqual([
       { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },

@@ -228,6 +228,19 @@ const EXPECTED_ROUTES = {
   complete: true,
 };
 
+/**
+ * The enabled channels whose provider the relay cannot serve yet (docs/relay.md, "Providers"): imported and kept, named
+ * per provider in the report and in one note.
+ */
+const EXPECTED_NOT_SERVABLE = ['aws', 'cloudflare', 'coze', 'xunfei'].map((provider) => ({
+  provider,
+  channels: 1,
+  reason: expect.stringContaining(provider),
+}));
+const EXPECTED_NOTES = [
+  '4 enabled channels are of a provider the relay cannot serve yet: aws (1), cloudflare (1), coze (1), xunfei (1). They are kept, but no /v1 request reaches them (see "notServable").',
+];
+
 // One API's settings are carried (test/integration/legacygw-fixture.expected.ts); what still warns is row 12's model
 // mapping (not a JSON object of names) and the rows without a base URL or models.
 const EXPECTED_ITEMS = [
@@ -276,6 +289,8 @@ describe('importing the legacy gateway fixture', () => {
       items: EXPECTED_ITEMS,
       itemsTruncated: false,
       routes: EXPECTED_ROUTES,
+      notServable: EXPECTED_NOT_SERVABLE,
+      notes: EXPECTED_NOTES,
     });
     expect(await dynamo.scan(table)).toEqual(storedFor(EXPECTED_CHANNELS, database));
   });

@@ -91,7 +91,7 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
 
 /** Why a provider without an adapter is not servable (the review API, console and routes report show it). */
 const NOT_SERVABLE: Readonly<Record<string, string>> = {
-  aws: 'AWS Bedrock needs SigV4 signing and the Converse API (not served yet: docs/relay.md, "Providers")',
+  aws: 'AWS Bedrock needs SigV4 signing and the Converse API (docs/relay.md, "Providers")',
   baidu: "Baidu's v1 API needs an access-token exchange and its own protocol",
   xunfei: "iFlytek Spark's v1 API is a WebSocket protocol",
   tencent: 'Tencent Hunyuan needs TC3 request signing',
