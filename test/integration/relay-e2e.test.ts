@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLocalCredentials } from '#shared/local-credentials';
-import { type FakeUpstream, startFakeAnthropic, startFakeAzure, startFakeOpenAi } from '#test/support/fake-upstreams';
-import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import type { FakeUpstream } from '#test/support/fake-upstreams';
 import { type Started, useNpmStart } from '#test/support/npm-start';
-import { runTokensCli } from '../../scripts/tokens/cli.ts';
+import { RELAY_FIXTURE_KEYS, type RelayWorld, startRelayWorld } from '#test/support/relay-world';
 
 /*
  * The relay as a user meets it (docs/relay.md): `npm start`, channels imported from a One API database in MariaDB whose
@@ -15,16 +13,10 @@ import { runTokensCli } from '../../scripts/tokens/cli.ts';
  * and the key.
  */
 
-const FIXTURE = resolve(import.meta.dirname, '../fixtures/relay-channels.sql');
-const KEYS = {
-  openai: 'sk-fixture-relay-openai-0001-aaaaaaaaaaaaaaaaaaaaaaaa',
-  azure: 'azure-fixture-relay-key-0002-bbbbbbbbbbbbbbbbbbbbbbbb',
-  anthropic: 'sk-ant-fixture-relay-0003-cccccccccccccccccccccccc',
-  faulty: 'sk-fixture-relay-faulty-0004-dddddddddddddddddddddddd',
-};
+const KEYS = RELAY_FIXTURE_KEYS;
 
 const npm = useNpmStart({ stopAfter: 'file' });
-let mariadb: TestMariaDb;
+let world: RelayWorld;
 let openai: FakeUpstream;
 let faulty: FakeUpstream;
 let azure: FakeUpstream;
@@ -40,58 +32,22 @@ const relayKeys: Record<'main' | 'vip' | 'limited' | 'elsewhere' | 'revoked', st
   revoked: '',
 };
 
-async function tokens(...argv: string[]): Promise<Record<string, string>> {
-  const stdout: string[] = [];
-  const code = await runTokensCli(argv, {
-    stdout: (line) => stdout.push(line),
-    stderr: () => {},
-    env: { DATA_DIR: dataDir },
-  });
-  expect(code).toBe(0);
-  return JSON.parse(stdout.at(-1) ?? '{}') as Record<string, string>;
-}
-
 const client = (apiKey: string) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey, maxRetries: 0 });
 
 beforeAll(async () => {
-  [mariadb, openai, faulty, azure, anthropic] = await Promise.all([
-    startMariaDb(),
-    startFakeOpenAi({ reportModel: 'gpt-4o-mini-2024-07-18', eventGapMs: 120 }),
-    startFakeOpenAi(),
-    startFakeAzure({ key: KEYS.azure }),
-    startFakeAnthropic({ key: KEYS.anthropic, eventGapMs: 30 }),
-  ]);
-  const sql = readFileSync(FIXTURE, 'utf8')
-    .replaceAll('{{OPENAI_FAULTY}}', faulty.url)
-    .replaceAll('{{OPENAI}}', openai.url)
-    .replaceAll('{{AZURE}}', azure.url)
-    .replaceAll('{{ANTHROPIC}}', anthropic.url)
-    .replaceAll('{{METADATA}}', 'http://169.254.169.254');
-  const database = await mariadb.createDatabase(undefined, sql);
-
-  dataDir = npm.newDataDir();
-  // The fake upstreams listen on loopback, which a channel may reach only when the operator lists it.
-  server = await npm.start({ DATA_DIR: dataDir, RELAY_ALLOWED_HOSTS: '127.0.0.1', LOG_LEVEL: 'INFO' });
-  adminKey = (await readLocalCredentials(join(dataDir, 'credentials.json'))).adminKey;
-  const imported = await fetch(`${server.url}/api/channels/import/legacygw`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ dsn: mariadb.dsn(database) }),
-  });
-  expect(imported.status).toBe(200);
-  expect(((await imported.json()) as { data: { channels: { created: number } } }).data.channels.created).toBe(10);
-
-  relayKeys.main = (await tokens('relay', 'create', '--name', 'app')).key as string;
-  relayKeys.vip = (await tokens('relay', 'create', '--name', 'vip', '--group', 'vip')).key as string;
-  relayKeys.limited = (await tokens('relay', 'create', '--name', 'limited', '--models', 'gpt-4o-mini')).key as string;
-  relayKeys.elsewhere = (await tokens('relay', 'create', '--name', 'elsewhere', '--ips', '10.0.0.0/8')).key as string;
-  const revoked = await tokens('relay', 'create', '--name', 'revoked');
+  world = await startRelayWorld(npm, { openai: 120, anthropic: 30 });
+  ({ openai, faulty, azure, anthropic, server, dataDir, adminKey } = world);
+  relayKeys.main = (await world.tokens('create', '--name', 'app')).key as string;
+  relayKeys.vip = (await world.tokens('create', '--name', 'vip', '--group', 'vip')).key as string;
+  relayKeys.limited = (await world.tokens('create', '--name', 'limited', '--models', 'gpt-4o-mini')).key as string;
+  relayKeys.elsewhere = (await world.tokens('create', '--name', 'elsewhere', '--ips', '10.0.0.0/8')).key as string;
+  const revoked = await world.tokens('create', '--name', 'revoked');
   relayKeys.revoked = revoked.key as string;
-  await tokens('relay', 'revoke', '--id', revoked.id as string);
+  await world.tokens('revoke', '--id', revoked.id as string);
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([mariadb?.stop(), openai?.close(), faulty?.close(), azure?.close(), anthropic?.close()]);
+  await world?.close();
 });
 
 describe("the relay through npm start, with OpenAI's SDK", () => {

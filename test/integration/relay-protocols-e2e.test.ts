@@ -1,13 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readLocalCredentials } from '#shared/local-credentials';
-import { type FakeUpstream, startFakeAnthropic, startFakeAzure, startFakeOpenAi } from '#test/support/fake-upstreams';
-import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import type { FakeUpstream } from '#test/support/fake-upstreams';
 import { type Started, useNpmStart } from '#test/support/npm-start';
-import { runTokensCli } from '../../scripts/tokens/cli.ts';
+import { RELAY_FIXTURE_KEYS, type RelayWorld, startRelayWorld } from '#test/support/relay-world';
 
 /*
  * `/v1/messages` (Anthropic's Messages API) and `/v1/responses` (OpenAI's Responses API) as their users meet them
@@ -16,22 +12,15 @@ import { runTokensCli } from '../../scripts/tokens/cli.ts';
  * and the relay key.
  */
 
-const FIXTURE = resolve(import.meta.dirname, '../fixtures/relay-channels.sql');
-const KEYS = {
-  openai: 'sk-fixture-relay-openai-0001-aaaaaaaaaaaaaaaaaaaaaaaa',
-  azure: 'azure-fixture-relay-key-0002-bbbbbbbbbbbbbbbbbbbbbbbb',
-  anthropic: 'sk-ant-fixture-relay-0003-cccccccccccccccccccccccc',
-  faulty: 'sk-fixture-relay-faulty-0004-dddddddddddddddddddddddd',
-};
+const KEYS = RELAY_FIXTURE_KEYS;
 
 const npm = useNpmStart({ stopAfter: 'file' });
-let mariadb: TestMariaDb;
+let world: RelayWorld;
 let openai: FakeUpstream;
 let faulty: FakeUpstream;
 let azure: FakeUpstream;
 let anthropic: FakeUpstream;
 let server: Started;
-let dataDir: string;
 let adminKey: string;
 let relayKey = '';
 
@@ -44,41 +33,13 @@ const claude = (options: { authToken?: true } = {}) =>
 const codex = () => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: relayKey, maxRetries: 0 });
 
 beforeAll(async () => {
-  [mariadb, openai, faulty, azure, anthropic] = await Promise.all([
-    startMariaDb(),
-    startFakeOpenAi({ reportModel: 'gpt-4o-mini-2024-07-18', eventGapMs: 20 }),
-    startFakeOpenAi(),
-    startFakeAzure({ key: KEYS.azure }),
-    startFakeAnthropic({ key: KEYS.anthropic, eventGapMs: 10 }),
-  ]);
-  const sql = readFileSync(FIXTURE, 'utf8')
-    .replaceAll('{{OPENAI_FAULTY}}', faulty.url)
-    .replaceAll('{{OPENAI}}', openai.url)
-    .replaceAll('{{AZURE}}', azure.url)
-    .replaceAll('{{ANTHROPIC}}', anthropic.url)
-    .replaceAll('{{METADATA}}', 'http://169.254.169.254');
-  const database = await mariadb.createDatabase(undefined, sql);
-  dataDir = npm.newDataDir();
-  server = await npm.start({ DATA_DIR: dataDir, RELAY_ALLOWED_HOSTS: '127.0.0.1', LOG_LEVEL: 'INFO' });
-  adminKey = (await readLocalCredentials(join(dataDir, 'credentials.json'))).adminKey;
-  const imported = await fetch(`${server.url}/api/channels/import/legacygw`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${adminKey}`, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ dsn: mariadb.dsn(database) }),
-  });
-  expect(imported.status).toBe(200);
-  const stdout: string[] = [];
-  const code = await runTokensCli(['relay', 'create', '--name', 'claude-code'], {
-    stdout: (line) => stdout.push(line),
-    stderr: () => {},
-    env: { DATA_DIR: dataDir },
-  });
-  expect(code).toBe(0);
-  relayKey = (JSON.parse(stdout.at(-1) ?? '{}') as { key: string }).key;
+  world = await startRelayWorld(npm, { openai: 20, anthropic: 10 });
+  ({ openai, faulty, azure, anthropic, server, adminKey } = world);
+  relayKey = (await world.tokens('create', '--name', 'claude-code')).key as string;
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all([mariadb?.stop(), openai?.close(), faulty?.close(), azure?.close(), anthropic?.close()]);
+  await world?.close();
 });
 
 async function usageRecords(): Promise<Record<string, unknown>[]> {
