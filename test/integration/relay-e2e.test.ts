@@ -280,6 +280,15 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
     expect(failover).toBeDefined();
   });
 
+  it("records a key's last use after its requests, shown by the keys API", async () => {
+    const response = await fetch(`${server.url}/api/keys`, { headers: { Authorization: `Bearer ${adminKey}` } });
+    const keys = ((await response.json()) as { data: { name: string; lastUsedAt: string | null }[] }).data;
+
+    expect(keys.find((k) => k.name === 'app')?.lastUsedAt).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/));
+    // Never used: refused by the gateway's authorizer before the relay (revoked), so never marked.
+    expect(keys.find((k) => k.name === 'revoked')?.lastUsedAt).toBeNull();
+  });
+
   it("never shows a channel key, a relay key or the admin key in the server's log or the usage API", async () => {
     const usage = await (
       await fetch(`${server.url}/api/usage?per_page=100`, { headers: { Authorization: `Bearer ${adminKey}` } })
