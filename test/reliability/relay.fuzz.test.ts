@@ -231,6 +231,8 @@ const route = fc.oneof(
   { weight: 5, arbitrary: fc.constant({ method: 'POST', path: CHAT }) },
   { weight: 3, arbitrary: fc.constant({ method: 'POST', path: EMBEDDINGS }) },
   { weight: 1, arbitrary: fc.constant({ method: 'GET', path: MODELS }) },
+  // OpenAI's Responses API answers in OpenAI's envelope too (`/v1/messages` answers in Anthropic's: its own suite).
+  { weight: 1, arbitrary: fc.constant({ method: 'POST', path: '/v1/responses' }) },
   // Paths under `/v1` no route has.
   fc
     .constantFrom('/v1', '/v1/', '/v1/completions', '/v1/models/gpt-4o-mini', '/v1/chat', '/v1/response', '/v1/%00')
