@@ -1,5 +1,6 @@
 import type { RelayEndpoint } from '../contract.ts';
 import { azureDeploymentName } from './azure.ts';
+import { bedrockMessages } from './bedrock.ts';
 import { ADAPTERS, adapterFor } from './index.ts';
 import { messagesViaChat } from './messages-via-chat.ts';
 import { anthropicMessages, responsesPassthrough } from './passthrough.ts';
@@ -10,7 +11,7 @@ import { baseUrlOf, type ProviderAdapter } from './types.ts';
  * here and nowhere else, so a provider gains an endpoint by a row, never by a branch in the core.
  *
  * - chat, embeddings: the provider's adapter (providers/index.ts), where it lists the endpoint.
- * - messages: anthropic channels pass it through; every provider whose chat speaks OpenAI's protocol (no conversion of
+ * - messages: anthropic channels pass it through; aws (Bedrock) converts it to Converse through chat; every provider whose chat speaks OpenAI's protocol (no conversion of
  *   its own) serves it converted to chat.
  * - responses: passed through where the upstream serves OpenAI's Responses API: openai, custom and openai-compatible
  *   (the same URL rule as their chat, `/responses` in place of `/chat/completions`), and azure through Azure's v1 API
@@ -47,6 +48,8 @@ export function endpointAdapter(provider: string, endpoint: RelayEndpoint): Prov
       return adapter.endpoints.includes(endpoint) ? adapter : undefined;
     case 'messages': {
       if (provider === 'anthropic') return anthropicMessages;
+      // Bedrock converts Messages to chat and chat to Converse (bedrock.ts), both ways.
+      if (provider === 'aws') return bedrockMessages;
       if (!adapter.endpoints.includes('chat') || adapter.convertResponse !== undefined) return undefined;
       let converted = viaChat.get(adapter);
       if (converted === undefined) {
