@@ -66,9 +66,13 @@ const CROSS_REGION: Readonly<Record<string, readonly string[]>> = {
 /** The profile prefix of a region group: Asia Pacific's profiles are `apac.`. */
 const PROFILE_PREFIX: Readonly<Record<string, string>> = { us: 'us', eu: 'eu', ap: 'apac' };
 
+/** The Bedrock model id of a model name (a name not listed is taken as an id). */
+export const bedrockFoundationId = (model: string): string =>
+  Object.hasOwn(CLAUDE, model) ? (CLAUDE[model] as string) : model;
+
 /** The Bedrock model id (or inference profile id) a model name is sent as from a channel in `region`. */
 export function bedrockModelId(model: string, region: string): string {
-  const id = Object.hasOwn(CLAUDE, model) ? (CLAUDE[model] as string) : model;
+  const id = bedrockFoundationId(model);
   const group = region.split('-')[0] ?? '';
   const groups = Object.hasOwn(CROSS_REGION, id) ? CROSS_REGION[id] : undefined;
   const prefix = Object.hasOwn(PROFILE_PREFIX, group) ? PROFILE_PREFIX[group] : undefined;
