@@ -50,6 +50,7 @@ import {
   upstreamErrorBodySchema,
 } from '#shared/schemas/relay';
 import { usageReportSchema } from '#shared/schemas/usage';
+import { countTokensContract } from './contracts-count-tokens.ts';
 
 /** One response a route may give: its status, what it means and the zod schema of its body. */
 export interface ResponseContract {
@@ -876,6 +877,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
         body: anthropicErrorBodySchema,
       })),
     },
+    'POST /v1/messages/count_tokens': countTokensContract,
     'POST /v1/responses': {
       operationId: 'createResponse',
       summary: "Create a response through a channel (OpenAI's Responses API)",

@@ -137,6 +137,7 @@ const ENDPOINT_NAMES: Readonly<Record<RelayEndpoint, string>> = {
   embeddings: 'embeddings',
   messages: "Anthropic's Messages API (/v1/messages)",
   responses: "OpenAI's Responses API (/v1/responses; docs/relay.md lists the providers that do)",
+  count_tokens: "Anthropic's token counting (/v1/messages/count_tokens: anthropic and aws channels)",
 };
 
 const encoder = new TextEncoder();

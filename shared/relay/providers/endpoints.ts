@@ -1,6 +1,7 @@
 import type { RelayEndpoint } from '../contract.ts';
 import { azureDeploymentName } from './azure.ts';
 import { bedrockMessages } from './bedrock.ts';
+import { anthropicCountTokens, bedrockCountTokens } from './count-tokens.ts';
 import { ADAPTERS, adapterFor } from './index.ts';
 import { messagesViaChat } from './messages-via-chat.ts';
 import { anthropicMessages, responsesPassthrough } from './passthrough.ts';
@@ -16,6 +17,7 @@ import { baseUrlOf, type ProviderAdapter } from './types.ts';
  * - responses: passed through where the upstream serves OpenAI's Responses API: openai, custom and openai-compatible
  *   (the same URL rule as their chat, `/responses` in place of `/chat/completions`), and azure through Azure's v1 API
  *   (`{base}/openai/v1/responses`, `api-key`, the deployment as model, as for chat). No other provider is a candidate.
+ * - count_tokens: anthropic passes it through, aws answers it with Bedrock's CountTokens; no other provider.
  */
 
 const sameRulesAsChat = (provider: string): ProviderAdapter => {
@@ -34,6 +36,12 @@ const RESPONSES: Readonly<Record<string, ProviderAdapter>> = {
     }),
     (model) => azureDeploymentName(model),
   ),
+};
+
+/** `/v1/messages/count_tokens`: the providers that count tokens for Anthropic's request (count-tokens.ts). */
+const COUNT_TOKENS: Readonly<Record<string, ProviderAdapter>> = {
+  anthropic: anthropicCountTokens,
+  aws: bedrockCountTokens,
 };
 
 const viaChat = new Map<ProviderAdapter, ProviderAdapter>();
@@ -60,5 +68,7 @@ export function endpointAdapter(provider: string, endpoint: RelayEndpoint): Prov
     }
     case 'responses':
       return Object.hasOwn(RESPONSES, provider) ? RESPONSES[provider] : undefined;
+    case 'count_tokens':
+      return Object.hasOwn(COUNT_TOKENS, provider) ? COUNT_TOKENS[provider] : undefined;
   }
 }

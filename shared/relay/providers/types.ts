@@ -92,6 +92,7 @@ export const ENDPOINT_PATHS: Readonly<Record<RelayEndpoint, string>> = {
   embeddings: '/embeddings',
   messages: '/messages',
   responses: '/responses',
+  count_tokens: '/messages/count_tokens',
 };
 
 /** One SSE event with its name, as Anthropic's and OpenAI's Responses streams write them. */
