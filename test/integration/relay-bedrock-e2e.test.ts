@@ -150,6 +150,36 @@ describe('Bedrock channels through npm start', () => {
     expect(streamed.stop_reason).toBe('end_turn');
   });
 
+  it("counts tokens for Anthropic's SDK: Bedrock's CountTokens on an aws channel, passed through on an anthropic one", async () => {
+    const onBedrock = await claude().messages.countTokens({
+      model: MODEL,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+    const onAnthropic = await claude().messages.countTokens({
+      model: 'claude-3-5-haiku-latest',
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
+
+    expect(onBedrock).toEqual({ input_tokens: 42 });
+    expect(primary.requests.at(-1)?.path).toBe('/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/count-tokens');
+    expect(onAnthropic.input_tokens).toBeGreaterThan(0);
+    expect(anthropic.requests.at(-1)?.path).toBe('/v1/messages/count_tokens');
+    expect(anthropic.requests.at(-1)?.headers['x-api-key']).toBe(ANTHROPIC_KEY);
+  });
+
+  it("answers a model no channel counts for in Anthropic's envelope, which the SDK raises", async () => {
+    const error = await claude()
+      .messages.countTokens({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Hi' }] })
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(503);
+    expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      type: 'error',
+      error: { type: 'api_error' },
+    });
+  });
+
   it('fails over to the lower tier in Europe when the higher one is throttled, and records both attempts', async () => {
     primary.fault({ kind: 'rate-limited' });
     const before = backup.requests.length;

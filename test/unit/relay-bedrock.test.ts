@@ -44,7 +44,7 @@ const aws = (id: string, over: Partial<RelayChannel> = {}) =>
     ...over,
   });
 
-const ask = (body: Record<string, unknown> = {}, endpoint: 'chat' | 'messages' = 'chat') =>
+const ask = (body: Record<string, unknown> = {}, endpoint: 'chat' | 'messages' | 'count_tokens' = 'chat') =>
   chatRequest({ model: 'claude-3-5-sonnet-20240620', ...body }, { endpoint });
 
 describe('Bedrock channels through the relay', () => {
@@ -168,6 +168,22 @@ describe('Bedrock channels through the relay', () => {
     expect(streamed.text).toContain('"text_delta"');
     expect(streamed.text).toContain('event: message_stop');
     expect(streamed.record).toMatchObject({ promptTokens: 11, completionTokens: 7 });
+  });
+
+  it("counts a Messages request's tokens with Bedrock's CountTokens on the foundation model", async () => {
+    const { relay } = testRelay([aws('b8')]);
+    const before = upstream.requests.length;
+
+    const answer = await complete(
+      await relay.handle(ask({ system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] }, 'count_tokens')),
+    );
+
+    expect(JSON.parse(answer.text)).toEqual({ input_tokens: 42 });
+    const sent = upstream.requests.slice(before);
+    expect(sent.map((r) => r.path)).toEqual(['/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/count-tokens']);
+    expect(sent[0]?.body).toEqual({
+      input: { converse: { messages: [{ role: 'user', content: [{ text: 'Hi' }] }], system: [{ text: 'Be brief.' }] } },
+    });
   });
 
   it('fails over to the next channel on throttling and on a reset, never twice to the same', async () => {
