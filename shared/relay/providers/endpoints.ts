@@ -38,6 +38,12 @@ const RESPONSES: Readonly<Record<string, ProviderAdapter>> = {
   ),
 };
 
+/** `/v1/messages` with an adapter of its own: anthropic passes it through; Bedrock converts it through chat (bedrock.ts). */
+const MESSAGES: Readonly<Record<string, ProviderAdapter>> = {
+  anthropic: anthropicMessages,
+  aws: bedrockMessages,
+};
+
 /** `/v1/messages/count_tokens`: the providers that count tokens for Anthropic's request (count-tokens.ts). */
 const COUNT_TOKENS: Readonly<Record<string, ProviderAdapter>> = {
   anthropic: anthropicCountTokens,
@@ -55,9 +61,7 @@ export function endpointAdapter(provider: string, endpoint: RelayEndpoint): Prov
     case 'embeddings':
       return adapter.endpoints.includes(endpoint) ? adapter : undefined;
     case 'messages': {
-      if (provider === 'anthropic') return anthropicMessages;
-      // Bedrock converts Messages to chat and chat to Converse (bedrock.ts), both ways.
-      if (provider === 'aws') return bedrockMessages;
+      if (Object.hasOwn(MESSAGES, provider)) return MESSAGES[provider];
       if (!adapter.endpoints.includes('chat') || adapter.convertResponse !== undefined) return undefined;
       let converted = viaChat.get(adapter);
       if (converted === undefined) {
