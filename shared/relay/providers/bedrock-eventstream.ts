@@ -1,5 +1,4 @@
-import { EventStreamCodec, type Message } from '@smithy/core/event-streams';
-import { fromUtf8, toUtf8 } from '@smithy/core/serde';
+import type { Message } from '@smithy/core/event-streams';
 import type { SseEvent } from '../sse.ts';
 
 /*
@@ -8,13 +7,13 @@ import type { SseEvent } from '../sse.ts';
  * CRC32). Messages are cut from the byte stream here, as they arrive, and decoded (both CRCs checked) by
  * @smithy/core's EventStreamCodec, the SDK's own. Each becomes one SseEvent for the adapter's stream converter:
  * `event` = the `:event-type` header (messageStart, contentBlockDelta, …), or the `:exception-type` of an exception
- * message, or `error` for an error message; `data` = the payload's text.
+ * message, or `error` for an error message; `data` = the payload's text. The codec is loaded with the first stream.
  */
 
 /** The largest message accepted (AWS caps an event stream message at 16 MB). */
 export const MAX_EVENT_MESSAGE_BYTES = 16 * 1024 * 1024;
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+const utf8 = new TextDecoder();
 
 const header = (message: Message, name: string): string | undefined => {
   const value = message.headers[name];
@@ -23,7 +22,7 @@ const header = (message: Message, name: string): string | undefined => {
 
 /** One decoded message as the event the converter reads. */
 export function messageEvent(message: Message): SseEvent {
-  const data = toUtf8(message.body);
+  const data = utf8.decode(message.body);
   const kind = header(message, ':message-type') ?? 'event';
   if (kind === 'exception') return { event: header(message, ':exception-type') ?? 'unknownException', data };
   if (kind === 'error') {
@@ -34,6 +33,11 @@ export function messageEvent(message: Message): SseEvent {
 
 /** The events of an event-stream body, each as soon as its last byte arrives; a bad CRC or length throws. */
 export async function* decodeEventStream(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
+  const [{ EventStreamCodec }, { fromUtf8, toUtf8 }] = await Promise.all([
+    import('@smithy/core/event-streams'),
+    import('@smithy/core/serde'),
+  ]);
+  const codec = new EventStreamCodec(toUtf8, fromUtf8);
   let buffer: Buffer = Buffer.alloc(0);
   for await (const chunk of body) {
     buffer = buffer.length === 0 ? Buffer.from(chunk) : Buffer.concat([buffer, Buffer.from(chunk)]);

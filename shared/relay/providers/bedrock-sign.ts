@@ -1,5 +1,3 @@
-import { Hash } from '@smithy/core/serde';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { RelayChannel } from '../contract.ts';
 
 /*
@@ -8,6 +6,7 @@ import type { RelayChannel } from '../contract.ts';
  * key signs with the function's own role, read as the AWS SDK reads it in Lambda (AWS_ACCESS_KEY_ID,
  * AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN of the execution environment). Signing is @smithy/signature-v4, the SDK's
  * own signer, with service `bedrock` (the signing name of Bedrock Runtime). Nothing here ever puts a secret in an error.
+ * The signer is loaded on the first Bedrock request, so the relay's cold start does not pay for it.
  */
 
 export const BEDROCK_SIGNING_SERVICE = 'bedrock';
@@ -75,6 +74,7 @@ export async function signBedrockRequest(input: SignInput): Promise<Record<strin
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = value;
   const headers: Record<string, string> = { ...input.headers, host: url.host };
+  const [{ SignatureV4 }, { Hash }] = await Promise.all([import('@smithy/signature-v4'), import('@smithy/core/serde')]);
   const signer = new SignatureV4({
     service: BEDROCK_SIGNING_SERVICE,
     region: input.region,
