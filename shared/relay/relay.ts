@@ -636,7 +636,10 @@ export function createRelay(deps: RelayDeps): Relay {
       let message = text;
       try {
         const parsed = JSON.parse(text) as { error?: { message?: unknown } };
-        if (typeof parsed.error?.message === 'string') message = parsed.error.message;
+        // The adapter's reading first: Bedrock's `{"message"}` may echo a signature's canonical request.
+        const converted = adapter.errorMessage?.(parsed);
+        if (converted) message = converted.message;
+        else if (typeof parsed.error?.message === 'string') message = parsed.error.message;
       } catch {
         // Not JSON: the text itself, bounded.
       }

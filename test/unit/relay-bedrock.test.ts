@@ -261,6 +261,25 @@ describe('Bedrock channels through the relay', () => {
     }
   });
 
+  it("tests a channel through Converse, and shows no echoed credential in the test's message", async () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', ROLE.accessKeyId);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', ROLE.secretAccessKey);
+    vi.stubEnv('AWS_SESSION_TOKEN', ROLE.sessionToken);
+    const role = aws('role3', { key: '', baseUrl: roleUpstream.url, settings: { region: 'eu-west-1' } });
+    const { relay } = testRelay([role]);
+
+    const passed = await relay.testChannel(role);
+    roleUpstream.fault({ kind: 'bad-signature-echo' });
+    const failed = await relay.testChannel(role);
+    vi.unstubAllEnvs();
+
+    expect(passed).toMatchObject({ ok: true, status: 200, model: 'claude-3-5-sonnet-20240620' });
+    expect(failed).toMatchObject({ ok: false, status: 403 });
+    expect(failed.message).toMatch(/^The request signature we calculated does not match/);
+    expect(JSON.stringify(failed)).not.toContain(ROLE.sessionToken);
+    expect(JSON.stringify(failed)).not.toContain('x-amz-date:');
+  });
+
   it('ends a stream that fails after its first byte with an error event naming the exception', async () => {
     const { relay } = testRelay([aws('b5')]);
     upstream.fault({ kind: 'stream-error-event' });
