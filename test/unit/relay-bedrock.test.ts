@@ -261,6 +261,15 @@ describe('Bedrock channels through the relay', () => {
     }
   });
 
+  it("refuses a base URL at the metadata address, as the relay's address rules refuse any", async () => {
+    const { relay } = testRelay([aws('meta', { baseUrl: 'http://169.254.169.254' })]);
+
+    const answer = await complete(await relay.handle(ask()));
+
+    expect(answer.record.status).toBe(503);
+    expect(answer.record.attempts).toEqual([{ channelId: 'meta', status: 0, errorClass: 'refused-address' }]);
+  });
+
   it("tests a channel through Converse, and shows no echoed credential in the test's message", async () => {
     vi.stubEnv('AWS_ACCESS_KEY_ID', ROLE.accessKeyId);
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', ROLE.secretAccessKey);
