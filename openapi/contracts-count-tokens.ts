@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { anthropicErrorBodySchema } from '#shared/schemas/relay';
+import type { RouteContract, TopicContracts } from './contract-parts.ts';
 
 /*
  * `POST /v1/messages/count_tokens` (docs/relay.md, "Endpoints"): Anthropic's token counting request and answer
@@ -18,8 +19,7 @@ export const tokensCountSchema = z.looseObject({
   input_tokens: z.number().meta({ description: 'Tokens of the request as the model reads them' }),
 });
 
-/** Its RouteContract (typed where openapi/contracts.ts registers it: a type import back would be a circle). */
-export const countTokensContract = {
+export const countTokensContract: RouteContract = {
   operationId: 'countMessageTokens',
   summary: "Count a message's input tokens through a channel (Anthropic's token counting)",
   description:
@@ -42,4 +42,9 @@ export const countTokensContract = {
         : `In Anthropic's envelope: the relay's own ${status} (as for messages) or the upstream's`,
     body: anthropicErrorBodySchema,
   })),
+};
+
+/** The topic's contracts, registered in openapi/contracts.ts. */
+export const COUNT_TOKENS_CONTRACTS: TopicContracts = {
+  relay: { 'POST /v1/messages/count_tokens': countTokensContract },
 };
