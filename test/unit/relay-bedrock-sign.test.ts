@@ -180,24 +180,29 @@ describe('Bedrock channel credentials', () => {
     const role = roleCredentials({ AWS_ACCESS_KEY_ID: 'ASIAR', AWS_SECRET_ACCESS_KEY: 's', AWS_SESSION_TOKEN: 't' });
 
     expect(access).toEqual({ region: 'ap-northeast-1' });
+    expect(bedrockAccess(channel({ id: 'c', provider: 'aws', key: '||eu-north-1' }))).toEqual({ region: 'eu-north-1' });
     expect(role).toEqual({ accessKeyId: 'ASIAR', secretAccessKey: 's', sessionToken: 't' });
     expect(() => roleCredentials({})).toThrow('has no AWS credentials of its own');
   });
 
   it('refuses a key of another shape or a region that is not one, naming neither the key nor its secret', () => {
     const secret = 'verySecretValue0123456789';
-    const errors = [`AKIAX|${secret}`, `AKIAX|${secret}|evil.example.com/`, `a|${secret}|us-east-1|token`].map(
-      (key) => {
-        try {
-          bedrockAccess(channel({ id: 'c', provider: 'aws', key }));
-          return 'no error';
-        } catch (error) {
-          return String(error);
-        }
-      },
-    );
+    const keys = [
+      `AKIAX|${secret}`,
+      `AKIAX|${secret}|evil.example.com/`,
+      `a|${secret}|us-east-1|token`,
+      `|${secret}|x`,
+    ];
+    const errors = keys.map((key) => {
+      try {
+        bedrockAccess(channel({ id: 'c', provider: 'aws', key }));
+        return 'no error';
+      } catch (error) {
+        return String(error);
+      }
+    });
 
-    expect(errors).toHaveLength(3);
+    expect(errors).toHaveLength(4);
     for (const error of errors) {
       expect(error).toMatch(/not AWS credentials|no valid AWS region/);
       expect(error).not.toContain(secret);

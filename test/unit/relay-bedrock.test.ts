@@ -208,12 +208,17 @@ describe('Bedrock channels through the relay', () => {
     const { relay } = testRelay([
       aws('role', { key: '', baseUrl: roleUpstream.url, settings: { region: 'eu-west-1' } }),
     ]);
+    // The form an operator can set (a key is never empty after an edit): no access key, no secret, the region.
+    const named = aws('role-named', { key: '||eu-west-1', baseUrl: roleUpstream.url });
 
     const answer = await complete(await relay.handle(ask()));
+    const test = await relay.testChannel(named);
     vi.unstubAllEnvs();
 
     expect(answer.record.status).toBe(200);
-    expect(roleUpstream.modelIds.at(-1)).toBe('eu.anthropic.claude-3-5-sonnet-20240620-v1:0');
+    expect(roleUpstream.modelIds.at(-2)).toBe('eu.anthropic.claude-3-5-sonnet-20240620-v1:0');
+    expect(roleUpstream.requests.at(-2)?.headers['x-amz-security-token']).toBe(ROLE.sessionToken);
+    expect(test).toMatchObject({ ok: true, status: 200 });
     expect(roleUpstream.requests.at(-1)?.headers['x-amz-security-token']).toBe(ROLE.sessionToken);
   });
 

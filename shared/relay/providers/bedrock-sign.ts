@@ -3,7 +3,7 @@ import type { RelayChannel } from '../contract.ts';
 /*
  * AWS credentials of a Bedrock channel and the SigV4 signature of one request (docs/relay.md, "Providers"). The key is
  * the product's `ak|sk|region` (the import's form, New API's key and One API's config.ak/sk/region); a channel with no
- * key signs with the function's own role, read as the AWS SDK reads it in Lambda (AWS_ACCESS_KEY_ID,
+ * key (empty, or `||region`: no access key, no secret) signs with the function's own role, read as the AWS SDK reads it in Lambda (AWS_ACCESS_KEY_ID,
  * AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN of the execution environment). Signing is @smithy/signature-v4, the SDK's
  * own signer, with service `bedrock` (the signing name of Bedrock Runtime). Nothing here ever puts a secret in an error.
  * The signer is loaded on the first Bedrock request, so the relay's cold start does not pay for it.
@@ -32,10 +32,14 @@ export function bedrockAccess(channel: RelayChannel, env: NodeJS.ProcessEnv = pr
   const fallbackRegion = channel.settings.region || env.AWS_REGION || env.AWS_DEFAULT_REGION || DEFAULT_REGION;
   if (key === '') return { region: checkedRegion(fallbackRegion) };
   const parts = key.split('|').map((part) => part.trim());
-  if (parts.length !== 3 || parts[0] === '' || parts[1] === '') {
+  if (parts.length !== 3) throw new Error('the channel key is not AWS credentials in the form ak|sk|region');
+  const [accessKeyId, secretAccessKey, region] = parts as [string, string, string];
+  // `||region`: the key's form with no access key and no secret, how an operator names the role (a key is never empty
+  // after an edit or an import).
+  if (accessKeyId === '' && secretAccessKey === '') return { region: checkedRegion(region || fallbackRegion) };
+  if (accessKeyId === '' || secretAccessKey === '') {
     throw new Error('the channel key is not AWS credentials in the form ak|sk|region');
   }
-  const [accessKeyId, secretAccessKey, region] = parts as [string, string, string];
   return { region: checkedRegion(region || fallbackRegion), credentials: { accessKeyId, secretAccessKey } };
 }
 
