@@ -77,7 +77,8 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
 
   const relayEnvironment = {
     [ENV.logLevel]: config.logLevel,
-    [ENV.relayMaxAttempts]: String(config.relay.maxAttempts),
+    // Set only when the stage sets it: otherwise the legacy gateway's imported RetryTimes decides (docs/relay.md).
+    ...(config.relay.maxAttempts !== undefined ? { [ENV.relayMaxAttempts]: String(config.relay.maxAttempts) } : {}),
     [ENV.relayAllowedHosts]: config.relay.allowedHosts.join(','),
     [ENV.relayFirstByteTimeoutMs]: String(config.relay.firstByteTimeoutMs),
     [ENV.usageRetentionDays]: String(config.relay.usageRetentionDays),

@@ -14,6 +14,7 @@ import type {
   UsageSink,
 } from './contract.ts';
 import { type Clock, EMPTY_HEALTH, type HealthStore, type HealthView } from './health.ts';
+import { attemptsFor, NO_ROUTING_OPTIONS, type RoutingOptionsSource } from './routing-options.ts';
 import {
   createOutbound,
   FirstByteTimeoutError,
@@ -50,8 +51,10 @@ export interface RelayDeps {
   readonly clock: Clock;
   /** A number in [0, 1). */
   readonly random: () => number;
-  /** Attempts in all, across channels (RELAY_MAX_ATTEMPTS, default 3). */
+  /** Attempts in all, across channels (RELAY_MAX_ATTEMPTS); unset: the imported RetryTimes + 1, else 3. */
   readonly maxAttempts?: number;
+  /** The routing options imported from the legacy gateway (docs/relay.md, "Routing options"). */
+  readonly routingOptions?: RoutingOptionsSource;
   /** RELAY_ALLOWED_HOSTS: hosts and networks a loopback base URL may reach. */
   readonly allowedHosts: AllowList;
   /** Milliseconds until an upstream's response head must arrive (default 60 s). */
@@ -235,7 +238,6 @@ function upstreamErrorBody(failure: FailedAttempt, adapter: ProviderAdapter | un
 }
 
 export function createRelay(deps: RelayDeps): Relay {
-  const maxAttempts = Math.max(1, deps.maxAttempts ?? 3);
   const outbound =
     deps.outbound ??
     createOutbound({
@@ -342,6 +344,14 @@ export function createRelay(deps: RelayDeps): Relay {
       );
     }
 
+    // Cached for a minute per instance: no read on a warm request.
+    const imported = deps.routingOptions
+      ? await deps.routingOptions.current().catch((error: unknown) => {
+          log?.warn('relay: routing options unreadable; using the defaults', { error: String(error) });
+          return NO_ROUTING_OPTIONS;
+        })
+      : NO_ROUTING_OPTIONS;
+    const maxAttempts = attemptsFor(deps.maxAttempts, imported);
     let snapshot: Awaited<ReturnType<ChannelSource['snapshot']>>;
     try {
       snapshot = await deps.channels.snapshot();
@@ -395,7 +405,12 @@ export function createRelay(deps: RelayDeps): Relay {
         if (isRetried(failure.errorClass)) {
           background(
             pending,
-            deps.health.recordFailure({ channelId: channel.id, errorClass: failure.errorClass, invalidKey }),
+            deps.health.recordFailure({
+              channelId: channel.id,
+              errorClass: failure.errorClass,
+              // Without automatic disabling (imported off), an invalid key only cools the channel down.
+              invalidKey: invalidKey && imported.autoDisable !== false,
+            }),
             'health write',
             channel.id,
           );

@@ -55,7 +55,7 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
 
     expect(report).toMatchObject({ read: 6, created: 5, updated: 0, unchanged: 0, edited: 0, skipped: 1 });
     expect(report.items).toEqual([
-      { legacyId: '6', reason: 'key is not 48 letters and digits (a relay key cannot accept it)' },
+      { legacyId: '6', reason: 'key is not 48 letters and digits, nor a One Hub or Done Hub signed key (a relay key cannot accept it)' },
     ]);
     expect(report.options).toEqual({
       imported: ['ModelRatio', 'CompletionRatio', 'GroupRatio', 'RetryTimes'],

@@ -1,15 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { RatioConfig } from '#shared/relay/quota';
+import type { RoutingOptions } from '#shared/relay/routing-options';
 import { type RelayKeyRecord, relayKeyHash } from '#shared/relay-keys';
 import type { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import type { FamilyKind, RowValues } from '../families/family.ts';
-import {
-  type LegacyToken,
-  readLegacyOptions,
-  readLegacyToken,
-  type SkippedToken,
-  userGroupsOf,
-} from './token-families.ts';
+import { type LegacyToken, readLegacyOptions, readLegacyToken, type SkippedToken, usersOf } from './token-families.ts';
 
 /*
  * The token import (docs/relay.md, "Keys"): each legacy token becomes a relay key that accepts the same secret,
@@ -35,6 +30,8 @@ export interface TokenImportDeps {
   store: Pick<RelayKeysRepository, 'findByHash' | 'create' | 'replaceUnlessEdited'>;
   /** Stores the imported ratios where the relay reads them (`relayState`, `pk = "config"`, `sk = "ratios"`). */
   ratios: { write(config: RatioConfig): Promise<void> };
+  /** Stores the imported routing options where the relay reads them (`relayState`, `pk = "config"`, `sk = "routing"`). */
+  routing?: { write(options: RoutingOptions): Promise<void> };
   hmacKey: () => Promise<Buffer>;
   now: () => Date;
 }
@@ -44,6 +41,8 @@ export interface TokenImportInput {
   tokens: readonly RowValues[];
   users: readonly RowValues[];
   options: readonly RowValues[];
+  /** Tokens the source already left out (a value over its limit), counted as read and skipped. */
+  skipped?: readonly SkippedToken[];
   dryRun: boolean;
 }
 
@@ -99,7 +98,7 @@ function recordOf(token: LegacyToken, keyHash: string, id: string, createdAt: st
 /** Imports the legacy gateway's tokens (and its ratios) as relay keys; the report's `tokens`. */
 export async function importTokens(input: TokenImportInput, deps: TokenImportDeps): Promise<TokensReport> {
   const report: TokensReport = {
-    read: input.tokens.length,
+    read: input.tokens.length + (input.skipped?.length ?? 0),
     created: 0,
     updated: 0,
     unchanged: 0,
@@ -112,9 +111,10 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
     report.skipped += 1;
     if (report.items.length < MAX_ITEMS) report.items.push(item);
   };
+  for (const item of input.skipped ?? []) skip(item);
   const options = readLegacyOptions(input.options);
   report.options = options.names;
-  const groups = userGroupsOf(input.users);
+  const users = usersOf(input.users);
   const hmacKey = await deps.hmacKey();
   const now = deps.now().toISOString();
   // First every row is read and deduplicated (in order, so the skipped items keep the table's order); then the store
@@ -122,7 +122,7 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
   const seen = new Set<string>();
   const work: { token: LegacyToken; keyHash: string }[] = [];
   for (const row of input.tokens) {
-    const token = readLegacyToken(input.family, row, groups);
+    const token = readLegacyToken(input.family, row, users);
     if (!('secret' in token)) {
       skip(token);
       continue;
@@ -166,6 +166,13 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
       modelRatio: options.modelRatio,
       completionRatio: options.completionRatio,
       groupRatio: options.groupRatio,
+    });
+  }
+  if (!input.dryRun && deps.routing && (options.retryTimes !== undefined || options.autoDisable !== undefined)) {
+    await deps.routing.write({
+      family: input.family,
+      ...(options.retryTimes !== undefined ? { maxAttempts: options.retryTimes + 1 } : {}),
+      ...(options.autoDisable !== undefined ? { autoDisable: options.autoDisable } : {}),
     });
   }
   return report;
