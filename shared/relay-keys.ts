@@ -118,6 +118,8 @@ export const relayKeyRecordSchema = z.looseObject({
   remainQuota: z.optional(z.number()),
   usedQuota: z.optional(z.number()),
   unlimitedQuota: z.optional(z.boolean()),
+  /** An imported key: the source's remaining and used quota at the last import (a re-import applies what changed there). */
+  legacyQuota: z.optional(z.object({ remain: z.number(), used: z.number() })),
   /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
   editedAt: z.optional(z.string()),
 });

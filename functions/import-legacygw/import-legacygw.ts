@@ -16,8 +16,8 @@ import type { OpenSource } from './legacy-source.ts';
 import { createRowMapper, type LegacyId, type MappedChannel, type RowOutcome, sameSettings } from './mapping.ts';
 import { type ImportReport, MAX_REPORT_ITEMS, ReportBuilder } from './report.ts';
 import type { RowSource, SourceOrigin } from './source.ts';
-import { checkTokensImport, importSourceTokens, type SourceTokensDeps } from './tokens/source-tokens.ts';
 import { type LookupFn, resolveTarget } from './target.ts';
+import { checkTokensImport, importSourceTokens, type SourceTokensDeps } from './tokens/source-tokens.ts';
 
 export interface ImportInput {
   /** The legacy gateway's DSN; holds a password, so it is never logged or echoed. */

@@ -14,7 +14,6 @@ import type {
   UsageSink,
 } from './contract.ts';
 import { type Clock, EMPTY_HEALTH, type HealthStore, type HealthView } from './health.ts';
-import { attemptsFor, NO_ROUTING_OPTIONS, type RoutingOptionsSource } from './routing-options.ts';
 import {
   createOutbound,
   FirstByteTimeoutError,
@@ -28,6 +27,7 @@ import { endpointAdapter } from './providers/endpoints.ts';
 import { adapterFor } from './providers/index.ts';
 import type { ProviderAdapter, TokenPost } from './providers/types.ts';
 import { ChannelPicker, type NoChannelReason, noCandidateReason, resolveGroup, upstreamModel } from './routing.ts';
+import { attemptsFor, NO_ROUTING_OPTIONS, type RoutingOptionsSource } from './routing-options.ts';
 import { parseSse, sseData } from './sse.ts';
 
 /*

@@ -71,6 +71,7 @@ const CARRIED = [
   'remainQuota',
   'usedQuota',
   'unlimitedQuota',
+  'legacyQuota',
 ] as const;
 
 function sameCarried(stored: RelayKeyRecord, next: RelayKeyRecord): boolean {
@@ -92,6 +93,23 @@ function recordOf(token: LegacyToken, keyHash: string, id: string, createdAt: st
     remainQuota: token.remainQuota,
     usedQuota: token.usedQuota,
     unlimitedQuota: token.unlimitedQuota,
+    legacyQuota: { remain: token.remainQuota, used: token.usedQuota },
+  };
+}
+
+/**
+ * A re-imported key's quota (docs/relay.md, "Re-importing keys"): the relay's own remainder moved by what changed at the
+ * source since the last import (a top-up there, or what the legacy gateway still metered), so that neither side's
+ * spending is lost and a re-import of an unchanged gateway changes nothing. A key stored before `legacyQuota` was
+ * recorded takes the source's values.
+ */
+function mergedQuota(stored: RelayKeyRecord, next: RelayKeyRecord): RelayKeyRecord {
+  const seen = stored.legacyQuota;
+  if (seen === undefined || next.legacyQuota === undefined) return next;
+  return {
+    ...next,
+    remainQuota: (stored.remainQuota ?? 0) + (next.legacyQuota.remain - seen.remain),
+    usedQuota: (stored.usedQuota ?? 0) + (next.legacyQuota.used - seen.used),
   };
 }
 
@@ -137,7 +155,8 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
   }
   const one = async ({ token, keyHash }: { token: LegacyToken; keyHash: string }) => {
     const stored = await deps.store.findByHash(keyHash);
-    const next = recordOf(token, keyHash, stored?.id ?? importedKeyId(hmacKey, keyHash), stored?.createdAt ?? now);
+    const fresh = recordOf(token, keyHash, stored?.id ?? importedKeyId(hmacKey, keyHash), stored?.createdAt ?? now);
+    const next = stored === undefined ? fresh : mergedQuota(stored, fresh);
     if (stored === undefined) {
       if (!input.dryRun && !(await deps.store.create(next))) report.edited += 1;
       else report.created += 1;
