@@ -27,7 +27,7 @@ import { endpointAdapter } from './providers/endpoints.ts';
 import { adapterFor } from './providers/index.ts';
 import type { ProviderAdapter, TokenPost } from './providers/types.ts';
 import { ChannelPicker, type NoChannelReason, noCandidateReason, resolveGroup, upstreamModel } from './routing.ts';
-import { attemptsFor, NO_ROUTING_OPTIONS, type RoutingOptionsSource } from './routing-options.ts';
+import { attemptsFor, currentRoutingOptions, type RoutingOptionsSource } from './routing-options.ts';
 import { parseSse, sseData } from './sse.ts';
 
 /*
@@ -344,13 +344,7 @@ export function createRelay(deps: RelayDeps): Relay {
       );
     }
 
-    // Cached for a minute per instance: no read on a warm request.
-    const imported = deps.routingOptions
-      ? await deps.routingOptions.current().catch((error: unknown) => {
-          log?.warn('relay: routing options unreadable; using the defaults', { error: String(error) });
-          return NO_ROUTING_OPTIONS;
-        })
-      : NO_ROUTING_OPTIONS;
+    const imported = await currentRoutingOptions(deps.routingOptions, log);
     const maxAttempts = attemptsFor(deps.maxAttempts, imported);
     let snapshot: Awaited<ReturnType<ChannelSource['snapshot']>>;
     try {
@@ -405,10 +399,10 @@ export function createRelay(deps: RelayDeps): Relay {
         if (isRetried(failure.errorClass)) {
           background(
             pending,
+            // Without automatic disabling (imported off), an invalid key only cools the channel down.
             deps.health.recordFailure({
               channelId: channel.id,
               errorClass: failure.errorClass,
-              // Without automatic disabling (imported off), an invalid key only cools the channel down.
               invalidKey: invalidKey && imported.autoDisable !== false,
             }),
             'health write',

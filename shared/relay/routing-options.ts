@@ -92,3 +92,20 @@ export class DynamoRoutingOptionsWriter {
 export function attemptsFor(configured: number | undefined, imported: RoutingOptions): number {
   return Math.max(1, configured ?? imported.maxAttempts ?? DEFAULT_MAX_ATTEMPTS);
 }
+
+/**
+ * The imported options for one request (cached for a minute per instance: no read on a warm request); the defaults
+ * when there is no source or it cannot be read.
+ */
+export async function currentRoutingOptions(
+  source: RoutingOptionsSource | undefined,
+  log?: { warn(message: string, fields: Record<string, unknown>): void },
+): Promise<RoutingOptions> {
+  if (source === undefined) return NO_ROUTING_OPTIONS;
+  try {
+    return await source.current();
+  } catch (error) {
+    log?.warn('relay: routing options unreadable; using the defaults', { error: String(error) });
+    return NO_ROUTING_OPTIONS;
+  }
+}
