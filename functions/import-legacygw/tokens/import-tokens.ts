@@ -41,6 +41,8 @@ export interface TokenImportInput {
   tokens: readonly RowValues[];
   users: readonly RowValues[];
   options: readonly RowValues[];
+  /** Whether a users table was read, even if none of its rows is a token's owner (default: `users` is not empty). */
+  usersKnown?: boolean;
   /** Tokens the source already left out (a value over its limit), counted as read and skipped. */
   skipped?: readonly SkippedToken[];
   dryRun: boolean;
@@ -132,7 +134,7 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
   for (const item of input.skipped ?? []) skip(item);
   const options = readLegacyOptions(input.options);
   report.options = options.names;
-  const users = usersOf(input.users);
+  const users = usersOf(input.users, input.usersKnown ?? input.users.length > 0);
   const hmacKey = await deps.hmacKey();
   const now = deps.now().toISOString();
   // First every row is read and deduplicated (in order, so the skipped items keep the table's order); then the store

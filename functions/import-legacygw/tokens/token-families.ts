@@ -167,10 +167,14 @@ export interface LegacyUsers {
   readonly byId: ReadonlyMap<string, { readonly group: string; readonly enabled: boolean }>;
 }
 
-/** `users.id` → its group (empty: `default`) and whether it is enabled (status 1, not soft-deleted). */
-export function usersOf(users: readonly RowValues[]): LegacyUsers {
+/**
+ * `users.id` → its group (empty: `default`) and whether it is enabled (status 1, not soft-deleted). `known`: whether a
+ * users table was read (default: whether it holds a row; a database source says so itself, having kept only the rows
+ * of the tokens' owners).
+ */
+export function usersOf(users: readonly RowValues[], known = users.length > 0): LegacyUsers {
   return {
-    known: users.length > 0,
+    known,
     byId: new Map(
       users.map((u) => [
         text(u, 'id'),

@@ -61,6 +61,8 @@ export interface TokenTables {
   readonly tokens: RowValues[];
   readonly users: RowValues[];
   readonly options: RowValues[];
+  /** Whether the database has a users table: then a token whose user is not in it is refused, as the gateways do. */
+  readonly usersKnown: boolean;
   readonly skipped: SkippedToken[];
 }
 
@@ -101,7 +103,7 @@ export async function readTokenTables(source: RowSource, maxTokens: number, chec
       if (OPTION_NAMES.has(row.values.key ?? '')) options.push(row.values);
     }
   }
-  return { tokens, users, options, skipped };
+  return { tokens, users, options, usersKnown: userColumns.has('id'), skipped };
 }
 
 /**
