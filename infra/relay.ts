@@ -70,7 +70,8 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
 
   if (props.importFunction) {
     // The token import: one GetItem by keyed hash per token (is it there, was it edited), a conditional PutItem to
-    // create or replace it; one PutItem of the ratios item in relayState. It reads nothing else of either table.
+    // create or replace it; one PutItem each of the ratios and the routing options items in relayState. It reads
+    // nothing else of either table.
     props.importFunction.useTable(relayKeys, ENV.relayKeysTable, ['GetItem', 'PutItem']);
     props.importFunction.useTable(relayState, ENV.relayStateTable, ['PutItem']);
   }
