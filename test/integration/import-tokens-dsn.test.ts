@@ -37,6 +37,22 @@ describe('POST /api/channels/import/legacygw with "tokens": true', () => {
     expect(await channels.scan()).toEqual([]);
   });
 
+  it('answers 400 naming the grant, before writing, when the MySQL user may read channels but not tokens', async () => {
+    await channels.clear();
+    const database = await db.createDatabase(undefined, gatewaySql('oneapi', 'mysql', UPSTREAM));
+    const user = `ch${Date.now() % 1_000_000}`;
+    await db.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'channels-only-pw'`);
+    await db.query(`GRANT SELECT ON \`${database}\`.\`channels\` TO '${user}'@'%'`);
+    const exchange = await callImport(server, {
+      json: { dsn: db.dsn(database, { user, password: 'channels-only-pw' }), tokens: true },
+    });
+    exchanges.push(exchange);
+
+    // information_schema lists only what the user may read: to it, the tokens table is not there.
+    expectError(exchange, 400, /no tokens table with the columns id and key, or the user may not read it \(grant SELECT/);
+    expect(await channels.scan()).toEqual([]);
+  });
+
   it('skips a token whose key is over its limit without fetching it, naming the limit', async () => {
     // A hostile server's column may hold anything: widened here to hold a key of 129 bytes.
     const sql = `${gatewaySql('newapi', 'mysql', UPSTREAM)}\nALTER TABLE \`tokens\` MODIFY \`key\` text;\nINSERT INTO \`tokens\` (\`id\`, \`user_id\`, \`key\`, \`status\`) VALUES (99, 1, REPEAT('x', 129), 1);`;

@@ -115,7 +115,7 @@ export async function checkTokensTable(source: RowSource): Promise<ReadonlySet<s
   if (!columns.has('id') || !columns.has('key')) {
     throw new ProxyApiError(
       400,
-      'The database has no tokens table with the columns id and key: there are no keys to carry over (import without "tokens")',
+      'The database has no tokens table with the columns id and key, or the user may not read it (grant SELECT on tokens, users and options, or import without "tokens")',
     );
   }
   return columns;
