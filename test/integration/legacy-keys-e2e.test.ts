@@ -141,7 +141,7 @@ describe.each(ENGINES)('legacy keys imported from %s', (engine) => {
     for (const c of gateway.cases)
       outcomes.push({ token: c.token, why: c.why, status: await chatStatus(c.apiKey, c.model) });
     expect(outcomes).toEqual(gateway.cases.map((c) => ({ token: c.token, why: c.why, status: c.status })));
-    // The key table holds no key and no prefix of one (SPEC 17.2's mask would show 3 characters: none is stored).
+    // The key table holds no key and no prefix of one (docs/relay.md, "Keys": the mask is the id, no character of a key).
     const dump = JSON.stringify(await scanRelayKeys());
     for (const token of gateway.tokens) expect(dump).not.toContain(String(token.key).slice(0, 12));
     // Re-importing changes nothing.
