@@ -49,7 +49,11 @@ describe('POST /api/channels/import/legacygw with "tokens": true', () => {
     exchanges.push(exchange);
 
     // information_schema lists only what the user may read: to it, the tokens table is not there.
-    expectError(exchange, 400, /no tokens table with the columns id and key, or the user may not read it \(grant SELECT/);
+    expectError(
+      exchange,
+      400,
+      /no tokens table with the columns id and key, or the user may not read it \(grant SELECT/,
+    );
     expect(await channels.scan()).toEqual([]);
   });
 
