@@ -71,14 +71,16 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
 
   if (props.importFunction) {
     // The token import: one GetItem by keyed hash per token (is it there, was it edited), a conditional PutItem to
-    // create or replace it; one PutItem of the ratios item in relayState. It reads nothing else of either table.
+    // create or replace it; one PutItem each of the ratios and the routing options items in relayState. It reads
+    // nothing else of either table.
     props.importFunction.useTable(relayKeys, ENV.relayKeysTable, ['GetItem', 'PutItem']);
     props.importFunction.useTable(relayState, ENV.relayStateTable, ['PutItem']);
   }
 
   const relayEnvironment = {
     [ENV.logLevel]: config.logLevel,
-    [ENV.relayMaxAttempts]: String(config.relay.maxAttempts),
+    // Set only when the stage sets it: otherwise the legacy gateway's imported RetryTimes decides (docs/relay.md).
+    ...(config.relay.maxAttempts !== undefined ? { [ENV.relayMaxAttempts]: String(config.relay.maxAttempts) } : {}),
     [ENV.relayAllowedHosts]: config.relay.allowedHosts.join(','),
     [ENV.relayFirstByteTimeoutMs]: String(config.relay.firstByteTimeoutMs),
     [ENV.usageRetentionDays]: String(config.relay.usageRetentionDays),

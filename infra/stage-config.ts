@@ -194,7 +194,8 @@ const fileSchema = z
     // may reach, an upstream's time to its response head, how long usage records are kept.
     relay: z
       .object({
-        maxAttempts: z.number().int().min(1).max(10).default(DEFAULTS.relayMaxAttempts),
+        // Unset: the legacy gateway's imported RetryTimes + 1, else 3 (docs/relay.md, "Routing options").
+        maxAttempts: z.number().int().min(1).max(10).optional(),
         allowedHosts: z.array(z.string().trim().min(1)).default([]),
         firstByteTimeoutMs: z.number().int().min(1000).max(600_000).default(DEFAULTS.relayFirstByteTimeoutMs),
         usageRetentionDays: z.number().int().min(1).max(3650).default(DEFAULTS.usageRetentionDays),
@@ -212,7 +213,6 @@ const fileSchema = z
       })
       .strict()
       .default({
-        maxAttempts: DEFAULTS.relayMaxAttempts,
         allowedHosts: [],
         firstByteTimeoutMs: DEFAULTS.relayFirstByteTimeoutMs,
         usageRetentionDays: DEFAULTS.usageRetentionDays,
@@ -285,7 +285,8 @@ export interface StageConfig {
     readonly caBundle?: string;
   };
   readonly relay: {
-    readonly maxAttempts: number;
+    /** Unset: the imported RetryTimes + 1, else 3. */
+    readonly maxAttempts?: number;
     readonly allowedHosts: readonly string[];
     readonly firstByteTimeoutMs: number;
     readonly usageRetentionDays: number;

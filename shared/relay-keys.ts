@@ -17,7 +17,10 @@ export const RELAY_KEY_PREFIX = 'sk-';
 export const RELAY_KEY_LENGTH = 48;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const KEY_BODY = /^[A-Za-z0-9]{48}$/;
+// One API's and New API's keys (48 letters and digits), or One Hub's and Done Hub's since they sign their keys
+// (common/user-token.go: a sqids payload of at least 15 characters, `_`, and the 43-character base64url HMAC-SHA-256;
+// the `key` column is varchar(59)). Both are accepted so that keys imported from any family keep working.
+const KEY_BODY = /^(?:[A-Za-z0-9]{48}|[A-Za-z0-9]{15,32}_[A-Za-z0-9_-]{43})$/;
 
 /** A new random relay key: `sk-` and 48 characters drawn uniformly from [A-Za-z0-9] (about 285 bits). */
 export function newRelayKey(): string {
@@ -28,8 +31,8 @@ export function newRelayKey(): string {
 }
 
 /**
- * The 48 characters that identify a relay key, from a presented bearer token with or without `sk-`; undefined when the
- * token cannot be a relay key (any other length or character: an admin key, an access token, junk).
+ * The characters that identify a relay key (48, or a Hub-signed key's 59 or so), from a presented bearer token with or
+ * without `sk-`; undefined when the token cannot be a relay key (any other shape: an admin key, an access token, junk).
  */
 export function relayKeyBody(token: string): string | undefined {
   const body = token.startsWith(RELAY_KEY_PREFIX) ? token.slice(RELAY_KEY_PREFIX.length) : token;
@@ -41,7 +44,7 @@ const HASH_LABEL = 'relay-key\0';
 
 /**
  * The stored form of a relay key: lowercase hex HMAC-SHA-256 under the deployment's channel-id key of a label and the
- * key's 48 characters, so `sk-abc…` and `abc…` hash alike. Throws for a string that is not a relay key.
+ * key's body (relayKeyBody), so `sk-abc…` and `abc…` hash alike. Throws for a string that is not a relay key.
  */
 export function relayKeyHash(hmacKey: Buffer, key: string): string {
   const body = relayKeyBody(key);
@@ -115,6 +118,8 @@ export const relayKeyRecordSchema = z.looseObject({
   remainQuota: z.optional(z.number()),
   usedQuota: z.optional(z.number()),
   unlimitedQuota: z.optional(z.boolean()),
+  /** An imported key: the source's remaining and used quota at the last import (a re-import applies what changed there). */
+  legacyQuota: z.optional(z.object({ remain: z.number(), used: z.number() })),
   /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
   editedAt: z.optional(z.string()),
 });

@@ -27,6 +27,7 @@ import { endpointAdapter } from './providers/endpoints.ts';
 import { adapterFor } from './providers/index.ts';
 import type { ProviderAdapter, TokenPost } from './providers/types.ts';
 import { ChannelPicker, type NoChannelReason, noCandidateReason, resolveGroup, upstreamModel } from './routing.ts';
+import { attemptsFor, currentRoutingOptions, type RoutingOptionsSource } from './routing-options.ts';
 import { parseSse, sseData } from './sse.ts';
 
 /*
@@ -50,8 +51,10 @@ export interface RelayDeps {
   readonly clock: Clock;
   /** A number in [0, 1). */
   readonly random: () => number;
-  /** Attempts in all, across channels (RELAY_MAX_ATTEMPTS, default 3). */
+  /** Attempts in all, across channels (RELAY_MAX_ATTEMPTS); unset: the imported RetryTimes + 1, else 3. */
   readonly maxAttempts?: number;
+  /** The routing options imported from the legacy gateway (docs/relay.md, "Routing options"). */
+  readonly routingOptions?: RoutingOptionsSource;
   /** RELAY_ALLOWED_HOSTS: hosts and networks a loopback base URL may reach. */
   readonly allowedHosts: AllowList;
   /** Milliseconds until an upstream's response head must arrive (default 60 s). */
@@ -236,7 +239,6 @@ function upstreamErrorBody(failure: FailedAttempt, adapter: ProviderAdapter | un
 }
 
 export function createRelay(deps: RelayDeps): Relay {
-  const maxAttempts = Math.max(1, deps.maxAttempts ?? 3);
   const outbound =
     deps.outbound ??
     createOutbound({
@@ -343,6 +345,8 @@ export function createRelay(deps: RelayDeps): Relay {
       );
     }
 
+    const imported = await currentRoutingOptions(deps.routingOptions, log);
+    const maxAttempts = attemptsFor(deps.maxAttempts, imported);
     let snapshot: Awaited<ReturnType<ChannelSource['snapshot']>>;
     try {
       snapshot = await deps.channels.snapshot();
@@ -396,7 +400,12 @@ export function createRelay(deps: RelayDeps): Relay {
         if (isRetried(failure.errorClass)) {
           background(
             pending,
-            deps.health.recordFailure({ channelId: channel.id, errorClass: failure.errorClass, invalidKey }),
+            // Without automatic disabling (imported off), an invalid key only cools the channel down.
+            deps.health.recordFailure({
+              channelId: channel.id,
+              errorClass: failure.errorClass,
+              invalidKey: invalidKey && imported.autoDisable !== false,
+            }),
             'health write',
             channel.id,
           );

@@ -532,7 +532,6 @@ describe('functions', () => {
       [ENV.channelsTable]: { Ref: id.table('channels') },
       [ENV.relayStateTable]: { Ref: id.table('relayState') },
       [ENV.usageTable]: { Ref: id.table('usage') },
-      [ENV.relayMaxAttempts]: '3',
       [ENV.relayAllowedHosts]: '',
       [ENV.usageRetentionDays]: '90',
       [ENV.logLevel]: 'INFO',
