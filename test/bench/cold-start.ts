@@ -142,6 +142,15 @@ const RULES_FLOOR_ENTRIES: Readonly<Partial<Record<FunctionName, string>>> = {
   'update-channel': 'test/bench/rules-floor/channel-review-metrics.ts',
   'delete-channel': 'test/bench/rules-floor/channel-review.ts',
   'batch-delete-channels': 'test/bench/rules-floor/channel-review.ts',
+  usage: 'test/bench/rules-floor/usage.ts',
+  'list-keys': 'test/bench/rules-floor/relay-keys.ts',
+  'create-key': 'test/bench/rules-floor/relay-keys.ts',
+  'get-key': 'test/bench/rules-floor/relay-keys.ts',
+  'update-key': 'test/bench/rules-floor/relay-keys.ts',
+  'delete-key': 'test/bench/rules-floor/relay-keys.ts',
+  'test-channel': 'test/bench/rules-floor/channel-test.ts',
+  'retest-channels': 'test/bench/rules-floor/channel-test.ts',
+  relay: 'test/bench/rules-floor/relay.ts',
 };
 
 /** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */
