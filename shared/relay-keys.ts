@@ -98,29 +98,34 @@ export type RelayKeyLimits = z.infer<typeof relayKeyLimitsSchema>;
 /** Why a key is disabled: revoked by an operator, or (section 23's import) expired or exhausted at the source. */
 export const RELAY_KEY_STATUS_REASONS = ['revoked', 'expired', 'exhausted', 'disabled-at-source'] as const;
 
-/** One item of the `relayKeys` table. Holds no key and no part of one. */
+/**
+ * One item of the `relayKeys` table. Holds no key and no part of one. Built on its first parse (`z.lazy`): the relay
+ * reads a record only after a response (the key's `lastUsedAt`), so its cold start does not build it.
+ */
 export const relayKeyRecordSchema = /* @__PURE__ */ z.moduleSchema(() =>
-  z.looseObject({
-    /** Partition key: relayKeyHash of the key. */
-    keyHash: z.string().check(z.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')),
-    id: z.string().check(z.regex(/^[0-9a-f]{24}$/, 'must be 24 lowercase hex characters')),
-    name: z.string(),
-    groups: z.array(z.string()).check(z.minLength(1)),
-    models: z.optional(z.array(z.string())),
-    ips: z.optional(z.array(z.string())),
-    expiresAt: z.optional(z.nullable(z.string())),
-    status: z.enum(['enabled', 'disabled']),
-    statusReason: z.optional(z.enum(RELAY_KEY_STATUS_REASONS)),
-    statusChangedAt: z.optional(z.string()),
-    createdAt: z.string(),
-    lastUsedAt: z.optional(z.string()),
-    // Section 23 (quotas): remaining and used quota in the source family's units; unlimited keys are never metered.
-    remainQuota: z.optional(z.number()),
-    usedQuota: z.optional(z.number()),
-    unlimitedQuota: z.optional(z.boolean()),
-    /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
-    editedAt: z.optional(z.string()),
-  }),
+  z.lazy(() =>
+    z.looseObject({
+      /** Partition key: relayKeyHash of the key. */
+      keyHash: z.string().check(z.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')),
+      id: z.string().check(z.regex(/^[0-9a-f]{24}$/, 'must be 24 lowercase hex characters')),
+      name: z.string(),
+      groups: z.array(z.string()).check(z.minLength(1)),
+      models: z.optional(z.array(z.string())),
+      ips: z.optional(z.array(z.string())),
+      expiresAt: z.optional(z.nullable(z.string())),
+      status: z.enum(['enabled', 'disabled']),
+      statusReason: z.optional(z.enum(RELAY_KEY_STATUS_REASONS)),
+      statusChangedAt: z.optional(z.string()),
+      createdAt: z.string(),
+      lastUsedAt: z.optional(z.string()),
+      // Section 23 (quotas): remaining and used quota in the source family's units; unlimited keys are never metered.
+      remainQuota: z.optional(z.number()),
+      usedQuota: z.optional(z.number()),
+      unlimitedQuota: z.optional(z.boolean()),
+      /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
+      editedAt: z.optional(z.string()),
+    }),
+  ),
 );
 export type RelayKeyRecord = z.infer<typeof relayKeyRecordSchema>;
 
