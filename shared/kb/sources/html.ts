@@ -1,4 +1,4 @@
-import { compile } from 'html-to-text';
+import { compile, type HtmlToTextOptions } from 'html-to-text';
 import { SourceError } from '../contract.ts';
 
 /*
@@ -7,7 +7,7 @@ import { SourceError } from '../contract.ts';
  * paragraph rules apply. Depth and breadth limits keep a hostile page from costing more than its size.
  */
 
-const BASE_OPTIONS = {
+const BASE_OPTIONS: HtmlToTextOptions = {
   wordwrap: false,
   limits: { maxDepth: 200, maxChildNodes: 20_000, maxInputLength: 8 * 1024 * 1024, ellipsis: '' },
   selectors: [
@@ -26,7 +26,7 @@ const BASE_OPTIONS = {
     { selector: 'h6', options: { uppercase: false } },
     { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
   ],
-} as const;
+};
 
 const convertWhole = compile({ ...BASE_OPTIONS });
 const convertTitle = compile({ wordwrap: false, limits: { maxInputLength: 4096 } });
