@@ -1,7 +1,6 @@
 import { inflateRawSync } from 'node:zlib';
-import mammoth from 'mammoth';
 import { SourceError } from '../contract.ts';
-import { htmlToText } from './html.ts';
+import { DOCX_LIMITS, type ZipEntry, zipEntries } from './zip.ts';
 
 /*
  * DOCX text with mammoth (docs/knowledge-base-sources.md, "Limits"). mammoth unzips in memory, so the zip is checked
@@ -11,58 +10,7 @@ import { htmlToText } from './html.ts';
  * their lines. The whole read has a deadline.
  */
 
-export const DOCX_LIMITS = Object.freeze({ maxEntries: 2000, maxUnpackedBytes: 64 * 1024 * 1024, timeoutMs: 20_000 });
-
-interface ZipEntry {
-  readonly name: string;
-  readonly method: number;
-  readonly compressedSize: number;
-  readonly localOffset: number;
-}
-
-/** The entries of a zip's central directory; undefined when the bytes are not a zip. */
-export function zipEntries(bytes: Buffer, maxEntries = DOCX_LIMITS.maxEntries): ZipEntry[] | undefined {
-  // The end-of-central-directory record sits in the last 64 KiB + 22 bytes.
-  const from = Math.max(0, bytes.length - 65_557);
-  let eocd = -1;
-  for (let i = bytes.length - 22; i >= from; i--) {
-    if (bytes.readUInt32LE(i) === 0x06054b50) {
-      eocd = i;
-      break;
-    }
-  }
-  if (eocd < 0) return undefined;
-  const count = bytes.readUInt16LE(eocd + 10);
-  const start = bytes.readUInt32LE(eocd + 16);
-  if (count > maxEntries) throw new SourceError(`the DOCX holds more than ${maxEntries} parts`);
-  const entries: ZipEntry[] = [];
-  let at = start;
-  for (let n = 0; n < count; n++) {
-    if (at + 46 > bytes.length || bytes.readUInt32LE(at) !== 0x02014b50) return undefined;
-    const nameLength = bytes.readUInt16LE(at + 28);
-    const extraLength = bytes.readUInt16LE(at + 30);
-    const commentLength = bytes.readUInt16LE(at + 32);
-    entries.push({
-      name: bytes.toString('utf8', at + 46, at + 46 + nameLength),
-      method: bytes.readUInt16LE(at + 10),
-      compressedSize: bytes.readUInt32LE(at + 20),
-      localOffset: bytes.readUInt32LE(at + 42),
-    });
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
-}
-
-/** True when the bytes are a zip with the parts of a Word document. */
-export function looksLikeDocx(bytes: Buffer): boolean {
-  if (bytes.length < 30 || bytes.readUInt32LE(0) !== 0x04034b50) return false;
-  try {
-    const names = new Set(zipEntries(bytes)?.map((entry) => entry.name));
-    return names.has('word/document.xml') && names.has('[Content_Types].xml');
-  } catch {
-    return true; // too many parts: a zip that claims to be a document, refused by the limits instead
-  }
-}
+export { DOCX_LIMITS };
 
 /** Inflates every entry under one budget; throws SourceError when the budget is exceeded or an entry is broken. */
 function checkUnpackedSize(bytes: Buffer, entries: readonly ZipEntry[], budget: number): void {
@@ -107,6 +55,8 @@ export async function docxText(
     );
   });
   try {
+    // Loaded on first use: functions that only check an upload's type never load mammoth.
+    const [{ default: mammoth }, { htmlToText }] = await Promise.all([import('mammoth'), import('./html.ts')]);
     const { value } = await Promise.race([
       mammoth.convertToHtml(
         { buffer: bytes },

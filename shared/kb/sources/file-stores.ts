@@ -23,7 +23,7 @@ export interface PresigningStore {
   presignGet(
     teamId: string,
     fileId: string,
-    file: { name: string; contentType: string },
+    file: { name: string; contentType?: string },
     expiresInSeconds: number,
   ): Promise<string>;
 }
@@ -88,7 +88,7 @@ export class S3SourceFileStore implements SourceFileStore, PresigningStore {
   async presignGet(
     teamId: string,
     fileId: string,
-    file: { name: string; contentType: string },
+    file: { name: string; contentType?: string },
     expiresInSeconds: number,
   ): Promise<string> {
     const key = objectKey(teamId, fileId);
@@ -106,9 +106,10 @@ export class S3SourceFileStore implements SourceFileStore, PresigningStore {
       applyChecksum: false,
     });
     const path = `/${key.split('/').map(encodeURIComponent).join('/')}`;
-    const query = {
+    // Without a content type given, S3 answers the one stored with the object.
+    const query: Record<string, string> = {
       'response-content-disposition': contentDisposition(file.name, true),
-      'response-content-type': file.contentType,
+      ...(file.contentType ? { 'response-content-type': file.contentType } : {}),
     };
     const signed = await signer.presign(
       // As AWS's S3 presigner: the payload is unsigned (the header is hoisted into the query by the signer).

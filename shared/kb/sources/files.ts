@@ -1,7 +1,5 @@
 import { SourceError } from '../contract.ts';
-import { docxText, looksLikeDocx } from './docx.ts';
-import { htmlToText } from './html.ts';
-import { pdfText } from './pdf.ts';
+import { looksLikeDocx } from './zip.ts';
 
 /*
  * Uploaded files to text (docs/knowledge-base-sources.md, "Files"): .txt, .md, .html, .csv, .pdf, .docx, at most
@@ -174,16 +172,17 @@ export async function fileText(file: { name: string; bytes: Uint8Array; contentT
     throw new SourceError(`the file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
   }
   checkContent(kind, file.bytes, file.contentType);
+  // The parsers load on first use: the upload call only checks a file's type and never loads them.
   let text: string;
   switch (kind) {
     case 'pdf':
-      text = await pdfText(file.bytes, { maxChars: MAX_TEXT_CHARS });
+      text = await (await import('./pdf.ts')).pdfText(file.bytes, { maxChars: MAX_TEXT_CHARS });
       break;
     case 'docx':
-      text = await docxText(file.bytes);
+      text = await (await import('./docx.ts')).docxText(file.bytes);
       break;
     case 'html':
-      text = htmlToText(decodeText(file.bytes) ?? '').text;
+      text = (await import('./html.ts')).htmlToText(decodeText(file.bytes) ?? '').text;
       break;
     case 'csv':
       text = csvToMarkdown(decodeText(file.bytes) ?? '');

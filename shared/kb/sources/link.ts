@@ -6,7 +6,6 @@ import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { AllowList } from '../../allow-list.ts';
 import { addressAllowed } from '../../relay/outbound.ts';
 import { SourceError } from '../contract.ts';
-import { htmlToText } from './html.ts';
 
 /*
  * A link collection's page, fetched server-side (docs/knowledge-base-sources.md, "Links"), under the DSN's address
@@ -201,9 +200,13 @@ function decode(body: Buffer, charset: string | undefined): string {
 }
 
 /** The text of a fetched page and its title (HTML); `selector` keeps only the matching elements (FastGPT's webPageSelector). */
-export function pageText(page: FetchedPage, selector?: string): { text: string; title?: string } {
+export async function pageText(page: FetchedPage, selector?: string): Promise<{ text: string; title?: string }> {
   const mediaType = page.mediaType || 'text/html';
-  if (HTML_TYPES.has(mediaType)) return htmlToText(decode(page.body, page.charset), selector);
+  if (HTML_TYPES.has(mediaType)) {
+    // Loaded on first use: the create call checks a link's form only and never converts a page.
+    const { htmlToText } = await import('./html.ts');
+    return htmlToText(decode(page.body, page.charset), selector);
+  }
   if (TEXT_TYPES.has(mediaType)) return { text: decode(page.body, page.charset) };
   throw new SourceError(`the link serves ${mediaType}, not a web page or text: upload the file instead`);
 }
@@ -214,5 +217,5 @@ export async function readLink(
   options: LinkFetchOptions & { readonly selector?: string },
 ): Promise<{ text: string; title?: string; url: string }> {
   const page = await fetchLink(link, options);
-  return { ...pageText(page, options.selector), url: page.url };
+  return { ...(await pageText(page, options.selector)), url: page.url };
 }
