@@ -14,6 +14,7 @@ import { type RouteContract, routeKey, type TopicContracts } from './contract-pa
 import { CHANNEL_CONTRACTS } from './contracts-channels.ts';
 import { DATASET_CONTRACTS } from './contracts-dataset.ts';
 import { IMPORT_CONTRACTS } from './contracts-import.ts';
+import { KB_SOURCE_CONTRACTS } from './contracts-kb-sources.ts';
 import { KEY_CONTRACTS } from './contracts-keys.ts';
 import { RELAY_CONTRACTS } from './contracts-relay.ts';
 
@@ -26,6 +27,7 @@ const TOPICS: readonly TopicContracts[] = [
   CHANNEL_CONTRACTS,
   KEY_CONTRACTS,
   RELAY_CONTRACTS,
+  KB_SOURCE_CONTRACTS,
 ];
 
 /** The topics' contracts merged by API; a route that two topics both describe is a mistake and throws. */
