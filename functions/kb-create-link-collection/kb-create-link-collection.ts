@@ -23,9 +23,11 @@ export async function createLinkCollection(
   deps: CreateLinkDeps,
 ): Promise<{ collectionId: string; results: { insertLen: number } }> {
   const { body, caller } = input;
+  const link = body.link;
+  if (!link) throw datasetErrors.missingParams('link is required');
   let url: URL;
   try {
-    url = parseLink(body.link);
+    url = parseLink(link);
   } catch (error) {
     throw asRequestError(error);
   }
@@ -42,9 +44,9 @@ export async function createLinkCollection(
     datasetId: body.datasetId,
     parentId: body.parentId,
     // FastGPT names a link collection after its link; the training may rename it after the page's title.
-    name: body.name?.trim() || body.link,
+    name: body.name?.trim() || link,
     type: 'link',
-    rawLink: body.link,
+    rawLink: link,
     settings: chunkSettingsOf(body),
     metadata: {
       ...(body.metadata ?? {}),

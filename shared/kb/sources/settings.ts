@@ -57,9 +57,12 @@ const sharedFields = {
 export const createLinkBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({
     ...sharedFields,
-    link: z
-      .string({ error: (i) => (i.input == null ? 'link is required' : 'link must be a string') })
-      .check(z.trim(), z.minLength(1, 'link is required'), z.maxLength(2048, 'link must be at most 2048 characters')),
+    // Missing or blank is 507004, answered by the call (createLinkCollection).
+    link: z.nullish(
+      z
+        .string({ error: 'link must be a string' })
+        .check(z.trim(), z.maxLength(2048, 'link must be at most 2048 characters')),
+    ),
     /** Not FastGPT's: a name for the collection (FastGPT names a link collection after its link). */
     name: optionalTextField('name', 100),
     metadata: metadataField,
