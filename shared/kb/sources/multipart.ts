@@ -76,6 +76,8 @@ export function parseMultipart(
     let fileTooLarge = false;
     let failure: MultipartError | undefined;
     parser.on('file', (field, stream, info) => {
+      // A form cut short errors the open file stream too; the parser's own error answers for it.
+      stream.on('error', () => undefined);
       if (field !== 'file') {
         stream.resume();
         return;

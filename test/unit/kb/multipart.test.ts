@@ -64,6 +64,16 @@ describe('parseMultipart', () => {
     await expect(parseMultipart(event)).rejects.toThrow(/one file only/);
   });
 
+  it('refuses a form cut short inside its file, without an uncaught error', async () => {
+    const event = await formEvent({
+      file: { name: 'a.txt', type: 'text/plain', bytes: new Uint8Array(5000).fill(0x61) },
+    });
+    const bytes = Buffer.from(event.body, 'base64');
+    const cut = { ...event, body: bytes.subarray(0, 3000).toString('base64') };
+
+    await expect(parseMultipart(cut)).rejects.toThrow(/malformed/);
+  });
+
   it('refuses a data field over 64 KiB', async () => {
     await expect(parseMultipart(await formEvent({ data: 'x'.repeat(70 * 1024) }))).rejects.toThrow(/64 KiB/);
   });
