@@ -17,7 +17,7 @@ const [bucketId, bucket] = buckets[0] ?? ['', { Type: '', Properties: {} }];
 const role = (name: FunctionName) => logicalId(stack, stack.functions[name].role);
 const objects = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] });
 const env = (name: FunctionName) =>
-  ((resources[logicalId(stack, stack.functions[name].function)]?.Properties.Environment as Json).Variables ??
+  (((resources[logicalId(stack, stack.functions[name].function)]?.Properties.Environment ?? {}) as Json).Variables ??
     {}) as Json;
 
 describe('the source bucket', () => {
@@ -44,7 +44,7 @@ describe('the source bucket', () => {
     const policy = Object.values(resources).find(
       (r) => r.Type === 'AWS::S3::BucketPolicy' && JSON.stringify(r.Properties.Bucket) === refOf(bucketId),
     );
-    const statements = ((policy?.Properties.PolicyDocument as Json).Statement ?? []) as Json[];
+    const statements = (((policy?.Properties.PolicyDocument ?? {}) as Json).Statement ?? []) as Json[];
 
     expect(statements).toContainEqual(
       expect.objectContaining({

@@ -36,7 +36,9 @@ function memoryStore() {
     put: async (f) =>
       void files.set(`${f.teamId}/${f.fileId}`, { bytes: f.bytes, name: f.name, contentType: f.contentType }),
     get: async (teamId, fileId) => files.get(`${teamId}/${fileId}`),
-    delete: async (teamId, ids) => ids.forEach((id) => files.delete(`${teamId}/${id}`)),
+    delete: async (teamId, ids) => {
+      for (const id of ids) files.delete(`${teamId}/${id}`);
+    },
   };
   return { files, store };
 }
