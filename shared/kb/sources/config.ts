@@ -36,6 +36,8 @@ export const linkEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({ [SOURCES_ENV.linkAllowedHosts]: allowList }),
 );
 
+export type LinkConfig = z.infer<typeof linkEnvSchema>;
+
 /** Where the source bucket is: exactly one of the two. */
 export const sourceStoreEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({ [SOURCES_ENV.kbSourceBucket]: optionalName, [SOURCES_ENV.kbSourceDir]: optionalName }),

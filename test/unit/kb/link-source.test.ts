@@ -17,6 +17,10 @@ const routes: Record<string, (req: http.IncomingMessage, res: http.ServerRespons
       '<html><head><title>Returns &amp; 退货</title></head><body><h1>Policy</h1><p>Seven days.</p></body></html>',
     );
   },
+  '/article': (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<body><nav>Menu</nav><article id="main"><p>Only this.</p></article><footer>Footer</footer></body>');
+  },
   '/plain': (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('just text');
@@ -105,6 +109,11 @@ describe('readLink', () => {
 
     expect(page.title).toBe('Returns & 退货');
     expect(page.text).toBe('Policy\n\nSeven days.');
+  });
+
+  it("keeps only the elements matching FastGPT's webPageSelector", async () => {
+    expect((await readLink(`${base}/article`, { ...allowLocal, selector: '#main' })).text).toBe('Only this.');
+    expect((await readLink(`${base}/article`, allowLocal)).text).toBe('Menu\n\nOnly this.\n\nFooter');
   });
 
   it('reads plain text, a declared charset and a compressed page', async () => {

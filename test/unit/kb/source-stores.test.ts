@@ -6,8 +6,12 @@ import { sdkStreamMixin } from '@smithy/core/serde';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { parseAllowList } from '#shared/allow-list';
+import { loadConfig } from '#shared/config';
+import { linkEnvSchema, sourceStoreEnvSchema } from '#shared/kb/sources/config';
 import { contentDisposition, LocalSourceFileStore, S3SourceFileStore } from '#shared/kb/sources/file-stores';
 import { createSourceReader } from '#shared/kb/sources/reader';
+import { sourceReaderFor } from '#shared/kb/sources/store-wiring';
+import * as z from '#shared/zod';
 import { makeDocx } from '#test/support/source-files';
 import { useTempDir } from '#test/support/temp-dir';
 
@@ -128,6 +132,21 @@ describe('createSourceReader', () => {
     expect((await reader.forTeam('t1').read({ fileId: 'txt', name: 'My notes' })).text).toBe('# 退货\n\nSeven days.');
     await expect(reader.forTeam('t2').read({ fileId: 'doc', name: 'p.docx' })).rejects.toThrow(/no longer stored/);
     await expect(reader.read({ fileId: 'doc', name: 'p.docx' })).rejects.toThrow(/no team/);
+  });
+
+  it('is built from the environment: the directory store and the allow-list', async () => {
+    const config = loadConfig(z.extend(sourceStoreEnvSchema, linkEnvSchema.shape), {
+      KB_SOURCE_DIR: join(dir(), 'env'),
+      LINK_ALLOWED_HOSTS: '127.0.0.1, docs.internal',
+    });
+    const reader = sourceReaderFor(config);
+
+    expect(config.LINK_ALLOWED_HOSTS.hostNames.has('docs.internal')).toBe(true);
+    await expect(reader.forTeam('t1').read({ fileId: 'nothing', name: 'x.txt' })).rejects.toThrow(/no longer stored/);
+    expect(() => loadConfig(linkEnvSchema, { LINK_ALLOWED_HOSTS: 'not a host!' })).toThrow(/LINK_ALLOWED_HOSTS/);
+    expect(() => sourceReaderFor(loadConfig(z.extend(sourceStoreEnvSchema, linkEnvSchema.shape), {}))).toThrow(
+      /KB_SOURCE_BUCKET/,
+    );
   });
 
   it('refuses a link to a metadata address', async () => {
