@@ -15,7 +15,8 @@ import type { StageConfig } from './stage-config.ts';
 /*
  * The knowledge base's sources (docs/knowledge-base-sources.md): the source bucket (uploaded files and text kept as
  * files; S3-managed encryption, TLS only, every public access blocked, objects owned by the bucket, incomplete uploads
- * dropped after a day) and the three source functions, each granted exactly what its code sends.
+ * dropped after a day) and the two source functions (the creates; the read and its public link), each granted exactly
+ * what its code sends.
  */
 
 export interface KbSourceResources {
@@ -94,27 +95,18 @@ export function addKbSourceResources(scope: Construct, props: KbSourceResourcesP
       ...common,
     });
 
-  const link = make(
-    'KbCreateLinkCollection',
-    'kb-create-link-collection',
-    'POST /api/core/dataset/collection/create/link: a link collection, read by the training',
-    256,
-    10,
-  );
-  // Until the collections core is wired: one GetItem of the knowledge base (collections-port.ts).
-  link.useTable(props.datasets, ENV.datasetsTable, ['GetItem']);
-
-  const file = make(
-    'KbCreateFileCollection',
-    'kb-create-file-collection',
-    'POST /api/core/dataset/collection/create/localFile: an uploaded file (multipart, at most 10 MB) stored as a collection',
+  const create = make(
+    'KbCreateSourceCollection',
+    'kb-create-source-collection',
+    'POST /api/core/dataset/collection/create/link and …/create/localFile (multipart, at most 10 MB): a collection with a source',
     // A 10 MB upload arrives as ~13.4 MB of base64 and is held twice while decoded and parsed.
     1024,
     30,
   );
-  file.useTable(props.datasets, ENV.datasetsTable, ['GetItem']);
-  // PutObject to store the upload; DeleteObject to remove it again when the collection cannot be created.
-  useSourceBucket(file, bucket, ['put', 'delete']);
+  // Until the collections core is wired: one GetItem of the knowledge base (collections-port.ts).
+  create.useTable(props.datasets, ENV.datasetsTable, ['GetItem']);
+  // PutObject to store an upload; DeleteObject to remove it again when the collection cannot be created.
+  useSourceBucket(create, bucket, ['put', 'delete']);
 
   const read = make(
     'KbReadCollection',
@@ -130,8 +122,7 @@ export function addKbSourceResources(scope: Construct, props: KbSourceResourcesP
   return {
     bucket,
     functions: {
-      'kb-create-link-collection': link,
-      'kb-create-file-collection': file,
+      'kb-create-source-collection': create,
       'kb-read-collection': read,
     },
   };

@@ -36,7 +36,7 @@ export type FunctionName =
   | 'authorizer';
 
 /** The knowledge base's source calls: link and file collections, and reading a source (docs/knowledge-base-sources.md). */
-export type KbSourceFunction = 'kb-create-link-collection' | 'kb-create-file-collection' | 'kb-read-collection';
+export type KbSourceFunction = 'kb-create-source-collection' | 'kb-read-collection';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
@@ -68,9 +68,9 @@ export interface RouteDef {
 
 /** The knowledge base's source calls (FastGPT's paths; docs/knowledge-base-sources.md). */
 const KB_SOURCE_ROUTES: readonly RouteDef[] = [
-  { method: 'POST', path: '/api/core/dataset/collection/create/link', function: 'kb-create-link-collection' },
+  { method: 'POST', path: '/api/core/dataset/collection/create/link', function: 'kb-create-source-collection' },
   // multipart/form-data: one of the dataset API's binary media types, so the body reaches the function in base64.
-  { method: 'POST', path: '/api/core/dataset/collection/create/localFile', function: 'kb-create-file-collection' },
+  { method: 'POST', path: '/api/core/dataset/collection/create/localFile', function: 'kb-create-source-collection' },
   { method: 'POST', path: '/api/core/dataset/collection/read', function: 'kb-read-collection' },
   // The link collection/read answers: opened by a browser without a token; its signature is the proof.
   { method: 'GET', path: '/api/core/dataset/collection/source', function: 'kb-read-collection', auth: 'none' },
@@ -178,8 +178,7 @@ export const BINARY_MEDIA_TYPES: Readonly<Record<ApiName, readonly string[]>> = 
 
 /** Handler entry of each function, relative to the repository root. */
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
-  'kb-create-link-collection': 'functions/kb-create-link-collection/handler.ts',
-  'kb-create-file-collection': 'functions/kb-create-file-collection/handler.ts',
+  'kb-create-source-collection': 'functions/kb-create-source-collection/handler.ts',
   'kb-read-collection': 'functions/kb-read-collection/handler.ts',
   'create-dataset': 'functions/create-dataset/handler.ts',
   'create-dataset-folder': 'functions/create-dataset-folder/handler.ts',

@@ -58,13 +58,14 @@ describe('the source bucket', () => {
 });
 
 describe('the source functions', () => {
-  it('lets the upload put and delete source objects only, and read nothing', () => {
-    const allowed = permissionsOf(template, role('kb-create-file-collection'));
+  it('lets the creates put and delete source objects only, and read nothing', () => {
+    const allowed = permissionsOf(template, role('kb-create-source-collection'));
 
     expect(allowed.get('s3:PutObject')).toEqual(new Set([objects]));
     expect(allowed.get('s3:DeleteObject')).toEqual(new Set([objects]));
     expect([...allowed.keys()].filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:PutObject']);
-    expect(env('kb-create-file-collection')[SOURCES_ENV.kbSourceBucket]).toEqual({ Ref: bucketId });
+    expect(env('kb-create-source-collection')[SOURCES_ENV.kbSourceBucket]).toEqual({ Ref: bucketId });
+    expect(allowed.has('secretsmanager:GetSecretValue')).toBe(false);
   });
 
   it('lets the read get source objects and the deployment key only, and write nothing', () => {
@@ -79,15 +80,9 @@ describe('the source functions', () => {
     expect(env('kb-read-collection')[ENV.channelIdKeySecretId]).toBeDefined();
   });
 
-  it('gives the link call no access to the bucket nor to any secret', () => {
-    const allowed = [...permissionsOf(template, role('kb-create-link-collection')).keys()];
-
-    expect(allowed.filter((a) => a.startsWith('s3:') || a.startsWith('secretsmanager:'))).toEqual([]);
-  });
-
   it('gives no other function access to the source bucket', () => {
     const others = (Object.keys(stack.functions) as FunctionName[]).filter(
-      (name) => !['kb-create-file-collection', 'kb-read-collection'].includes(name),
+      (name) => !['kb-create-source-collection', 'kb-read-collection'].includes(name),
     );
     for (const name of others) {
       const touching = [...permissionsOf(template, role(name)).entries()].filter(([, on]) =>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createFileCollection } from '#functions/kb-create-file-collection/kb-create-file-collection';
-import { createLinkCollection } from '#functions/kb-create-link-collection/kb-create-link-collection';
+import { createFileCollection } from '#functions/kb-create-source-collection/create-file';
+import { createLinkCollection } from '#functions/kb-create-source-collection/create-link';
 import { readCollection, type ServeSourceDeps, serveSource } from '#functions/kb-read-collection/kb-read-collection';
 import { parseAllowList } from '#shared/allow-list';
 import { DatasetApiError, datasetErrors } from '#shared/errors';
