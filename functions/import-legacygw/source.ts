@@ -29,3 +29,25 @@ export interface RowSource {
   /** Ends the read; never throws. */
   close(): Promise<void>;
 }
+
+/** What a database source is opened with: the import's deadline, as a signal and as an instant. */
+export interface SourceLimits {
+  /** Aborted at the import's deadline: the connection is destroyed and pending reads fail with its reason. */
+  readonly signal: AbortSignal;
+  /** The deadline as epoch milliseconds; no query's own timeout (nor the server's) outlives it by much. */
+  readonly deadlineAt: number;
+  /** The import's clock (epoch milliseconds), the one the deadline was computed with. */
+  readonly now: () => number;
+}
+
+// Both database sources' timers. Metadata queries are tiny: one that takes longer than this means the server is
+// stuck. A query's own timer is the driver-level backstop, ending a little after the deadline, whose abort signal
+// fires first. Closing waits this long for the server's goodbye before the socket is destroyed.
+export const METADATA_QUERY_TIMEOUT_MS = 10_000;
+const DEADLINE_GRACE_MS = 1_000;
+export const QUIT_WAIT_MS = 1_000;
+
+/** A query's own timeout: the deadline plus a grace, at most `cap`, at least 1 ms. */
+export function queryTimeoutMs(limits: SourceLimits, cap = Number.POSITIVE_INFINITY): number {
+  return Math.max(1, Math.min(cap, limits.deadlineAt - limits.now() + DEADLINE_GRACE_MS));
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import type { OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
-import type { RowSource } from '#functions/import-legacygw/source';
+import type { OpenSource } from '#functions/import-legacygw/legacy-source';
+import type { RowSource, SourceLimits } from '#functions/import-legacygw/source';
 import { ANY_HOST, parseAllowList } from '#shared/allow-list';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
