@@ -163,23 +163,25 @@ function usageOf(usage: unknown): Json | undefined {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
+/** The text of an Anthropic message's content blocks of one type (`text` or `thinking`), joined. */
+export function blockText(blocks: readonly Record<string, unknown>[], type: 'text' | 'thinking'): string {
+  return blocks
+    .filter((b) => b.type === type)
+    .map((b) => String(b[type] ?? ''))
+    .join('');
+}
+
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** An Anthropic Messages response as an OpenAI chat.completion. */
 export function fromAnthropicResponse(json: Json, requestedModel: string): Json {
   const blocks = Array.isArray(json.content) ? json.content.filter(isObject) : [];
-  const text = blocks
-    .filter((b) => b.type === 'text')
-    .map((b) => String(b.text ?? ''))
-    .join('');
+  const text = blockText(blocks, 'text');
   const toolCalls = blocks
     .filter((b) => b.type === 'tool_use')
     .map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }));
   const message: Json = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
-  const thinking = blocks
-    .filter((b) => b.type === 'thinking')
-    .map((b) => String(b.thinking ?? ''))
-    .join('');
+  const thinking = blockText(blocks, 'thinking');
   if (thinking !== '') message.reasoning_content = thinking;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const usage = usageOf(json.usage);
