@@ -88,17 +88,22 @@ const expiryField = () =>
     error: 'expiresAt must be an ISO 8601 date-time with a time zone (e.g. 2030-01-31T00:00:00Z), a date, or null',
   });
 
+/** The limits a create and an update both take, each optional; null clears a limit. */
+const limitFields = () => ({
+  groups: z.optional(list('groups', entry('groups'))),
+  models: z.optional(z.nullable(list('models', entry('models')))),
+  ips: z.optional(z.nullable(list('ips', ipEntry()))),
+  expiresAt: z.optional(z.nullable(expiryField())),
+  remainQuota: z.optional(quotaField()),
+  unlimitedQuota: z.optional(z.boolean({ error: 'unlimitedQuota must be true or false' })),
+});
+
 /** The editable fields of a key: the body of `PUT /api/key/{id}`, every field optional; null clears a limit. */
 export const keyUpdateBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.strictObject({
     name: z.optional(nameField()),
     status: z.optional(z.enum(['enabled', 'disabled'], { error: 'status must be "enabled" or "disabled"' })),
-    groups: z.optional(list('groups', entry('groups'))),
-    models: z.optional(z.nullable(list('models', entry('models')))),
-    ips: z.optional(z.nullable(list('ips', ipEntry()))),
-    expiresAt: z.optional(z.nullable(expiryField())),
-    remainQuota: z.optional(quotaField()),
-    unlimitedQuota: z.optional(z.boolean({ error: 'unlimitedQuota must be true or false' })),
+    ...limitFields(),
   }),
 );
 export type KeyUpdate = z.infer<typeof keyUpdateBodySchema>;
@@ -107,12 +112,7 @@ export type KeyUpdate = z.infer<typeof keyUpdateBodySchema>;
 export const keyCreateBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.strictObject({
     name: nameField(),
-    groups: z.optional(list('groups', entry('groups'))),
-    models: z.optional(z.nullable(list('models', entry('models')))),
-    ips: z.optional(z.nullable(list('ips', ipEntry()))),
-    expiresAt: z.optional(z.nullable(expiryField())),
-    remainQuota: z.optional(quotaField()),
-    unlimitedQuota: z.optional(z.boolean({ error: 'unlimitedQuota must be true or false' })),
+    ...limitFields(),
   }),
 );
 export type KeyCreate = z.infer<typeof keyCreateBodySchema>;
