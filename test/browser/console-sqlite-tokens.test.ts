@@ -15,7 +15,7 @@ const dir = useTempDir('console-sqlite-tokens-');
 
 describe("import from a SQLite file with the gateway's keys", () => {
   it('previews and imports the tokens as relay keys that open the relay with the same secret', async () => {
-    const world = files.world();
+    const { world } = files;
     const path = join(dir(), 'one-api.db');
     await writeOneApiTokensFile(path);
     const { page, recorder } = await files.open();
