@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { useTestServer } from '#test/support/local-server';
@@ -13,35 +13,22 @@ import {
   settingsWithSecrets,
 } from './channel-review.helpers.ts';
 import {
-  type ChannelsTable,
   callProxy,
-  channelsTable,
   type Exchange,
   expectData,
   expectError,
   expectNoSecrets,
+  useChannelsTable,
 } from './import-http.helpers.ts';
 
 // docs/channel-review-api.md through HTTP: the local server runs the real authorizer and the five review functions.
 
 const server = useTestServer({ LOG_LEVEL: 'DEBUG' });
-let table: ChannelsTable;
+const table = useChannelsTable(server);
 /** Every exchange of this file, searched for whole keys at the end. */
 const exchanges: Exchange[] = [];
 /** Every key any test stored, sent or saw stored. */
 const keys = new Set<string>();
-
-beforeAll(() => {
-  table = channelsTable(server);
-});
-
-afterAll(() => {
-  table?.close();
-});
-
-beforeEach(async () => {
-  await table.clear();
-});
 
 async function call(method: string, path: string, json?: unknown, raw?: string): Promise<Exchange> {
   const exchange = await callProxy(server, { method, path, json, raw });

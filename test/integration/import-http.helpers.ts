@@ -1,5 +1,5 @@
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { ImportReport } from '#functions/import-legacygw/report';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import { fromChannelItem, type StoredChannel } from '#shared/repositories/channels';
@@ -132,6 +132,24 @@ export interface ChannelsTable {
   /** Deletes every item, so a test starts from an empty table whatever ran before it. */
   clear(): Promise<void>;
   close(): void;
+}
+
+/**
+ * The server's channels table for this test file, opened before its tests and closed after; emptied before each test
+ * unless `clearEach` is false.
+ */
+export function useChannelsTable(server: TestServer, { clearEach = true } = {}): ChannelsTable {
+  let table: ChannelsTable | undefined;
+  beforeAll(() => {
+    table = channelsTable(server);
+  });
+  afterAll(() => table?.close());
+  if (clearEach) beforeEach(() => opened().clear());
+  const opened = (): ChannelsTable => {
+    if (!table) throw new Error('The channels table is not open yet');
+    return table;
+  };
+  return { scan: () => opened().scan(), clear: () => opened().clear(), close: () => opened().close() };
 }
 
 export function channelsTable(server: TestServer, tableName = server.tables.channels): ChannelsTable {

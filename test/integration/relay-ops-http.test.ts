@@ -1,5 +1,5 @@
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
 import type { UsageRecord } from '#shared/relay/contract';
 import { isServableProvider } from '#shared/relay/servable';
@@ -10,13 +10,12 @@ import type { UsageReport } from '#shared/schemas/usage';
 import { useTestServer } from '#test/support/local-server';
 import { channelPath, reviewChannel, seedChannels } from './channel-review.helpers.ts';
 import {
-  type ChannelsTable,
   callProxy,
-  channelsTable,
   type Exchange,
   expectData,
   expectError,
   expectNoSecrets,
+  useChannelsTable,
 } from './import-http.helpers.ts';
 import { ROWS_PATH } from './import-rows.helpers.ts';
 
@@ -24,19 +23,9 @@ import { ROWS_PATH } from './import-rows.helpers.ts';
 // runs the real authorizer and functions over its own tables.
 
 const server = useTestServer({ LOG_LEVEL: 'DEBUG' });
-let table: ChannelsTable;
+const table = useChannelsTable(server);
 const exchanges: Exchange[] = [];
 const keys = new Set<string>();
-
-beforeAll(() => {
-  table = channelsTable(server);
-});
-afterAll(() => {
-  table?.close();
-});
-beforeEach(async () => {
-  await table.clear();
-});
 
 async function call(method: string, path: string, options: { json?: unknown; authorization?: string | null } = {}) {
   const exchange = await callProxy(server, { method, path, ...options });
