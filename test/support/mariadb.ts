@@ -24,6 +24,15 @@ export interface TestDatabaseServer {
   stop(): Promise<void>;
 }
 
+/** Where a test database server listens and the importer's login on it. */
+export function serverLogin(
+  endpoint: { host: string; port: number; pid: number | undefined },
+  user: string,
+  password: string,
+): Pick<TestDatabaseServer, 'host' | 'port' | 'user' | 'password' | 'pid'> {
+  return { host: endpoint.host, port: endpoint.port, user, password, pid: endpoint.pid };
+}
+
 /** A MySQL-compatible server for one test file. */
 export interface TestMariaDb extends TestDatabaseServer {
   /** Runs trusted test SQL as the administrative user (several statements allowed). */
@@ -88,11 +97,7 @@ async function prepare(endpoint: AdminEndpoint): Promise<TestMariaDb> {
   const databases: string[] = [];
 
   return {
-    host: endpoint.host,
-    port: endpoint.port,
-    user,
-    password,
-    pid: endpoint.pid,
+    ...serverLogin(endpoint, user, password),
     async createDatabase(name, fixtureSql) {
       const database = name ?? `legacygw_${randomBytes(6).toString('hex')}`;
       await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort, type ServerTls, type TestDatabaseServer } from './mariadb.ts';
+import { freePort, type ServerTls, serverLogin, type TestDatabaseServer } from './mariadb.ts';
 
 const run = promisify(execFile);
 
@@ -79,11 +79,7 @@ async function prepare(endpoint: AdminEndpoint): Promise<TestPostgres> {
   await runSql('postgres', `CREATE ROLE ${user} LOGIN PASSWORD '${password}'`);
 
   return {
-    host: endpoint.host,
-    port: endpoint.port,
-    user,
-    password,
-    pid: endpoint.pid,
+    ...serverLogin(endpoint, user, password),
     async createDatabase(name, fixtureSql) {
       const database = name ?? `legacygw_${randomBytes(6).toString('hex')}`;
       await runSql('postgres', `CREATE DATABASE "${database}" ENCODING 'UTF8' TEMPLATE template0`);
