@@ -16,3 +16,19 @@ export function familyCalls(family: Family, row: (fields: Record<string, string 
     settings: (fields: Record<string, string | null>, type = 1) => family.settings(row(fields), typeOf(type)),
   };
 }
+
+/** The columns every One API-family editor fills alike when the operator sets only `key` and models (`gpt-4o`). */
+export function editorRow(key: string): RowValues {
+  return {
+    id: '1',
+    type: '1',
+    key,
+    status: '1',
+    name: 'channel',
+    base_url: '',
+    models: 'gpt-4o',
+    group: 'default',
+    other: '',
+    model_mapping: '',
+  };
+}

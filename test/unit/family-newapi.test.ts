@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RowValues } from '#functions/import-legacygw/families/family';
 import { NEWAPI } from '#functions/import-legacygw/families/newapi';
-import { familyCalls } from '#test/support/family-calls';
+import { editorRow, familyCalls } from '#test/support/family-calls';
 
 const SINGLE = '{"is_multi_key":false,"multi_key_size":0,"multi_key_status_list":null,"multi_key_polling_index":0}';
 const multi = (statusList: Record<string, number> | null = null) =>
@@ -20,16 +20,7 @@ const DEFAULT_SETTINGS = '{"azure_responses_version":"","vertex_key_type":"json"
 /** A New API row as its editor leaves it when the operator sets only key and models. */
 function row(fields: Record<string, string | null> = {}): RowValues {
   return {
-    id: '1',
-    type: '1',
-    key: 'sk-fixture-newapi',
-    status: '1',
-    name: 'channel',
-    base_url: '',
-    models: 'gpt-4o',
-    group: 'default',
-    other: '',
-    model_mapping: '',
+    ...editorRow('sk-fixture-newapi'),
     status_code_mapping: '',
     priority: '0',
     weight: '0',
