@@ -6,6 +6,7 @@ import { fromChannelItem, type StoredChannel } from '#shared/repositories/channe
 import { captureOutput } from '#test/support/capture-output';
 import { startedInBeforeAll, startTestServer, type TestServer } from '#test/support/local-server';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import { seedChannels } from './channel-review.helpers.ts';
 import { FIXTURE_KEYS } from './import.helpers.ts';
 
 /** The import route of the channel proxy API. */
@@ -97,6 +98,30 @@ export function expectData<T = unknown>(exchange: Exchange): T {
 /** The import report of a 200 response, after checking the success envelope. */
 export function expectReport(exchange: Exchange): ImportReport {
   return expectData<ImportReport>(exchange);
+}
+
+/**
+ * A test file's calls of the channel proxy API, each exchange kept, and the channels it seeds, each key kept: the
+ * file's last test checks them all for whole keys (`expectNoSecrets(watch.exchanges, { extra: [...watch.keys] })`).
+ */
+export function watchSecrets(server: TestServer) {
+  const exchanges: Exchange[] = [];
+  /** Every key any test stored, sent or saw stored. */
+  const keys = new Set<string>();
+  return {
+    exchanges,
+    keys,
+    async call(request: Parameters<typeof callProxy>[1]): Promise<Exchange> {
+      const exchange = await callProxy(server, request);
+      exchanges.push(exchange);
+      return exchange;
+    },
+    async seed(channels: StoredChannel[]): Promise<StoredChannel[]> {
+      for (const c of channels) keys.add(c.key);
+      await seedChannels(server, channels);
+      return channels;
+    },
+  };
 }
 
 /**
