@@ -352,8 +352,28 @@ export function idSegments(ids: readonly string[], hexLength: number): fc.Arbitr
   );
 }
 
-/** Query strings of up to five `name=value` pairs (repeats allowed), each part percent-encoded; '' for none. */
-export function queryStrings(names: fc.Arbitrary<string>, values: fc.Arbitrary<string>): fc.Arbitrary<string> {
+/** Values every query parameter is tried with: empty, small, signed, exponent and huge numbers. */
+const ODD_QUERY_VALUES = ['', '0', '1', '100', '101', '-1', '9'.repeat(30)];
+
+/**
+ * Query strings of up to five `name=value` pairs (repeats allowed), each part percent-encoded, '' for none: the
+ * route's own parameters (most often), tricky and `oddNames`, or any short name; `values` (odd numbers added), or any
+ * text or bytes, or what `more` generates.
+ */
+export function queryStrings(
+  params: { known: readonly string[]; oddNames: readonly string[]; values: readonly string[] },
+  ...more: fc.Arbitrary<string>[]
+): fc.Arbitrary<string> {
+  const names = fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...params.known) },
+    fc.constantFrom(...TRICKY_KEYS, ...params.oddNames),
+    fc.string({ maxLength: 10 }),
+  );
+  const values = fc.oneof(
+    fc.constantFrom(...ODD_QUERY_VALUES, ...params.values),
+    ...more,
+    fc.string({ unit: 'binary', maxLength: 20 }),
+  );
   return fc
     .array(fc.tuple(names, values), { maxLength: 5 })
     .map((pairs) =>

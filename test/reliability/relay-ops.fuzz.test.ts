@@ -14,7 +14,6 @@ import {
   malformedRequest,
   proxyReplyProblems,
   queryStrings,
-  TRICKY_KEYS,
 } from './fuzz-requests.ts';
 import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, sampleFuzz } from './harness.ts';
 
@@ -50,19 +49,10 @@ beforeAll(async () => {
 });
 
 const usageQuery = queryStrings(
-  fc.oneof(
-    { weight: 5, arbitrary: fc.constantFrom(...USAGE_PARAMETERS) },
-    fc.constantFrom(...TRICKY_KEYS, 'status', 'FROM', 'from[]'),
-    fc.string({ maxLength: 10 }),
-  ),
-  fc.oneof(
-    fc.constantFrom(
-      '',
-      '0',
-      '1',
-      '100',
-      '101',
-      '-1',
+  {
+    known: USAGE_PARAMETERS,
+    oddNames: ['status', 'FROM', 'from[]'],
+    values: [
       '2026-11-27',
       '2026-11-27T10:00:00Z',
       '2026-02-30',
@@ -71,13 +61,11 @@ const usageQuery = queryStrings(
       '99999999999',
       '1e9',
       'gpt-4o',
-      '9'.repeat(30),
-    ),
-    fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
-    fc.integer({ min: 0, max: 4_000_000_000 }).map(String),
-    fc.string({ maxLength: 300 }),
-    fc.string({ unit: 'binary', maxLength: 20 }),
-  ),
+    ],
+  },
+  fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+  fc.integer({ min: 0, max: 4_000_000_000 }).map(String),
+  fc.string({ maxLength: 300 }),
 );
 
 const idSegment = () =>
