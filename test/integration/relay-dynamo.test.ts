@@ -47,6 +47,20 @@ async function putChannel(tableName: string, id: string, overrides: Record<strin
   await db.documents.send(new PutCommand({ TableName: tableName, Item: item }));
 }
 
+/** A health store over fresh tables, its channels table holding one enabled channel `id`, and its manual clock. */
+async function healthWithChannel(id: string) {
+  const clock = new ManualClock();
+  const channelsTable = await table(TABLES.channels, 'channels');
+  await putChannel(channelsTable, id);
+  const store = new DynamoHealthStore({
+    client: db.documents,
+    tableName: await table(RELAY_TABLES.relayState, 'relayState'),
+    channelsTableName: channelsTable,
+    clock,
+  });
+  return { clock, channelsTable, store };
+}
+
 describe('relay health on DynamoDB', () => {
   it('keeps one item per failing channel in the health partition, cools it down after 3 failures and deletes it on success', async () => {
     // prepare
@@ -144,15 +158,7 @@ describe('relay health on DynamoDB', () => {
 
   it('auto-disables a channel after 3 invalid-key failures in a row, not after 1, with a reason and time', async () => {
     // prepare
-    const clock = new ManualClock();
-    const channelsTable = await table(TABLES.channels, 'channels');
-    await putChannel(channelsTable, 'bad');
-    const store = new DynamoHealthStore({
-      client: db.documents,
-      tableName: await table(RELAY_TABLES.relayState, 'relayState'),
-      channelsTableName: channelsTable,
-      clock,
-    });
+    const { clock, channelsTable, store } = await healthWithChannel('bad');
     const statusOf = async () =>
       (await db.documents.send(new GetCommand({ TableName: channelsTable, Key: { id: 'bad' } }))).Item;
     // act
@@ -169,15 +175,7 @@ describe('relay health on DynamoDB', () => {
 
   it('does not auto-disable when a non-auth failure breaks the run of invalid-key failures', async () => {
     // prepare
-    const clock = new ManualClock();
-    const channelsTable = await table(TABLES.channels, 'channels');
-    await putChannel(channelsTable, 'mixed');
-    const store = new DynamoHealthStore({
-      client: db.documents,
-      tableName: await table(RELAY_TABLES.relayState, 'relayState'),
-      channelsTableName: channelsTable,
-      clock,
-    });
+    const { channelsTable, store } = await healthWithChannel('mixed');
     // act
     await store.recordFailure({ channelId: 'mixed', errorClass: 'auth', invalidKey: true });
     await store.recordFailure({ channelId: 'mixed', errorClass: 'auth', invalidKey: true });
