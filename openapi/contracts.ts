@@ -12,6 +12,7 @@ import type { ApiDef, ApiName, RouteDef } from '#shared/routes';
 import { APIS } from '#shared/routes';
 import { type RouteContract, routeKey, type TopicContracts } from './contract-parts.ts';
 import { CHANNEL_CONTRACTS } from './contracts-channels.ts';
+import { COUNT_TOKENS_CONTRACTS } from './contracts-count-tokens.ts';
 import { DATASET_CONTRACTS } from './contracts-dataset.ts';
 import { IMPORT_CONTRACTS } from './contracts-import.ts';
 import { KEY_CONTRACTS } from './contracts-keys.ts';
@@ -26,6 +27,7 @@ const TOPICS: readonly TopicContracts[] = [
   CHANNEL_CONTRACTS,
   KEY_CONTRACTS,
   RELAY_CONTRACTS,
+  COUNT_TOKENS_CONTRACTS,
 ];
 
 /** The topics' contracts merged by API; a route that two topics both describe is a mistake and throws. */

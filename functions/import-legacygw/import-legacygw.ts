@@ -14,6 +14,7 @@ import { createRowMapper, type RowOutcome } from './mapping.ts';
 import { type ImportReport, ReportBuilder } from './report.ts';
 import type { RowSource, SourceOrigin } from './source.ts';
 import { type LookupFn, resolveTarget } from './target.ts';
+import { checkTokensImport, importSourceTokens, type SourceTokensDeps } from './tokens/source-tokens.ts';
 import { WriteBehind, withWrittenCount } from './write-behind.ts';
 
 export interface ImportInput {
@@ -23,6 +24,8 @@ export interface ImportInput {
   dryRun: boolean;
   /** The family the operator chose: the table is read as its, whatever its columns say (families/detect.ts). */
   family?: FamilyKind;
+  /** Also carry the gateway's tokens over as relay keys (docs/relay.md, "Keys carried over from the legacy gateway"). */
+  tokens?: boolean;
 }
 
 /** What every import needs, whatever its source. */
@@ -43,7 +46,7 @@ export interface ImportCoreDeps {
   logger: Pick<Logger, 'info'>;
 }
 
-export interface ImportDeps extends ImportCoreDeps {
+export interface ImportDeps extends ImportCoreDeps, SourceTokensDeps {
   openSource: OpenSource;
   config: ImportCoreDeps['config'] & {
     /** LEGACYGW_ALLOWED_HOSTS, parsed at cold start. */
@@ -78,7 +81,9 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       deadlineAt: deadline.at,
       now: () => deps.now().getTime(),
     });
-    return await importFromSource(source, input.dryRun, deadline, deps, input.family);
+    if (input.tokens) await checkTokensImport(source, deps);
+    const report = await importFromSource(source, input.dryRun, deadline, deps, input.family);
+    return input.tokens ? await importSourceTokens(source, report, deadline, deps) : report;
   } catch (e) {
     if (signal.aborted && !(e instanceof ProxyApiError)) throw new DeadlineExceededError(0, { cause: e });
     throw e;

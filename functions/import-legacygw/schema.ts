@@ -23,6 +23,10 @@ export const importBodySchema = z.object({
   }),
   dryRun: dryRunField,
   family: familyField,
+  tokens: z.optional(z.boolean({ error: 'tokens must be true or false' })).register(z.globalRegistry, {
+    description:
+      "Also carry the gateway's keys over: its `tokens` table (with `users` for a token's group and `options` for price ratios and routing options) becomes relay keys accepting the same secrets; the report gains `tokens`",
+  }),
 });
 
 /** Longest column name a rows call may send (SQLite's names are free; a gateway's are short). */

@@ -23,7 +23,7 @@ import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, sampleFuzz } from '
 
 const server = useTestServer();
 const seeded: StoredChannel[] = Array.from({ length: 4 }, (_, i) =>
-  reviewChannel(i + 1, { provider: 'aws', key: `sk-fuzz-ops-${i}-0123456789abcdef` }),
+  reviewChannel(i + 1, { provider: 'tencent', key: `sk-fuzz-ops-${i}-0123456789abcdef` }),
 );
 
 beforeAll(async () => {
