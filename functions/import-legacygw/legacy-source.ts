@@ -12,15 +12,8 @@ import {
   trustedCas,
 } from './legacy-connection.ts';
 import { hasByteLimit, overLimitColumns } from './limits.ts';
-import {
-  type LegacyTable,
-  METADATA_QUERY_TIMEOUT_MS,
-  ORDER_COLUMN,
-  QUIT_WAIT_MS,
-  queryTimeoutMs,
-  type RowSource,
-  type SourceLimits,
-} from './source.ts';
+import { type LegacyTable, ORDER_COLUMN, type RowSource, type SourceLimits } from './source.ts';
+import { METADATA_QUERY_TIMEOUT_MS, QUIT_WAIT_MS, queryTimeoutMs } from './source-timing.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /** Bounds of one read. */

@@ -6,16 +6,8 @@ import { type TrustOptions, trustedCas } from './legacy-connection.ts';
 import { overLimitColumns } from './limits.ts';
 import { PgTimeout, rewritePgError } from './pg-errors.ts';
 import { PgWire, SMALL_WIRE_LIMITS } from './pg-wire.ts';
-import {
-  type LegacyTable,
-  METADATA_QUERY_TIMEOUT_MS,
-  ORDER_COLUMN,
-  QUIT_WAIT_MS,
-  queryTimeoutMs,
-  type RowSource,
-  type SourceLimits,
-  type SourceOrigin,
-} from './source.ts';
+import { type LegacyTable, ORDER_COLUMN, type RowSource, type SourceLimits, type SourceOrigin } from './source.ts';
+import { METADATA_QUERY_TIMEOUT_MS, QUIT_WAIT_MS, queryTimeoutMs } from './source-timing.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /*
