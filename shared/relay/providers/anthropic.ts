@@ -171,6 +171,11 @@ export function blockText(blocks: readonly Record<string, unknown>[], type: 'tex
     .join('');
 }
 
+/** One `chat.completion.chunk` of a converted stream: a delta's choices, or none and the usage (the last chunk). */
+export function completionChunk(id: string, created: number, model: string, choices: Json[], usage?: Json): Json {
+  return { id, object: 'chat.completion.chunk', created, model, choices, ...(usage === undefined ? {} : { usage }) };
+}
+
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** An Anthropic Messages response as an OpenAI chat.completion. */
@@ -211,13 +216,9 @@ export class AnthropicStreamConverter implements StreamConverter {
   }
 
   private chunk(delta: Json, finish: string | null = null): Json {
-    return {
-      id: this.id,
-      object: 'chat.completion.chunk',
-      created: this.created,
-      model: this.model,
-      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-    };
+    return completionChunk(this.id, this.created, this.model, [
+      { index: 0, delta, finish_reason: finish, logprobs: null },
+    ]);
   }
 
   convert(event: SseEvent): readonly Json[] {
@@ -277,18 +278,11 @@ export class AnthropicStreamConverter implements StreamConverter {
       }
       case 'message_stop':
         return [
-          {
-            id: this.id,
-            object: 'chat.completion.chunk',
-            created: this.created,
-            model: this.model,
-            choices: [],
-            usage: {
-              prompt_tokens: this.inputTokens,
-              completion_tokens: this.outputTokens,
-              total_tokens: this.inputTokens + this.outputTokens,
-            },
-          },
+          completionChunk(this.id, this.created, this.model, [], {
+            prompt_tokens: this.inputTokens,
+            completion_tokens: this.outputTokens,
+            total_tokens: this.inputTokens + this.outputTokens,
+          }),
         ];
       case 'error': {
         const error = isObject(data.error) ? data.error : {};
