@@ -3,14 +3,8 @@ import { proxyErrorResponse } from '#shared/envelopes/proxy';
 import { captureOutput } from '#test/support/capture-output';
 import { startFakeMySql } from '#test/support/fake-mysql';
 import { startFakePostgres } from '#test/support/fake-postgres';
-import {
-  importDeps,
-  runImport,
-  startTestDynamo,
-  type TestDynamo,
-  TOO_MUCH_AT_ONCE,
-  testLogger,
-} from './import.helpers.ts';
+import { importDeps, runImport, startTestDynamo, type TestDynamo, testLogger } from './import.helpers.ts';
+import { TOO_MUCH_AT_ONCE } from './import-hostile.helpers.ts';
 
 // Review 5: the column query (information_schema) and the count are answered by the server too. Their answers are
 // bounded like the SELECT's rows, and their errors are the import's own words, never the server's.

@@ -7,15 +7,8 @@ import { DeadlineExceededError } from '#shared/errors';
 import { captureOutput } from '#test/support/capture-output';
 import { CLIENT_LOCAL_FILES, startFakeMySql, startStallingProxy } from '#test/support/fake-mysql';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
-import {
-  FIXTURE_SQL,
-  importDeps,
-  runImport,
-  startTestDynamo,
-  type TestDynamo,
-  TOO_MUCH_AT_ONCE,
-  testLogger,
-} from './import.helpers.ts';
+import { FIXTURE_SQL, importDeps, runImport, startTestDynamo, type TestDynamo, testLogger } from './import.helpers.ts';
+import { TOO_MUCH_AT_ONCE } from './import-hostile.helpers.ts';
 
 let db: TestMariaDb;
 let dynamo: TestDynamo;
