@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { expiresAtSchema } from './access-tokens.ts';
+import { RELAY_KEY_STATUS_REASONS } from './key-view-shape.ts';
 import * as z from './zod.ts';
 
 /*
@@ -98,8 +99,8 @@ export const relayKeyLimitsSchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type RelayKeyLimits = z.infer<typeof relayKeyLimitsSchema>;
 
-/** Why a key is disabled: revoked by an operator, or (section 23's import) expired or exhausted at the source. */
-export const RELAY_KEY_STATUS_REASONS = ['revoked', 'expired', 'exhausted', 'disabled-at-source'] as const;
+/** Why a key is disabled (shared/key-view-shape.ts, where the console page can read it). */
+export { RELAY_KEY_STATUS_REASONS };
 
 /**
  * One item of the `relayKeys` table. Holds no key and no part of one. Built on its first parse (`z.lazy`): the relay

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RELAY_KEYS_BY_ID } from '../tables.ts';
+import { keyByIdQuery } from '../repositories/relay-keys.ts';
 import * as z from '../zod.ts';
 import type { RelayEndpoint, UsageRecord, UsageSink } from './contract.ts';
 
@@ -115,15 +115,7 @@ export class DynamoQuotaStore implements QuotaStore {
   private async keyHash(keyId: string): Promise<string | undefined> {
     const known = this.hashes.get(keyId);
     if (known) return known;
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: RELAY_KEYS_BY_ID.name,
-        KeyConditionExpression: '#id = :id',
-        ExpressionAttributeNames: { '#id': 'id' },
-        ExpressionAttributeValues: { ':id': keyId },
-      }),
-    );
+    const { Items } = await this.client.send(new QueryCommand(keyByIdQuery(this.tableName, keyId)));
     const hash = Items?.[0]?.keyHash;
     if (typeof hash !== 'string') return undefined;
     if (this.hashes.size > 10_000) this.hashes.clear();
