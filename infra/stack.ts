@@ -10,6 +10,7 @@ import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
+import { addKbSearchResources } from './kb-search.ts';
 import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,
@@ -204,6 +205,8 @@ export class ServiceStack extends Stack {
       common,
     });
 
+    const kbSearch = addKbSearchResources(this, { config, datasets, common });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -218,6 +221,7 @@ export class ServiceStack extends Stack {
         console: consolePage.function,
         openapi: openApi.function,
         ...mapRecord(relay.functions, (fn) => fn.function),
+        ...mapRecord(kbSearch.functions, (fn) => fn.function),
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -235,7 +239,7 @@ export class ServiceStack extends Stack {
     // The relay's own API: OpenAI's envelope, relay keys only, streaming methods (docs/relay.md).
     const relayApi = new AppApi(this, 'RelayApi', { definition: APIS.relay, ...apiCommon });
 
-    this.tables = { datasets, channels, ...relay.tables };
+    this.tables = { datasets, channels, ...relay.tables, ...kbSearch.tables };
     this.secrets = { adminKey, accessTokens, channelIdKey };
     this.functions = {
       authorizer,
@@ -245,6 +249,7 @@ export class ServiceStack extends Stack {
       openapi: openApi,
       ...review,
       ...relay.functions,
+      ...kbSearch.functions,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi, relay: relayApi };
 

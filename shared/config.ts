@@ -41,6 +41,13 @@ export const ENV = {
   relayFirstByteTimeoutMs: 'RELAY_FIRST_BYTE_TIMEOUT_MS',
   /** Days a usage record is kept (the usage table's TTL). */
   usageRetentionDays: 'USAGE_RETENTION_DAYS',
+  /** The knowledge base's collections and chunks (shared/tables.ts, `kbContent`). */
+  kbContentTable: 'KB_CONTENT_TABLE',
+  /** The search's vectors and full-text postings (shared/tables.ts, `kbVectors`, `kbTerms`). */
+  kbVectorsTable: 'KB_VECTORS_TABLE',
+  kbTermsTable: 'KB_TERMS_TABLE',
+  /** `index`: DynamoDB's vector indexes (SearchVectors, deployed); `exact`: an exact search (local engines). */
+  kbVectorSearch: 'KB_VECTOR_SEARCH',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
   consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
@@ -235,3 +242,17 @@ export const consoleEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   }),
 );
 export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;
+
+/** How embedding recall finds the nearest vectors (docs/knowledge-base-search.md, "Adapters"). */
+export const VECTOR_SEARCH_MODES = ['index', 'exact'] as const;
+
+/** The search (`POST /api/core/dataset/searchTest`): the datasets table, the content and index tables, the catalogue. */
+export const kbSearchEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(catalogEnvSchema, {
+    [ENV.kbContentTable]: requiredName,
+    [ENV.kbVectorsTable]: requiredName,
+    [ENV.kbTermsTable]: requiredName,
+    [ENV.kbVectorSearch]: z._default(z.enum(VECTOR_SEARCH_MODES), 'exact'),
+  }),
+);
+export type KbSearchConfig = z.infer<typeof kbSearchEnvSchema>;

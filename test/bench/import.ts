@@ -98,6 +98,9 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
             relayKeys: `${table}-unused-relay-keys`,
             relayState: `${table}-unused-relay-state`,
             usage: `${table}-unused-usage`,
+            kbContent: `${table}-unused-kb-content`,
+            kbVectors: `${table}-unused-kb-vectors`,
+            kbTerms: `${table}-unused-kb-terms`,
           };
           await ensureTables(client, names);
           try {

@@ -22,6 +22,9 @@ const backend: LocalBackend = {
     relayKeys: 'relayKeys',
     relayState: 'relayState',
     usage: 'usage',
+    kbContent: 'kbContent',
+    kbVectors: 'kbVectors',
+    kbTerms: 'kbTerms',
   },
   async authorizer(event: Parameters<Authorizer>[0]) {
     seen.methodArns.push(event.methodArn);
