@@ -159,7 +159,8 @@ export class DynamoFullTextIndex implements FullTextSearch {
           new UpdateCommand({
             TableName: this.tableName,
             Key: { pk, sk: batchSk(batch) },
-            UpdateExpression: 'ADD live :minus',
+            UpdateExpression: 'ADD #live :minus',
+            ExpressionAttributeNames: { '#live': 'live' },
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':minus': -count },
             ReturnValues: 'ALL_NEW',
@@ -195,7 +196,8 @@ export class DynamoFullTextIndex implements FullTextSearch {
 
   private async addCounters(pk: string, df: Map<string, number>, docs: number, length: number): Promise<void> {
     const slots = new Slots(this.updateConcurrency);
-    const update = (sk: string, expression: string, values: Record<string, number>) =>
+    // Names always go through placeholders: DynamoDB reserves hundreds of words (`total` among them).
+    const update = (sk: string, expression: string, values: Record<string, number>, names: Record<string, string>) =>
       slots.run(
         () =>
           this.client.send(
@@ -204,13 +206,14 @@ export class DynamoFullTextIndex implements FullTextSearch {
               Key: { pk, sk },
               UpdateExpression: expression,
               ExpressionAttributeValues: values,
+              ExpressionAttributeNames: names,
             }),
           ),
         undefined,
       );
     await Promise.all([
-      update(STATS_SK, 'ADD docs :d, total :l', { ':d': docs, ':l': length }),
-      ...[...df].map(([term, n]) => update(termSk(term), 'ADD df :n', { ':n': n })),
+      update(STATS_SK, 'ADD #docs :d, #total :l', { ':d': docs, ':l': length }, { '#docs': 'docs', '#total': 'total' }),
+      ...[...df].map(([term, n]) => update(termSk(term), 'ADD #df :n', { ':n': n }, { '#df': 'df' })),
     ]);
   }
 

@@ -96,7 +96,8 @@ export class DynamoVectorStore {
       new UpdateCommand({
         TableName: this.tableName,
         Key: { pk, sk: VECTOR_VERSION_SK },
-        UpdateExpression: 'ADD w :one',
+        UpdateExpression: 'ADD #w :one',
+        ExpressionAttributeNames: { '#w': 'w' },
         ExpressionAttributeValues: { ':one': 1 },
       }),
     );
