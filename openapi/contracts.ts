@@ -50,6 +50,7 @@ import {
   upstreamErrorBodySchema,
 } from '#shared/schemas/relay';
 import { usageReportSchema } from '#shared/schemas/usage';
+import { KB_SEARCH_CONTRACTS } from './contracts-kb-search.ts';
 
 /** One response a route may give: its status, what it means and the zod schema of its body. */
 export interface ResponseContract {
@@ -323,6 +324,7 @@ export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, R
       },
       errors: datasetErrors('invalidParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
     },
+    ...KB_SEARCH_CONTRACTS,
     'GET /openapi.json': openApiContract('getOpenApiDocument', 'Served without a token.'),
   },
   proxy: {
