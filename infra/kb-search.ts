@@ -61,14 +61,16 @@ export function addKbSearchResources(scope: Construct, props: KbSearchResourcesP
   );
   // aws-cdk-lib has vector indexes only on the L1 table (CfnTable `vectorIndexes`).
   const cfn = kbVectors.table.node.defaultChild as CfnTable;
-  cfn.vectorIndexes = dimensions.map((d) => ({
-    indexName: vectorIndexName(d),
-    dimensions: d,
-    distanceFunction: 'COSINE',
-    vectorAttribute: { attributeName: vectorAttribute(d) },
-    searchSchema: [{ attributeName: TABLES.kbVectors.partitionKey, searchSchemaElementType: 'HASH' }],
-    projection: { projectionType: 'INCLUDE', nonKeyAttributes: [...VECTOR_REF_ATTRIBUTES] },
-  }));
+  // CloudFormation takes no empty list: a catalogue with no known length gets no vector index at all.
+  if (dimensions.length > 0)
+    cfn.vectorIndexes = dimensions.map((d) => ({
+      indexName: vectorIndexName(d),
+      dimensions: d,
+      distanceFunction: 'COSINE',
+      vectorAttribute: { attributeName: vectorAttribute(d) },
+      searchSchema: [{ attributeName: TABLES.kbVectors.partitionKey, searchSchemaElementType: 'HASH' }],
+      projection: { projectionType: 'INCLUDE', nonKeyAttributes: [...VECTOR_REF_ATTRIBUTES] },
+    }));
 
   const searchTest = new AppFunction(scope, 'SearchTest', {
     name: 'search-test',
