@@ -50,7 +50,8 @@ function vocabulary(size: number, next: () => number): string[] {
   const words = new Set<string>();
   while (words.size < size) {
     if (next() < 0.7) {
-      const n = 2 + Math.floor(next() * 2);
+      // 2 to 4 syllables: 20,000 and more words to draw from, so the set fills.
+      const n = 2 + Math.floor(next() * 3);
       words.add(Array.from({ length: n }, () => SYLLABLES[Math.floor(next() * SYLLABLES.length)]).join(''));
     } else {
       words.add(HAN[Math.floor(next() * (HAN.length - 1))]! + HAN[Math.floor(next() * (HAN.length - 1))]!);
