@@ -60,6 +60,12 @@ export interface SearchDatasetResult {
   readonly usingSimilarityFilter: boolean;
 }
 
+/**
+ * Full-text hits read beyond the recall size: a removed chunk's postings may stay until its batch is gone, and the
+ * reader leaves such a chunk out (shared/kb/search/full-text-index.ts).
+ */
+const FULL_TEXT_SPARE = 20;
+
 /** FastGPT's recall sizes per mode (countRecallLimit). */
 export function recallLimits(mode: SearchMode): { embedding: number; fullText: number } {
   if (mode === 'embedding') return { embedding: 100, fullText: 0 };
@@ -90,7 +96,9 @@ export async function searchDataset(input: SearchDatasetInput, deps: SearchDatas
     input.queries.map(async (query) => {
       const [embedded, fullText] = await Promise.all([
         embedLimit > 0 ? embeddingRecall(input, deps, query, embedLimit) : [],
-        limits.fullText > 0 ? deps.fullText.search(input.teamId, input.datasetId, query, limits.fullText * 2) : [],
+        limits.fullText > 0
+          ? deps.fullText.search(input.teamId, input.datasetId, query, limits.fullText + FULL_TEXT_SPARE)
+          : [],
       ]);
       return { embedded, fullText };
     }),

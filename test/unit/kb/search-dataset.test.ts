@@ -132,7 +132,7 @@ describe('searchDataset', () => {
     });
     const result = await searchDataset(input({ searchMode: 'mixedRecall', embeddingWeight: 0.8 }), w.deps);
     expect(w.calls.vectorTopK).toEqual([80]);
-    expect(w.calls.fullTextLimit).toEqual([120]);
+    expect(w.calls.fullTextLimit).toEqual([80]);
     const rrf = (id: string) => result.list.find((i) => i.id === id)!.score.find((s) => s.type === 'rrf')!.value;
     expect(rrf('e')).toBeCloseTo(1 / 25);
     expect(rrf('f')).toBeCloseTo(1 / 97);
