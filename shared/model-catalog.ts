@@ -188,6 +188,8 @@ const kindSchema = <K extends ModelKind>(kind: K, entry: z.ZodMiniType<ModelEntr
       .object({
         models: z.array(entry).check(z.minLength(1, 'needs at least one model')),
         default: modelName(),
+        // The lengths a parsed catalogue carries beside its items (the stack compiles it into the bundles).
+        dimensions: z.optional(z.record(z.string(), count())),
       })
       .check(
         z.refine((k) => k.models.some((m) => (typeof m === 'string' ? m : m.model) === k.default), {
@@ -206,10 +208,11 @@ const kindSchema = <K extends ModelKind>(kind: K, entry: z.ZodMiniType<ModelEntr
       const given = k.models.flatMap((m) =>
         typeof m !== 'string' && typeof m.dimensions === 'number' ? [[m.model, m.dimensions] as const] : [],
       );
+      const dimensions = { ...k.dimensions, ...Object.fromEntries(given) };
       return {
         models: k.models.map((m) => itemFor(kind, m)),
         default: k.default,
-        ...(given.length > 0 ? { dimensions: Object.fromEntries(given) } : {}),
+        ...(Object.keys(dimensions).length > 0 ? { dimensions } : {}),
       };
     }),
   );
