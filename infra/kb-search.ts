@@ -78,7 +78,11 @@ export function addKbSearchResources(scope: Construct, props: KbSearchResourcesP
     // BM25 over up to 250,000 postings and the fusion are CPU-bound; Lambda gives CPU with memory.
     memorySize: 1024,
     timeout: Duration.seconds(28),
-    environment: { [ENV.logLevel]: config.logLevel, [ENV.kbVectorSearch]: 'index' },
+    environment: {
+      [ENV.logLevel]: config.logLevel,
+      [ENV.kbVectorSearch]: 'index',
+      [ENV.kbVectorDimensions]: dimensions.length > 0 ? dimensions.join(',') : 'none',
+    },
     bundledEnvironment: { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) },
     ...common,
   });

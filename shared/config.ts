@@ -48,6 +48,8 @@ export const ENV = {
   kbTermsTable: 'KB_TERMS_TABLE',
   /** `index`: DynamoDB's vector indexes (SearchVectors, deployed); `exact`: an exact search (local engines). */
   kbVectorSearch: 'KB_VECTOR_SEARCH',
+  /** The dimensions the stack made a vector index for, comma-separated (`index` mode). */
+  kbVectorDimensions: 'KB_VECTOR_DIMENSIONS',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
   consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
@@ -253,6 +255,16 @@ export const kbSearchEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.kbVectorsTable]: requiredName,
     [ENV.kbTermsTable]: requiredName,
     [ENV.kbVectorSearch]: z._default(z.enum(VECTOR_SEARCH_MODES), 'exact'),
+    [ENV.kbVectorDimensions]: parsedString((v) => {
+      // `none`: the catalogue gave no length, so no vector index exists.
+      if (v?.trim() === 'none') return new Set<number>();
+      const parts = (v ?? '').split(',').filter((p) => p.trim() !== '');
+      const dimensions = parts.map(Number);
+      if (!dimensions.every((d) => Number.isInteger(d) && d > 0)) {
+        throw new ConfigError('must list positive integers, comma-separated');
+      }
+      return parts.length === 0 ? undefined : new Set(dimensions);
+    }),
   }),
 );
 export type KbSearchConfig = z.infer<typeof kbSearchEnvSchema>;

@@ -21,7 +21,12 @@ const deps: SearchTestDeps = {
   reader: new DynamoChunkReader(documentClient, config.KB_CONTENT_TABLE),
   fullText: new DynamoFullTextIndex(documentClient, config.KB_TERMS_TABLE),
   // The exact search keeps a warm cache per knowledge base across invocations (module scope).
-  vectors: createVectorSearch({ document: documentClient, raw: dynamoClient }, tables, config.KB_VECTOR_SEARCH),
+  vectors: createVectorSearch(
+    { document: documentClient, raw: dynamoClient },
+    tables,
+    config.KB_VECTOR_SEARCH,
+    config.KB_VECTOR_DIMENSIONS,
+  ),
   ...(embedder ? { embedder } : {}),
   ...(reranker ? { reranker } : {}),
 };

@@ -112,6 +112,7 @@ describe('search-test function', () => {
     const fn = props(logicalId(stack, stack.functions['search-test'].function));
     const variables = (fn.Environment as { Variables: Json }).Variables;
     expect(variables[ENV.kbVectorSearch]).toBe('index');
+    expect(variables[ENV.kbVectorDimensions]).toBe('1024,1536,3072');
     for (const name of [ENV.datasetsTable, ENV.kbContentTable, ENV.kbVectorsTable, ENV.kbTermsTable]) {
       expect(variables[name]).toEqual({ Ref: expect.any(String) });
     }

@@ -32,8 +32,10 @@ export function createVectorSearch(
   clients: { readonly document: DynamoDBDocumentClient; readonly raw: Pick<DynamoDBClient, 'send'> },
   tables: SearchTables,
   mode: VectorSearchMode,
+  /** The dimensions that have a vector index (`index` mode); another one is refused with a clear error. */
+  dimensions?: ReadonlySet<number>,
 ): VectorSearch {
   return mode === 'index'
-    ? new IndexVectorSearch(clients.raw, tables.vectors)
+    ? new IndexVectorSearch(clients.raw, tables.vectors, dimensions)
     : new ExactVectorSearch(clients.document, tables.vectors);
 }
