@@ -12,6 +12,7 @@ import { RELAY_KEYS_BY_ID, TABLES } from '#shared/tables';
 import { STREAMING_INTEGRATION_TIMEOUT } from './constructs/api.ts';
 import { AppFunction } from './constructs/function.ts';
 import { AppTable } from './constructs/table.ts';
+import { grantBedrock } from './relay-bedrock.ts';
 import type { StageConfig } from './stage-config.ts';
 
 type KeyFunction = Extract<FunctionName, `${string}-key` | `${string}-keys`>;
@@ -160,6 +161,9 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
       targets: [new LambdaFunction(retest.function, { retryAttempts: 0 })],
     });
   }
+
+  // Bedrock channels without a key sign with these functions' roles: the configured models and regions only.
+  grantBedrock([relay, testChannel, retest], config.relay.bedrock);
 
   // The key API (docs/channel-review-api.md, "Keys"): one small function per call, each granted exactly its calls on
   // the relay keys table; only the create reads the channel-id key (it hashes the new key), none reads channels.

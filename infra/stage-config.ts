@@ -200,6 +200,15 @@ const fileSchema = z
         usageRetentionDays: z.number().int().min(1).max(3650).default(DEFAULTS.usageRetentionDays),
         // How often auto-disabled channels are re-tested (an EventBridge schedule); 0 = no schedule.
         retestIntervalMinutes: z.number().int().min(0).max(1440).default(DEFAULTS.relayRetestIntervalMinutes),
+        // Bedrock channels that name no key sign with the relay's own role, granted these models in these regions
+        // only (infra/relay-bedrock.ts; docs/relay.md, "Bedrock on the function's role"). Absent = no Bedrock grant.
+        bedrock: z
+          .object({
+            regions: z.array(z.string().regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/)).min(1),
+            models: z.array(z.string().regex(/^[A-Za-z0-9][\w.:-]{0,199}$/)).min(1),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({
@@ -282,6 +291,8 @@ export interface StageConfig {
     readonly usageRetentionDays: number;
     /** Minutes between two re-tests of auto-disabled channels; 0 = no schedule. */
     readonly retestIntervalMinutes: number;
+    /** Models (names or Bedrock ids) and regions the relay's own role may invoke; absent = none. */
+    readonly bedrock?: { readonly regions: readonly string[]; readonly models: readonly string[] };
   };
   readonly vpc?: { readonly vpcId: string; readonly subnetIds: readonly string[]; readonly securityGroupId: string };
   readonly manageApiGatewayAccount: boolean;

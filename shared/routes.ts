@@ -140,6 +140,8 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'GET', path: '/v1/models', function: 'relay', streaming: true },
       // Anthropic's Messages API (Claude Code, Anthropic's SDKs: the key in x-api-key or as a Bearer token).
       { method: 'POST', path: '/v1/messages', function: 'relay', streaming: true, keyHeader: 'x-api-key' },
+      // Anthropic's token counting (Claude Code), its credentials as for Messages.
+      { method: 'POST', path: '/v1/messages/count_tokens', function: 'relay', streaming: true, keyHeader: 'x-api-key' },
       // OpenAI's Responses API (Codex).
       { method: 'POST', path: '/v1/responses', function: 'relay', streaming: true },
       // The relay's OpenAPI document, under `/v1` both locally (where `/openapi.json` is the knowledge-base API's) and

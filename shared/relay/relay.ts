@@ -137,6 +137,7 @@ const ENDPOINT_NAMES: Readonly<Record<RelayEndpoint, string>> = {
   embeddings: 'embeddings',
   messages: "Anthropic's Messages API (/v1/messages)",
   responses: "OpenAI's Responses API (/v1/responses; docs/relay.md lists the providers that do)",
+  count_tokens: "Anthropic's token counting (/v1/messages/count_tokens: anthropic and aws channels)",
 };
 
 const encoder = new TextEncoder();
@@ -410,7 +411,9 @@ export function createRelay(deps: RelayDeps): Relay {
           stream,
           ...(request.headers ? { headers: request.headers } : {}),
         });
-        const credentials = adapter.credentialHeaders ? await adapter.credentialHeaders(channel, tokenPost) : undefined;
+        const credentials = adapter.credentialHeaders
+          ? await adapter.credentialHeaders(channel, tokenPost, upstream)
+          : undefined;
         res = await outbound.send({
           url: upstream.url,
           headers: { ...upstream.headers, ...credentials, ...(channel.settings.headerOverride ?? {}) },
@@ -455,7 +458,7 @@ export function createRelay(deps: RelayDeps): Relay {
         attempts.push({ channelId: channel.id, status });
         return whole(status, answer.text, { upstreamModel: sentModel, channelId: channel.id, ...answer.usage });
       }
-      if (!contentType.includes('text/event-stream')) {
+      if (!contentType.includes(adapter.streamContentType ?? 'text/event-stream')) {
         // A stream asked for and JSON (or HTML) answered: One API counts this as a failure too.
         res.destroy();
         const bodyText = `the upstream answered a stream request with ${contentType || 'no content type'}, not text/event-stream`;
@@ -618,7 +621,9 @@ export function createRelay(deps: RelayDeps): Relay {
         body: prepareBody({ body, endpoint }, channel, adapter, upstreamModel(channel, model)),
         stream: false,
       });
-      const credentials = adapter.credentialHeaders ? await adapter.credentialHeaders(channel, tokenPost) : undefined;
+      const credentials = adapter.credentialHeaders
+        ? await adapter.credentialHeaders(channel, tokenPost, upstream)
+        : undefined;
       const res = await outbound.send({
         url: upstream.url,
         headers: { ...upstream.headers, ...credentials, ...(channel.settings.headerOverride ?? {}) },
@@ -631,7 +636,10 @@ export function createRelay(deps: RelayDeps): Relay {
       let message = text;
       try {
         const parsed = JSON.parse(text) as { error?: { message?: unknown } };
-        if (typeof parsed.error?.message === 'string') message = parsed.error.message;
+        // The adapter's reading first: Bedrock's `{"message"}` may echo a signature's canonical request.
+        const converted = adapter.errorMessage?.(parsed);
+        if (converted) message = converted.message;
+        else if (typeof parsed.error?.message === 'string') message = parsed.error.message;
       } catch {
         // Not JSON: the text itself, bounded.
       }
@@ -734,6 +742,7 @@ async function openStream(
   let usage: Usage = {};
   const relayed = adapter.eventRelay?.(model);
   const converter = adapter.streamConverter?.(model);
+  const decode = adapter.decodeStream ?? parseSse;
   const forward = (chunk: Record<string, unknown>, raw: string | undefined): string | undefined => {
     if (typeof chunk.error === 'object' && chunk.error !== null) {
       const error = chunk.error as Record<string, unknown>;
@@ -757,11 +766,11 @@ async function openStream(
   async function* events(): AsyncGenerator<string, void, undefined> {
     if (relayed) {
       // Another protocol's stream (Messages, Responses): its own events, names kept; usage as the adapter reads it.
-      for await (const event of parseSse(res)) yield* relayed.relay(event);
+      for await (const event of decode(res)) yield* relayed.relay(event);
       yield* relayed.end();
       return;
     }
-    for await (const event of parseSse(res)) {
+    for await (const event of decode(res)) {
       if (converter) {
         for (const chunk of converter.convert(event)) {
           const out = forward(chunk, undefined);

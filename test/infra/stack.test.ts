@@ -142,7 +142,7 @@ describe('REST APIs', () => {
         expect(JSON.stringify(integration.Uri)).toContain('/invocations');
       }
     }
-    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(5);
+    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(6);
   });
 
   it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {
@@ -160,14 +160,16 @@ describe('REST APIs', () => {
 
   it("puts every method of the three APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
-    // One TOKEN authorizer per API, and the relay API's REQUEST authorizer for /v1/messages (x-api-key).
+    // One TOKEN authorizer per API, and the relay API's REQUEST authorizer for /v1/messages* (x-api-key).
     expect(authorizers.size).toBe(4);
     const keyHeaderRoutes = new Set(
       Object.values(APIS).flatMap((api) =>
         api.routes.filter((r) => r.keyHeader !== undefined).map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
       ),
     );
-    expect(keyHeaderRoutes).toEqual(new Set([`${id.api('relay')} POST /v1/messages`]));
+    expect(keyHeaderRoutes).toEqual(
+      new Set([`${id.api('relay')} POST /v1/messages`, `${id.api('relay')} POST /v1/messages/count_tokens`]),
+    );
     const publicRoutes = new Set(
       Object.values(APIS).flatMap((api) =>
         api.routes.filter((r) => r.auth === 'none').map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),

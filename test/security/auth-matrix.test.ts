@@ -202,6 +202,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>
   '/v1/models': {},
   '/v1/messages': { body: '{"model":"matrix-model","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}' },
   '/v1/responses': { body: '{"model":"matrix-model","input":"hi"}' },
+  '/v1/messages/count_tokens': { body: '{"model":"matrix-model","messages":[{"role":"user","content":"hi"}]}' },
 };
 const UNKNOWN_CHANNEL_ID = 'f'.repeat(64);
 /** Every route of both APIs behind the authorizer, from the shared route table (the public ones: below). */
