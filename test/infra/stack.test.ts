@@ -1288,7 +1288,8 @@ describe('VPC placement', () => {
 });
 
 describe('docs/deploy.md', () => {
-  const DYNAMODB_ACTIONS = /\b(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem|SearchVectors)\b/g;
+  const DYNAMODB_ACTIONS =
+    /\b(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem|SearchVectors)\b/g;
   const ROUTE = /`?(GET|POST|PUT|DELETE) (\/[^\s`,]*)`?/g;
   const deployDoc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'deploy.md'), 'utf8');
   // The rows of the table under "The functions": | `name` | routes | memory, timeout | may call |
