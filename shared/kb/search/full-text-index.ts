@@ -29,7 +29,7 @@ export const MAX_QUERY_TERMS = 32;
  * Postings one query reads at most. Terms are read rarest first; a term that would cross the budget is skipped (a
  * term in most chunks adds almost nothing to BM25 yet costs the most to read). The rarest term is always read.
  */
-export const POSTINGS_BUDGET = 250_000;
+export const POSTINGS_BUDGET = 50_000;
 
 const STATS_SK = 'n';
 const termSk = (term: string) => `s#${term}`;
@@ -58,11 +58,26 @@ function encodePostings(postings: readonly Posting[]): string {
   return postings.map((p) => `${p.dataId} ${p.collectionId} ${p.chunkIndex} ${p.tf} ${p.length}`).join('\n');
 }
 
-function* decodePostings(text: string): Generator<Posting> {
-  for (const line of text.split('\n')) {
-    const [dataId, collectionId, chunkIndex, tf, length] = line.split(' ');
-    if (!dataId || !collectionId) continue;
-    yield { dataId, collectionId, chunkIndex: Number(chunkIndex), tf: Number(tf), length: Number(length) };
+/** Calls `visit` for each posting of a block; reads the text in place (a block holds up to a batch's chunks). */
+function decodePostings(text: string, visit: (posting: Posting) => void): void {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const a = text.indexOf(' ', start);
+    const b = text.indexOf(' ', a + 1);
+    const c = text.indexOf(' ', b + 1);
+    const d = text.indexOf(' ', c + 1);
+    if (a > start && d > c && d < end) {
+      visit({
+        dataId: text.slice(start, a),
+        collectionId: text.slice(a + 1, b),
+        chunkIndex: Number(text.slice(b + 1, c)),
+        tf: Number(text.slice(c + 1, d)),
+        length: Number(text.slice(d + 1, end)),
+      });
+    }
+    start = end + 1;
   }
 }
 
@@ -254,14 +269,14 @@ export class DynamoFullTextIndex implements FullTextSearch {
       const prefixLength = blockPrefix(term).length;
       for (const block of blocks[i] ?? []) {
         const batch = String(block.sk).slice(prefixLength);
-        for (const posting of decodePostings(String(block.p ?? ''))) {
+        decodePostings(String(block.p ?? ''), (posting) => {
           const norm = posting.tf + BM25_K1 * (1 - BM25_B + (BM25_B * posting.length) / avgLength);
           const score = (idf * posting.tf * (BM25_K1 + 1)) / norm;
           const hit = hits.get(posting.dataId);
           // A chunk indexed again counts from its newest batch only.
           if (!hit || batch > hit.batch) hits.set(posting.dataId, { ref: posting, batch, score });
           else if (batch === hit.batch) hit.score += score;
-        }
+        });
       }
     });
     return [...hits.values()]
