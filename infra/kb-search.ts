@@ -75,7 +75,7 @@ export function addKbSearchResources(scope: Construct, props: KbSearchResourcesP
   const searchTest = new AppFunction(scope, 'SearchTest', {
     name: 'search-test',
     description: 'POST /api/core/dataset/searchTest: searches a knowledge base (embedding, full text, mixed)',
-    // BM25 over up to 250,000 postings and the fusion are CPU-bound; Lambda gives CPU with memory.
+    // BM25 over up to 50,000 postings, the exact token counts and the fusion are CPU-bound; Lambda gives CPU with memory.
     memorySize: 1024,
     timeout: Duration.seconds(28),
     environment: {
