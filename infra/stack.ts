@@ -11,6 +11,7 @@ import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
 import { addKbSourceResources } from './kb-sources.ts';
+import { addKbSearchResources } from './kb-search.ts';
 import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,
@@ -206,6 +207,7 @@ export class ServiceStack extends Stack {
     });
 
     const kbSources = addKbSourceResources(this, { config, datasets, channelIdKey, common });
+    const kbSearch = addKbSearchResources(this, { config, datasets, common });
 
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
@@ -222,6 +224,7 @@ export class ServiceStack extends Stack {
         openapi: openApi.function,
         ...mapRecord(relay.functions, (fn) => fn.function),
         ...mapRecord(kbSources.functions, (fn) => fn.function),
+        ...mapRecord(kbSearch.functions, (fn) => fn.function),
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -239,7 +242,7 @@ export class ServiceStack extends Stack {
     // The relay's own API: OpenAI's envelope, relay keys only, streaming methods (docs/relay.md).
     const relayApi = new AppApi(this, 'RelayApi', { definition: APIS.relay, ...apiCommon });
 
-    this.tables = { datasets, channels, ...relay.tables };
+    this.tables = { datasets, channels, ...relay.tables, ...kbSearch.tables };
     this.secrets = { adminKey, accessTokens, channelIdKey };
     this.functions = {
       authorizer,
@@ -250,6 +253,7 @@ export class ServiceStack extends Stack {
       ...review,
       ...relay.functions,
       ...kbSources.functions,
+      ...kbSearch.functions,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi, relay: relayApi };
 

@@ -16,6 +16,7 @@ import { COUNT_TOKENS_CONTRACTS } from './contracts-count-tokens.ts';
 import { DATASET_CONTRACTS } from './contracts-dataset.ts';
 import { IMPORT_CONTRACTS } from './contracts-import.ts';
 import { KB_SOURCE_CONTRACTS } from './contracts-kb-sources.ts';
+import { KB_SEARCH_CONTRACTS } from './contracts-kb-search.ts';
 import { KEY_CONTRACTS } from './contracts-keys.ts';
 import { RELAY_CONTRACTS } from './contracts-relay.ts';
 
@@ -30,6 +31,7 @@ const TOPICS: readonly TopicContracts[] = [
   RELAY_CONTRACTS,
   COUNT_TOKENS_CONTRACTS,
   KB_SOURCE_CONTRACTS,
+  KB_SEARCH_CONTRACTS,
 ];
 
 /** The topics' contracts merged by API; a route that two topics both describe is a mistake and throws. */

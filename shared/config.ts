@@ -41,6 +41,15 @@ export const ENV = {
   relayFirstByteTimeoutMs: 'RELAY_FIRST_BYTE_TIMEOUT_MS',
   /** Days a usage record is kept (the usage table's TTL). */
   usageRetentionDays: 'USAGE_RETENTION_DAYS',
+  /** The knowledge base's collections and chunks (shared/tables.ts, `kbContent`). */
+  kbContentTable: 'KB_CONTENT_TABLE',
+  /** The search's vectors and full-text postings (shared/tables.ts, `kbVectors`, `kbTerms`). */
+  kbVectorsTable: 'KB_VECTORS_TABLE',
+  kbTermsTable: 'KB_TERMS_TABLE',
+  /** `index`: DynamoDB's vector indexes (SearchVectors, deployed); `exact`: an exact search (local engines). */
+  kbVectorSearch: 'KB_VECTOR_SEARCH',
+  /** The dimensions the stack made a vector index for, comma-separated (`index` mode). */
+  kbVectorDimensions: 'KB_VECTOR_DIMENSIONS',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
   consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
@@ -236,3 +245,27 @@ export const consoleEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   }),
 );
 export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;
+
+/** How embedding recall finds the nearest vectors (docs/knowledge-base-search.md, "Adapters"). */
+export const VECTOR_SEARCH_MODES = ['index', 'exact'] as const;
+
+/** The search (`POST /api/core/dataset/searchTest`): the datasets table, the content and index tables, the catalogue. */
+export const kbSearchEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(catalogEnvSchema, {
+    [ENV.kbContentTable]: requiredName,
+    [ENV.kbVectorsTable]: requiredName,
+    [ENV.kbTermsTable]: requiredName,
+    [ENV.kbVectorSearch]: z._default(z.enum(VECTOR_SEARCH_MODES), 'exact'),
+    [ENV.kbVectorDimensions]: parsedString((v) => {
+      // `none`: the catalogue gave no length, so no vector index exists.
+      if (v?.trim() === 'none') return new Set<number>();
+      const parts = (v ?? '').split(',').filter((p) => p.trim() !== '');
+      const dimensions = parts.map(Number);
+      if (!dimensions.every((d) => Number.isInteger(d) && d > 0)) {
+        throw new ConfigError('must list positive integers, comma-separated');
+      }
+      return parts.length === 0 ? undefined : new Set(dimensions);
+    }),
+  }),
+);
+export type KbSearchConfig = z.infer<typeof kbSearchEnvSchema>;

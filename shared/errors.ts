@@ -50,6 +50,12 @@ export const DATASET_ERROR_KINDS = {
     statusText: 'invalidVectorModelOrQAModel',
     when: 'a model name is not in the model catalogue',
   },
+  embeddingUnavailable: {
+    httpStatus: 424,
+    code: 424,
+    statusText: 'embeddingUnavailable',
+    when: "the question could not be embedded: no channel serves the knowledge base's vector model, or every channel failed",
+  },
   tooManyRequests: {
     httpStatus: 429,
     code: 429,
@@ -82,6 +88,7 @@ export const datasetErrors = {
   missingParams: datasetError('missingParams'),
   unExistDataset: datasetError('unExistDataset'),
   invalidModel: datasetError('invalidModel'),
+  embeddingUnavailable: datasetError('embeddingUnavailable'),
   tooManyRequests: datasetError('tooManyRequests'),
   unauthorized: datasetError('unauthorized'),
   unAuthApiKey: datasetError('unAuthApiKey'),

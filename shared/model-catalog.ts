@@ -46,7 +46,12 @@ export interface LlmModelItem {
 export type ModelItemOf<K extends ModelKind> = K extends 'vector' ? EmbeddingModelItem : LlmModelItem;
 
 export interface ModelCatalog {
-  readonly vector: { readonly models: readonly EmbeddingModelItem[]; readonly default: string };
+  readonly vector: {
+    readonly models: readonly EmbeddingModelItem[];
+    readonly default: string;
+    /** Vector length of models the catalogue gives one for (`dimensions` of an entry); see vectorModelDimensions. */
+    readonly dimensions?: Readonly<Record<string, number>>;
+  };
   readonly agent: { readonly models: readonly LlmModelItem[]; readonly default: string };
   readonly vlm: { readonly models: readonly LlmModelItem[]; readonly default: string };
 }
@@ -98,6 +103,18 @@ const KNOWN_MODELS: Readonly<Record<string, Known>> = /* @__PURE__ */ Object.fre
   'deepseek-chat': /* @__PURE__ */ llm('DeepSeek', 64_000, 8_000, 60_000, false),
 });
 
+/**
+ * Vector length of the known embedding models, as their providers return them by default (OpenAI's embeddings guide:
+ * 1,536 for text-embedding-3-small and ada-002, 3,072 for text-embedding-3-large; BAAI's bge-m3 model card: 1,024).
+ * The search's vector indexes are made per dimension from these (infra/kb-search.ts).
+ */
+const KNOWN_DIMENSIONS: Readonly<Record<string, number>> = /* @__PURE__ */ Object.freeze({
+  'text-embedding-3-small': 1536,
+  'text-embedding-3-large': 3072,
+  'text-embedding-ada-002': 1536,
+  'bge-m3': 1024,
+});
+
 // A model nothing describes: FastGPT's provider "Other" and modest limits a page can work with.
 const UNKNOWN_EMBEDDING: EmbeddingLimits = { defaultToken: 512, maxToken: 8000, weight: 100 };
 const UNKNOWN_LLM: Omit<LlmLimits, 'vision'> = {
@@ -115,7 +132,9 @@ function itemFor<K extends ModelKind>(kind: K, entry: ModelEntryInput): ModelIte
   const base = { provider: known?.provider ?? 'Other', model: fields.model, name: fields.model, charsPointsPrice: 0 };
   if (kind === 'vector') {
     const limits = known?.kind === 'embedding' ? known.limits : UNKNOWN_EMBEDDING;
-    return { ...base, type: 'embedding', ...limits, ...fields } as ModelItemOf<K>;
+    // `dimensions` is the catalogue's, never part of the item FastGPT's pages read.
+    const { dimensions: _dimensions, ...item } = fields as Record<string, unknown>;
+    return { ...base, type: 'embedding', ...limits, ...item } as ModelItemOf<K>;
   }
   // A vision model is one by definition of its kind; an agent model keeps what is known of it.
   const limits = known?.kind === 'llm' ? known.limits : { ...UNKNOWN_LLM, vision: kind === 'vlm' };
@@ -145,6 +164,8 @@ const embeddingEntry = () =>
       defaultToken: z.optional(count()),
       maxToken: z.optional(count()),
       weight: z.optional(z.number().check(z.nonnegative())),
+      /** The vector length the model returns (the search makes one vector index per distinct length). */
+      dimensions: z.optional(count()),
     }),
   ]);
 const llmEntry = () =>
@@ -169,6 +190,8 @@ const kindSchema = <K extends ModelKind>(kind: K, entry: z.ZodMiniType<ModelEntr
       .object({
         models: z.array(entry).check(z.minLength(1, 'needs at least one model')),
         default: modelName(),
+        // The lengths a parsed catalogue carries beside its items (the stack compiles it into the bundles).
+        dimensions: z.optional(z.record(z.string(), count())),
       })
       .check(
         z.refine((k) => k.models.some((m) => (typeof m === 'string' ? m : m.model) === k.default), {
@@ -183,7 +206,17 @@ const kindSchema = <K extends ModelKind>(kind: K, entry: z.ZodMiniType<ModelEntr
           { message: 'names a model twice', path: ['models'] },
         ),
       ),
-    z.transform((k) => ({ models: k.models.map((m) => itemFor(kind, m)), default: k.default })),
+    z.transform((k) => {
+      const given = k.models.flatMap((m) =>
+        typeof m !== 'string' && typeof m.dimensions === 'number' ? [[m.model, m.dimensions] as const] : [],
+      );
+      const dimensions = { ...k.dimensions, ...Object.fromEntries(given) };
+      return {
+        models: k.models.map((m) => itemFor(kind, m)),
+        default: k.default,
+        ...(Object.keys(dimensions).length > 0 ? { dimensions } : {}),
+      };
+    }),
   );
 
 export const modelCatalogSchema = /* @__PURE__ */ z.moduleSchema(() =>
@@ -267,4 +300,12 @@ export function modelItem<K extends ModelKind>(
 ): ModelItemOf<K> {
   const { models, default: fallback } = catalog[kind] as { models: readonly ModelItemOf<K>[]; default: string };
   return (models.find((m) => m.model === name) ?? models.find((m) => m.model === fallback)) as ModelItemOf<K>;
+}
+
+/** Each vector model with its vector length: the catalogue's `dimensions`, else the known figure, else undefined. */
+export function vectorModelDimensions(catalog: ModelCatalog): { model: string; dimensions: number | undefined }[] {
+  return catalog.vector.models.map(({ model }) => ({
+    model,
+    dimensions: catalog.vector.dimensions?.[model] ?? KNOWN_DIMENSIONS[model],
+  }));
 }

@@ -14,6 +14,7 @@ export type FunctionName =
   | 'update-dataset'
   | 'delete-dataset'
   | 'dataset-paths'
+  | 'search-test'
   | 'import-legacygw'
   | 'list-channels'
   | 'get-channel'
@@ -102,6 +103,8 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'POST', path: '/api/core/dataset/update', function: 'update-dataset' },
       { method: 'DELETE', path: '/api/core/dataset/delete', function: 'delete-dataset' },
       { method: 'GET', path: '/api/core/dataset/paths', function: 'dataset-paths' },
+      // The search of one knowledge base (docs/knowledge-base-search.md).
+      { method: 'POST', path: '/api/core/dataset/searchTest', function: 'search-test' },
       { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
     ],
   },
@@ -187,6 +190,7 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'update-dataset': 'functions/update-dataset/handler.ts',
   'delete-dataset': 'functions/delete-dataset/handler.ts',
   'dataset-paths': 'functions/dataset-paths/handler.ts',
+  'search-test': 'functions/search-test/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
   'list-channels': 'functions/list-channels/handler.ts',
   'get-channel': 'functions/get-channel/handler.ts',

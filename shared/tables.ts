@@ -1,9 +1,17 @@
 /**
  * DynamoDB tables as data: logical name, key schema and secondary indexes. The CDK stack and the
  * local engine both create them from here. Physical names come from configuration (DATASETS_TABLE,
- * CHANNELS_TABLE, RELAY_KEYS_TABLE, RELAY_STATE_TABLE, USAGE_TABLE).
+ * CHANNELS_TABLE, RELAY_KEYS_TABLE, RELAY_STATE_TABLE, USAGE_TABLE, KB_CONTENT_TABLE, KB_VECTORS_TABLE, KB_TERMS_TABLE).
  */
-export type TableName = 'datasets' | 'channels' | 'relayKeys' | 'relayState' | 'usage';
+export type TableName =
+  | 'datasets'
+  | 'channels'
+  | 'relayKeys'
+  | 'relayState'
+  | 'usage'
+  | 'kbContent'
+  | 'kbVectors'
+  | 'kbTerms';
 
 /** A global secondary index. Its key attributes are strings, like the table's. */
 export interface IndexDef {
@@ -45,6 +53,12 @@ export const DATASETS_BY_PARENT: IndexDef = {
  */
 export const RELAY_KEYS_BY_ID: IndexDef = { name: 'byId', partitionKey: 'id' };
 
+/**
+ * The knowledge base's content index by id (shared/kb/contract.ts): FastGPT's detail, update and delete calls send
+ * only a collection's or a chunk's id.
+ */
+export const KB_CONTENT_BY_ID: IndexDef = { name: 'byId', partitionKey: 'id' };
+
 export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // Partition by team so every read is scoped to the caller's team by construction (docs/knowledge-base-api.md).
   datasets: { logicalName: 'datasets', partitionKey: 'teamId', sortKey: 'id', indexes: [DATASETS_BY_PARENT] },
@@ -58,6 +72,12 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // (`YYYY-MM-DD`), sorted by `<ISO time>#<requestId>`, so a period is one Query per day, newest first.
   // Items carry `expiresAt` (epoch seconds) for the table's TTL.
   usage: { logicalName: 'usage', partitionKey: 'day', sortKey: 'sk', timeToLiveAttribute: 'expiresAt' },
+  // Collections and chunks, one partition per knowledge base (shared/kb/contract.ts).
+  kbContent: { logicalName: 'kbContent', partitionKey: 'pk', sortKey: 'sk', indexes: [KB_CONTENT_BY_ID] },
+  // The search's vectors, one partition per knowledge base (the vector indexes' HASH), and its full-text postings
+  // (docs/knowledge-base-search.md; shared/kb/search/). The vector indexes are added by the stack (infra/kb-search.ts).
+  kbVectors: { logicalName: 'kbVectors', partitionKey: 'pk', sortKey: 'sk' },
+  kbTerms: { logicalName: 'kbTerms', partitionKey: 'pk', sortKey: 'sk' },
 };
 
 /** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */

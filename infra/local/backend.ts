@@ -94,6 +94,9 @@ const LOCAL_TABLE_NAMES: LocalTableNames = {
   relayKeys: 'relayKeys',
   relayState: 'relayState',
   usage: 'usage',
+  kbContent: 'kbContent',
+  kbVectors: 'kbVectors',
+  kbTerms: 'kbTerms',
 };
 
 async function loadHandler<T>(entry: string): Promise<T> {
@@ -160,6 +163,11 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       [ENV.relayKeysTable]: tableNames.relayKeys,
       [ENV.relayStateTable]: tableNames.relayState,
       [ENV.usageTable]: tableNames.usage,
+      [ENV.kbContentTable]: tableNames.kbContent,
+      [ENV.kbVectorsTable]: tableNames.kbVectors,
+      [ENV.kbTermsTable]: tableNames.kbTerms,
+      // No local engine answers SearchVectors: the exact search over the same items (docs/knowledge-base-search.md).
+      [ENV.kbVectorSearch]: 'exact',
       [ENV.consolePageFile]: consolePageFile,
       // The import's channel-id key is the local credentials file's (docs/channel-import.md, "Identity").
       [CHANNEL_ID_KEY_FILE_ENV]: credentialsFile,

@@ -27,6 +27,9 @@ const missing = (field: string) => {
   return message;
 };
 
+/** The message of a required field that is absent, answered as 400/507004 by requestError. */
+export const missingFieldMessage = (field: string) => missing(field);
+
 const MISSING_NAME = missing('name');
 
 /** `name`: trimmed, 1..100 characters, no control characters; missing, null or blank is 507004. */

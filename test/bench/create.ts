@@ -219,6 +219,9 @@ export async function benchCreateInProcess(options: InProcessOptions): Promise<F
       relayKeys: 'bench-relay-keys',
       relayState: 'bench-relay-state',
       usage: 'bench-usage',
+      kbContent: 'bench-kb-content',
+      kbVectors: 'bench-kb-vectors',
+      kbTerms: 'bench-kb-terms',
     };
     await ensureTables(client, names);
     const run = await runInProcessChild(child.file, {

@@ -11,6 +11,7 @@ import {
   ensureTables,
   localDynamoClient,
 } from '#infra/local/dynamo-engine';
+import { TABLES } from '#shared/tables';
 import { startMariaDb } from '#test/support/mariadb';
 import { bundleFunction } from './bundle.ts';
 import { type Figure, figure, median } from './figures.ts';
@@ -151,13 +152,8 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
  */
 /** The tables of one bench run: `table` for the channels, the other tables made but unused. */
 export function benchTableNames(table: string): LocalTableNames {
-  return {
-    datasets: `${table}-unused-datasets`,
-    channels: table,
-    relayKeys: `${table}-unused-relay-keys`,
-    relayState: `${table}-unused-relay-state`,
-    usage: `${table}-unused-usage`,
-  };
+  const names = Object.fromEntries(Object.keys(TABLES).map((name) => [name, `${table}-unused-${name}`]));
+  return { ...names, channels: table } as LocalTableNames;
 }
 
 export async function startEngineHere(): Promise<EngineAccess & { close(): Promise<void> }> {

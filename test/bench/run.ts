@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only cold-start|create|import|import-postgres|console|list|relay ...]` (docs/performance.md): cold start,
+ * `npm run bench [-- --quick] [-- --only cold-start|create|import|import-postgres|console|list|relay|search ...]` (docs/performance.md): cold start,
  * create through the local server, import, the console page and the channel list, each against a baseline
  * measured in the same run. Prints a
  * table and writes JSON to BENCH_OUT (default .bench/results.json). Never part of `npm test`.
@@ -18,6 +18,7 @@ import { benchImportPostgres } from './import-postgres.ts';
 import { benchList } from './list.ts';
 import { benchRelay } from './relay.ts';
 import { benchRelayQuota } from './relay-quota.ts';
+import { benchSearch } from './search.ts';
 
 // The SDK warns about Node 20 on every client; the figures are the same either way.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -28,7 +29,7 @@ const { values: args } = parseArgs({
     only: { type: 'string', multiple: true },
   },
 });
-const PARTS = ['cold-start', 'create', 'import', 'import-postgres', 'console', 'list', 'relay'] as const;
+const PARTS = ['cold-start', 'create', 'import', 'import-postgres', 'console', 'list', 'relay', 'search'] as const;
 const quick = args.quick === true;
 const only = new Set(args.only ?? PARTS);
 for (const part of only) {
@@ -90,6 +91,11 @@ try {
     figures.push(...(await benchRelay({ requests: quick ? 600 : 2_000, warmup: quick ? 100 : 300, log })));
     log('relay: what quota admission and metering add in-process (in memory, then on dynalite)');
     figures.push(...(await benchRelayQuota({ requests: quick ? 600 : 2_000, warmup: quick ? 100 : 300, log })));
+  }
+  if (only.has('search')) {
+    const sizes = [10_000, 100_000];
+    log(`search: searchTest p50/p99 at ${sizes.join(' and ')} chunks per mode on dynalite (embedding call excluded)`);
+    figures.push(...(await benchSearch({ sizes, searches: quick ? 50 : 200, log })));
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });

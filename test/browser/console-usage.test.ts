@@ -141,9 +141,9 @@ describe('the relay views at desktop width', () => {
         .innerText(),
     ).toBe('enabled (re-enabled by the re-test, 2026-11-23T07:00:00.000Z)');
     expect(await page.locator('#channels-body td[data-label="Provider"]').allInnerTexts()).toEqual([
+      'openai',
+      'openai',
       'tencent not servable',
-      'openai',
-      'openai',
     ]);
 
     // Test: the result beside the button and in the status line that screen readers announce.

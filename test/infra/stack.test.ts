@@ -1072,8 +1072,8 @@ describe('tables', () => {
     expect(channels.GlobalSecondaryIndexes).toBeUndefined();
   });
 
-  // Five tables, three secrets, a log group per function and two per API, the channels key.
-  const DATA_RESOURCES = 5 + 3 + Object.keys(stack.functions).length + 3 * 2 + 1;
+  // Eight tables, three secrets, a log group per function and two per API, the channels key.
+  const DATA_RESOURCES = 8 + 3 + Object.keys(stack.functions).length + 3 * 2 + 1;
   const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
   // The alarm topic's key only encrypts notifications in flight: it goes with the stack (monitoring.test.ts).
   const policies = (t: typeof template) =>
@@ -1290,7 +1290,8 @@ describe('VPC placement', () => {
 });
 
 describe('docs/deploy.md', () => {
-  const DYNAMODB_ACTIONS = /\b(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem)\b/g;
+  const DYNAMODB_ACTIONS =
+    /\b(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem|SearchVectors)\b/g;
   const ROUTE = /`?(GET|POST|PUT|DELETE) (\/[^\s`,]*)`?/g;
   const deployDoc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'deploy.md'), 'utf8');
   // The rows of the table under "The functions": | `name` | routes | memory, timeout | may call |

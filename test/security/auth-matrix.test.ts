@@ -202,6 +202,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   '/api/core/dataset/update': { body: JSON.stringify({ id: UNKNOWN_ID, name: 'matrix' }) },
   '/api/core/dataset/delete': { query: `id=${UNKNOWN_ID}` },
   '/api/core/dataset/paths': {},
+  '/api/core/dataset/searchTest': { body: JSON.stringify({ datasetId: UNKNOWN_ID, text: 'matrix' }) },
   [PATHS.proxy]: { body: BODIES.proxy },
   // An empty One API table, previewed: the rows import answers 200 and writes nothing.
   '/api/channels/import/rows': {

@@ -54,5 +54,8 @@ export function uniqueTableNames(): LocalTableNames {
     relayKeys: `relay-keys-${suffix}`,
     relayState: `relay-state-${suffix}`,
     usage: `usage-${suffix}`,
+    kbContent: `kb-content-${suffix}`,
+    kbVectors: `kb-vectors-${suffix}`,
+    kbTerms: `kb-terms-${suffix}`,
   };
 }

@@ -1,5 +1,6 @@
 import type { LocalBackend } from '#infra/local/backend';
 import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
+import { TABLES } from '#shared/tables';
 
 /**
  * A backend for the local gateway alone (infra/local/gateway.ts): no engine, no table, no credentials file; the test
@@ -15,13 +16,8 @@ export function gatewayOnlyBackend(
     credentials: { adminKey: 'unused', accessTokens: [] },
     createdCredentials: false,
     embeddedEngine: true,
-    tableNames: {
-      datasets: 'datasets',
-      channels: 'channels',
-      relayKeys: 'relayKeys',
-      relayState: 'relayState',
-      usage: 'usage',
-    },
+    // Every table under its logical name (none is created: nothing here reaches an engine).
+    tableNames: Object.fromEntries(Object.keys(TABLES).map((name) => [name, name])) as LocalBackend['tableNames'],
     close: async () => {},
     ...parts,
   };

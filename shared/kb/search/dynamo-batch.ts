@@ -1,0 +1,72 @@
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { BatchRetry, chunks, GET_BATCH, Slots } from '#shared/repositories/batch';
+
+/*
+ * The reads the search's stores share: BatchGetItem with its unprocessed keys retried, and a Query read to its end.
+ */
+
+const retry = /* @__PURE__ */ new BatchRetry();
+
+/** Every item of `keys` that exists (any order), 100 keys per call, `concurrency` calls at once. */
+export async function batchGetAll(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  keys: readonly Record<string, unknown>[],
+  options: { projection?: string; names?: Record<string, string>; concurrency?: number } = {},
+): Promise<Record<string, unknown>[]> {
+  const slots = new Slots(options.concurrency ?? 8);
+  const pages = await Promise.all(
+    chunks(keys, GET_BATCH).map((batch) =>
+      slots.run(async () => {
+        const found: Record<string, unknown>[] = [];
+        let pending: Record<string, unknown>[] = batch;
+        for (let attempt = 1; pending.length > 0; attempt++) {
+          const out = await retry.tryOnce(
+            () =>
+              client.send(
+                new BatchGetCommand({
+                  RequestItems: {
+                    [tableName]: {
+                      Keys: pending,
+                      ...(options.projection ? { ProjectionExpression: options.projection } : {}),
+                      ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+                    },
+                  },
+                }),
+              ),
+            attempt,
+            undefined,
+          );
+          if (!out) continue;
+          found.push(...(out.Responses?.[tableName] ?? []));
+          pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+          if (pending.length === 0) break;
+          if (attempt >= retry.maxAttempts) throw new Error(`BatchGetItem left ${pending.length} key(s) unprocessed`);
+          await retry.backoff(attempt, undefined);
+        }
+        return found;
+      }, undefined),
+    ),
+  );
+  return pages.flat();
+}
+
+/** Every item a Query finds, page after page. */
+export async function queryAll(
+  client: DynamoDBDocumentClient,
+  input: Omit<QueryCommandInput, 'ExclusiveStartKey'>,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}

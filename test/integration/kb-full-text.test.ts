@@ -1,0 +1,227 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
+import { newObjectId } from '#shared/ids';
+import { DynamoChunkReader } from '#shared/kb/chunk-reader';
+import { datasetKey, type FullTextDoc } from '#shared/kb/contract';
+import { DynamoFullTextIndex } from '#shared/kb/search/full-text-index';
+import { segment } from '#shared/kb/search/segment';
+import { TABLES } from '#shared/tables';
+import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
+import { chunkItem, collectionItem, putItem, putItems } from '#test/support/kb-content';
+
+// Real passages, written for these tests: each question below is answered by exactly one of them.
+const PASSAGES = {
+  greatWall:
+    '长城是中国古代的军事防御工程，东起山海关，西至嘉峪关，全长超过两万公里。修筑长城的历史可以追溯到春秋战国时期，明朝对长城进行了大规模的修缮。',
+  panda:
+    '大熊猫主要生活在四川、陕西和甘肃的山区竹林中，以竹子为主要食物。成年大熊猫每天要花十多个小时进食，一天可以吃掉十几公斤竹子。',
+  photosynthesisZh:
+    '光合作用是绿色植物利用阳光，把二氧化碳和水转化为葡萄糖并释放氧气的过程。这个过程主要发生在叶片细胞的叶绿体中。',
+  retrieval:
+    '向量检索把文本转换成向量，通过计算余弦相似度找到语义相近的段落；全文检索则根据分词后的关键词匹配程度来排序。',
+  eiffel:
+    "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is about 330 metres tall and was the tallest man-made structure in the world for 41 years.",
+  photosynthesisEn:
+    'Photosynthesis converts light energy into chemical energy. Plants take in carbon dioxide and water, make sugar, and release oxygen as a by-product.',
+  dynamodb:
+    'DynamoDB is a serverless key-value and document database. Every table needs a partition key, and an optional sort key orders the items within a partition.',
+  honey:
+    'Honey never spoils when it is stored in a sealed container: its low water content and its acidity keep bacteria and moulds from growing.',
+  fuji: '富士山は日本で最も高い山で、標高は3776メートルです。山梨県と静岡県にまたがっています。',
+} as const;
+type PassageName = keyof typeof PASSAGES;
+
+let engine: TestEngine;
+let client: DynamoDBClient;
+let documents: DynamoDBDocumentClient;
+let termsTable: string;
+let contentTable: string;
+
+beforeAll(async () => {
+  engine = await startTestEngine();
+  client = localDynamoClient(engine);
+  documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+  termsTable = uniqueTableName('kb-terms');
+  contentTable = uniqueTableName('kb-content');
+  await ensureTable(client, termsTable, TABLES.kbTerms);
+  await ensureTable(client, contentTable, TABLES.kbContent);
+});
+afterAll(async () => {
+  client?.destroy();
+  await engine?.close();
+});
+
+/** A knowledge base holding the passages, one chunk each, indexed and readable. */
+async function knowledgeBase(names: readonly PassageName[] = Object.keys(PASSAGES) as PassageName[]) {
+  const teamId = newObjectId();
+  const datasetId = newObjectId();
+  const collection = collectionItem(teamId, datasetId, { name: 'passages.txt', fileId: 'file-1' });
+  const chunks = names.map((name, i) => chunkItem(collection, i, PASSAGES[name]));
+  await putItems(documents, contentTable, [collection, ...chunks]);
+  const index = new DynamoFullTextIndex(documents, termsTable);
+  const docs: FullTextDoc[] = chunks.map((c) => ({
+    dataId: c.id,
+    collectionId: c.collectionId,
+    chunkIndex: c.chunkIndex,
+    texts: [c.q, c.a],
+  }));
+  await index.add(teamId, datasetId, docs);
+  const idOf = (name: PassageName) => chunks[names.indexOf(name)]!.id;
+  return { teamId, datasetId, collection, chunks, index, idOf };
+}
+
+describe('word segments', () => {
+  it('splits Chinese, Japanese and English into words, folding width and case', () => {
+    expect(segment('知识库的向量检索')).toEqual(['知识', '库', '向量', '检索']);
+    expect(segment('ＡＰＩ Key')).toEqual(['api', 'key']);
+    expect(segment('東京スカイツリー')).toContain('東京');
+    expect(segment("the base's index")).toEqual(['base', 'index']);
+  });
+});
+
+describe('full-text recall (BM25 on kbTerms)', () => {
+  it.each([
+    ['大熊猫吃什么？', 'panda'],
+    ['长城有多长', 'greatWall'],
+    ['植物怎样释放氧气', 'photosynthesisZh'],
+    ['余弦相似度怎么找到相近段落', 'retrieval'],
+    ['How tall is the Eiffel Tower?', 'eiffel'],
+    ['Does honey go bad in a sealed jar?', 'honey'],
+    ['What is the partition key of a DynamoDB table?', 'dynamodb'],
+    ['富士山の標高は？', 'fuji'],
+  ] as const)('answers %s with the passage about it first', async (question, expected) => {
+    const kb = await knowledgeBase();
+    const found = await kb.index.search(kb.teamId, kb.datasetId, question, 10);
+    expect(found[0]?.dataId).toBe(kb.idOf(expected));
+    expect(found[0]?.chunkIndex).toBe(Object.keys(PASSAGES).indexOf(expected));
+    expect(found.every((f, i) => i === 0 || f.score <= found[i - 1]!.score)).toBe(true);
+  });
+
+  it('ranks the English photosynthesis passage first for oxygen and plants, the Chinese one for 氧气', async () => {
+    const kb = await knowledgeBase();
+    const english = await kb.index.search(kb.teamId, kb.datasetId, 'plants release oxygen', 3);
+    const chinese = await kb.index.search(kb.teamId, kb.datasetId, '释放氧气', 3);
+    expect(english[0]?.dataId).toBe(kb.idOf('photosynthesisEn'));
+    expect(chinese[0]?.dataId).toBe(kb.idOf('photosynthesisZh'));
+  });
+
+  it('finds nothing for words no chunk holds, and nothing in another knowledge base', async () => {
+    const kb = await knowledgeBase(['panda']);
+    const other = await knowledgeBase(['honey']);
+    expect(await kb.index.search(kb.teamId, kb.datasetId, 'quantum chromodynamics', 10)).toEqual([]);
+    expect(await other.index.search(other.teamId, other.datasetId, '大熊猫', 10)).toEqual([]);
+    expect(await kb.index.search(kb.teamId, kb.datasetId, 'honey', 10)).toEqual([]);
+  });
+
+  it('forgets removed chunks: counters corrected, and their batch deleted once no chunk of it is left', async () => {
+    const kb = await knowledgeBase(['panda', 'honey']);
+    await kb.index.remove(kb.teamId, kb.datasetId, [kb.idOf('panda')]);
+    expect(await kb.index.search(kb.teamId, kb.datasetId, '大熊猫', 10)).toEqual([]);
+    expect((await kb.index.search(kb.teamId, kb.datasetId, 'honey', 10))[0]?.dataId).toBe(kb.idOf('honey'));
+
+    await kb.index.remove(kb.teamId, kb.datasetId, [kb.idOf('honey')]);
+    const left = await documents.send(
+      new QueryCommand({
+        TableName: termsTable,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': datasetKey(kb.teamId, kb.datasetId) },
+      }),
+    );
+    // Only counters stay (all at zero): no postings block, no chunk, no batch item.
+    expect(left.Items?.every((i) => i.sk === 'n' || String(i.sk).startsWith('s#'))).toBe(true);
+    expect(left.Items?.find((i) => i.sk === 'n')).toMatchObject({ docs: 0, total: 0 });
+  });
+
+  it('indexes a chunk written again from its new text only', async () => {
+    const kb = await knowledgeBase(['panda']);
+    const id = kb.idOf('panda');
+    await kb.index.add(kb.teamId, kb.datasetId, [
+      { dataId: id, collectionId: kb.collection.id, texts: [PASSAGES.honey] },
+    ]);
+    expect((await kb.index.search(kb.teamId, kb.datasetId, 'honey', 10)).map((f) => f.dataId)).toEqual([id]);
+    expect(await kb.index.search(kb.teamId, kb.datasetId, '大熊猫', 10)).toEqual([]);
+  });
+
+  it('removes a whole knowledge base', async () => {
+    const kb = await knowledgeBase(['panda', 'eiffel']);
+    await kb.index.removeDataset(kb.teamId, kb.datasetId);
+    const left = await documents.send(
+      new QueryCommand({
+        TableName: termsTable,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': datasetKey(kb.teamId, kb.datasetId) },
+      }),
+    );
+    expect(left.Items).toEqual([]);
+  });
+});
+
+describe('chunk reader', () => {
+  it('shows ready chunks of the current generation, joined with their collection', async () => {
+    const kb = await knowledgeBase(['panda', 'honey']);
+    const reader = new DynamoChunkReader(documents, contentTable);
+    const found = await reader.readSearchable(kb.teamId, kb.datasetId, [kb.idOf('panda')]);
+    expect(found).toEqual([
+      {
+        id: kb.idOf('panda'),
+        datasetId: kb.datasetId,
+        collectionId: kb.collection.id,
+        chunkIndex: 0,
+        q: PASSAGES.panda,
+        a: '',
+        updateTime: kb.chunks[0]!.updateTime,
+        sourceName: 'passages.txt',
+        sourceId: 'file-1',
+      },
+    ]);
+  });
+
+  it('leaves out chunks not ready, of an old generation, of a forbidden or missing collection, or of another team', async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const live = collectionItem(teamId, datasetId, { generation: 2 });
+    const forbidden = collectionItem(teamId, datasetId, { forbid: true });
+    const gone = collectionItem(teamId, datasetId);
+    const chunks = {
+      ready: chunkItem(live, 0, 'ready'),
+      notReady: chunkItem(live, 1, 'not ready', { ready: false }),
+      oldGeneration: chunkItem(live, 2, 'old', { generation: 1 }),
+      forbidden: chunkItem(forbidden, 0, 'forbidden'),
+      orphan: chunkItem(gone, 0, 'orphan'),
+    };
+    await putItems(documents, contentTable, [live, forbidden, ...Object.values(chunks)]);
+    const reader = new DynamoChunkReader(documents, contentTable);
+    const refs = Object.values(chunks).map((c) => ({
+      dataId: c.id,
+      collectionId: c.collectionId,
+      chunkIndex: c.chunkIndex,
+    }));
+
+    const byKey = await reader.readRefs(teamId, datasetId, refs);
+    const byId = await reader.readSearchable(
+      teamId,
+      datasetId,
+      Object.values(chunks).map((c) => c.id),
+    );
+    const elsewhere = await reader.readRefs(newObjectId(), datasetId, refs);
+
+    expect(byKey.map((c) => c.id)).toEqual([chunks.ready.id]);
+    expect(byId.map((c) => c.id)).toEqual([chunks.ready.id]);
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('does not read a chunk whose item names another team, even under the right key', async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const collection = collectionItem(teamId, datasetId);
+    const planted = chunkItem(collection, 0, 'planted', { teamId: newObjectId() });
+    await putItem(documents, contentTable, collection);
+    await putItem(documents, contentTable, planted);
+    const reader = new DynamoChunkReader(documents, contentTable);
+    expect(
+      await reader.readRefs(teamId, datasetId, [{ dataId: planted.id, collectionId: collection.id, chunkIndex: 0 }]),
+    ).toEqual([]);
+  });
+});
