@@ -462,14 +462,14 @@ describe('synthesized function bundles', () => {
 
   it("builds at cold start only its own function's configuration: no other function's schema, nor what only that one loads", () => {
     const text = (name: FunctionName) => readFileSync(bundles.get(name) ?? '', 'utf8');
-    // The allow-list checks of the import (LEGACYGW_ALLOWED_HOSTS) and of the relay's core (RELAY_ALLOWED_HOSTS); the
-    // model catalogue of the functions that store or show models.
+    // The allow-list checks of the import (LEGACYGW_ALLOWED_HOSTS), of the relay's core (RELAY_ALLOWED_HOSTS) and of the
+    // knowledge base's link fetches (LINK_ALLOWED_HOSTS); the model catalogue of the functions that store or show models.
     const importOnly = 'is not a host name, an IP address or a CIDR';
     const catalogueOnly = 'MODEL_CATALOG is not valid JSON';
     for (const name of bundles.keys()) {
       expect([name, text(name).includes(importOnly)]).toEqual([
         name,
-        ['import-legacygw', 'relay', 'test-channel', 'retest-channels'].includes(name),
+        ['import-legacygw', 'relay', 'test-channel', 'retest-channels', 'kb-create-source-collection'].includes(name),
       ]);
       expect([name, text(name).includes(catalogueOnly)]).toEqual([
         name,
