@@ -18,7 +18,7 @@ import {
   TokenAuthorizer,
 } from 'aws-cdk-lib/aws-apigateway';
 import { ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { CfnPermission, type IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct, type IDependable } from 'constructs';
 import { CORS_ALLOW_HEADERS, CORS_ALLOW_METHODS, CORS_APIS } from '#shared/cors';
@@ -160,7 +160,9 @@ export class AppApi extends Construct {
 
     for (const route of definition.routes) {
       const integration = new LambdaIntegration(props.handlers[route.function], {
-        allowTestInvoke: false,
+        // One invoke permission per function and API instead of one per method (the stack's resource budget), narrowed
+        // to this API's stage below (docs/authorization.md, "API Gateway's right to invoke the functions").
+        scopePermissionToMethod: false,
         // A streaming route (the relay's `/v1`): API Gateway passes the function's response stream on as it comes
         // (Lambda response streaming), with the integration timeout streaming allows, 15 minutes, so a long
         // completion is not cut at the buffered integrations' 29 s (docs/relay.md, "Streaming").
@@ -194,6 +196,8 @@ export class AppApi extends Construct {
         },
       );
     }
+
+    this.scopeInvokePermissionsToStage(props.stageName);
 
     if (CORS_APIS[definition.name]) this.addPreflights(definition);
 
@@ -230,6 +234,19 @@ export class AppApi extends Construct {
           'Callers authenticate with FastGPT-style API keys and an admin key, not Cognito users; a Lambda TOKEN authorizer checks them against Secrets Manager on every method (docs/authorization.md).',
       },
     );
+  }
+
+  /**
+   * The per-API invoke permissions LambdaIntegration made (`scopePermissionToMethod: false`) allow any stage, the
+   * console's test-invoke-stage included (which skips the authorizer): narrowed to this API's own stage, any method
+   * and path of it. Only the methods whose integration names a function make API Gateway call it.
+   */
+  private scopeInvokePermissionsToStage(stageName: string): void {
+    for (const child of this.api.node.children) {
+      if (child instanceof CfnPermission && child.node.id.startsWith('ApiPermission.ApiScoped.')) {
+        child.sourceArn = this.api.arnForExecuteApi('*', '/*', stageName);
+      }
+    }
   }
 
   private keyHeaderAuthorizerInstance: RequestAuthorizer | undefined;

@@ -54,8 +54,8 @@ const BUSINESS_WIDGETS: readonly { title: string; metrics: readonly BusinessMetr
 export interface MonitoringProps {
   readonly config: StageConfig['monitoring'];
   /**
-   * Every function of the stack. Each gets a throttles alarm and the metrics namespace; each but the
-   * authorizer an errors alarm. A function added to the stack's map is covered without further code.
+   * Every function of the stack. Each is watched by a group throttles alarm and gets the metrics namespace; each but
+   * the authorizer by a group errors alarm. A function added to the stack's map is covered without further code.
    */
   readonly functions: Readonly<Record<string, AppFunction>>;
   /** The TOKEN authorizer, one of `functions`. */
@@ -66,7 +66,8 @@ export interface MonitoringProps {
 }
 
 /**
- * What a team on call needs: an alarm per API (5XX count, p99 latency), per function (errors, throttles),
+ * What a team on call needs: an alarm per API (5XX count, p99 latency), per group of at most 10 functions (the
+ * worst function's errors, its throttles; the dashboard graphs each function),
  * on the authorizer failing closed, and per table (throttled requests, system errors), all notifying one
  * encrypted SNS topic (optionally e-mailed), and one dashboard with those figures and the business metrics.
  *
@@ -154,22 +155,25 @@ export class Monitoring extends Construct {
     }
 
     const functions = Object.entries(props.functions);
-    for (const [name, fn] of functions) {
-      if (fn !== props.authorizer) {
-        this.alarm(`${name}Errors`, {
-          metric: fn.function.metricErrors({ statistic: 'Sum' }),
-          spec: alarms.functionErrors,
-          what: `${name} function errors`,
-          runbook: 'function-errors',
-        });
-      }
-      this.alarm(`${name}Throttles`, {
-        metric: fn.function.metricThrottles({ statistic: 'Sum' }),
+    // One alarm per signal and group of at most 10 functions (docs/operations.md, "Function alarms by group").
+    const errorGroups = functionGroups(functions.filter(([, fn]) => fn !== props.authorizer));
+    errorGroups.forEach((group, i) => {
+      this.alarm(`FunctionErrors${i + 1}`, {
+        metric: worstOf(group, (fn) => fn.function.metricErrors({ statistic: 'Sum' }), 'errors'),
+        spec: alarms.functionErrors,
+        what: `errors of the worst function of group ${i + 1} of ${errorGroups.length} (${groupNames(group)})`,
+        runbook: 'function-errors',
+      });
+    });
+    const throttleGroups = functionGroups(functions);
+    throttleGroups.forEach((group, i) => {
+      this.alarm(`FunctionThrottles${i + 1}`, {
+        metric: worstOf(group, (fn) => fn.function.metricThrottles({ statistic: 'Sum' }), 'throttles'),
         spec: alarms.functionThrottles,
-        what: `${name} function throttles`,
+        what: `throttles of the worst function of group ${i + 1} of ${throttleGroups.length} (${groupNames(group)})`,
         runbook: 'function-throttles',
       });
-    }
+    });
 
     const authorizerErrors = new MetricFilter(this, 'AuthorizerErrorLines', {
       logGroup: props.authorizer.logGroup,
@@ -309,6 +313,40 @@ export class Monitoring extends Construct {
     this.alarms.set(id, alarm);
     return alarm;
   }
+}
+
+type NamedFunction = readonly [name: string, fn: AppFunction];
+
+/**
+ * The functions in groups of at most MAX_ALARM_METRICS, by name: the order does not depend on how the stack assembles
+ * its map, and a function added moves only the groups from its place in the alphabet on (each alarm is updated in
+ * place, keeping its state).
+ */
+function functionGroups(functions: readonly NamedFunction[]): NamedFunction[][] {
+  const sorted = [...functions].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const groups: NamedFunction[][] = [];
+  for (let i = 0; i < sorted.length; i += MAX_ALARM_METRICS) groups.push(sorted.slice(i, i + MAX_ALARM_METRICS));
+  return groups;
+}
+
+const groupNames = (group: readonly NamedFunction[]): string => group.map(([name]) => name).join(', ');
+
+/** The metric id of a function's line in a group alarm: its name, as CloudWatch ids allow (`^[a-z][a-zA-Z0-9_]*$`). */
+export const functionMetricId = (name: string): string => `fn_${name.toLowerCase().replace(/[^a-z0-9]/g, '_')}`;
+
+/**
+ * The highest per-function value of the group in each period: at or above a threshold exactly when one function's own
+ * figure is, so a per-function threshold keeps its meaning. FILL makes a function without data count 0.
+ */
+function worstOf(group: readonly NamedFunction[], metric: (fn: AppFunction) => Metric, what: string): MathExpression {
+  const usingMetrics = Object.fromEntries(
+    group.map(([name, fn]) => [functionMetricId(name), metric(fn).with({ label: name })]),
+  );
+  return new MathExpression({
+    expression: `MAX(FILL([${Object.keys(usingMetrics).join(', ')}], 0))`,
+    usingMetrics,
+    label: `worst function ${what}`,
+  });
 }
 
 /** A 12-wide graph of `metrics` (half the dashboard), or `width` wide. */

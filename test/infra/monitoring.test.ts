@@ -4,7 +4,7 @@ import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AppFunction } from '#infra/constructs/function';
-import { AUTHORIZER_ERRORS_METRIC, Monitoring } from '#infra/constructs/monitoring';
+import { AUTHORIZER_ERRORS_METRIC, functionMetricId, Monitoring } from '#infra/constructs/monitoring';
 import { AppTable } from '#infra/constructs/table';
 import type { ServiceStack } from '#infra/stack';
 import { parseStageConfig } from '#infra/stage-config';
@@ -61,6 +61,20 @@ const widgetTitled = (dashboard: { widgets: Json[] }, title: string): Json => {
 const tokenOf = (s: { stack: ServiceStack }, construct: Parameters<typeof logicalId>[1]) =>
   `<{'Ref':'${logicalId(s.stack, construct)}'}>`;
 
+/** The group alarms of one Lambda signal, in order, with their properties. */
+const groupAlarms = (s: { stack: ServiceStack; template: Template }, signal: 'Errors' | 'Throttles') =>
+  [...s.stack.monitoring.alarms.keys()]
+    .filter((id) => id.startsWith(`Function${signal}`))
+    .map((id) => ({ id, props: alarmOf(s, id) }));
+const functionsOf = (alarm: Json): string[] =>
+  (alarm.Metrics as Json[]).filter((m) => m.MetricStat).map((m) => m.Label as string);
+const lambdaDimensionsOf = (alarm: Json, metricName: string): unknown[] =>
+  ((alarm.Metrics as Json[] | undefined) ?? [])
+    .map((m) => (m.MetricStat as { Metric: Json } | undefined)?.Metric)
+    .filter((m): m is Json => m?.Namespace === 'AWS/Lambda' && m.MetricName === metricName)
+    .map((m) => m.Dimensions);
+const names = (Object.keys(dev.stack.functions) as FunctionName[]).sort();
+
 describe('alarms', () => {
   it.each(Object.keys(APIS) as ApiName[])('alarms on the %s API 5XX count of its stage, Sum over 5 minutes', (api) => {
     const stage = dev.stack.apis[api].api.deploymentStage;
@@ -115,31 +129,57 @@ describe('alarms', () => {
     expect(names.sort()).toEqual(['Test-dataset', 'Test-proxy', 'Test-relay']);
   });
 
-  // Throttles for every function; errors for every function but the authorizer (see the next test).
-  const functionAlarms = (Object.keys(dev.stack.functions) as FunctionName[]).flatMap((name) => [
-    [name, 'Throttles'] as const,
-    ...(name === 'authorizer' ? [] : [[name, 'Errors'] as const]),
-  ]);
-  it.each(functionAlarms)('alarms on the %s function %s, Sum over 5 minutes', (name, metricName) => {
-    expect(alarmOf(dev, `${name}${metricName}`)).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: metricName,
-      Dimensions: [{ Name: 'FunctionName', Value: ref(dev, dev.stack.functions[name].function) }],
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 1,
-      EvaluationPeriods: 1,
-      ...notifying(dev),
-    });
-  });
+  // Throttles for every function; errors for every function but the authorizer (see the next test). Each alarm
+  // watches the worst function of a group of at most 10, by name.
+
+  it.each(['Errors', 'Throttles'] as const)(
+    'alarms on function %s in groups of at most 10 functions by name, each function in exactly one, Sum over 5 minutes',
+    (metricName) => {
+      const expected = metricName === 'Errors' ? names.filter((n) => n !== 'authorizer') : names;
+      const groups = groupAlarms(dev, metricName);
+
+      expect(groups.map((g) => g.id)).toEqual(
+        Array.from({ length: Math.ceil(expected.length / 10) }, (_, i) => `Function${metricName}${i + 1}`),
+      );
+      expect(groups.flatMap((g) => functionsOf(g.props))).toEqual(expected);
+      for (const { props } of groups) {
+        const members = functionsOf(props);
+        expect(members.length).toBeLessThanOrEqual(10);
+        const ids = members.map((n) => functionMetricId(n));
+        expect(props).toMatchObject({ Threshold: 1, EvaluationPeriods: 1, DatapointsToAlarm: 1, ...notifying(dev) });
+        expect(props.Metrics).toEqual([
+          expect.objectContaining({ Expression: `MAX(FILL([${ids.join(', ')}], 0))`, ReturnData: true }),
+          ...members.map((name, i) => ({
+            Id: ids[i],
+            Label: name,
+            MetricStat: {
+              Metric: {
+                Namespace: 'AWS/Lambda',
+                MetricName: metricName,
+                Dimensions: [
+                  { Name: 'FunctionName', Value: ref(dev, dev.stack.functions[name as FunctionName].function) },
+                ],
+              },
+              Period: 300,
+              Stat: 'Sum',
+            },
+            ReturnData: false,
+          })),
+        ]);
+        // The operator learns from the notification which functions to look at on the dashboard.
+        expect(props.AlarmDescription).toContain(`(${members.join(', ')})`);
+      }
+    },
+  );
 
   it('has no Lambda-errors alarm on the authorizer (every 401 to a malformed header is a thrown error) but one on its ERROR log lines', () => {
-    const lambdaErrorAlarms = Object.values(dev.template.findResources('AWS::CloudWatch::Alarm'))
-      .map((a) => a.Properties as Json)
-      .filter((p) => p.MetricName === 'Errors');
+    const lambdaErrorDimensions = Object.values(dev.template.findResources('AWS::CloudWatch::Alarm')).flatMap((a) =>
+      lambdaDimensionsOf(a.Properties as Json, 'Errors'),
+    );
     const filter = Object.values(dev.template.findResources('AWS::Logs::MetricFilter'));
 
-    expect(lambdaErrorAlarms.map((p) => p.Dimensions)).not.toContainEqual([
+    expect(lambdaErrorDimensions).toHaveLength(names.length - 1);
+    expect(lambdaErrorDimensions).not.toContainEqual([
       { Name: 'FunctionName', Value: ref(dev, dev.stack.functions.authorizer.function) },
     ]);
     expect(filter).toHaveLength(1);
@@ -224,14 +264,15 @@ describe('alarms', () => {
     },
   );
 
-  it('has exactly these alarms: 2 per API, 2 per function but 1 for the authorizer, 1 on authorizer failures, 2 per table, 1 on the worst relay channel', () => {
+  it('has exactly these alarms: 2 per API, 1 per signal and 10 functions (errors without the authorizer), 1 on authorizer failures, 2 per table, 1 on the worst relay channel', () => {
     const apis = Object.keys(dev.stack.apis).length;
     const functions = Object.keys(dev.stack.functions).length;
     // A table no function calls item operations on has nothing to alarm on (kbVectors, until the training core writes it).
     const tables = Object.values(dev.stack.tables).filter((t) => t.operations.length > 0).length;
+    const expected = 2 * apis + Math.ceil((functions - 1) / 10) + Math.ceil(functions / 10) + 1 + 2 * tables + 1;
 
-    dev.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 * apis + 2 * functions - 1 + 1 + 2 * tables + 1);
-    expect(dev.stack.monitoring.alarms.size).toBe(2 * apis + 2 * functions - 1 + 1 + 2 * tables + 1);
+    dev.template.resourceCountIs('AWS::CloudWatch::Alarm', expected);
+    expect(dev.stack.monitoring.alarms.size).toBe(expected);
   });
 
   it('alarms on the relay channel with the highest error rate through one Metrics Insights query over every channel', () => {
@@ -417,15 +458,17 @@ describe('per stage', () => {
     expect(alarmOf(scratch, 'datasetApi5xx')).toMatchObject({ Threshold: 10, Period: 300 });
     expect(alarmOf(scratch, 'datasetApiLatencyP99')).toMatchObject({ Threshold: 5000 });
     expect(alarmOf(scratch, 'proxyApiLatencyP99')).toMatchObject({ Threshold: 20_000, EvaluationPeriods: 3 });
-    expect(alarmOf(scratch, 'create-datasetThrottles')).toMatchObject({ Threshold: 5 });
+    for (const { props } of groupAlarms(scratch, 'Throttles')) expect(props).toMatchObject({ Threshold: 5 });
     expect(alarmOf(scratch, 'channelsTableSystemErrors')).toMatchObject({ Threshold: 5 });
     expect(alarmOf(scratch, 'AuthorizerErrors')).toMatchObject({ Threshold: 1 });
-    expect(alarmOf(scratch, 'import-legacygwErrors')).toMatchObject({
-      Threshold: 3,
-      Period: 60,
-      EvaluationPeriods: 5,
-      DatapointsToAlarm: 3,
-    });
+    const errorGroups = groupAlarms(scratch, 'Errors');
+    expect(errorGroups.flatMap((g) => functionsOf(g.props))).toContain('import-legacygw');
+    for (const { props } of errorGroups) {
+      expect(props).toMatchObject({ Threshold: 3, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
+      for (const m of (props.Metrics as Json[]).filter((q) => q.MetricStat)) {
+        expect(m.MetricStat).toMatchObject({ Period: 60 });
+      }
+    }
     scratch.template.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
@@ -475,11 +518,10 @@ describe('Monitoring construct', () => {
     expect([...monitoring.alarms.keys()].sort()).toEqual(
       [
         'AuthorizerErrors',
-        'authorizerThrottles',
         'extraTableSystemErrors',
         'extraTableThrottles',
-        'some-new-functionErrors',
-        'some-new-functionThrottles',
+        'FunctionErrors1',
+        'FunctionThrottles1',
       ].sort(),
     );
     const throttles = Template.fromStack(stack).toJSON().Resources[
