@@ -136,8 +136,8 @@ export const ESTIMATE = reservationFor(
   ratiosFor(RATIOS, 'gpt-4o', 'vip'),
 );
 
-/** The `/v1` front door over a fake core whose records go through `meter`'s sink. */
-export function frontDoor(meter: QuotaMeter) {
+/** The `/v1` front door over a fake core whose records (with `usage`) go through `meter`'s sink. */
+export function frontDoor(meter: QuotaMeter, usage: { promptTokens: number; completionTokens: number } = USAGE) {
   const records = new MemoryUsageSink();
   const sink = meter.sink(records);
   const core: RelayCore = {
@@ -151,8 +151,8 @@ export function frontDoor(meter: QuotaMeter) {
         requestedModel: String(request.body.model),
         attempts: [{ channelId: 'ch-1', status: 200 }],
         status: 200,
-        ...USAGE,
-        totalTokens: 30,
+        ...usage,
+        totalTokens: usage.promptTokens + usage.completionTokens,
         durationMs: 5,
         stream: false,
         clientGone: false,
