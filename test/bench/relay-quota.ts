@@ -236,7 +236,7 @@ export async function benchRelayQuota(options: QuotaBenchOptions): Promise<Figur
     // background); every request's charge is one UpdateItem after its response.
     options.log(
       `relay quotas with the lease: ${leaseCalls.take} block(s) taken, ${leaseCalls.refill} refill(s), ` +
-        `${leaseCalls.charge} charges, for ${2 * (options.requests + options.warmup)} metered requests`,
+        `${leaseCalls.charge} charges, for ${options.requests + options.warmup} metered requests`,
     );
     const perRequestMeter = new QuotaMeter(store, ratios);
     const perRequest = relayOver(upstream, perRequestMeter.sink(new MemoryUsageSink()));
