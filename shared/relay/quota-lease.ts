@@ -135,7 +135,10 @@ export class QuotaLeases {
         else this.gone(lease);
       }
     } finally {
-      if (lease.openCount === 0 && (lease.draining || this.current.get(lease.keyId) !== lease)) this.end(lease);
+      // Charged after the response, before the invocation ends: the block's own writes under way land before a Lambda
+      // instance can be frozen, rather than after it thaws.
+      const last = lease.openCount === 0 && (lease.draining || this.current.get(lease.keyId) !== lease);
+      await (last ? this.end(lease) : lease.refilling);
     }
     return charged;
   }
