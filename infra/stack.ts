@@ -10,6 +10,7 @@ import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
+import { addKbSourceResources } from './kb-sources.ts';
 import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,
@@ -204,6 +205,8 @@ export class ServiceStack extends Stack {
       common,
     });
 
+    const kbSources = addKbSourceResources(this, { config, datasets, channelIdKey, common });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -218,6 +221,7 @@ export class ServiceStack extends Stack {
         console: consolePage.function,
         openapi: openApi.function,
         ...mapRecord(relay.functions, (fn) => fn.function),
+        ...mapRecord(kbSources.functions, (fn) => fn.function),
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -245,6 +249,7 @@ export class ServiceStack extends Stack {
       openapi: openApi,
       ...review,
       ...relay.functions,
+      ...kbSources.functions,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi, relay: relayApi };
 

@@ -3,9 +3,9 @@
  * the key of a route, each API's error responses and the examples several topics show.
  */
 
-import type * as z from 'zod';
+import * as z from 'zod';
 import { datasetErrorKindBodySchema } from '#shared/envelopes/dataset';
-import { proxyErrorBodySchema } from '#shared/envelopes/proxy';
+import { proxyErrorBodySchema, proxySuccessBodySchema } from '#shared/envelopes/proxy';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
 import type { ApiName, RouteDef } from '#shared/routes';
 import { openApiDocumentSchema } from '#shared/schemas/openapi';
@@ -33,6 +33,8 @@ export interface RouteContract {
     /** The JSON body, as the handler parses it (input side of the schema). */
     readonly body?: z.core.$ZodType;
     readonly bodyExample?: unknown;
+    /** The body's media type when it is not JSON (an upload: `multipart/form-data`, its parts as properties). */
+    readonly bodyContentType?: string;
     /** One query parameter per property. */
     readonly query?: z.core.$ZodObject;
     /** One path parameter per property (the route's `{name}` segments). */
@@ -85,6 +87,24 @@ export const proxyError = (status: number, description: string): ResponseContrac
   description,
   body: proxyErrorBodySchema,
 });
+
+/** The 401 of every channel proxy call behind the admin key. */
+export const ADMIN_KEY_REQUIRED: ResponseContract = proxyError(401, 'The admin key is required for this API');
+
+/** The errors of a channel proxy call on one record by id: a malformed id, no admin key, no such record. */
+export const byIdErrors = (badId: string, notFound: string): ResponseContract[] => [
+  proxyError(400, badId),
+  ADMIN_KEY_REQUIRED,
+  proxyError(404, notFound),
+];
+
+/** The success of a channel proxy delete. */
+export const PROXY_DELETED: ResponseContract = {
+  status: 200,
+  description: 'Deleted',
+  body: proxySuccessBodySchema(z.null()),
+  example: { success: true, data: null },
+};
 
 export const relayError = (status: number, description: string): ResponseContract => ({
   status,

@@ -14,7 +14,15 @@ import {
   channelTestResultSchema,
   channelViewSchema,
 } from '#shared/schemas/channels';
-import { CHANNEL_EXAMPLE, openApiContract, proxyError, type TopicContracts } from './contract-parts.ts';
+import {
+  ADMIN_KEY_REQUIRED,
+  byIdErrors,
+  CHANNEL_EXAMPLE,
+  openApiContract,
+  PROXY_DELETED,
+  proxyError,
+  type TopicContracts,
+} from './contract-parts.ts';
 
 export const CHANNEL_CONTRACTS: TopicContracts = {
   proxy: {
@@ -32,7 +40,7 @@ export const CHANNEL_CONTRACTS: TopicContracts = {
       },
       errors: [
         proxyError(400, 'An unknown or repeated query parameter, or a bad value (the message names it)'),
-        proxyError(401, 'The admin key is required for this API'),
+        ADMIN_KEY_REQUIRED,
       ],
     },
     'POST /api/channels/batch_delete': {
@@ -49,7 +57,7 @@ export const CHANNEL_CONTRACTS: TopicContracts = {
       },
       errors: [
         proxyError(400, 'Not a JSON array, more than 1,000 ids, or an item that is not a channel id (named)'),
-        proxyError(401, 'The admin key is required for this API'),
+        ADMIN_KEY_REQUIRED,
       ],
     },
     'GET /api/channel/{id}': {
@@ -62,11 +70,7 @@ export const CHANNEL_CONTRACTS: TopicContracts = {
         body: proxySuccessBodySchema(channelViewSchema),
         example: { success: true, data: CHANNEL_EXAMPLE },
       },
-      errors: [
-        proxyError(400, 'The id is not 64 hexadecimal characters'),
-        proxyError(401, 'The admin key is required for this API'),
-        proxyError(404, 'No channel has this id'),
-      ],
+      errors: byIdErrors('The id is not 64 hexadecimal characters', 'No channel has this id'),
     },
     'PUT /api/channel/{id}': {
       operationId: 'updateChannel',
@@ -102,7 +106,7 @@ export const CHANNEL_CONTRACTS: TopicContracts = {
           400,
           'A bad id, body or field (the message names it, e.g. `settings.weight`), or `key looks masked`',
         ),
-        proxyError(401, 'The admin key is required for this API'),
+        ADMIN_KEY_REQUIRED,
         proxyError(404, 'No channel has this id'),
         proxyError(409, 'The channel kept changing while it was being updated; read it again and retry'),
       ],
@@ -112,17 +116,8 @@ export const CHANNEL_CONTRACTS: TopicContracts = {
       summary: 'Delete a channel',
       description: 'The next import that maps to it creates it again.',
       request: { path: z.object({ id: channelIdSchema }) },
-      success: {
-        status: 200,
-        description: 'Deleted',
-        body: proxySuccessBodySchema(z.null()),
-        example: { success: true, data: null },
-      },
-      errors: [
-        proxyError(400, 'The id is not 64 hexadecimal characters'),
-        proxyError(401, 'The admin key is required for this API'),
-        proxyError(404, 'No channel has this id'),
-      ],
+      success: PROXY_DELETED,
+      errors: byIdErrors('The id is not 64 hexadecimal characters', 'No channel has this id'),
     },
     'POST /api/channel/{id}/test': {
       operationId: 'testChannel',
@@ -139,11 +134,7 @@ export const CHANNEL_CONTRACTS: TopicContracts = {
           data: { ok: false, status: 401, latencyMs: 182, model: 'gpt-4o', message: 'Incorrect API key provided' },
         },
       },
-      errors: [
-        proxyError(400, 'The id is not 64 hexadecimal characters'),
-        proxyError(401, 'The admin key is required for this API'),
-        proxyError(404, 'No channel has this id'),
-      ],
+      errors: byIdErrors('The id is not 64 hexadecimal characters', 'No channel has this id'),
     },
     'GET /console': {
       operationId: 'getConsole',

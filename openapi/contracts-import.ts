@@ -5,7 +5,7 @@
 import { importBodySchema, importRowsBodySchema } from '#functions/import-legacygw/schema';
 import { proxySuccessBodySchema } from '#shared/envelopes/proxy';
 import { importReportSchema } from '#shared/schemas/import-report';
-import { proxyError, type TopicContracts } from './contract-parts.ts';
+import { ADMIN_KEY_REQUIRED, proxyError, type TopicContracts } from './contract-parts.ts';
 
 export const IMPORT_CONTRACTS: TopicContracts = {
   proxy: {
@@ -54,7 +54,7 @@ export const IMPORT_CONTRACTS: TopicContracts = {
           400,
           'Invalid body or DSN, a rejected DSN parameter, a refused host, access denied, unknown database, no `channels` table, a table of no known family or of several, too many rows',
         ),
-        proxyError(401, 'The admin key is required for this API'),
+        ADMIN_KEY_REQUIRED,
         proxyError(502, 'The legacy database is unreachable (refused, DNS failure, connect or query timeout)'),
         proxyError(
           504,
@@ -101,7 +101,7 @@ export const IMPORT_CONTRACTS: TopicContracts = {
           400,
           'Invalid body (a value that is not text, a number or null, a row of the wrong length, a column named twice), a table without a required column, of no known family or of several',
         ),
-        proxyError(401, 'The admin key is required for this API'),
+        ADMIN_KEY_REQUIRED,
         proxyError(413, 'The body is over 5 MiB or holds more than 5,000 rows: send the table in several calls'),
         proxyError(
           504,

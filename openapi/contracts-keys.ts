@@ -8,7 +8,26 @@ import { proxySuccessBodySchema } from '#shared/envelopes/proxy';
 import { keyCreateBodySchema, keyIdSchema, keyUpdateBodySchema } from '#shared/key-view';
 import { keyViewSchema } from '#shared/schemas/keys';
 import { usageReportSchema } from '#shared/schemas/usage';
-import { CHANNEL_EXAMPLE, KEY_EXAMPLE, proxyError, type TopicContracts } from './contract-parts.ts';
+import {
+  ADMIN_KEY_REQUIRED,
+  byIdErrors,
+  CHANNEL_EXAMPLE,
+  KEY_EXAMPLE,
+  PROXY_DELETED,
+  proxyError,
+  type TopicContracts,
+} from './contract-parts.ts';
+
+/** The figures of the usage example: its one record, as every total shows it. */
+const USAGE_TOTALS_EXAMPLE = {
+  requests: 1,
+  errors: 0,
+  failovers: 0,
+  promptTokens: 12,
+  completionTokens: 30,
+  totalTokens: 42,
+  unknownUsage: 0,
+} as const;
 
 export const KEY_CONTRACTS: TopicContracts = {
   proxy: {
@@ -49,27 +68,13 @@ export const KEY_CONTRACTS: TopicContracts = {
               },
             ],
             total: 1,
-            totals: {
-              requests: 1,
-              errors: 0,
-              failovers: 0,
-              promptTokens: 12,
-              completionTokens: 30,
-              totalTokens: 42,
-              unknownUsage: 0,
-            },
+            totals: USAGE_TOTALS_EXAMPLE,
             byChannel: [
               {
                 channelId: CHANNEL_EXAMPLE.id,
                 name: CHANNEL_EXAMPLE.name,
                 provider: CHANNEL_EXAMPLE.provider,
-                requests: 1,
-                errors: 0,
-                failovers: 0,
-                promptTokens: 12,
-                completionTokens: 30,
-                totalTokens: 42,
-                unknownUsage: 0,
+                ...USAGE_TOTALS_EXAMPLE,
                 attempts: 1,
                 failedAttempts: 0,
               },
@@ -77,13 +82,7 @@ export const KEY_CONTRACTS: TopicContracts = {
             byModel: [
               {
                 model: 'gpt-4o',
-                requests: 1,
-                errors: 0,
-                failovers: 0,
-                promptTokens: 12,
-                completionTokens: 30,
-                totalTokens: 42,
-                unknownUsage: 0,
+                ...USAGE_TOTALS_EXAMPLE,
               },
             ],
             truncated: false,
@@ -95,7 +94,7 @@ export const KEY_CONTRACTS: TopicContracts = {
           400,
           'An unknown or repeated query parameter, a bad value (named), `from` after `to`, or a period over 31 days',
         ),
-        proxyError(401, 'The admin key is required for this API'),
+        ADMIN_KEY_REQUIRED,
       ],
     },
     'GET /api/keys': {
@@ -109,7 +108,7 @@ export const KEY_CONTRACTS: TopicContracts = {
         body: proxySuccessBodySchema(z.array(keyViewSchema)),
         example: { success: true, data: [KEY_EXAMPLE] },
       },
-      errors: [proxyError(401, 'The admin key is required for this API')],
+      errors: [ADMIN_KEY_REQUIRED],
     },
     'POST /api/keys': {
       operationId: 'createKey',
@@ -131,7 +130,7 @@ export const KEY_CONTRACTS: TopicContracts = {
       },
       errors: [
         proxyError(400, 'A field is invalid (named), `expiresAt` is past, or a limited quota without `remainQuota`'),
-        proxyError(401, 'The admin key is required for this API'),
+        ADMIN_KEY_REQUIRED,
       ],
     },
     'GET /api/key/{id}': {
@@ -144,11 +143,7 @@ export const KEY_CONTRACTS: TopicContracts = {
         body: proxySuccessBodySchema(keyViewSchema),
         example: { success: true, data: KEY_EXAMPLE },
       },
-      errors: [
-        proxyError(400, 'The id is not 24 lowercase hexadecimal characters'),
-        proxyError(401, 'The admin key is required for this API'),
-        proxyError(404, 'No key has this id'),
-      ],
+      errors: byIdErrors('The id is not 24 lowercase hexadecimal characters', 'No key has this id'),
     },
     'PUT /api/key/{id}': {
       operationId: 'updateKey',
@@ -166,28 +161,15 @@ export const KEY_CONTRACTS: TopicContracts = {
         body: proxySuccessBodySchema(keyViewSchema),
         example: { success: true, data: { ...KEY_EXAMPLE, editedAt: '2026-11-27T12:00:00.000Z' } },
       },
-      errors: [
-        proxyError(400, 'The id or a field is invalid (named), or `expiresAt` is past'),
-        proxyError(401, 'The admin key is required for this API'),
-        proxyError(404, 'No key has this id'),
-      ],
+      errors: byIdErrors('The id or a field is invalid (named), or `expiresAt` is past', 'No key has this id'),
     },
     'DELETE /api/key/{id}': {
       operationId: 'deleteKey',
       summary: 'Delete a relay key',
       description: "Its usage records keep its id. It stops opening `/v1` within the authorizer cache's lifetime.",
       request: { path: z.object({ id: keyIdSchema }) },
-      success: {
-        status: 200,
-        description: 'Deleted',
-        body: proxySuccessBodySchema(z.null()),
-        example: { success: true, data: null },
-      },
-      errors: [
-        proxyError(400, 'The id is not 24 lowercase hexadecimal characters'),
-        proxyError(401, 'The admin key is required for this API'),
-        proxyError(404, 'No key has this id'),
-      ],
+      success: PROXY_DELETED,
+      errors: byIdErrors('The id is not 24 lowercase hexadecimal characters', 'No key has this id'),
     },
   },
 };

@@ -1,12 +1,9 @@
 import { ProxyApiError } from './errors.ts';
-import {
-  isIpOrCidr,
-  type RELAY_KEY_STATUS_REASONS,
-  type RelayKeyRecord,
-  relayKeyExpired,
-  relayKeyLabel,
-} from './relay-keys.ts';
+import type { KeyView } from './key-view-shape.ts';
+import { isIpOrCidr, type RelayKeyRecord, relayKeyExpired, relayKeyLabel } from './relay-keys.ts';
 import * as z from './zod.ts';
+
+export type { KeyView } from './key-view-shape.ts';
 
 /*
  * Relay keys as the operator sees them on the channel proxy API (`/api/keys`, `/api/key/{id}`; docs/relay.md, "Keys").
@@ -29,31 +26,6 @@ export function parseKeyId(value: unknown): string {
 /** The 404 of an id that names no key. */
 export function keyNotFound(): ProxyApiError {
   return new ProxyApiError(404, 'No key has this id');
-}
-
-/** How a key reads on the API: its record without the hash, masked, with its usage link. */
-export interface KeyView {
-  id: string;
-  /** `sk-…<id>`: the table keeps nothing of the key itself. */
-  key: string;
-  name: string;
-  status: 'enabled' | 'disabled';
-  statusReason?: (typeof RELAY_KEY_STATUS_REASONS)[number];
-  /** True when the key has an expiry that has passed (it is refused whatever its status). */
-  expired: boolean;
-  groups: string[];
-  models: string[] | null;
-  ips: string[] | null;
-  expiresAt: string | null;
-  unlimitedQuota: boolean;
-  remainQuota: number | null;
-  usedQuota: number;
-  createdAt: string;
-  lastUsedAt: string | null;
-  /** When an operator last changed it here (a re-import leaves such a key alone). */
-  editedAt: string | null;
-  /** The key's usage records: `GET /api/usage?keyId=<id>`. */
-  usage: string;
 }
 
 /** The view of a stored record at `now`. */
@@ -116,17 +88,22 @@ const expiryField = () =>
     error: 'expiresAt must be an ISO 8601 date-time with a time zone (e.g. 2030-01-31T00:00:00Z), a date, or null',
   });
 
+/** The limits a create and an update both take, each optional; null clears a limit. */
+const limitFields = () => ({
+  groups: z.optional(list('groups', entry('groups'))),
+  models: z.optional(z.nullable(list('models', entry('models')))),
+  ips: z.optional(z.nullable(list('ips', ipEntry()))),
+  expiresAt: z.optional(z.nullable(expiryField())),
+  remainQuota: z.optional(quotaField()),
+  unlimitedQuota: z.optional(z.boolean({ error: 'unlimitedQuota must be true or false' })),
+});
+
 /** The editable fields of a key: the body of `PUT /api/key/{id}`, every field optional; null clears a limit. */
 export const keyUpdateBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.strictObject({
     name: z.optional(nameField()),
     status: z.optional(z.enum(['enabled', 'disabled'], { error: 'status must be "enabled" or "disabled"' })),
-    groups: z.optional(list('groups', entry('groups'))),
-    models: z.optional(z.nullable(list('models', entry('models')))),
-    ips: z.optional(z.nullable(list('ips', ipEntry()))),
-    expiresAt: z.optional(z.nullable(expiryField())),
-    remainQuota: z.optional(quotaField()),
-    unlimitedQuota: z.optional(z.boolean({ error: 'unlimitedQuota must be true or false' })),
+    ...limitFields(),
   }),
 );
 export type KeyUpdate = z.infer<typeof keyUpdateBodySchema>;
@@ -135,12 +112,7 @@ export type KeyUpdate = z.infer<typeof keyUpdateBodySchema>;
 export const keyCreateBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.strictObject({
     name: nameField(),
-    groups: z.optional(list('groups', entry('groups'))),
-    models: z.optional(z.nullable(list('models', entry('models')))),
-    ips: z.optional(z.nullable(list('ips', ipEntry()))),
-    expiresAt: z.optional(z.nullable(expiryField())),
-    remainQuota: z.optional(quotaField()),
-    unlimitedQuota: z.optional(z.boolean({ error: 'unlimitedQuota must be true or false' })),
+    ...limitFields(),
   }),
 );
 export type KeyCreate = z.infer<typeof keyCreateBodySchema>;

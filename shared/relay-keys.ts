@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import { expiresAtSchema } from './access-tokens.ts';
+import { RELAY_KEY_STATUS_REASONS } from './key-view-shape.ts';
 import * as z from './zod.ts';
 
 /*
@@ -80,49 +81,58 @@ export function isIpOrCidr(entry: string): boolean {
 }
 
 /** What a relay key may do: its groups, models, IPs and expiry (created by the tool, later by `POST /api/keys`). */
-export const relayKeyLimitsSchema = z.object({
-  /** Ordered: the first group that can serve the model is used. */
-  groups: z._default(z.array(nameSchema()).check(z.minLength(1, 'must name at least one group')), ['default']),
-  /** The model allow-list; absent = every model. */
-  models: z.optional(z.array(nameSchema()).check(z.minLength(1, 'must name at least one model when given'))),
-  /** IP addresses and CIDRs the key may be used from; absent = anywhere. */
-  ips: z.optional(
-    z
-      .array(z.string().check(z.trim(), z.refine(isIpOrCidr, 'must be an IP address or a CIDR')))
-      .check(z.minLength(1, 'must name at least one address when given')),
-  ),
-  /** ISO 8601; absent or null = never. */
-  expiresAt: z.nullish(expiresAtSchema),
-});
+export const relayKeyLimitsSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    /** Ordered: the first group that can serve the model is used. */
+    groups: z._default(z.array(nameSchema()).check(z.minLength(1, 'must name at least one group')), ['default']),
+    /** The model allow-list; absent = every model. */
+    models: z.optional(z.array(nameSchema()).check(z.minLength(1, 'must name at least one model when given'))),
+    /** IP addresses and CIDRs the key may be used from; absent = anywhere. */
+    ips: z.optional(
+      z
+        .array(z.string().check(z.trim(), z.refine(isIpOrCidr, 'must be an IP address or a CIDR')))
+        .check(z.minLength(1, 'must name at least one address when given')),
+    ),
+    /** ISO 8601; absent or null = never. */
+    expiresAt: z.nullish(expiresAtSchema),
+  }),
+);
 export type RelayKeyLimits = z.infer<typeof relayKeyLimitsSchema>;
 
-/** Why a key is disabled: revoked by an operator, or (section 23's import) expired or exhausted at the source. */
-export const RELAY_KEY_STATUS_REASONS = ['revoked', 'expired', 'exhausted', 'disabled-at-source'] as const;
+/** Why a key is disabled (shared/key-view-shape.ts, where the console page can read it). */
+export { RELAY_KEY_STATUS_REASONS };
 
-/** One item of the `relayKeys` table. Holds no key and no part of one. */
-export const relayKeyRecordSchema = z.looseObject({
-  /** Partition key: relayKeyHash of the key. */
-  keyHash: z.string().check(z.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')),
-  id: z.string().check(z.regex(/^[0-9a-f]{24}$/, 'must be 24 lowercase hex characters')),
-  name: z.string(),
-  groups: z.array(z.string()).check(z.minLength(1)),
-  models: z.optional(z.array(z.string())),
-  ips: z.optional(z.array(z.string())),
-  expiresAt: z.optional(z.nullable(z.string())),
-  status: z.enum(['enabled', 'disabled']),
-  statusReason: z.optional(z.enum(RELAY_KEY_STATUS_REASONS)),
-  statusChangedAt: z.optional(z.string()),
-  createdAt: z.string(),
-  lastUsedAt: z.optional(z.string()),
-  // Section 23 (quotas): remaining and used quota in the source family's units; unlimited keys are never metered.
-  remainQuota: z.optional(z.number()),
-  usedQuota: z.optional(z.number()),
-  unlimitedQuota: z.optional(z.boolean()),
-  /** An imported key: the source's remaining and used quota at the last import (a re-import applies what changed there). */
-  legacyQuota: z.optional(z.object({ remain: z.number(), used: z.number() })),
-  /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
-  editedAt: z.optional(z.string()),
-});
+/**
+ * One item of the `relayKeys` table. Holds no key and no part of one. Built on its first parse (`z.lazy`): the relay
+ * reads a record only after a response (the key's `lastUsedAt`), so its cold start does not build it.
+ */
+export const relayKeyRecordSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.lazy(() =>
+    z.looseObject({
+      /** Partition key: relayKeyHash of the key. */
+      keyHash: z.string().check(z.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')),
+      id: z.string().check(z.regex(/^[0-9a-f]{24}$/, 'must be 24 lowercase hex characters')),
+      name: z.string(),
+      groups: z.array(z.string()).check(z.minLength(1)),
+      models: z.optional(z.array(z.string())),
+      ips: z.optional(z.array(z.string())),
+      expiresAt: z.optional(z.nullable(z.string())),
+      status: z.enum(['enabled', 'disabled']),
+      statusReason: z.optional(z.enum(RELAY_KEY_STATUS_REASONS)),
+      statusChangedAt: z.optional(z.string()),
+      createdAt: z.string(),
+      lastUsedAt: z.optional(z.string()),
+      // Section 23 (quotas): remaining and used quota in the source family's units; unlimited keys are never metered.
+      remainQuota: z.optional(z.number()),
+      usedQuota: z.optional(z.number()),
+      unlimitedQuota: z.optional(z.boolean()),
+      /** An imported key: the source's remaining and used quota at the last import (a re-import applies what changed there). */
+      legacyQuota: z.optional(z.object({ remain: z.number(), used: z.number() })),
+      /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
+      editedAt: z.optional(z.string()),
+    }),
+  ),
+);
 export type RelayKeyRecord = z.infer<typeof relayKeyRecordSchema>;
 
 /** True when the record has an expiry at or before `now` (or one that does not parse: fail closed). */
@@ -183,7 +193,7 @@ export interface RelayKeyCaller {
   readonly limitedQuota?: true;
 }
 
-const stringList = z.array(z.string());
+const stringList = /* @__PURE__ */ z.moduleSchema(() => z.array(z.string()));
 function listOf(text: unknown): string[] | undefined {
   if (text === '' || text === undefined) return undefined;
   if (typeof text !== 'string') throw new Error('not a list');

@@ -12,33 +12,20 @@ import {
   trustedCas,
 } from './legacy-connection.ts';
 import { hasByteLimit, overLimitColumns } from './limits.ts';
-import { type LegacyTable, ORDER_COLUMN, type RowSource } from './source.ts';
+import { type LegacyTable, ORDER_COLUMN, type RowSource, type SourceLimits } from './source.ts';
+import { METADATA_QUERY_TIMEOUT_MS, QUIT_WAIT_MS, queryTimeoutMs } from './source-timing.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /** Bounds of one read. */
-export interface SourceLimits {
-  /** Aborted at the import's deadline: the connection is destroyed and pending reads fail with its reason. */
-  signal: AbortSignal;
-  /** The deadline as epoch milliseconds; no query's own timeout outlives it by much. */
-  deadlineAt: number;
-  /** The import's clock (epoch milliseconds), the one the deadline was computed with. */
-  now: () => number;
-}
-
 /** Opens a database source; the import receives it as a parameter so tests can substitute it. */
 export type OpenSource = (dsn: ParsedDsn, target: ResolvedTarget, limits: SourceLimits) => Promise<RowSource>;
 
-// Metadata queries are tiny; one that takes longer than this means the server is stuck.
-const METADATA_QUERY_TIMEOUT_MS = 10_000;
 // And so are their answers, which the driver buffers whole: a column name is at most 64 characters, a table has at
 // most 4,096 columns, a count is one row. A hostile server's flood of rows is refused from the packet headers once
 // past these bounds (review 5: 0.6-1.6 GB before the timeout), like an oversized row of the SELECT.
 const METADATA_PACKET_BYTES = 64 * 1024;
 const METADATA_RESPONSE_BYTES = 1024 * 1024;
 const MAX_COLUMNS = 4_096;
-// A query's own timer is the driver-level backstop; the deadline's abort signal fires first.
-const DEADLINE_GRACE_MS = 1_000;
-const QUIT_WAIT_MS = 1_000;
 // Rows buffered between the driver and the consumer before the driver pauses the socket: at most 64, and no more
 // than ROW_BUFFER_BYTES' worth of rows at their largest allowed size.
 const ROW_BUFFER = 64;
@@ -212,8 +199,7 @@ class MySqlLegacySource implements RowSource {
   }
 
   private timeoutMs(cap: number): number {
-    const untilDeadline = this.limits.deadlineAt - this.limits.now() + DEADLINE_GRACE_MS;
-    return Math.max(1, Math.min(cap, untilDeadline));
+    return queryTimeoutMs(this.limits, cap);
   }
 
   /** Records the first failure and tears the connection down: a timed-out query keeps running otherwise. */

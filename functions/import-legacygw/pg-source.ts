@@ -6,7 +6,8 @@ import { type TrustOptions, trustedCas } from './legacy-connection.ts';
 import { overLimitColumns } from './limits.ts';
 import { PgTimeout, rewritePgError } from './pg-errors.ts';
 import { PgWire, SMALL_WIRE_LIMITS } from './pg-wire.ts';
-import { type LegacyTable, ORDER_COLUMN, type RowSource, type SourceOrigin } from './source.ts';
+import { type LegacyTable, ORDER_COLUMN, type RowSource, type SourceLimits, type SourceOrigin } from './source.ts';
+import { METADATA_QUERY_TIMEOUT_MS, QUIT_WAIT_MS, queryTimeoutMs } from './source-timing.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /*
@@ -17,22 +18,12 @@ import type { ResolvedTarget } from './target.ts';
  */
 
 /** Bounds of one read. */
-export interface PgSourceLimits {
-  /** Aborted at the import's deadline: the connection is destroyed and pending reads fail with its reason. */
-  readonly signal: AbortSignal;
-  /** The deadline as epoch milliseconds: the server's statement timeout ends shortly after it. */
-  readonly deadlineAt: number;
-  /** The import's clock (epoch milliseconds), the one the deadline was computed with. */
-  readonly now: () => number;
-}
+/** The limits a PostgreSQL source is opened with (the same as every database source's). */
+export type PgSourceLimits = SourceLimits;
 
 /** Opens a PostgreSQL source; the import receives it as a parameter so tests can substitute it. */
 export type OpenPgSource = (dsn: PostgresDsn, target: ResolvedTarget, limits: PgSourceLimits) => Promise<RowSource>;
 
-// The server's own timeouts end a little after the deadline; the client gives up at the deadline itself.
-const DEADLINE_GRACE_MS = 1_000;
-const METADATA_QUERY_TIMEOUT_MS = 10_000;
-const QUIT_WAIT_MS = 1_000;
 // An integer column's text is bounded too: a table whose `id` is text could hold anything.
 const INTEGER_TEXT_BYTES = 64;
 // What one batch of rows may hold, whatever the server sends: the batch size follows from the largest row the
@@ -129,7 +120,8 @@ class PgSource implements RowSource {
     } finally {
       clearTimeout(timer);
     }
-    const timeoutMs = Math.max(1, this.limits.deadlineAt - this.limits.now() + DEADLINE_GRACE_MS);
+    // The server's own timeouts end a little after the deadline; the client gives up at the deadline itself.
+    const timeoutMs = queryTimeoutMs(this.limits);
     // One snapshot for the columns, the count and the rows, in a transaction that cannot write even by mistake.
     // The values are integers computed here, so the statements carry no input.
     await this.query(
@@ -296,11 +288,10 @@ class PgSource implements RowSource {
   /** Runs one metadata query with a timeout; the deadline and a lost connection end it too. */
   private async query<T>(text: string): Promise<T[]> {
     this.throwIfFailed();
-    const untilDeadline = this.limits.deadlineAt - this.limits.now() + DEADLINE_GRACE_MS;
     // The driver's own query_timeout leaves the query running on a connection in an unknown state: destroy it.
     const timer = setTimeout(
       () => this.fail(new PgTimeout('query')),
-      Math.max(1, Math.min(METADATA_QUERY_TIMEOUT_MS, untilDeadline)),
+      queryTimeoutMs(this.limits, METADATA_QUERY_TIMEOUT_MS),
     );
     try {
       const result: unknown = await this.client.query(text);

@@ -1,24 +1,28 @@
 import { FAMILY_CHOICES, ROWS_PER_CALL } from '#shared/import-rows';
 import * as z from '#shared/zod';
 
+// Both import calls' options, one schema each.
+const dryRunField = z
+  .optional(z.boolean({ error: 'dryRun must be true or false' }))
+  .register(z.globalRegistry, { description: 'Map and report, write nothing' });
+const familyField = z
+  .optional(
+    z.enum(FAMILY_CHOICES, {
+      error: 'family must be one of "oneapi", "newapi", "onehub", "donehub"',
+    }),
+  )
+  .register(z.globalRegistry, {
+    description:
+      "Read the table as this gateway's, whatever its columns say: for a fork refused for columns no version of its gateway has. Each row's warnings then name those columns where they hold a value.",
+  });
+
 /** The request body of POST /api/channels/import/legacygw (docs/channel-import.md): unknown fields are dropped; a wrong type is a 400, never a 500. */
 export const importBodySchema = z.object({
   dsn: z.string({ error: 'dsn is required and must be a string' }).register(z.globalRegistry, {
     description: 'The legacy gateway database: `user:password@tcp(host:port)/database` or a `mysql://` URL',
   }),
-  dryRun: z
-    .optional(z.boolean({ error: 'dryRun must be true or false' }))
-    .register(z.globalRegistry, { description: 'Map and report, write nothing' }),
-  family: z
-    .optional(
-      z.enum(FAMILY_CHOICES, {
-        error: 'family must be one of "oneapi", "newapi", "onehub", "donehub"',
-      }),
-    )
-    .register(z.globalRegistry, {
-      description:
-        "Read the table as this gateway's, whatever its columns say: for a fork refused for columns no version of its gateway has. Each row's warnings then name those columns where they hold a value.",
-    }),
+  dryRun: dryRunField,
+  family: familyField,
   tokens: z.optional(z.boolean({ error: 'tokens must be true or false' })).register(z.globalRegistry, {
     description:
       "Also carry the gateway's keys over: its `tokens` table (with `users` for a token's group and `options` for price ratios and routing options) becomes relay keys accepting the same secrets; the report gains `tokens`",
@@ -119,19 +123,8 @@ export const importRowsBodySchema = z
         description:
           'The rows, each an array of values in the order of `columns`: text, a number, null, or `{"oversizeBytes": n}` for a value left unread as over its limit. An integer beyond 2^53 is sent as text.',
       }),
-    dryRun: z
-      .optional(z.boolean({ error: 'dryRun must be true or false' }))
-      .register(z.globalRegistry, { description: 'Map and report, write nothing' }),
-    family: z
-      .optional(
-        z.enum(FAMILY_CHOICES, {
-          error: 'family must be one of "oneapi", "newapi", "onehub", "donehub"',
-        }),
-      )
-      .register(z.globalRegistry, {
-        description:
-          "Read the table as this gateway's, whatever its columns say: for a fork refused for columns no version of its gateway has. Each row's warnings then name those columns where they hold a value.",
-      }),
+    dryRun: dryRunField,
+    family: familyField,
     file: z
       .optional(
         z

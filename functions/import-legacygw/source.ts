@@ -45,3 +45,13 @@ export interface RowSource {
   /** Ends the read; never throws. */
   close(): Promise<void>;
 }
+
+/** What a database source is opened with: the import's deadline, as a signal and as an instant. */
+export interface SourceLimits {
+  /** Aborted at the import's deadline: the connection is destroyed and pending reads fail with its reason. */
+  readonly signal: AbortSignal;
+  /** The deadline as epoch milliseconds; no query's own timeout (nor the server's) outlives it by much. */
+  readonly deadlineAt: number;
+  /** The import's clock (epoch milliseconds), the one the deadline was computed with. */
+  readonly now: () => number;
+}

@@ -8,6 +8,7 @@ import { cachedRelayKeyLookup } from '#functions/authorizer/relay-key-lookup';
 import { writeConsolePage } from '#functions/console/build';
 import { CHANNEL_ID_KEY_FILE_ENV, channelIdKeySource } from '#shared/channel-id-key';
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
+import { SOURCES_ENV } from '#shared/kb/sources/config';
 import type { StreamingHandler } from '#shared/lambda-streaming';
 import {
   type LocalCredentials,
@@ -162,6 +163,8 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       [ENV.consolePageFile]: consolePageFile,
       // The import's channel-id key is the local credentials file's (docs/channel-import.md, "Identity").
       [CHANNEL_ID_KEY_FILE_ENV]: credentialsFile,
+      // The source store of `npm start` (the deployed source bucket's twin), owner-only like the engine's data.
+      [SOURCES_ENV.kbSourceDir]: join(options.dataDir, 'kb-sources'),
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
       // The functions sign with the engine's credential, never with a developer's real AWS credentials.
       AWS_ACCESS_KEY_ID: engine.credentials.accessKeyId,

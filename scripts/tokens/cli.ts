@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import * as z from 'zod';
 import { expiresAtSchema, FRESH_READ_INTERVAL_MS, identifierSchema } from '#shared/access-tokens';
 import { newAccessTokenValue } from '#shared/local-credentials';
+import { parsedOrUsage, parseStrict, UsageError, validOption } from './args.ts';
 import { type DeployedApis, findDeployedApis, flushAuthorizerCaches } from './authorizer-cache.ts';
 import { RELAY_USAGE, type RelayCliDeps, runRelayCli } from './relay.ts';
 import { localTokenStore, type NewAccessToken, secretTokenStore, type TokenStore } from './stores.ts';
@@ -23,19 +23,12 @@ revoke with --secret-id then flushes both APIs' authorizer caches (API ids from 
 stack that made the secret, or --stack), waits out the authorizers' secrets cache and flushes again,
 so no request is allowed with the token once it returns; --no-wait skips the wait.`;
 
-export interface CliDeps {
-  stdout(line: string): void;
-  stderr(line: string): void;
-  env: NodeJS.ProcessEnv;
-  /** Makes the Secrets Manager client for --secret-id (region taken from an ARN when given). */
-  secretsClient?: (region: string | undefined) => SecretsManagerClient;
+/** The relay commands' dependencies (scripts/tokens/relay.ts), and those of the access-token commands. */
+export interface CliDeps extends RelayCliDeps {
   /** Makes the clients `revoke` uses to find and flush the APIs' authorizer caches. */
   cloudFormationClient?: (region: string | undefined) => CloudFormationClient;
   apiGatewayClient?: (region: string | undefined) => APIGatewayClient;
-  /** Makes the DynamoDB client of `relay` commands in AWS mode. */
-  dynamoClient?: RelayCliDeps['dynamoClient'];
   sleep?: (ms: number) => Promise<void>;
-  now?: () => Date;
 }
 
 type Command =
@@ -43,8 +36,6 @@ type Command =
   | { name: 'create'; secretId?: string; teamId: string; tmbId?: string; label: string; expiresAt: string | null }
   | { name: 'revoke'; secretId?: string; id: string; stack?: string; wait: boolean }
   | { name: 'list'; secretId?: string };
-
-class UsageError extends Error {}
 
 // A secret name is at most 512 characters; its ARN adds a prefix and a random suffix.
 const secretIdSchema = z.string().trim().min(1, 'is required').max(2048, 'is too long');
@@ -70,20 +61,8 @@ const ALLOWED: Record<Exclude<Command['name'], 'help'>, readonly (keyof typeof O
   list: ['secret-id'],
 };
 
-function valid<T>(schema: z.core.$ZodType<T>, option: string, value: string): T {
-  const parsed = z.safeParse(schema, value);
-  if (!parsed.success) throw new UsageError(`--${option} ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
-  return parsed.data;
-}
-
 function parseCommand(argv: string[], now: Date): Command {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStrict(argv, OPTIONS);
   if (values.help) return { name: 'help' };
   const [name, ...extra] = positionals;
   if (name !== 'create' && name !== 'revoke' && name !== 'list') {
@@ -94,23 +73,23 @@ function parseCommand(argv: string[], now: Date): Command {
     if (!ALLOWED[name].includes(option)) throw new UsageError(`--${option} does not apply to ${name}`);
   }
   const secretId =
-    values['secret-id'] === undefined ? undefined : valid(secretIdSchema, 'secret-id', values['secret-id']);
+    values['secret-id'] === undefined ? undefined : validOption(secretIdSchema, 'secret-id', values['secret-id']);
 
   switch (name) {
     case 'create': {
       if (values.team === undefined) throw new UsageError('--team is required');
-      const expires = values.expires === undefined ? null : valid(expiresAtSchema, 'expires', values.expires);
+      const expires = values.expires === undefined ? null : validOption(expiresAtSchema, 'expires', values.expires);
       if (expires !== null && !(Date.parse(expires) > now.getTime()))
         throw new UsageError('--expires must be in the future');
       return {
         name,
         secretId,
-        teamId: valid(identifierSchema, 'team', values.team),
-        tmbId: values.member === undefined ? undefined : valid(identifierSchema, 'member', values.member),
+        teamId: validOption(identifierSchema, 'team', values.team),
+        tmbId: values.member === undefined ? undefined : validOption(identifierSchema, 'member', values.member),
         label:
           values.label === undefined
             ? ''
-            : valid(z.string().max(200, 'must be at most 200 characters'), 'label', values.label),
+            : validOption(z.string().max(200, 'must be at most 200 characters'), 'label', values.label),
         expiresAt: expires === null ? null : new Date(expires).toISOString(),
       };
     }
@@ -122,8 +101,8 @@ function parseCommand(argv: string[], now: Date): Command {
       return {
         name,
         secretId,
-        id: valid(identifierSchema, 'id', values.id),
-        ...(values.stack === undefined ? {} : { stack: valid(stackNameSchema, 'stack', values.stack) }),
+        id: validOption(identifierSchema, 'id', values.id),
+        ...(values.stack === undefined ? {} : { stack: validOption(stackNameSchema, 'stack', values.stack) }),
         wait: values['no-wait'] !== true,
       };
     case 'list':
@@ -260,15 +239,9 @@ export async function runTokensCli(argv: string[], deps: CliDeps): Promise<numbe
   if (argv[0] === 'relay') {
     return runRelayCli(argv.slice(1), { ...deps, secretsClient: deps.secretsClient ?? defaultSecretsClient }, USAGE);
   }
-  let command: Command;
-  try {
-    command = parseCommand(argv, deps.now?.() ?? new Date());
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    deps.stderr(`tokens: ${error.message}`);
-    deps.stderr(USAGE);
-    return 2;
-  }
+  const parsed = parsedOrUsage(() => parseCommand(argv, deps.now?.() ?? new Date()), deps, USAGE);
+  if (!parsed.ok) return parsed.exitCode;
+  const command = parsed.value;
   if (command.name === 'help') {
     deps.stdout(USAGE);
     return 0;

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -16,6 +15,7 @@ import {
 } from '#shared/relay-keys';
 import { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import { TABLES } from '#shared/tables';
+import { parsedOrUsage, parseStrict, UsageError, validOption } from './args.ts';
 
 /*
  * `npm run tokens -- relay <create|list|revoke>`: relay keys (docs/authorization.md, "Relay keys"). Locally
@@ -40,13 +40,12 @@ export interface RelayCliDeps {
   stdout(line: string): void;
   stderr(line: string): void;
   env: NodeJS.ProcessEnv;
+  /** Makes the Secrets Manager client for --secret-id (region taken from an ARN when given). */
   secretsClient?: (region: string | undefined) => SecretsManagerClient;
   /** The DynamoDB client for AWS mode (--secret-id); region from the secret's ARN when it has one. */
   dynamoClient?: (region: string | undefined) => DynamoDBClient;
   now?: () => Date;
 }
-
-class UsageError extends Error {}
 
 const OPTIONS = {
   name: { type: 'string' },
@@ -80,12 +79,6 @@ const listOption = (values: string[] | undefined): string[] | undefined =>
         .map((v) => v.trim())
         .filter((v) => v !== '');
 
-function valid<T>(schema: z.ZodType<T>, option: string, value: unknown): T {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new UsageError(`--${option} ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
-  return parsed.data;
-}
-
 type Command =
   | { name: 'create'; keyName: string; limits: z.infer<typeof relayKeyLimitsSchema> }
   | { name: 'list' }
@@ -97,13 +90,7 @@ interface Target {
 }
 
 function parseCommand(argv: string[], now: Date): { command: Command; target: Target } {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true; strict: true }>>;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
+  const { values, positionals } = parseStrict(argv, OPTIONS);
   const [name, ...extra] = positionals;
   if (name !== 'create' && name !== 'list' && name !== 'revoke') {
     throw new UsageError(name === undefined ? 'relay: a command is required' : `relay: unknown command "${name}"`);
@@ -113,10 +100,10 @@ function parseCommand(argv: string[], now: Date): { command: Command; target: Ta
     if (!ALLOWED[name].includes(option)) throw new UsageError(`--${option} does not apply to relay ${name}`);
   }
   const target: Target = {
-    ...(values.table === undefined ? {} : { table: valid(tableSchema, 'table', values.table) }),
+    ...(values.table === undefined ? {} : { table: validOption(tableSchema, 'table', values.table) }),
     ...(values['secret-id'] === undefined
       ? {}
-      : { secretId: valid(z.string().trim().min(1), 'secret-id', values['secret-id']) }),
+      : { secretId: validOption(z.string().trim().min(1), 'secret-id', values['secret-id']) }),
   };
   if (target.secretId !== undefined && target.table === undefined) {
     throw new UsageError('--secret-id needs --table: the deployed relay keys table (the stack output)');
@@ -145,7 +132,7 @@ function parseCommand(argv: string[], now: Date): { command: Command; target: Ta
       return {
         command: {
           name,
-          keyName: valid(nameSchema, 'name', values.name),
+          keyName: validOption(nameSchema, 'name', values.name),
           limits: { ...parsedLimits.data, expiresAt: expiresAt == null ? null : new Date(expiresAt).toISOString() },
         },
         target,
@@ -155,7 +142,7 @@ function parseCommand(argv: string[], now: Date): { command: Command; target: Ta
       return { command: { name }, target };
     case 'revoke':
       if (values.id === undefined) throw new UsageError('--id is required');
-      return { command: { name, id: valid(idSchema, 'id', values.id) }, target };
+      return { command: { name, id: validOption(idSchema, 'id', values.id) }, target };
   }
 }
 
@@ -268,15 +255,9 @@ async function execute(command: Command, store: Store, deps: RelayCliDeps, now: 
 /** Runs `npm run tokens -- relay <argv>`; returns the exit code (0 ok, 1 failed, 2 bad arguments). */
 export async function runRelayCli(argv: string[], deps: RelayCliDeps, usage: string): Promise<number> {
   const now = deps.now?.() ?? new Date();
-  let parsed: ReturnType<typeof parseCommand>;
-  try {
-    parsed = parseCommand(argv, now);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    deps.stderr(`tokens: ${error.message}`);
-    deps.stderr(usage);
-    return 2;
-  }
+  const result = parsedOrUsage(() => parseCommand(argv, now), deps, usage);
+  if (!result.ok) return result.exitCode;
+  const parsed = result.value;
   let store: Store | undefined;
   try {
     const { table, secretId } = parsed.target;

@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RELAY_KEYS_BY_ID } from '../tables.ts';
+import { keyByIdQuery } from '../repositories/relay-keys.ts';
 import * as z from '../zod.ts';
 import type { RelayEndpoint, UsageRecord, UsageSink } from './contract.ts';
 import type { LeaseTicket, QuotaLeases } from './quota-lease.ts';
@@ -25,14 +25,19 @@ export const PRE_CONSUMED_TOKENS = 500;
 /** One API's ratio for a model missing from its tables (relay/billing/ratio: GetModelRatio logs and returns 30). */
 export const ONE_API_UNKNOWN_MODEL_RATIO = 30;
 
-/** The price ratios imported from the legacy gateway's `options` (ModelRatio, CompletionRatio, GroupRatio). */
+/**
+ * The price ratios imported from the legacy gateway's `options` (ModelRatio, CompletionRatio, GroupRatio). Built on its
+ * first parse (`z.lazy`): only a request from a key with a limited quota reads the ratios.
+ */
 export const ratioConfigSchema = /* @__PURE__ */ z.moduleSchema(() =>
-  z.looseObject({
-    family: z.optional(z.string()),
-    modelRatio: z._default(z.record(z.string(), z.number()), {}),
-    completionRatio: z._default(z.record(z.string(), z.number()), {}),
-    groupRatio: z._default(z.record(z.string(), z.number()), {}),
-  }),
+  z.lazy(() =>
+    z.looseObject({
+      family: z.optional(z.string()),
+      modelRatio: z._default(z.record(z.string(), z.number()), {}),
+      completionRatio: z._default(z.record(z.string(), z.number()), {}),
+      groupRatio: z._default(z.record(z.string(), z.number()), {}),
+    }),
+  ),
 );
 export type RatioConfig = z.infer<typeof ratioConfigSchema>;
 
@@ -114,15 +119,7 @@ export class DynamoQuotaStore implements QuotaStore {
   async keyHash(keyId: string): Promise<string | undefined> {
     const known = this.hashes.get(keyId);
     if (known) return known;
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: RELAY_KEYS_BY_ID.name,
-        KeyConditionExpression: '#id = :id',
-        ExpressionAttributeNames: { '#id': 'id' },
-        ExpressionAttributeValues: { ':id': keyId },
-      }),
-    );
+    const { Items } = await this.client.send(new QueryCommand(keyByIdQuery(this.tableName, keyId)));
     const hash = Items?.[0]?.keyHash;
     if (typeof hash !== 'string') return undefined;
     if (this.hashes.size > 10_000) this.hashes.clear();

@@ -12,6 +12,17 @@ import { type RELAY_KEY_STATUS_REASONS, type RelayKeyRecord, relayKeyRecordSchem
 import { RELAY_KEYS_BY_ID } from '../tables.ts';
 import * as z from '../zod.ts';
 
+/** The query of the key with this id, on the by-id index. */
+export function keyByIdQuery(tableName: string, id: string) {
+  return {
+    TableName: tableName,
+    IndexName: RELAY_KEYS_BY_ID.name,
+    KeyConditionExpression: '#id = :id',
+    ExpressionAttributeNames: { '#id': 'id' },
+    ExpressionAttributeValues: { ':id': id },
+  };
+}
+
 /** A stored item that is not a relay key record (a damaged or foreign item): named by its id, never its content. */
 export class RelayKeyRecordError extends Error {}
 
@@ -41,15 +52,7 @@ export class RelayKeysRepository {
 
   /** The record with this id, or undefined (the index is eventually consistent: a key created this instant may be missing). */
   async findById(id: string): Promise<RelayKeyRecord | undefined> {
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: RELAY_KEYS_BY_ID.name,
-        KeyConditionExpression: '#id = :id',
-        ExpressionAttributeNames: { '#id': 'id' },
-        ExpressionAttributeValues: { ':id': id },
-      }),
-    );
+    const { Items } = await this.client.send(new QueryCommand(keyByIdQuery(this.tableName, id)));
     const [item] = Items ?? [];
     return item ? record(item) : undefined;
   }

@@ -5,6 +5,7 @@ import { startPostgres } from '#test/support/postgres';
 import { bundleFunction } from './bundle.ts';
 import type { Figure } from './figures.ts';
 import {
+  benchTableNames,
   type ImportBenchOptions,
   importSide,
   importTargetFigures,
@@ -40,13 +41,7 @@ export async function benchImportPostgres(options: ImportBenchOptions): Promise<
         const order = round % 2 === 0 ? MODES : [...MODES].reverse();
         for (const mode of order) {
           const table = `bench-pg-channels-${mode}-${size}-${round}`;
-          const names = {
-            datasets: `${table}-unused-datasets`,
-            channels: table,
-            relayKeys: `${table}-unused-relay-keys`,
-            relayState: `${table}-unused-relay-state`,
-            usage: `${table}-unused-usage`,
-          };
+          const names = benchTableNames(table);
           await ensureTables(client, names);
           try {
             const run = await runChild(child.file, mode, {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DeleteTableCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
+import type { LocalTableNames } from '#infra/local/backend';
 import {
   type EngineAccess,
   EXTERNAL_ENGINE_CREDENTIALS,
@@ -92,13 +93,7 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
         const order = ALTERNATED.map((_, i) => ALTERNATED[(i + round) % ALTERNATED.length]!);
         for (const mode of order) {
           const table = `bench-channels-${mode}-${size}-${round}`;
-          const names = {
-            datasets: `${table}-unused-datasets`,
-            channels: table,
-            relayKeys: `${table}-unused-relay-keys`,
-            relayState: `${table}-unused-relay-state`,
-            usage: `${table}-unused-usage`,
-          };
+          const names = benchTableNames(table);
           await ensureTables(client, names);
           try {
             const measure = async (as: Mode, expected: { items: number; readIds: number }) => {
@@ -154,6 +149,17 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
  * dynalite in this process, not in its own as `startDynamoEngine` runs it: this process is idle
  * while a child imports, so its CPU time is the engine's.
  */
+/** The tables of one bench run: `table` for the channels, the other tables made but unused. */
+export function benchTableNames(table: string): LocalTableNames {
+  return {
+    datasets: `${table}-unused-datasets`,
+    channels: table,
+    relayKeys: `${table}-unused-relay-keys`,
+    relayState: `${table}-unused-relay-state`,
+    usage: `${table}-unused-usage`,
+  };
+}
+
 export async function startEngineHere(): Promise<EngineAccess & { close(): Promise<void> }> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {

@@ -3,28 +3,22 @@
  * request, and a fork's table read as the family the operator chooses. Debian's Chromium, headless, against the local
  * server and a throwaway MariaDB.
  */
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FIXTURE_SQL } from '#test/integration/import.helpers';
 import {
   activeLabel,
-  type ConsoleWorld,
   expectCleanRun,
   previewImport,
   resetChannels,
+  screenshot,
   seriousA11yViolations,
   signIn,
   tableRows,
   useConsoleWorld,
 } from './console.helpers.ts';
 
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const DOCS = join(import.meta.dirname, '..', '..', 'docs');
 const files = useConsoleWorld();
-let world: ConsoleWorld;
-beforeAll(() => {
-  world = files.world();
-});
+const { world } = files;
 
 const FORK = `CREATE TABLE channels (id bigint PRIMARY KEY, type bigint, \`key\` longtext NOT NULL, status bigint,
     name varchar(191), base_url varchar(191) DEFAULT '', models longtext, \`group\` varchar(32) DEFAULT 'default',
@@ -50,7 +44,7 @@ describe('stale channels in the preview', () => {
     );
     expect(await stale.locator('tbody tr').allInnerTexts()).toEqual(['openai-main\topenai\tenabled\t1']);
     expect(await seriousA11yViolations(page)).toEqual([]);
-    if (SCREENSHOTS) await stale.screenshot({ path: join(DOCS, 'console-stale.png') });
+    await screenshot(stale, 'console-stale.png');
 
     await stale.getByRole('button', { name: 'Disable the enabled one' }).click();
     await stale.getByText('Disabled 1 stale channel.').waitFor();
@@ -169,6 +163,6 @@ describe('console fixes (docs/console.md)', () => {
     const box = await error.boundingBox();
     expect(box !== null && box.y >= 0 && box.y + box.height <= viewport.height).toBe(true);
     expect(await seriousA11yViolations(page)).toEqual([]);
-    if (SCREENSHOTS && viewport.width === 390) await page.screenshot({ path: join(DOCS, 'console-save-error.png') });
+    if (viewport.width === 390) await screenshot(page, 'console-save-error.png');
   });
 });

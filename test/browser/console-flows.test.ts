@@ -3,8 +3,7 @@
  * against the local server (the real handlers and authorizer over dynalite) and a throwaway MariaDB
  * loaded with the public fixture. Set CONSOLE_SCREENSHOTS=1 to refresh docs/console-*.png.
  */
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import {
   FORK_SECRETS,
@@ -16,27 +15,19 @@ import {
 } from '#test/integration/channel-review.helpers';
 import {
   activeLabel,
-  type ConsoleWorld,
   expectCleanRun,
   expectNoSecretsKept,
   previewImport,
   resetChannels,
   runImport,
+  screenshot,
   seriousA11yViolations,
   signIn,
   tableRows,
   useConsoleWorld,
 } from './console.helpers.ts';
 
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const DOCS = join(import.meta.dirname, '..', '..', 'docs');
-
-const files = useConsoleWorld();
-const open = files.open;
-let world: ConsoleWorld;
-beforeAll(() => {
-  world = files.world();
-});
+const { world, open } = useConsoleWorld();
 
 describe('the admin key', () => {
   it("shows the API's message for a wrong key and keeps nothing: no storage, no field value, no data", async () => {
@@ -103,7 +94,7 @@ describe('import with a preview', () => {
     expect(warnings).toContain('16\tno models');
     expect(await page.getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database").inputValue()).toBe('');
     expect(await world.server.countItems('channels')).toBe(0);
-    if (SCREENSHOTS) await page.locator('#import-section').screenshot({ path: join(DOCS, 'console-preview.png') });
+    await screenshot(page.locator('#import-section'), 'console-preview.png');
     expectCleanRun(world, recorder);
     await expectNoSecretsKept(world, page, recorder);
   });
@@ -126,7 +117,7 @@ describe('import with a preview', () => {
     ).toBe(2);
     expect(await world.server.countItems('channels')).toBe(21);
     expect(await page.getByRole('button', { name: 'Import', exact: true }).isHidden()).toBe(true);
-    if (SCREENSHOTS) await page.locator('#import-section').screenshot({ path: join(DOCS, 'console-report.png') });
+    await screenshot(page.locator('#import-section'), 'console-report.png');
     expectCleanRun(world, recorder);
     await expectNoSecretsKept(world, page, recorder);
   });
@@ -154,7 +145,7 @@ describe('review and fix', () => {
     await resetChannels(world);
     const { page, recorder } = await open();
     await signIn(page, world.server.credentials.adminKey);
-    if (SCREENSHOTS) await page.locator('#channels-section').screenshot({ path: join(DOCS, 'console-channels.png') });
+    await screenshot(page.locator('#channels-section'), 'console-channels.png');
 
     const firstPage = await tableRows(page);
     expect(firstPage).toHaveLength(10);
@@ -270,7 +261,7 @@ describe('review and fix', () => {
     await page.keyboard.press('Enter');
     await page.getByLabel('Requested model 1').waitFor();
     expect(await page.getByLabel('Header override (JSON)').inputValue()).toContain('"Authorization": "Bea\u2026Rt4Y"');
-    if (SCREENSHOTS) await page.locator('#edit-dialog').screenshot({ path: join(DOCS, 'console-settings.png') });
+    await screenshot(page.locator('#edit-dialog'), 'console-settings.png');
     // A third pair, added with the keyboard.
     await tabTo('edit-mapping-add');
     await page.keyboard.press('Enter');

@@ -4,18 +4,11 @@
  * with visible markers, each in its own bidi isolate, in the table and in the delete dialog.
  * Set CONSOLE_SCREENSHOTS=1 to refresh docs/console-bidi.png.
  */
-import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { type ConsoleWorld, expectCleanRun, resetChannels, signIn, useConsoleWorld } from './console.helpers.ts';
-
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const DOCS = join(import.meta.dirname, '..', '..', 'docs');
+import { describe, expect, it } from 'vitest';
+import { expectCleanRun, resetChannels, screenshot, signIn, useConsoleWorld } from './console.helpers.ts';
 
 const files = useConsoleWorld();
-let world: ConsoleWorld;
-beforeAll(() => {
-  world = files.world();
-});
+const { world } = files;
 
 // Reads as "…invoice-gpt4" in a plain table cell; its letters are in another order.
 const SPOOFED = 'billing \u202E4tpg-eciovni\u202C';
@@ -63,7 +56,7 @@ describe('the console', () => {
     expect(await spoofedRow.getByRole('button', { name: /^Delete / }).getAttribute('aria-label')).toBe(
       'Delete billing ⟨U+202E⟩4tpg-eciovni⟨U+202C⟩',
     );
-    if (SCREENSHOTS) await page.locator('#channels-section').screenshot({ path: join(DOCS, 'console-bidi.png') });
+    await screenshot(page.locator('#channels-section'), 'console-bidi.png');
 
     await spoofedRow.getByRole('button', { name: /^Delete / }).click();
     const dialog = page.locator('#confirm-dialog');

@@ -4,29 +4,20 @@
  * the DOM, its fields or any storage; edit, disable and delete a key; at desktop width and at 390 px. Set
  * CONSOLE_SCREENSHOTS=1 to refresh docs/console-keys.png.
  */
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { LOCAL_RELAY_KEY_MAX_AGE_MS } from '#infra/local/backend';
 import { pageStores } from '#test/support/browser';
 import {
   activeLabel,
-  type ConsoleWorld,
   expectCleanRun,
+  screenshot,
   seriousA11yViolations,
   signIn,
   useConsoleWorld,
 } from './console.helpers.ts';
 
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const DOCS = join(import.meta.dirname, '..', '..', 'docs');
-
-const files = useConsoleWorld();
-const open = files.open;
-let world: ConsoleWorld;
-beforeAll(() => {
-  world = files.world();
-});
+const { world, open } = useConsoleWorld();
 
 async function tabTo(page: Page, target: string, limit = 200): Promise<void> {
   for (let i = 0; i < limit && (await activeLabel(page)) !== target; i++) await page.keyboard.press('Tab');
@@ -93,7 +84,7 @@ describe('relay keys at desktop width', () => {
     const row = page.locator('#keys-body tr', { has: page.locator('td', { hasText: /^billing$/ }) });
     expect(await row.locator('td[data-label="Key"]').innerText()).toMatch(/^sk-…[0-9a-f]{24}$/);
     expect(await row.locator('td[data-label="Quota"]').innerText()).toBe('500,000 left, 0 used');
-    if (SCREENSHOTS) await page.locator('#keys-section').screenshot({ path: join(DOCS, 'console-keys.png') });
+    await screenshot(page.locator('#keys-section'), 'console-keys.png');
     expect(await seriousA11yViolations(page)).toEqual([]);
 
     await tabTo(page, 'key-new-done', 10);

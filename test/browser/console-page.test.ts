@@ -2,21 +2,12 @@
  * GET /console in a real browser (Debian's Chromium, headless, driven by playwright-core) against the
  * local server: the response headers, the policy holding in the browser, and accessibility.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordPage } from '#test/support/browser';
-import {
-  type ConsoleWorld,
-  expectCleanRun,
-  expectNoSecretsKept,
-  seriousA11yViolations,
-  useConsoleWorld,
-} from './console.helpers.ts';
+import { expectCleanRun, expectNoSecretsKept, seriousA11yViolations, useConsoleWorld } from './console.helpers.ts';
 
 const files = useConsoleWorld();
-let world: ConsoleWorld;
-beforeAll(() => {
-  world = files.world();
-});
+const { world } = files;
 
 describe('GET /console in Chromium', () => {
   it('is served with the policy, nosniff, no referrer and an HTML type, and runs with no CSP violation and no other request', async () => {

@@ -4,30 +4,25 @@
  * a row of an unknown type is shown lost, above the Import button, with the keyboard alone and at 360 px.
  * Set CONSOLE_SCREENSHOTS=1 to refresh docs/console-routes.png.
  */
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES_FIXTURE_SQL } from '#test/integration/import.helpers';
 import {
   activeLabel,
-  type ConsoleWorld,
   expectCleanRun,
   expectNoSecretsKept,
   previewImport,
   resetChannels,
+  screenshot,
   seriousA11yViolations,
   signIn,
   useConsoleWorld,
 } from './console.helpers.ts';
 
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const DOCS = join(import.meta.dirname, '..', '..', 'docs');
-
 const files = useConsoleWorld();
-let world: ConsoleWorld;
+const { world } = files;
 let routesDsn: string;
 beforeAll(async () => {
-  world = files.world();
   routesDsn = world.db.dsn(await world.db.createDatabase(undefined, ROUTES_FIXTURE_SQL));
 });
 
@@ -90,7 +85,7 @@ describe('routes in the import preview', () => {
     ).toBe('2 models would have no channel in their groups after this import:');
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
     expect(await seriousA11yViolations(page)).toEqual([]);
-    if (SCREENSHOTS) await page.locator('#import-section').screenshot({ path: join(DOCS, 'console-routes.png') });
+    await screenshot(page.locator('#import-section'), 'console-routes.png');
 
     await page.keyboard.press('Tab');
     expect(await activeLabel(page)).toBe('import-run');

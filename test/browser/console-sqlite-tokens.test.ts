@@ -16,7 +16,7 @@ const dir = useTempDir('console-sqlite-tokens-');
 
 describe("import from a SQLite file with the gateway's keys", () => {
   it('previews and imports the tokens as relay keys that open the relay with the same secret', async () => {
-    const world = files.world();
+    const { world } = files;
     const path = join(dir(), 'one-api.db');
     await writeOneApiTokensFile(path);
     const { page, recorder } = await files.open();
@@ -51,7 +51,7 @@ describe("import from a SQLite file with the gateway's keys", () => {
   }, 120_000);
 
   it("previews and imports a MySQL gateway's tokens through the DSN form", async () => {
-    const world = files.world();
+    const { world } = files;
     const gateway = GATEWAYS.newapi;
     const database = await world.db.createDatabase(undefined, gatewaySql('newapi', 'mysql', 'http://127.0.0.1:9'));
     const dsn = world.db.dsn(database);

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import { callImport } from '#test/integration/import-http.helpers';
 import { comparable } from '#test/integration/import-rows.helpers';
@@ -23,25 +23,20 @@ import { useTempDir } from '#test/support/temp-dir';
 import { loadSqlite } from '../../scripts/import-sqlite/node-file.ts';
 import {
   activeLabel,
-  type ConsoleWorld,
   expectCleanRun,
   expectNoSecretsKept,
+  screenshot,
   seriousA11yViolations,
   signIn,
   useConsoleWorld,
 } from './console.helpers.ts';
 
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const DOCS = join(import.meta.dirname, '..', '..', 'docs');
 const FILE_LABEL = 'SQLite file of the gateway (one-api.db)';
 const ONE_API_DDL = readFileSync(new URL('../fixtures/oneapi-channels.sqlite.sql', import.meta.url), 'utf8');
 
 const files = useConsoleWorld();
+const { world } = files;
 const dir = useTempDir('console-sqlite-');
-let world: ConsoleWorld;
-beforeAll(() => {
-  world = files.world();
-});
 
 /** Tabs from the page's top to the file input, opens the file chooser with the keyboard and picks `path`. */
 async function pickWithKeyboard(page: Page, path: string): Promise<void> {
@@ -118,8 +113,8 @@ describe('import from a SQLite file', () => {
       await page.getByRole('heading', { name: 'Preview: nothing is written yet' }).waitFor();
       const previewSource = await page.locator('#report-source').textContent();
       const stored = await world.channels.scan();
-      if (SCREENSHOTS && name === 'newapi-newest-channels') {
-        await page.locator('#import-section').screenshot({ path: join(DOCS, 'console-sqlite.png') });
+      if (name === 'newapi-newest-channels') {
+        await screenshot(page.locator('#import-section'), 'console-sqlite.png');
       }
       expect(await seriousA11yViolations(page)).toEqual([]);
       await page.getByRole('button', { name: 'Import', exact: true }).focus();

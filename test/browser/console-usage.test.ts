@@ -4,10 +4,9 @@
  * the "not servable" mark; at desktop width and at 390 px, with the keyboard. Set CONSOLE_SCREENSHOTS=1 to refresh
  * docs/console-usage.png and docs/console-test.png.
  */
-import { join } from 'node:path';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { Page } from 'playwright-core';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { UsageRecord } from '#shared/relay/contract';
 import { isServableProvider } from '#shared/relay/servable';
 import type { StoredChannel } from '#shared/repositories/channels';
@@ -15,24 +14,16 @@ import { usageKeys } from '#shared/repositories/usage';
 import { reviewChannel, seedChannels } from '#test/integration/channel-review.helpers';
 import {
   activeLabel,
-  type ConsoleWorld,
   expectCleanRun,
   expectNoSecretsKept,
   resetChannels,
+  screenshot,
   seriousA11yViolations,
   signIn,
   useConsoleWorld,
 } from './console.helpers.ts';
 
-const SCREENSHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
-const DOCS = join(import.meta.dirname, '..', '..', 'docs');
-
-const files = useConsoleWorld();
-const open = files.open;
-let world: ConsoleWorld;
-beforeAll(() => {
-  world = files.world();
-});
+const { world, open } = useConsoleWorld();
 
 const REASON = '3 authentication failures in a row (401 invalid_api_key)';
 
@@ -164,7 +155,7 @@ describe('the relay views at desktop width', () => {
     expect(await page.locator('#channels-status').getAttribute('role')).toBe('status');
     expect(await page.locator('#channels-body .test-result:not(:empty)').allInnerTexts()).toEqual([expected]);
     expect(await activeLabel(page)).toBe('Test hunyuan-pro');
-    if (SCREENSHOTS) await page.locator('#channels-section').screenshot({ path: join(DOCS, 'console-test.png') });
+    await screenshot(page.locator('#channels-section'), 'console-test.png');
 
     // Re-enable from the edit dialog: the relay's reason is shown; Enabled is chosen with the keyboard.
     await tabTo(page, 'Edit openai-backup', 40);
@@ -237,7 +228,7 @@ describe('the relay views at desktop width', () => {
       ['2026-11-23 09:00:00Z', 'openai-main', '200', '120'],
     ]);
     expect(await seriousA11yViolations(page)).toEqual([]);
-    if (SCREENSHOTS) await page.locator('#usage-section').screenshot({ path: join(DOCS, 'console-usage.png') });
+    await screenshot(page.locator('#usage-section'), 'console-usage.png');
     expectCleanRun(world, recorder);
   });
 

@@ -1,4 +1,5 @@
-import type { Page } from 'playwright-core';
+import { join } from 'node:path';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { FIXTURE_KEYS, FIXTURE_SQL } from '#test/integration/import.helpers';
 import {
@@ -52,7 +53,8 @@ export function useConsoleWorld() {
     return world;
   };
   return {
-    world: started,
+    /** The file's world, usable from its tests on (each property read goes to the world its beforeAll started). */
+    world: new Proxy({} as ConsoleWorld, { get: (_target, name) => Reflect.get(started(), name) }),
     async open(viewport?: { width: number; height: number }) {
       const opened = await openConsole(started(), viewport);
       pages.push(opened.page);
@@ -64,6 +66,12 @@ export function useConsoleWorld() {
       return page;
     },
   };
+}
+
+/** With CONSOLE_SCREENSHOTS=1, saves a screenshot of `target` as docs/<name> (the images the docs show). */
+export async function screenshot(target: Page | Locator, name: string): Promise<void> {
+  if (process.env.CONSOLE_SCREENSHOTS !== '1') return;
+  await target.screenshot({ path: join(import.meta.dirname, '..', '..', 'docs', name) });
 }
 
 /** Runs the DSN form: the preview (dry run), waiting for its report. */

@@ -102,12 +102,14 @@ const baseline = (name: FunctionName) =>
 const resourceIdOf = (api: ApiName, path: string) => logicalId(stack, stack.apis[api].api.root.resourceForPath(path));
 
 describe('REST APIs', () => {
-  it("returns the console's WebAssembly build as bytes: application/wasm is a binary media type of the proxy API only", () => {
+  it("returns the console's WebAssembly build as bytes, and takes uploads as bytes: the APIs' binary media types", () => {
     const apis = resourcesOf('AWS::ApiGateway::RestApi');
     const binary = (api: ApiName) => apis.find(([key]) => key === id.api(api))?.[1].BinaryMediaTypes;
 
     expect(binary('proxy')).toEqual(['application/wasm']);
-    expect(binary('dataset')).toBeUndefined();
+    // A file upload (collection/create/localFile) reaches its function base64-encoded, never as UTF-8 text.
+    expect(binary('dataset')).toEqual(['multipart/form-data']);
+    expect(binary('relay')).toBeUndefined();
   });
 
   it('serves the console assets without an authorizer, from the console function, like the page', () => {
@@ -209,7 +211,7 @@ describe('REST APIs', () => {
     expect(publicRoutes.size).toBeGreaterThan(0);
   });
 
-  it('leaves exactly the routes marked auth none without an authorizer: the console page, its assets and the three OpenAPI documents', () => {
+  it('leaves exactly the routes marked auth none without an authorizer: the console page, its assets, the three OpenAPI documents and the signed source link', () => {
     const functionOf = (m: Json) =>
       (Object.keys(stack.functions) as FunctionName[]).find((name) =>
         JSON.stringify((m.Integration as Json).Uri).includes(`"${id.fn(name)}"`),
@@ -223,6 +225,7 @@ describe('REST APIs', () => {
       });
 
     expect(open.sort()).toEqual([
+      'dataset GET /api/core/dataset/collection/source -> kb-read-collection',
       'dataset GET /openapi.json -> openapi',
       'proxy GET /api/channels/openapi.json -> openapi',
       'proxy GET /console -> console',

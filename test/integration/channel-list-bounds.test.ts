@@ -1,6 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getChannel } from '#functions/get-channel/get-channel';
 import { listChannels, parseListQuery } from '#functions/list-channels/list-channels';
 import type { ChannelView } from '#shared/channel-view';
@@ -9,7 +9,7 @@ import { ChannelRepository, type StoredChannel } from '#shared/repositories/chan
 import { useTestServer } from '#test/support/local-server';
 import { reviewChannel } from './channel-review.helpers.ts';
 import { testLogger } from './import.helpers.ts';
-import { type ChannelsTable, callProxy, channelsTable, expectData } from './import-http.helpers.ts';
+import { callProxy, expectData, useChannelsTable } from './import-http.helpers.ts';
 
 // docs/channel-review-api.md, "Bounded pages": a page of 100 channels of the largest size the import stores (and of
 // channels stored before the limits existed) stays within Lambda's 6 MB response, counted as Lambda counts it.
@@ -17,15 +17,7 @@ import { type ChannelsTable, callProxy, channelsTable, expectData } from './impo
 const LAMBDA_RESPONSE_LIMIT = 6 * 1024 * 1024;
 const KIB = 1024;
 const server = useTestServer();
-let table: ChannelsTable;
-
-beforeAll(() => {
-  table = channelsTable(server);
-});
-
-afterAll(() => {
-  table?.close();
-});
+const table = useChannelsTable(server, { clearEach: false });
 
 /** The bytes of a Lambda proxy result as Lambda serialises it (the limit counts these, not the body alone). */
 const lambdaPayloadBytes = (result: APIGatewayProxyResult) => Buffer.byteLength(JSON.stringify(result));

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { useTestServer } from '#test/support/local-server';
@@ -8,52 +8,19 @@ import {
   FORK_SECRETS,
   reviewChannel,
   SECRET_SETTINGS,
-  seedChannels,
   settingsWithForkSecrets,
   settingsWithSecrets,
 } from './channel-review.helpers.ts';
-import {
-  type ChannelsTable,
-  callProxy,
-  channelsTable,
-  type Exchange,
-  expectData,
-  expectError,
-  expectNoSecrets,
-} from './import-http.helpers.ts';
+import { expectData, expectError, expectNoSecrets, useChannelsTable, watchSecrets } from './import-http.helpers.ts';
 
 // docs/channel-review-api.md through HTTP: the local server runs the real authorizer and the five review functions.
 
 const server = useTestServer({ LOG_LEVEL: 'DEBUG' });
-let table: ChannelsTable;
-/** Every exchange of this file, searched for whole keys at the end. */
-const exchanges: Exchange[] = [];
-/** Every key any test stored, sent or saw stored. */
-const keys = new Set<string>();
-
-beforeAll(() => {
-  table = channelsTable(server);
-});
-
-afterAll(() => {
-  table?.close();
-});
-
-beforeEach(async () => {
-  await table.clear();
-});
-
-async function call(method: string, path: string, json?: unknown, raw?: string): Promise<Exchange> {
-  const exchange = await callProxy(server, { method, path, json, raw });
-  exchanges.push(exchange);
-  return exchange;
-}
-
-async function seed(channels: StoredChannel[]): Promise<StoredChannel[]> {
-  for (const c of channels) keys.add(c.key);
-  await seedChannels(server, channels);
-  return channels;
-}
+const table = useChannelsTable(server);
+/** Every exchange and key of this file, searched for whole keys at the end. */
+const watch = watchSecrets(server);
+const { exchanges, keys, seed } = watch;
+const call = (method: string, path: string, json?: unknown, raw?: string) => watch.call({ method, path, json, raw });
 
 const list = async (query = '') =>
   expectData<{ channels: ChannelView[]; total: number }>(await call('GET', `/api/channels/${query}`));

@@ -1,30 +1,12 @@
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable, ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { ensureTable, ensureTables } from '#infra/local/dynamo-engine';
 import { TABLES, type TableDef } from '#shared/tables';
-import {
-  ON_ANOTHER_ENGINE,
-  startTestEngine,
-  type TestEngine,
-  uniqueTableName,
-  uniqueTableNames,
-} from '#test/support/dynamo-engine';
+import { ON_ANOTHER_ENGINE, uniqueTableName, uniqueTableNames } from '#test/support/dynamo-engine';
+import { useTestEngine } from '#test/support/test-engine';
 
-let engine: TestEngine;
-let client: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
-
-beforeAll(async () => {
-  engine = await startTestEngine();
-  client = localDynamoClient(engine);
-  documents = DynamoDBDocumentClient.from(client);
-});
-
-afterAll(async () => {
-  client?.destroy();
-  await engine?.close();
-});
+const db = useTestEngine();
 
 /** A table with an index of each projection kind, as a TableDef of shared/tables.ts may declare them. */
 const WITH_INDEXES: TableDef = {
@@ -47,7 +29,7 @@ const keys = (hash: string, range?: string) => [
 
 /** The items whose `attribute` equals `value`, read from `index` of `table` (or from the table itself). */
 async function queryBy(table: string, index: string | undefined, attribute: string, value: string) {
-  const { Items } = await documents.send(
+  const { Items } = await db.documents.send(
     new QueryCommand({
       TableName: table,
       IndexName: index,
@@ -59,13 +41,14 @@ async function queryBy(table: string, index: string | undefined, attribute: stri
   return Items;
 }
 
-const describeTable = async (name: string) => (await client.send(new DescribeTableCommand({ TableName: name }))).Table;
+const describeTable = async (name: string) =>
+  (await db.client.send(new DescribeTableCommand({ TableName: name }))).Table;
 
 describe('ensureTable on the tests engine', () => {
   it('creates a missing table with its key schema and every index with its projection, all ACTIVE', async () => {
     const name = uniqueTableName('indexed');
 
-    await ensureTable(client, name, WITH_INDEXES);
+    await ensureTable(db.client, name, WITH_INDEXES);
 
     const table = await describeTable(name);
     expect(table?.TableStatus).toBe('ACTIVE');
@@ -89,9 +72,9 @@ describe('ensureTable on the tests engine', () => {
 
   it('answers queries on the created indexes with the projected attributes only', async () => {
     const name = uniqueTableName('indexed');
-    await ensureTable(client, name, WITH_INDEXES);
+    await ensureTable(db.client, name, WITH_INDEXES);
     const item = { teamId: 't1', id: 'a', parentKey: 'root', name: 'Docs', tmbId: 'm1', intro: 'hi', avatar: 'x' };
-    await documents.send(new PutCommand({ TableName: name, Item: item }));
+    await db.documents.send(new PutCommand({ TableName: name, Item: item }));
 
     const byName = await queryBy(name, 'byName', 'name', 'Docs');
     const byMember = await queryBy(name, 'byMember', 'tmbId', 'm1');
@@ -102,10 +85,10 @@ describe('ensureTable on the tests engine', () => {
 
   it('leaves an existing table and its items alone', async () => {
     const name = uniqueTableName('existing');
-    await ensureTable(client, name, WITHOUT_INDEXES);
-    await documents.send(new PutCommand({ TableName: name, Item: { teamId: 't1', id: 'kept' } }));
+    await ensureTable(db.client, name, WITHOUT_INDEXES);
+    await db.documents.send(new PutCommand({ TableName: name, Item: { teamId: 't1', id: 'kept' } }));
 
-    await ensureTable(client, name, WITHOUT_INDEXES);
+    await ensureTable(db.client, name, WITHOUT_INDEXES);
 
     expect(await queryBy(name, undefined, 'teamId', 't1')).toEqual([{ teamId: 't1', id: 'kept' }]);
   });
@@ -113,7 +96,7 @@ describe('ensureTable on the tests engine', () => {
   it('creates every table of shared/tables.ts under the names it is given', async () => {
     const names = uniqueTableNames();
 
-    await ensureTables(client, names);
+    await ensureTables(db.client, names);
 
     for (const def of Object.values(TABLES)) {
       const table = await describeTable(names[def.logicalName]);
@@ -127,10 +110,10 @@ describe('ensureTable on the tests engine', () => {
   // dynalite cannot add an index to an existing table; DynamoDB Local (and DynamoDB) can.
   it.skipIf(!ON_ANOTHER_ENGINE)('adds the indexes an existing table lacks, keeping its items', async () => {
     const name = uniqueTableName('upgraded');
-    await ensureTable(client, name, WITHOUT_INDEXES);
-    await documents.send(new PutCommand({ TableName: name, Item: { teamId: 't1', id: 'old', name: 'Kept' } }));
+    await ensureTable(db.client, name, WITHOUT_INDEXES);
+    await db.documents.send(new PutCommand({ TableName: name, Item: { teamId: 't1', id: 'old', name: 'Kept' } }));
 
-    await ensureTable(client, name, WITH_INDEXES);
+    await ensureTable(db.client, name, WITH_INDEXES);
 
     const table = await describeTable(name);
     expect(table?.GlobalSecondaryIndexes?.map((i) => [i.IndexName, i.IndexStatus]).sort()).toEqual([
@@ -145,9 +128,9 @@ describe('ensureTable on the tests engine', () => {
     'fails naming the table and the index when the engine cannot add an index to an existing table (dynalite)',
     async () => {
       const name = uniqueTableName('old');
-      await ensureTable(client, name, WITHOUT_INDEXES);
+      await ensureTable(db.client, name, WITHOUT_INDEXES);
 
-      const ensuring = ensureTable(client, name, WITH_INDEXES);
+      const ensuring = ensureTable(db.client, name, WITH_INDEXES);
 
       await expect(ensuring).rejects.toThrow(
         `table ${name} exists without its index byParent, and this DynamoDB engine could not add it: delete the table`,

@@ -36,31 +36,27 @@ afterAll(async () => {
   await Promise.all([maria?.stop(), postgres?.stop()]);
 });
 
-async function mysqlTable(name: string): Promise<Table> {
-  const database = await maria.createDatabase(undefined, fixture(`${name}.sql`));
-  const connection = await mysql.createConnection({
+/** A connection to `database` as the importer user, every value as the text the server sends (as a source hands it over). */
+const connect = (database: string) =>
+  mysql.createConnection({
     host: maria.host,
     port: maria.port,
     user: maria.user,
     password: maria.password,
     database,
-    // Every value as the text the server sends, as a source hands it over.
     typeCast: (field, next) => (field.type === 'GEOMETRY' ? next() : field.string('utf8')),
   });
+
+async function mysqlTable(name: string): Promise<Table> {
+  const database = await maria.createDatabase(undefined, fixture(`${name}.sql`));
+  const connection = await connect(database);
   try {
     const [described] = await connection.query('SHOW COLUMNS FROM `channels`');
     const columns = new Set((described as { Field: string }[]).map((c) => c.Field.toLowerCase()));
     return {
       columns,
       async read(select) {
-        const reader = await mysql.createConnection({
-          host: maria.host,
-          port: maria.port,
-          user: maria.user,
-          password: maria.password,
-          database,
-          typeCast: (field, next) => (field.type === 'GEOMETRY' ? next() : field.string('utf8')),
-        });
+        const reader = await connect(database);
         try {
           const list = select.map((c) => `\`${c.name}\``).join(', ');
           const [rows] = await reader.query(`SELECT ${list} FROM \`channels\` ORDER BY \`id\``);

@@ -11,7 +11,7 @@ import type { LocalAccessToken } from '#shared/local-credentials';
 import { FASTGPT_RESPONSES, fastgptDatasetItem, fastgptDatasetListItem } from '#test/support/fastgpt-types';
 import { useTestServer } from '#test/support/local-server';
 import { type ApiReply, addAccessToken } from './create-dataset.helpers.ts';
-import { kbClient } from './knowledge-base.helpers.ts';
+import { kbClient, OWNER_PERMISSION_VIEW } from './knowledge-base.helpers.ts';
 
 const server = useTestServer();
 
@@ -108,17 +108,7 @@ describe('the contract check itself', () => {
     intro: '',
     type: 'folder',
     inheritPermission: true,
-    permission: {
-      value: 4294967295,
-      role: 4294967295,
-      isOwner: true,
-      hasManagePer: true,
-      hasWritePer: true,
-      hasReadPer: true,
-      hasManageRole: true,
-      hasWriteRole: true,
-      hasReadRole: true,
-    },
+    permission: OWNER_PERMISSION_VIEW,
     vectorModel: {
       provider: 'OpenAI',
       model: 'text-embedding-3-small',

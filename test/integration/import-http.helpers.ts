@@ -1,11 +1,12 @@
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { ImportReport } from '#functions/import-legacygw/report';
 import { localDynamoClient } from '#infra/local/dynamo-engine';
 import { fromChannelItem, type StoredChannel } from '#shared/repositories/channels';
 import { captureOutput } from '#test/support/capture-output';
 import { startedInBeforeAll, startTestServer, type TestServer } from '#test/support/local-server';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
+import { seedChannels } from './channel-review.helpers.ts';
 import { FIXTURE_KEYS } from './import.helpers.ts';
 
 /** The import route of the channel proxy API. */
@@ -100,6 +101,30 @@ export function expectReport(exchange: Exchange): ImportReport {
 }
 
 /**
+ * A test file's calls of the channel proxy API, each exchange kept, and the channels it seeds, each key kept: the
+ * file's last test checks them all for whole keys (`expectNoSecrets(watch.exchanges, { extra: [...watch.keys] })`).
+ */
+export function watchSecrets(server: TestServer) {
+  const exchanges: Exchange[] = [];
+  /** Every key any test stored, sent or saw stored. */
+  const keys = new Set<string>();
+  return {
+    exchanges,
+    keys,
+    async call(request: Parameters<typeof callProxy>[1]): Promise<Exchange> {
+      const exchange = await callProxy(server, request);
+      exchanges.push(exchange);
+      return exchange;
+    },
+    async seed(channels: StoredChannel[]): Promise<StoredChannel[]> {
+      for (const c of channels) keys.add(c.key);
+      await seedChannels(server, channels);
+      return channels;
+    },
+  };
+}
+
+/**
  * Asserts that no secret reaches a response body or a log line of these exchanges: the MySQL password,
  * every fixture API key, the admin key, the access tokens, each request's DSN, and any `extra` secret.
  * Unless `logs` is false, also asserts that the server did print something, so the check is not vacuous.
@@ -132,6 +157,24 @@ export interface ChannelsTable {
   /** Deletes every item, so a test starts from an empty table whatever ran before it. */
   clear(): Promise<void>;
   close(): void;
+}
+
+/**
+ * The server's channels table for this test file, opened before its tests and closed after; emptied before each test
+ * unless `clearEach` is false.
+ */
+export function useChannelsTable(server: TestServer, { clearEach = true } = {}): ChannelsTable {
+  let table: ChannelsTable | undefined;
+  beforeAll(() => {
+    table = channelsTable(server);
+  });
+  afterAll(() => table?.close());
+  if (clearEach) beforeEach(() => opened().clear());
+  const opened = (): ChannelsTable => {
+    if (!table) throw new Error('The channels table is not open yet');
+    return table;
+  };
+  return { scan: () => opened().scan(), clear: () => opened().clear(), close: () => opened().close() };
 }
 
 export function channelsTable(server: TestServer, tableName = server.tables.channels): ChannelsTable {

@@ -1,43 +1,31 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
 import { importTokens, type TokenImportDeps } from '#functions/import-legacygw/tokens/import-tokens';
-import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
+import { ensureTable } from '#infra/local/dynamo-engine';
 import { DynamoRatioSource, DynamoRatioWriter } from '#shared/relay/quota';
 import { relayAuthorizerContext, relayKeyHash, relayKeyUsable } from '#shared/relay-keys';
 import { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import { TABLES } from '#shared/tables';
 import { legacyKey, NEW_API, ONE_API, ONE_HUB } from '#test/fixtures/tokens/legacy-tokens';
-import { startTestEngine, TEST_ENGINE_NAME, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
+import { TEST_ENGINE_NAME, uniqueTableName } from '#test/support/dynamo-engine';
+import { useTestEngine } from '#test/support/test-engine';
 
 // The token import on the test engine: each legacy token becomes a relay key that accepts the same secret (with
 // or without `sk-`), stored only as its keyed hash, with status, expiry, models, IPs, group and quota carried.
 
 const HMAC_KEY = Buffer.alloc(32, 9);
 const NOW = new Date('2026-11-27T10:00:00.000Z');
-let engine: TestEngine;
-let client: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
-
-beforeAll(async () => {
-  engine = await startTestEngine();
-  client = localDynamoClient(engine);
-  documents = DynamoDBDocumentClient.from(client);
-});
-afterAll(async () => {
-  client?.destroy();
-  await engine?.close();
-});
+const db = useTestEngine();
 
 async function tables() {
   const keys = uniqueTableName('relayKeys');
   const state = uniqueTableName('relayState');
-  await ensureTable(client, keys, TABLES.relayKeys);
-  await ensureTable(client, state, TABLES.relayState);
-  const repo = new RelayKeysRepository(documents, keys);
+  await ensureTable(db.client, keys, TABLES.relayKeys);
+  await ensureTable(db.client, state, TABLES.relayState);
+  const repo = new RelayKeysRepository(db.documents, keys);
   const deps: TokenImportDeps = {
     store: repo,
-    ratios: new DynamoRatioWriter(documents, state),
+    ratios: new DynamoRatioWriter(db.documents, state),
     hmacKey: async () => HMAC_KEY,
     now: () => NOW,
   };
@@ -82,7 +70,7 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
     });
     expect(limited && relayAuthorizerContext(limited).quota).toBe('limited');
     // The table and the report hold no key, nor any 8 characters of one.
-    const dump = JSON.stringify((await documents.send(new ScanCommand({ TableName: keys }))).Items);
+    const dump = JSON.stringify((await db.documents.send(new ScanCommand({ TableName: keys }))).Items);
     for (const n of [1, 2, 3, 4, 5]) {
       expect(dump).not.toContain(legacyKey(n).slice(0, 8));
       expect(JSON.stringify(report)).not.toContain(legacyKey(n).slice(0, 8));
@@ -94,7 +82,7 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
 
     await importTokens({ family: 'oneapi', ...ONE_API, dryRun: false }, deps);
 
-    expect(await new DynamoRatioSource(documents, state).ratios()).toMatchObject({
+    expect(await new DynamoRatioSource(db.documents, state).ratios()).toMatchObject({
       family: 'oneapi',
       modelRatio: { 'gpt-4o': 2.5, 'gpt-4o-mini': 0.075 },
       completionRatio: { 'gpt-4o': 4 },
@@ -138,14 +126,14 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
     const report = await importTokens({ family: 'oneapi', ...ONE_API, tokens: many, dryRun: false }, deps);
 
     expect(report).toMatchObject({ read: 300, created: 300, skipped: 0 });
-    const { Items = [] } = await documents.send(new ScanCommand({ TableName: keys }));
+    const { Items = [] } = await db.documents.send(new ScanCommand({ TableName: keys }));
     expect(new Set(Items.map((item) => item.id)).size).toBe(300);
   });
 
   it('is idempotent, keeps keys edited here, and a dry run reports what the import does', async () => {
     const { repo, deps, keys } = await tables();
     const preview = await importTokens({ family: 'oneapi', ...ONE_API, dryRun: true }, deps);
-    expect((await documents.send(new ScanCommand({ TableName: keys }))).Items).toEqual([]);
+    expect((await db.documents.send(new ScanCommand({ TableName: keys }))).Items).toEqual([]);
 
     const first = await importTokens({ family: 'oneapi', ...ONE_API, dryRun: false }, deps);
     const edited = await find(repo, 2);
@@ -164,7 +152,7 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
     await importTokens({ family: 'oneapi', ...ONE_API, dryRun: false }, deps);
     const imported = await find(repo, 5);
     // The relay meters 1,000 of the key's 500,000 (the quota store's ADDs).
-    await documents.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: keys,
         Key: { keyHash: imported?.keyHash },

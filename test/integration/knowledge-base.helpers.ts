@@ -4,6 +4,19 @@ import { type DatasetRecord, parentKeyOf } from '#shared/repositories/datasets';
 import type { TestServer } from '#test/support/local-server';
 import { type ApiReply, createRequest, expectCreated } from './create-dataset.helpers.ts';
 
+/** What every record shows a token's member: owner in both of FastGPT's spellings. */
+export const OWNER_PERMISSION_VIEW = {
+  value: 4294967295,
+  role: 4294967295,
+  isOwner: true,
+  hasManagePer: true,
+  hasWritePer: true,
+  hasReadPer: true,
+  hasManageRole: true,
+  hasWriteRole: true,
+  hasReadRole: true,
+};
+
 export const KB_PATHS = {
   create: '/api/core/dataset/create',
   folderCreate: '/api/core/dataset/folder/create',

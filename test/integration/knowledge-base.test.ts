@@ -3,22 +3,17 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
 import { useTestServer } from '#test/support/local-server';
 import { type ApiReply, addAccessToken, expectError, teamRecords } from './create-dataset.helpers.ts';
-import { KB_PATHS, kbClient, kbRequest, seedRecord, seedRecords } from './knowledge-base.helpers.ts';
+import {
+  KB_PATHS,
+  kbClient,
+  kbRequest,
+  OWNER_PERMISSION_VIEW,
+  seedRecord,
+  seedRecords,
+} from './knowledge-base.helpers.ts';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = '65a0c0ffee0000000000beef';
-/** What every record shows a token's member: owner in both of FastGPT's spellings. */
-const OWNER_PERMISSION_VIEW = {
-  value: 4294967295,
-  role: 4294967295,
-  isOwner: true,
-  hasManagePer: true,
-  hasWritePer: true,
-  hasReadPer: true,
-  hasManageRole: true,
-  hasWriteRole: true,
-  hasReadRole: true,
-};
 
 // Every test gets a team of its own (and a second team to try to reach across).
 let team: LocalAccessToken;

@@ -1,7 +1,6 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
+import { describe, expect, it } from 'vitest';
+import { ensureTable } from '#infra/local/dynamo-engine';
 import { parseAllowList } from '#shared/allow-list';
 import { DynamoChannelSource } from '#shared/relay/channel-source';
 import type { UsageRecord } from '#shared/relay/contract';
@@ -10,23 +9,12 @@ import { DynamoHealthStore, HEALTH_PARTITION } from '#shared/relay/health';
 import { DynamoUsageSink } from '#shared/relay/usage-store';
 import { toChannelItem } from '#shared/repositories/channels';
 import { TABLES, type TableDef } from '#shared/tables';
-import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
+import { uniqueTableName } from '#test/support/dynamo-engine';
 import { startFakeOpenAi } from '#test/support/fake-upstreams';
 import { chatRequest, complete, ManualClock } from '#test/support/relay-fixtures';
+import { useTestEngine } from '#test/support/test-engine';
 
-let engine: TestEngine;
-let client: DynamoDBClient;
-let documents: DynamoDBDocumentClient;
-
-beforeAll(async () => {
-  engine = await startTestEngine();
-  client = localDynamoClient(engine);
-  documents = DynamoDBDocumentClient.from(client);
-});
-afterAll(async () => {
-  client?.destroy();
-  await engine?.close();
-});
+const db = useTestEngine();
 
 /** The relay's tables as docs/relay.md describes them (declared here, so the test holds wherever the defs live). */
 const RELAY_TABLES = {
@@ -36,7 +24,7 @@ const RELAY_TABLES = {
 
 async function table(def: Pick<TableDef, 'partitionKey' | 'sortKey'> & { logicalName: string }, base: string) {
   const name = uniqueTableName(base);
-  await ensureTable(client, name, def as unknown as TableDef);
+  await ensureTable(db.client, name, def as unknown as TableDef);
   return name;
 }
 
@@ -56,7 +44,21 @@ async function putChannel(tableName: string, id: string, overrides: Record<strin
     settings: { priority: 2, groups: ['default', 'vip'] },
     ...overrides,
   });
-  await documents.send(new PutCommand({ TableName: tableName, Item: item }));
+  await db.documents.send(new PutCommand({ TableName: tableName, Item: item }));
+}
+
+/** A health store over fresh tables, its channels table holding one enabled channel `id`, and its manual clock. */
+async function healthWithChannel(id: string) {
+  const clock = new ManualClock();
+  const channelsTable = await table(TABLES.channels, 'channels');
+  await putChannel(channelsTable, id);
+  const store = new DynamoHealthStore({
+    client: db.documents,
+    tableName: await table(RELAY_TABLES.relayState, 'relayState'),
+    channelsTableName: channelsTable,
+    clock,
+  });
+  return { clock, channelsTable, store };
 }
 
 describe('relay health on DynamoDB', () => {
@@ -64,7 +66,7 @@ describe('relay health on DynamoDB', () => {
     // prepare
     const clock = new ManualClock();
     const store = new DynamoHealthStore({
-      client: documents,
+      client: db.documents,
       tableName: await table(RELAY_TABLES.relayState, 'relayState'),
       channelsTableName: await table(TABLES.channels, 'channels'),
       clock,
@@ -95,7 +97,8 @@ describe('relay health on DynamoDB', () => {
     // prepare
     const clock = new ManualClock();
     const tableName = await table(RELAY_TABLES.relayState, 'relayState');
-    const instance = () => new DynamoHealthStore({ client: documents, tableName, channelsTableName: 'unused', clock });
+    const instance = () =>
+      new DynamoHealthStore({ client: db.documents, tableName, channelsTableName: 'unused', clock });
     const a = instance();
     const b = instance();
     await a.view();
@@ -115,10 +118,10 @@ describe('relay health on DynamoDB', () => {
     // prepare
     const clock = new ManualClock();
     const tableName = await table(RELAY_TABLES.relayState, 'relayState');
-    const store = new DynamoHealthStore({ client: documents, tableName, channelsTableName: 'unused', clock });
+    const store = new DynamoHealthStore({ client: db.documents, tableName, channelsTableName: 'unused', clock });
     // act
     for (let i = 0; i < 10; i++) await store.recordFailure({ channelId: 'c', errorClass: 'server', invalidKey: false });
-    const { Item } = await documents.send(
+    const { Item } = await db.documents.send(
       new GetCommand({ TableName: tableName, Key: { pk: HEALTH_PARTITION, sk: 'c' } }),
     );
     // assert
@@ -129,7 +132,7 @@ describe('relay health on DynamoDB', () => {
     // prepare
     const clock = new ManualClock();
     let queries = 0;
-    const counting = DynamoDBDocumentClient.from(client);
+    const counting = DynamoDBDocumentClient.from(db.client);
     counting.middlewareStack.add(
       (next, context) => async (args) => {
         if (context.commandName === 'QueryCommand') queries++;
@@ -155,17 +158,9 @@ describe('relay health on DynamoDB', () => {
 
   it('auto-disables a channel after 3 invalid-key failures in a row, not after 1, with a reason and time', async () => {
     // prepare
-    const clock = new ManualClock();
-    const channelsTable = await table(TABLES.channels, 'channels');
-    await putChannel(channelsTable, 'bad');
-    const store = new DynamoHealthStore({
-      client: documents,
-      tableName: await table(RELAY_TABLES.relayState, 'relayState'),
-      channelsTableName: channelsTable,
-      clock,
-    });
+    const { clock, channelsTable, store } = await healthWithChannel('bad');
     const statusOf = async () =>
-      (await documents.send(new GetCommand({ TableName: channelsTable, Key: { id: 'bad' } }))).Item;
+      (await db.documents.send(new GetCommand({ TableName: channelsTable, Key: { id: 'bad' } }))).Item;
     // act
     await store.recordFailure({ channelId: 'bad', errorClass: 'auth', invalidKey: true });
     const afterOne = (await statusOf())?.status;
@@ -180,22 +175,14 @@ describe('relay health on DynamoDB', () => {
 
   it('does not auto-disable when a non-auth failure breaks the run of invalid-key failures', async () => {
     // prepare
-    const clock = new ManualClock();
-    const channelsTable = await table(TABLES.channels, 'channels');
-    await putChannel(channelsTable, 'mixed');
-    const store = new DynamoHealthStore({
-      client: documents,
-      tableName: await table(RELAY_TABLES.relayState, 'relayState'),
-      channelsTableName: channelsTable,
-      clock,
-    });
+    const { channelsTable, store } = await healthWithChannel('mixed');
     // act
     await store.recordFailure({ channelId: 'mixed', errorClass: 'auth', invalidKey: true });
     await store.recordFailure({ channelId: 'mixed', errorClass: 'auth', invalidKey: true });
     await store.recordFailure({ channelId: 'mixed', errorClass: 'server', invalidKey: false });
     await store.recordFailure({ channelId: 'mixed', errorClass: 'auth', invalidKey: true });
     // assert
-    const { Item } = await documents.send(new GetCommand({ TableName: channelsTable, Key: { id: 'mixed' } }));
+    const { Item } = await db.documents.send(new GetCommand({ TableName: channelsTable, Key: { id: 'mixed' } }));
     expect(Item?.status).toBe('enabled');
   });
 });
@@ -207,7 +194,7 @@ describe('relay channel source on DynamoDB', () => {
     const channelsTable = await table(TABLES.channels, 'channels');
     await putChannel(channelsTable, 'a');
     await putChannel(channelsTable, 'b', { status: 'disabled' });
-    const source = new DynamoChannelSource({ client: documents, tableName: channelsTable, clock, maxAgeMs: 5000 });
+    const source = new DynamoChannelSource({ client: db.documents, tableName: channelsTable, clock, maxAgeMs: 5000 });
     // act
     const first = await source.snapshot();
     await putChannel(channelsTable, 'c', { models: ['new-model'] });
@@ -236,7 +223,7 @@ describe('relay usage records on DynamoDB', () => {
   it('writes one record per request under its day, in time order, with a TTL after the retention', async () => {
     // prepare
     const tableName = await table(RELAY_TABLES.usage, 'usage');
-    const sink = new DynamoUsageSink(documents, tableName, 90);
+    const sink = new DynamoUsageSink(db.documents, tableName, 90);
     const record: UsageRecord = {
       requestId: 'req-1',
       time: '2026-11-27T12:00:00.000Z',
@@ -258,7 +245,7 @@ describe('relay usage records on DynamoDB', () => {
     };
     // act
     await sink.write(record);
-    const { Items } = await documents.send(
+    const { Items } = await db.documents.send(
       new QueryCommand({
         TableName: tableName,
         KeyConditionExpression: '#d = :d',
@@ -275,7 +262,7 @@ describe('relay usage records on DynamoDB', () => {
         expiresAt: Date.parse('2026-11-27T12:00:00.000Z') / 1000 + 90 * 86_400,
       },
     ]);
-    const all = await documents.send(new ScanCommand({ TableName: tableName }));
+    const all = await db.documents.send(new ScanCommand({ TableName: tableName }));
     expect(all.Items?.[0]).not.toHaveProperty('completionTokens');
   });
 });
@@ -293,7 +280,7 @@ describe('the relay wired to DynamoDB', () => {
     await putChannel(tables.channels, 'bad', { baseUrl: fake.url, key: 'sk-revoked', settings: { priority: 5 } });
     await putChannel(tables.channels, 'good', { baseUrl: fake.url, key: 'sk-good', settings: { priority: 0 } });
     const relay = createDynamoRelay({
-      client: documents,
+      client: db.documents,
       tables,
       allowedHosts: parseAllowList(['127.0.0.1']),
       clock,
@@ -318,12 +305,12 @@ describe('the relay wired to DynamoDB', () => {
         ['bad:401', 'good:200'],
         ['bad:401', 'good:200'],
       ]);
-      const stored = await documents.send(new GetCommand({ TableName: tables.channels, Key: { id: 'bad' } }));
+      const stored = await db.documents.send(new GetCommand({ TableName: tables.channels, Key: { id: 'bad' } }));
       expect(stored.Item?.status).toBe('auto-disabled');
       expect(stale.attempts.map((a) => a.channelId)).toEqual(['bad', 'good']);
       expect(last.attempts).toEqual([{ channelId: 'good', status: 200 }]);
       expect(fake.requests.length - before).toBe(1);
-      const usage = await documents.send(new ScanCommand({ TableName: tables.usage }));
+      const usage = await db.documents.send(new ScanCommand({ TableName: tables.usage }));
       expect(usage.Items).toHaveLength(5);
       expect(JSON.stringify(usage.Items)).not.toContain('sk-revoked');
     } finally {

@@ -1,10 +1,9 @@
 import { join } from 'node:path';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readLocalCredentials } from '#shared/local-credentials';
-import type { FakeUpstream } from '#test/support/fake-upstreams';
-import { type Started, useNpmStart } from '#test/support/npm-start';
-import { RELAY_FIXTURE_KEYS, type RelayWorld, startRelayWorld } from '#test/support/relay-world';
+import { useNpmStart } from '#test/support/npm-start';
+import { RELAY_FIXTURE_KEYS, useRelayWorld } from '#test/support/relay-world';
 
 /*
  * The relay as a user meets it (docs/relay.md): `npm start`, channels imported from a One API database in MariaDB whose
@@ -16,14 +15,15 @@ import { RELAY_FIXTURE_KEYS, type RelayWorld, startRelayWorld } from '#test/supp
 const KEYS = RELAY_FIXTURE_KEYS;
 
 const npm = useNpmStart({ stopAfter: 'file' });
-let world: RelayWorld;
-let openai: FakeUpstream;
-let faulty: FakeUpstream;
-let azure: FakeUpstream;
-let anthropic: FakeUpstream;
-let server: Started;
-let dataDir: string;
-let adminKey: string;
+const world = useRelayWorld(npm, { openai: 120, anthropic: 30 }, async (w) => {
+  relayKeys.main = (await w.tokens('create', '--name', 'app')).key as string;
+  relayKeys.vip = (await w.tokens('create', '--name', 'vip', '--group', 'vip')).key as string;
+  relayKeys.limited = (await w.tokens('create', '--name', 'limited', '--models', 'gpt-4o-mini')).key as string;
+  relayKeys.elsewhere = (await w.tokens('create', '--name', 'elsewhere', '--ips', '10.0.0.0/8')).key as string;
+  const revoked = await w.tokens('create', '--name', 'revoked');
+  relayKeys.revoked = revoked.key as string;
+  await w.tokens('revoke', '--id', revoked.id as string);
+});
 const relayKeys: Record<'main' | 'vip' | 'limited' | 'elsewhere' | 'revoked', string> = {
   main: '',
   vip: '',
@@ -32,27 +32,11 @@ const relayKeys: Record<'main' | 'vip' | 'limited' | 'elsewhere' | 'revoked', st
   revoked: '',
 };
 
-const client = (apiKey: string) => new OpenAI({ baseURL: `${server.url}/v1`, apiKey, maxRetries: 0 });
-
-beforeAll(async () => {
-  world = await startRelayWorld(npm, { openai: 120, anthropic: 30 });
-  ({ openai, faulty, azure, anthropic, server, dataDir, adminKey } = world);
-  relayKeys.main = (await world.tokens('create', '--name', 'app')).key as string;
-  relayKeys.vip = (await world.tokens('create', '--name', 'vip', '--group', 'vip')).key as string;
-  relayKeys.limited = (await world.tokens('create', '--name', 'limited', '--models', 'gpt-4o-mini')).key as string;
-  relayKeys.elsewhere = (await world.tokens('create', '--name', 'elsewhere', '--ips', '10.0.0.0/8')).key as string;
-  const revoked = await world.tokens('create', '--name', 'revoked');
-  relayKeys.revoked = revoked.key as string;
-  await world.tokens('revoke', '--id', revoked.id as string);
-}, 180_000);
-
-afterAll(async () => {
-  await world?.close();
-});
+const client = (apiKey: string) => new OpenAI({ baseURL: `${world.server.url}/v1`, apiKey, maxRetries: 0 });
 
 describe("the relay through npm start, with OpenAI's SDK", () => {
   it("answers a chat through the imported OpenAI channel: mapped model, the channel key, One API's system prompt", async () => {
-    const before = openai.requests.length;
+    const before = world.openai.requests.length;
     const completion = await client(relayKeys.main).chat.completions.create({
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'Say hello' }],
@@ -62,7 +46,7 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
     // The model the upstream reports, as One API answers.
     expect(completion.model).toBe('gpt-4o-mini-2024-07-18');
     expect(completion.usage?.total_tokens).toBe(18);
-    const sent = openai.requests.slice(before);
+    const sent = world.openai.requests.slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]?.path).toBe('/v1/chat/completions');
     expect(sent[0]?.headers.authorization).toBe(`Bearer ${KEYS.openai}`);
@@ -119,7 +103,7 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
   });
 
   it('answers through the Azure channel: deployment path, api-version and api-key, streamed and not', async () => {
-    const before = azure.requests.length;
+    const before = world.azure.requests.length;
     const plain = await client(relayKeys.main).chat.completions.create({
       model: 'azure-gpt',
       messages: [{ role: 'user', content: 'Hi' }],
@@ -134,7 +118,7 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
 
     expect(plain.choices[0]?.message.content).toBe('Hello from the fake');
     expect(streamed).toBe('Hello from the fake');
-    const sent = azure.requests.slice(before);
+    const sent = world.azure.requests.slice(before);
     expect(sent).toHaveLength(2);
     for (const request of sent) {
       expect(request.path).toBe('/openai/deployments/gpt-4o/chat/completions');
@@ -145,7 +129,7 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
   });
 
   it('answers through the Anthropic channel, converted both ways, streamed and not', async () => {
-    const before = anthropic.requests.length;
+    const before = world.anthropic.requests.length;
     const plain = await client(relayKeys.main).chat.completions.create({
       model: 'claude-3-5-haiku-latest',
       messages: [
@@ -171,7 +155,7 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
     expect(plain.usage?.prompt_tokens).toBeGreaterThan(0);
     expect(streamed).toBe('Hello from the fake');
     expect(usage?.completion_tokens).toBeGreaterThan(0);
-    const sent = anthropic.requests.slice(before);
+    const sent = world.anthropic.requests.slice(before);
     expect(sent.map((r) => r.path)).toEqual(['/v1/messages', '/v1/messages']);
     expect(sent[0]?.headers['x-api-key']).toBe(KEYS.anthropic);
     expect(sent[0]?.headers['anthropic-version']).toBe('2023-06-01');
@@ -180,16 +164,16 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
   });
 
   it('fails over from the higher tier to the lower one on a 500, and never on a 400', async () => {
-    faulty.fault({ kind: 'server-error', status: 500 });
-    const beforeBackup = openai.requests.length;
+    world.faulty.fault({ kind: 'server-error', status: 500 });
+    const beforeBackup = world.openai.requests.length;
     const answered = await client(relayKeys.main).chat.completions.create({
       model: 'failover-model',
       messages: [{ role: 'user', content: 'Hi' }],
     });
     expect(answered.choices[0]?.message.content).toBe('Hello from the fake');
-    expect(openai.requests.length).toBe(beforeBackup + 1);
+    expect(world.openai.requests.length).toBe(beforeBackup + 1);
 
-    faulty.fault({
+    world.faulty.fault({
       kind: 'status',
       status: 400,
       body: { error: { message: 'bad request', type: 'invalid_request_error' } },
@@ -198,11 +182,11 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
       .chat.completions.create({ model: 'failover-model', messages: [{ role: 'user', content: 'Hi' }] })
       .catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-    expect(openai.requests.length).toBe(beforeBackup + 1);
+    expect(world.openai.requests.length).toBe(beforeBackup + 1);
   });
 
   it('ends a stream that the upstream drops after its first byte with an error the SDK raises', async () => {
-    faulty.fault({ kind: 'drop-mid-stream', afterEvents: 2 });
+    world.faulty.fault({ kind: 'drop-mid-stream', afterEvents: 2 });
     const stream = await client(relayKeys.main).chat.completions.create({
       model: 'failover-model',
       messages: [{ role: 'user', content: 'Hi' }],
@@ -237,10 +221,11 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
           () => 200,
           (error: InstanceType<typeof OpenAI.APIError>) => error.status,
         );
-    const accessToken = (await readLocalCredentials(join(dataDir, 'credentials.json'))).accessTokens[0]?.token ?? '';
+    const accessToken =
+      (await readLocalCredentials(join(world.dataDir, 'credentials.json'))).accessTokens[0]?.token ?? '';
 
     expect(await ask(`sk-${'x'.repeat(48)}`)).toBe(401);
-    expect(await ask(adminKey)).toBe(401);
+    expect(await ask(world.adminKey)).toBe(401);
     expect(await ask(accessToken)).toBe(401);
     expect(await ask(relayKeys.revoked)).toBe(401);
     expect(await ask(relayKeys.limited, 'azure-gpt')).toBe(403);
@@ -255,8 +240,8 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
     // Usage records are written after each response; give the last one a moment.
     await new Promise((r) => setTimeout(r, 300));
     const read = async (query: string) => {
-      const response = await fetch(`${server.url}/api/usage?${query}`, {
-        headers: { Authorization: `Bearer ${adminKey}` },
+      const response = await fetch(`${world.server.url}/api/usage?${query}`, {
+        headers: { Authorization: `Bearer ${world.adminKey}` },
       });
       expect(response.status).toBe(200);
       return ((await response.json()) as { data: Record<string, unknown> }).data as {
@@ -281,7 +266,9 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
   });
 
   it("records a key's last use after its requests, shown by the keys API", async () => {
-    const response = await fetch(`${server.url}/api/keys`, { headers: { Authorization: `Bearer ${adminKey}` } });
+    const response = await fetch(`${world.server.url}/api/keys`, {
+      headers: { Authorization: `Bearer ${world.adminKey}` },
+    });
     const keys = ((await response.json()) as { data: { name: string; lastUsedAt: string | null }[] }).data;
 
     expect(keys.find((k) => k.name === 'app')?.lastUsedAt).toEqual(expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/));
@@ -291,12 +278,14 @@ describe("the relay through npm start, with OpenAI's SDK", () => {
 
   it("never shows a channel key, a relay key or the admin key in the server's log or the usage API", async () => {
     const usage = await (
-      await fetch(`${server.url}/api/usage?per_page=100`, { headers: { Authorization: `Bearer ${adminKey}` } })
+      await fetch(`${world.server.url}/api/usage?per_page=100`, {
+        headers: { Authorization: `Bearer ${world.adminKey}` },
+      })
     ).text();
     // The first start prints the new local credentials once, before it listens (docs/local-run.md); the log after that
     // is what every request wrote.
-    const log = server.output().slice(server.output().indexOf('listening on'));
-    const secrets = [...Object.values(KEYS), ...Object.values(relayKeys).map((k) => k.slice(3)), adminKey];
+    const log = world.server.output().slice(world.server.output().indexOf('listening on'));
+    const secrets = [...Object.values(KEYS), ...Object.values(relayKeys).map((k) => k.slice(3)), world.adminKey];
     expect(log).toContain('"service":"relay"');
     for (const secret of secrets) {
       expect(log).not.toContain(secret);

@@ -1,54 +1,25 @@
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ChannelView } from '#shared/channel-view';
 import type { UsageRecord } from '#shared/relay/contract';
 import { isServableProvider } from '#shared/relay/servable';
-import type { StoredChannel } from '#shared/repositories/channels';
 import { usageKeys } from '#shared/repositories/usage';
 import type { ImportReport } from '#shared/schemas/import-report';
 import type { UsageReport } from '#shared/schemas/usage';
 import { useTestServer } from '#test/support/local-server';
-import { channelPath, reviewChannel, seedChannels } from './channel-review.helpers.ts';
-import {
-  type ChannelsTable,
-  callProxy,
-  channelsTable,
-  type Exchange,
-  expectData,
-  expectError,
-  expectNoSecrets,
-} from './import-http.helpers.ts';
+import { channelPath, reviewChannel } from './channel-review.helpers.ts';
+import { expectData, expectError, expectNoSecrets, useChannelsTable, watchSecrets } from './import-http.helpers.ts';
 import { ROWS_PATH } from './import-rows.helpers.ts';
 
 // docs/channel-review-api.md, "Usage", "Channel test" and "Auto-disabled channels", through HTTP: the local server
 // runs the real authorizer and functions over its own tables.
 
 const server = useTestServer({ LOG_LEVEL: 'DEBUG' });
-let table: ChannelsTable;
-const exchanges: Exchange[] = [];
-const keys = new Set<string>();
-
-beforeAll(() => {
-  table = channelsTable(server);
-});
-afterAll(() => {
-  table?.close();
-});
-beforeEach(async () => {
-  await table.clear();
-});
-
-async function call(method: string, path: string, options: { json?: unknown; authorization?: string | null } = {}) {
-  const exchange = await callProxy(server, { method, path, ...options });
-  exchanges.push(exchange);
-  return exchange;
-}
-
-async function seed(channels: StoredChannel[]): Promise<StoredChannel[]> {
-  for (const c of channels) keys.add(c.key);
-  await seedChannels(server, channels);
-  return channels;
-}
+const table = useChannelsTable(server);
+const watch = watchSecrets(server);
+const { exchanges, keys, seed } = watch;
+const call = (method: string, path: string, options: { json?: unknown; authorization?: string | null } = {}) =>
+  watch.call({ method, path, ...options });
 
 /** Why the relay cannot serve `provider`, in the words of the module that decides. */
 function reasonNotServable(provider: string): string {

@@ -1,9 +1,8 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FakeUpstream } from '#test/support/fake-upstreams';
-import { type Started, useNpmStart } from '#test/support/npm-start';
-import { RELAY_FIXTURE_KEYS, type RelayWorld, startRelayWorld } from '#test/support/relay-world';
+import { describe, expect, it } from 'vitest';
+import { useNpmStart } from '#test/support/npm-start';
+import { RELAY_FIXTURE_KEYS, useRelayWorld } from '#test/support/relay-world';
 
 /*
  * `/v1/messages` (Anthropic's Messages API) and `/v1/responses` (OpenAI's Responses API) as their users meet them
@@ -15,46 +14,32 @@ import { RELAY_FIXTURE_KEYS, type RelayWorld, startRelayWorld } from '#test/supp
 const KEYS = RELAY_FIXTURE_KEYS;
 
 const npm = useNpmStart({ stopAfter: 'file' });
-let world: RelayWorld;
-let openai: FakeUpstream;
-let faulty: FakeUpstream;
-let azure: FakeUpstream;
-let anthropic: FakeUpstream;
-let server: Started;
-let adminKey: string;
+const world = useRelayWorld(npm, { openai: 20, anthropic: 10 }, async (w) => {
+  relayKey = (await w.tokens('create', '--name', 'claude-code')).key as string;
+});
 let relayKey = '';
 
 const claude = (options: { authToken?: true } = {}) =>
   new Anthropic({
-    baseURL: server.url,
+    baseURL: world.server.url,
     maxRetries: 0,
     ...(options.authToken ? { authToken: relayKey, apiKey: null } : { apiKey: relayKey }),
   });
-const codex = () => new OpenAI({ baseURL: `${server.url}/v1`, apiKey: relayKey, maxRetries: 0 });
-
-beforeAll(async () => {
-  world = await startRelayWorld(npm, { openai: 20, anthropic: 10 });
-  ({ openai, faulty, azure, anthropic, server, adminKey } = world);
-  relayKey = (await world.tokens('create', '--name', 'claude-code')).key as string;
-}, 180_000);
-
-afterAll(async () => {
-  await world?.close();
-});
+const codex = () => new OpenAI({ baseURL: `${world.server.url}/v1`, apiKey: relayKey, maxRetries: 0 });
 
 async function usageRecords(): Promise<Record<string, unknown>[]> {
   // Usage records are written after each response; give the last one a moment.
   await new Promise((r) => setTimeout(r, 300));
-  const response = await fetch(`${server.url}/api/usage?per_page=100`, {
-    headers: { Authorization: `Bearer ${adminKey}` },
+  const response = await fetch(`${world.server.url}/api/usage?per_page=100`, {
+    headers: { Authorization: `Bearer ${world.adminKey}` },
   });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: { records: Record<string, unknown>[] } }).data.records;
 }
 
 describe("POST /v1/messages with Anthropic's SDK", () => {
-  it('passes a message through to the anthropic channel unchanged, with its key, version and beta header', async () => {
-    const before = anthropic.requests.length;
+  it('passes a message through to the world.anthropic channel unchanged, with its key, version and beta header', async () => {
+    const before = world.anthropic.requests.length;
     const message = await claude().messages.create(
       { model: 'claude-3-5-haiku-latest', max_tokens: 64, messages: [{ role: 'user', content: 'Hi' }] },
       { headers: { 'anthropic-version': '2023-06-01', 'anthropic-beta': 'prompt-caching-2024-07-31' } },
@@ -63,7 +48,7 @@ describe("POST /v1/messages with Anthropic's SDK", () => {
     expect(message.type).toBe('message');
     expect(message.content[0]).toMatchObject({ type: 'text', text: 'Hello from the fake' });
     expect(message.usage.input_tokens).toBeGreaterThan(0);
-    const sent = anthropic.requests.slice(before);
+    const sent = world.anthropic.requests.slice(before);
     expect(sent.map((r) => r.path)).toEqual(['/v1/messages']);
     expect(sent[0]?.headers['x-api-key']).toBe(KEYS.anthropic);
     expect(sent[0]?.headers['anthropic-version']).toBe('2023-06-01');
@@ -75,7 +60,7 @@ describe("POST /v1/messages with Anthropic's SDK", () => {
     });
   });
 
-  it('streams the anthropic channel event by event, with a bearer token (authToken) as the credential', async () => {
+  it('streams the world.anthropic channel event by event, with a bearer token (authToken) as the credential', async () => {
     const stream = claude({ authToken: true }).messages.stream({
       model: 'claude-3-5-haiku-latest',
       max_tokens: 64,
@@ -93,7 +78,7 @@ describe("POST /v1/messages with Anthropic's SDK", () => {
   });
 
   it('converts a message to OpenAI chat for an OpenAI channel and the answer back, streamed and not', async () => {
-    const before = openai.requests.length;
+    const before = world.openai.requests.length;
     const plain = await claude().messages.create({
       model: 'gpt-4o-mini',
       max_tokens: 64,
@@ -119,7 +104,7 @@ describe("POST /v1/messages with Anthropic's SDK", () => {
     expect(streamed.content).toHaveLength(1);
     expect(streamed.stop_reason).toBe('end_turn');
     expect(streamed.usage.output_tokens).toBe(7);
-    const sent = openai.requests.slice(before);
+    const sent = world.openai.requests.slice(before);
     expect(sent.map((r) => r.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
     expect(sent[0]?.headers.authorization).toBe(`Bearer ${KEYS.openai}`);
     expect(sent[0]?.body).toMatchObject({
@@ -134,7 +119,7 @@ describe("POST /v1/messages with Anthropic's SDK", () => {
   });
 
   it('fails over before the first byte, streamed and not', async () => {
-    faulty.fault({ kind: 'server-error', status: 500 }, 2);
+    world.faulty.fault({ kind: 'server-error', status: 500 }, 2);
     const plain = await claude().messages.create({
       model: 'failover-model',
       max_tokens: 16,
@@ -164,7 +149,7 @@ describe("POST /v1/messages with Anthropic's SDK", () => {
 
 describe("POST /v1/responses with OpenAI's SDK", () => {
   it('passes a response through to the OpenAI channel, streamed and not', async () => {
-    const before = openai.requests.length;
+    const before = world.openai.requests.length;
     const plain = await codex().responses.create({ model: 'gpt-4o-mini', input: 'Say hello' });
     const stream = await codex().responses.create({ model: 'gpt-4o-mini', input: 'Say hello', stream: true });
     const types: string[] = [];
@@ -182,25 +167,25 @@ describe("POST /v1/responses with OpenAI's SDK", () => {
     expect(types[0]).toBe('response.created');
     expect(types.at(-1)).toBe('response.completed');
     expect(usage?.total_tokens).toBe(18);
-    const sent = openai.requests.slice(before);
+    const sent = world.openai.requests.slice(before);
     expect(sent.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses']);
     expect(sent[0]?.headers.authorization).toBe(`Bearer ${KEYS.openai}`);
     expect(sent[0]?.body).toEqual({ model: 'gpt-4o-mini-2024-07-18', input: 'Say hello' });
   });
 
   it("passes a response through to Azure's v1 Responses API with the deployment as model", async () => {
-    const before = azure.requests.length;
+    const before = world.azure.requests.length;
     const answer = await codex().responses.create({ model: 'azure-gpt', input: 'Hi' });
 
     expect(answer.output_text).toBe('Hello from the fake');
-    const sent = azure.requests.slice(before);
+    const sent = world.azure.requests.slice(before);
     expect(sent.map((r) => r.path)).toEqual(['/openai/v1/responses']);
     expect(sent[0]?.headers['api-key']).toBe(KEYS.azure);
     expect(sent[0]?.body?.model).toBe('gpt-4o');
   });
 
   it('fails over before the first byte', async () => {
-    faulty.fault({ kind: 'server-error', status: 502 });
+    world.faulty.fault({ kind: 'server-error', status: 502 });
     const answer = await codex().responses.create({ model: 'failover-model', input: 'Hi' });
 
     expect(answer.output_text).toBe('Hello from the fake');
@@ -245,10 +230,12 @@ describe('usage and secrets', () => {
 
   it("never shows a channel key or the relay key in the server's log or the usage API", async () => {
     const usage = await (
-      await fetch(`${server.url}/api/usage?per_page=100`, { headers: { Authorization: `Bearer ${adminKey}` } })
+      await fetch(`${world.server.url}/api/usage?per_page=100`, {
+        headers: { Authorization: `Bearer ${world.adminKey}` },
+      })
     ).text();
-    const log = server.output().slice(server.output().indexOf('listening on'));
-    for (const secret of [...Object.values(KEYS), relayKey.slice(3), adminKey]) {
+    const log = world.server.output().slice(world.server.output().indexOf('listening on'));
+    for (const secret of [...Object.values(KEYS), relayKey.slice(3), world.adminKey]) {
       expect(log).not.toContain(secret);
       expect(usage).not.toContain(secret);
     }

@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLocalCredentials } from '#shared/local-credentials';
 import type { ChannelView } from '#shared/schemas/channels';
 import { type FakeUpstream, startFakeAnthropic, startFakeAzure, startFakeOpenAi } from '#test/support/fake-upstreams';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { type Started, useNpmStart } from '#test/support/npm-start';
+import { relayFixtureSql } from '#test/support/relay-world';
 import { runTokensCli } from '../../scripts/tokens/cli.ts';
 
 /*
@@ -14,7 +14,6 @@ import { runTokensCli } from '../../scripts/tokens/cli.ts';
  * the first again and leaves the second disabled, both visible through the review API.
  */
 
-const FIXTURE = resolve(import.meta.dirname, '../fixtures/relay-channels.sql');
 const AZURE_KEY = 'azure-fixture-relay-key-0002-bbbbbbbbbbbbbbbbbbbbbbbb';
 const OPENAI_KEY = 'sk-fixture-relay-openai-0001-aaaaaaaaaaaaaaaaaaaaaaaa';
 
@@ -64,12 +63,7 @@ beforeAll(async () => {
     startFakeAnthropic(),
   ]);
   others = [faulty, anthropic];
-  const sql = readFileSync(FIXTURE, 'utf8')
-    .replaceAll('{{OPENAI_FAULTY}}', faulty.url)
-    .replaceAll('{{OPENAI}}', openai.url)
-    .replaceAll('{{AZURE}}', azure.url)
-    .replaceAll('{{ANTHROPIC}}', anthropic.url)
-    .replaceAll('{{METADATA}}', 'http://169.254.169.254');
+  const sql = relayFixtureSql({ faulty: faulty.url, openai: openai.url, azure: azure.url, anthropic: anthropic.url });
   const database = await mariadb.createDatabase(undefined, sql);
   const dataDir = npm.newDataDir();
   server = await npm.start({

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LocalBackend } from '#infra/local/backend';
-import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
 import { type GatewayExchange, type LocalGateway, startGateway } from '#infra/local/gateway';
 import { APIS } from '#shared/routes';
 import { committedDocuments, contractChecker } from '#test/support/contract';
@@ -10,6 +9,7 @@ import {
   recordContractViolations,
   takeContractViolations,
 } from '#test/support/contract-violations';
+import { gatewayOnlyBackend } from '#test/support/gateway-backend';
 import { startTestServer, type TestServer } from '#test/support/local-server';
 
 const CREATE = '/api/core/dataset/create';
@@ -18,20 +18,7 @@ const CHAT = '/v1/chat/completions';
 
 /** A backend whose functions answer whatever the test puts in `reply`, behind an authorizer that allows everything. */
 function fakeBackend(reply: { current: APIGatewayProxyResult }): LocalBackend {
-  return {
-    dynamoEndpoint: 'http://127.0.0.1:9',
-    dynamo: { endpoint: 'http://127.0.0.1:9', credentials: EXTERNAL_ENGINE_CREDENTIALS },
-    embeddedEngine: false,
-    tableNames: {
-      datasets: 'datasets',
-      channels: 'channels',
-      relayKeys: 'relayKeys',
-      relayState: 'relayState',
-      usage: 'usage',
-    },
-    credentialsFile: '/nonexistent',
-    credentials: { adminKey: 'x'.repeat(32), accessTokens: [] },
-    createdCredentials: false,
+  return gatewayOnlyBackend({
     authorizer: async (event) => ({
       principalId: 'fake',
       policyDocument: {
@@ -40,8 +27,7 @@ function fakeBackend(reply: { current: APIGatewayProxyResult }): LocalBackend {
       },
     }),
     handlerFor: () => async () => reply.current,
-    close: async () => {},
-  };
+  });
 }
 
 const json = (statusCode: number, body: unknown, contentType = 'application/json; charset=utf-8') => ({

@@ -2,7 +2,6 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LIST_PARAMETERS } from '#functions/list-channels/list-channels';
 import { UPDATABLE_FIELDS } from '#functions/update-channel/update-channel';
-import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import type { StoredChannel } from '#shared/repositories/channels';
 import { channelPath, reviewChannel, seedChannels } from '#test/integration/channel-review.helpers';
 import { channelsTable } from '#test/integration/import-http.helpers';
@@ -10,15 +9,14 @@ import { useTestServer } from '#test/support/local-server';
 import {
   authorizationHeaders,
   encodedBody,
+  idSegments,
   jsonText,
   malformedBody,
   malformedRequest,
-  proxyEnvelopeProblems,
-  TRICKY_KEYS,
+  proxyReplyProblems,
+  queryStrings,
 } from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, type RawResponse, sampleFuzz } from './harness.ts';
-
-const OTHER_API_NOT_FOUND = JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUTHENTICATION_TOKEN.body);
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, sampleFuzz } from './harness.ts';
 
 const server = useTestServer();
 const seeded: StoredChannel[] = Array.from({ length: 6 }, (_, i) =>
@@ -29,58 +27,21 @@ beforeAll(async () => {
   await seedChannels(server, seeded);
 });
 
-/** The problems with one reply (a near-miss path may get the other API's 404 locally, where both share a host). */
-function envelopeProblems(reply: RawResponse): string[] {
-  if (reply.status === 404 && reply.body === OTHER_API_NOT_FOUND) return [];
-  return proxyEnvelopeProblems(reply, { successAllowed: true });
-}
-
-/** Ids as a path segment: real ones (either case), plausible and hostile ones, percent-encoded when needed. */
 const idSegment = () =>
-  fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...seeded.map((c) => c.id), ...seeded.map((c) => c.id.toUpperCase())) },
-    fc.stringMatching(/^[0-9a-f]{64}$/),
-    fc.string({ maxLength: 80 }).map(encodeURIComponent),
-    fc.string({ unit: 'binary', maxLength: 20 }).map(encodeURIComponent),
-    fc.constantFrom('%00', '..', '%2F', '%2e%2e', '%E2%80%A6', '%ZZ', '{id}', '*', 'a'.repeat(5_000), '0', '-1'),
+  idSegments(
+    seeded.map((c) => c.id),
+    64,
   );
 
 /** List query strings: the parameters, repeats, unknown and tricky names, odd and huge values. */
-const listQuery = fc
-  .array(
-    fc.tuple(
-      fc.oneof(
-        { weight: 5, arbitrary: fc.constantFrom(...LIST_PARAMETERS) },
-        fc.constantFrom(...TRICKY_KEYS, 'model', 'PAGE', 'page[]'),
-        fc.string({ maxLength: 10 }),
-      ),
-      fc.oneof(
-        fc.constantFrom(
-          '',
-          '0',
-          '1',
-          '2',
-          '100',
-          '101',
-          '-1',
-          '1e3',
-          'enabled',
-          'disabled',
-          'auto-disabled',
-          'openai',
-          '9'.repeat(30),
-        ),
-        fc.string({ maxLength: 120 }),
-        fc.string({ unit: 'binary', maxLength: 20 }),
-      ),
-    ),
-    { maxLength: 5 },
-  )
-  .map((pairs) =>
-    pairs.length === 0
-      ? ''
-      : `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`,
-  );
+const listQuery = queryStrings(
+  {
+    known: LIST_PARAMETERS,
+    oddNames: ['model', 'PAGE', 'page[]'],
+    values: ['2', '1e3', 'enabled', 'disabled', 'auto-disabled', 'openai'],
+  },
+  fc.string({ maxLength: 120 }),
+);
 
 const updateObjects = fc.record(
   {
@@ -137,7 +98,9 @@ describe('channel review routes under malformed requests (fuzz through the local
       ...sample(withPath(idSegment().map(channelPath), 'DELETE', anyBody)).slice(0, Math.ceil(perRoute / 4)),
     ];
 
-    const { replies, failures, statuses } = await fuzzThrough(server.url, requests, envelopeProblems);
+    const { replies, failures, statuses } = await fuzzThrough(server.url, requests, (reply) =>
+      proxyReplyProblems(reply, { successAllowed: true }),
+    );
 
     expect(failures.slice(0, 5)).toEqual([]);
     const stored = channelsTable(server);

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import type { RawRequest, RawResponse } from './harness.ts';
 
 /** Keys a prototype-pollution attempt or a sloppy `in` check would trip over. */
@@ -309,4 +310,75 @@ export function proxyEnvelopeProblems(reply: RawResponse, options: { successAllo
       : keys === 'message,success' && body.success === false && typeof body.message === 'string';
   if (!ok) problems.push(`not the proxy envelope: ${reply.status} ${reply.body.slice(0, 200)}`);
   return problems;
+}
+
+// Locally both APIs share one host, so the gateway guesses the API of an unknown path from its prefix; in AWS the
+// host decides. A near-miss path may therefore get the other API's 404: exactly that body is accepted, nothing else.
+const OTHER_API_NOT_FOUND = JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUTHENTICATION_TOKEN.body);
+
+/**
+ * The problems with a reply of the channel proxy API: exactly its envelope (a success only where `successAllowed`),
+ * or the knowledge-base API's 404 where `otherApi404` (a near-miss path, where both APIs share a host).
+ */
+export function proxyReplyProblems(
+  reply: RawResponse,
+  options: { successAllowed: boolean; otherApi404?: boolean },
+): string[] {
+  if ((options.otherApi404 ?? true) && reply.status === 404 && reply.body === OTHER_API_NOT_FOUND) return [];
+  return proxyEnvelopeProblems(reply, { successAllowed: options.successAllowed });
+}
+
+/** Ids as a path segment: real ones (either case), well-formed ones of `hexLength`, hostile ones, percent-encoded. */
+export function idSegments(ids: readonly string[], hexLength: number): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...ids, ...ids.map((id) => id.toUpperCase())) },
+    fc.stringMatching(new RegExp(`^[0-9a-f]{${hexLength}}$`)),
+    fc.string({ maxLength: 80 }).map(encodeURIComponent),
+    fc.string({ unit: 'binary', maxLength: 20 }).map(encodeURIComponent),
+    fc.constantFrom(
+      '%00',
+      '..',
+      '%2F',
+      '%2e%2e',
+      '%E2%80%A6',
+      '%ZZ',
+      '{id}',
+      '*',
+      'a'.repeat(5_000),
+      '0',
+      '-1',
+      'f'.repeat(64),
+    ),
+  );
+}
+
+/** Values every query parameter is tried with: empty, small, signed, exponent and huge numbers. */
+const ODD_QUERY_VALUES = ['', '0', '1', '100', '101', '-1', '9'.repeat(30)];
+
+/**
+ * Query strings of up to five `name=value` pairs (repeats allowed), each part percent-encoded, '' for none: the
+ * route's own parameters (most often), tricky and `oddNames`, or any short name; `values` (odd numbers added), or any
+ * text or bytes, or what `more` generates.
+ */
+export function queryStrings(
+  params: { known: readonly string[]; oddNames: readonly string[]; values: readonly string[] },
+  ...more: fc.Arbitrary<string>[]
+): fc.Arbitrary<string> {
+  const names = fc.oneof(
+    { weight: 5, arbitrary: fc.constantFrom(...params.known) },
+    fc.constantFrom(...TRICKY_KEYS, ...params.oddNames),
+    fc.string({ maxLength: 10 }),
+  );
+  const values = fc.oneof(
+    fc.constantFrom(...ODD_QUERY_VALUES, ...params.values),
+    ...more,
+    fc.string({ unit: 'binary', maxLength: 20 }),
+  );
+  return fc
+    .array(fc.tuple(names, values), { maxLength: 5 })
+    .map((pairs) =>
+      pairs.length === 0
+        ? ''
+        : `?${pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}`,
+    );
 }

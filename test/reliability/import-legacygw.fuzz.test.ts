@@ -2,7 +2,6 @@ import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDsn } from '#functions/import-legacygw/dsn';
-import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import { useTestServer } from '#test/support/local-server';
 import {
   authorizationHeaders,
@@ -10,9 +9,9 @@ import {
   malformedBody,
   malformedRequest,
   nested,
-  proxyEnvelopeProblems,
+  proxyReplyProblems,
 } from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest, type RawResponse, sampleFuzz } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest, sampleFuzz } from './harness.ts';
 
 const IMPORT_PATH = '/api/channels/import/legacygw';
 const FIELDS = ['dsn', 'dryRun'];
@@ -21,16 +20,6 @@ const ALLOWED = '192.0.2.1';
 
 // Every syntactically valid DSN with a literal address outside it is refused before any connection.
 const server = useTestServer({ LEGACYGW_ALLOWED_HOSTS: ALLOWED });
-
-// Locally both APIs share one host, so the gateway guesses the API of an unknown path from its prefix; in AWS the
-// host decides. A near-miss path may therefore get the other API's 404: exactly that body is accepted, nothing else.
-const OTHER_API_NOT_FOUND = JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUTHENTICATION_TOKEN.body);
-
-/** The problems with one reply: an error below 500 in exactly the proxy envelope; an import never succeeds. */
-function envelopeProblems(reply: RawResponse, path: string): string[] {
-  if (reply.status === 404 && path !== IMPORT_PATH && reply.body === OTHER_API_NOT_FOUND) return [];
-  return proxyEnvelopeProblems(reply, { successAllowed: false });
-}
 
 const DSN_PARTS = [
   'mysql://',
@@ -116,7 +105,7 @@ describe('POST /api/channels/import/legacygw under malformed requests (fuzz thro
     const before = await server.countItems('channels');
 
     const { failures, statuses } = await fuzzThrough(server.url, requests, (reply, i) =>
-      envelopeProblems(reply, requests[i]!.path),
+      proxyReplyProblems(reply, { successAllowed: false, otherApi404: requests[i]!.path !== IMPORT_PATH }),
     );
 
     expect(failures.slice(0, 5)).toEqual([]);

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GATEWAY_RESPONSES } from '#shared/gateway-responses';
 import { useTestServer } from '#test/support/local-server';
 import {
   authorizationHeaders,
@@ -8,9 +7,9 @@ import {
   malformedBody,
   malformedRequest,
   nested,
-  proxyEnvelopeProblems,
+  proxyReplyProblems,
 } from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest, type RawResponse, sampleFuzz } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest, sampleFuzz } from './harness.ts';
 
 const ROWS_PATH = '/api/channels/import/rows';
 const FIELDS = ['columns', 'rows', 'dryRun'];
@@ -19,14 +18,6 @@ const CORE = ['id', 'type', 'key', 'status', 'base_url', 'models'];
 const server = useTestServer();
 
 // Locally both APIs share one host: a near-miss path may get the other API's 404, exactly that body (see the DSN fuzz).
-const OTHER_API_NOT_FOUND = JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUTHENTICATION_TOKEN.body);
-
-/** The problems with one reply: an error below 500, or a 200, in exactly the proxy envelope (a fuzzed body may be a valid table). */
-function envelopeProblems(reply: RawResponse, path: string): string[] {
-  if (reply.status === 404 && path !== ROWS_PATH && reply.body === OTHER_API_NOT_FOUND) return [];
-  return proxyEnvelopeProblems(reply, { successAllowed: true });
-}
-
 const cell = fc.oneof(
   fc.string({ maxLength: 8 }),
   fc.constantFrom(null, 0, -1, 1.5, 2 ** 53, 1e308, true, {}, [], '9007199254740993', '\u0000', '\ud800'),
@@ -58,7 +49,7 @@ describe('POST /api/channels/import/rows under malformed requests (fuzz through 
     );
 
     const { failures, statuses } = await fuzzThrough(server.url, requests, (reply, i) =>
-      envelopeProblems(reply, requests[i]!.path),
+      proxyReplyProblems(reply, { successAllowed: false, otherApi404: requests[i]!.path !== ROWS_PATH }),
     );
 
     expect(failures.slice(0, 5)).toEqual([]);

@@ -171,8 +171,30 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
 
 // A request each route's function answers without an error of its own making (200, or 404 for an unknown id).
 const UNKNOWN_ID = 'ffffffffffffffffffffffff';
-const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>> = {
+const MATRIX_BOUNDARY = 'matrix-boundary';
+const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; contentType?: string }>> = {
   [PATHS.dataset]: { body: BODIES.dataset },
+  // The knowledge base's source calls: an unknown knowledge base (404, 501002), an unknown collection (404, 501003).
+  '/api/core/dataset/collection/create/link': {
+    body: JSON.stringify({ datasetId: UNKNOWN_ID, link: 'https://example.com/' }),
+  },
+  '/api/core/dataset/collection/create/localFile': {
+    contentType: `multipart/form-data; boundary=${MATRIX_BOUNDARY}`,
+    body: [
+      `--${MATRIX_BOUNDARY}`,
+      'Content-Disposition: form-data; name="data"',
+      '',
+      JSON.stringify({ datasetId: UNKNOWN_ID }),
+      `--${MATRIX_BOUNDARY}`,
+      'Content-Disposition: form-data; name="file"; filename="matrix.txt"',
+      'Content-Type: text/plain',
+      '',
+      'matrix',
+      `--${MATRIX_BOUNDARY}--`,
+      '',
+    ].join('\r\n'),
+  },
+  '/api/core/dataset/collection/read': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
   '/api/core/dataset/folder/create': { body: '{"name":"matrix"}' },
   // One path, two methods: the POST reads the body, the GET its (empty) query; both list the team.
   '/api/core/dataset/list': { body: '{}' },
@@ -228,7 +250,10 @@ function sendRoute(
   return rawRequest(server.url, {
     method,
     path: request.query ? `${path}?${request.query}` : path,
-    headers: [['Content-Type', 'application/json'], ...authorization.map((a) => ['Authorization', a] as const)],
+    headers: [
+      ['Content-Type', request.contentType ?? 'application/json'],
+      ...authorization.map((a) => ['Authorization', a] as const),
+    ],
     body: method === 'GET' ? '' : (request.body ?? ''),
   });
 }
@@ -276,6 +301,7 @@ function classify(api: Api, reply: RawResponse): Outcome | string {
   const code = api === 'dataset' ? body.code : undefined;
   if (reply.status === 200 && api === 'dataset' && code === 200) return 'reached';
   if (reply.status === 404 && api === 'dataset' && code === 501002) return 'reached';
+  if (reply.status === 404 && api === 'dataset' && code === 501003) return 'reached';
   if (reply.status === 200 && api === 'proxy' && body.success === true) return 'reached';
   if (reply.status === 404 && api === 'proxy' && body.message === 'No channel has this id') return 'reached';
   if (reply.status === 404 && api === 'proxy' && body.message === 'No key has this id') return 'reached';

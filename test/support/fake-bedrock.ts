@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import { crc32 } from 'node:zlib';
-import type { Fault, RecordedRequest } from './fake-upstreams.ts';
+import { type Fault, listenOnLoopback, type RecordedRequest, recordedRequest } from './fake-upstreams.ts';
 import { type VerifyCredentials, verifySigV4 } from './sigv4-verify.ts';
 
 /*
@@ -96,7 +95,6 @@ export async function startFakeBedrock(options: FakeBedrockOptions): Promise<Fak
   const requests: RecordedRequest[] = [];
   const modelIds: string[] = [];
   const queue: (Fault | { kind: 'bad-signature-echo' })[] = [];
-  const sockets = new Set<Socket>();
   const reply = options.reply ?? 'Hello from Bedrock';
 
   async function serve(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
@@ -108,14 +106,7 @@ export async function startFakeBedrock(options: FakeBedrockOptions): Promise<Fak
         return undefined;
       }
     })();
-    requests.push({
-      method: req.method ?? 'GET',
-      url: req.url ?? '/',
-      path: url.pathname,
-      query: url.searchParams,
-      headers: req.headers,
-      body,
-    });
+    requests.push(recordedRequest(req, body));
     const fault = queue.shift();
     if (fault?.kind === 'reset') return void req.socket.destroy();
     const verified = verifySigV4(
@@ -225,24 +216,14 @@ export async function startFakeBedrock(options: FakeBedrockOptions): Promise<Fak
       serve(req, res, Buffer.concat(chunks)).catch(() => res.destroy());
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
+  const listening = await listenOnLoopback(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     requests,
     modelIds,
     fault(fault, times = 1) {
       for (let i = 0; i < times; i++) queue.push(fault);
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
+    close: listening.close,
   };
 }

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { serveResponses } from './fake-responses.ts';
 
 /*
@@ -105,34 +105,22 @@ async function drop(res: ServerResponse): Promise<void> {
   res.socket?.destroy();
 }
 
-async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpstream> {
-  const requests: RecordedRequest[] = [];
-  const queue: Fault[] = [];
-  let always: Fault | undefined;
-  let closedEarly = 0;
-  const sockets = new Set<import('node:net').Socket>();
+/** What a fake records of a request: method, path and query, headers, and its JSON body (undefined when not JSON). */
+export function recordedRequest(req: IncomingMessage, body: Record<string, unknown> | undefined): RecordedRequest {
+  const url = new URL(req.url ?? '/', 'http://fake');
+  return {
+    method: req.method ?? 'GET',
+    url: req.url ?? '/',
+    path: url.pathname,
+    query: url.searchParams,
+    headers: req.headers,
+    body,
+  };
+}
 
-  const server: Server = createServer(async (req, res) => {
-    const url = new URL(req.url ?? '/', 'http://fake');
-    const body = await readBody(req);
-    requests.push({
-      method: req.method ?? 'GET',
-      url: req.url ?? '/',
-      path: url.pathname,
-      query: url.searchParams,
-      headers: req.headers,
-      body,
-    });
-    res.on('close', () => {
-      if (!res.writableFinished) closedEarly++;
-    });
-    const fault = queue.shift() ?? always;
-    try {
-      await serve(protocol, options, req, res, url, body, fault);
-    } catch {
-      res.destroy();
-    }
-  });
+/** Starts a fake's server on a random loopback port; `close` also ends the connections still open (a hung stream). */
+export async function listenOnLoopback(server: Server): Promise<{ url: string; port: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -143,6 +131,38 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
   return {
     url: `http://127.0.0.1:${port}`,
     port,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close').catch(() => undefined);
+    },
+  };
+}
+
+async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  const queue: Fault[] = [];
+  let always: Fault | undefined;
+  let closedEarly = 0;
+
+  const server: Server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const body = await readBody(req);
+    requests.push(recordedRequest(req, body));
+    res.on('close', () => {
+      if (!res.writableFinished) closedEarly++;
+    });
+    const fault = queue.shift() ?? always;
+    try {
+      await serve(protocol, options, req, res, url, body, fault);
+    } catch {
+      res.destroy();
+    }
+  });
+  const listening = await listenOnLoopback(server);
+  return {
+    url: listening.url,
+    port: listening.port,
     requests,
     closedEarly: () => closedEarly,
     fault(fault, times = 1) {
@@ -155,11 +175,7 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
       queue.length = 0;
       always = undefined;
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close').catch(() => undefined);
-    },
+    close: listening.close,
   };
 }
 

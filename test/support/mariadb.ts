@@ -9,23 +9,36 @@ import mysql from 'mysql2/promise';
 
 const run = promisify(execFile);
 
-/** A MySQL-compatible server for one test file: its own databases and an unprivileged importer user. */
-export interface TestMariaDb {
+/** A database server for one test file (MariaDB or PostgreSQL): its own databases and an unprivileged importer user. */
+export interface TestDatabaseServer {
   readonly host: string;
   readonly port: number;
-  /** A non-root user that may only SELECT in databases made by `createDatabase`. */
+  /** A login that may only connect to and SELECT in databases made by `createDatabase`. */
   readonly user: string;
-  /** Contains `@ : / ( )` on purpose, to exercise the DSN grammar. */
+  /** Contains `@ : / ( )` on purpose, to exercise the DSN grammar (a URL must percent-encode it). */
   readonly password: string;
-  /** Pid of the throwaway server; undefined when MYSQL_URL points at an external one. */
+  /** Pid of the throwaway server; undefined when MYSQL_URL or PG_URL points at an external one. */
   readonly pid: number | undefined;
   /** Creates a fresh database (unique name unless given), loads `fixtureSql` into it, grants the user SELECT. */
   createDatabase(name?: string, fixtureSql?: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** Where a test database server listens and the importer's login on it. */
+export function serverLogin(
+  endpoint: { host: string; port: number; pid: number | undefined },
+  user: string,
+  password: string,
+): Pick<TestDatabaseServer, 'host' | 'port' | 'user' | 'password' | 'pid'> {
+  return { host: endpoint.host, port: endpoint.port, user, password, pid: endpoint.pid };
+}
+
+/** A MySQL-compatible server for one test file. */
+export interface TestMariaDb extends TestDatabaseServer {
   /** Runs trusted test SQL as the administrative user (several statements allowed). */
   query(sql: string, values?: unknown[]): Promise<unknown>;
   /** A Go-style DSN for the importer user, e.g. `user:pw@tcp(127.0.0.1:port)/db?timeout=2s`. */
   dsn(database: string, options?: { user?: string; password?: string; params?: string }): string;
-  stop(): Promise<void>;
 }
 
 const INSTALL_HINT =
@@ -84,11 +97,7 @@ async function prepare(endpoint: AdminEndpoint): Promise<TestMariaDb> {
   const databases: string[] = [];
 
   return {
-    host: endpoint.host,
-    port: endpoint.port,
-    user,
-    password,
-    pid: endpoint.pid,
+    ...serverLogin(endpoint, user, password),
     async createDatabase(name, fixtureSql) {
       const database = name ?? `legacygw_${randomBytes(6).toString('hex')}`;
       await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);

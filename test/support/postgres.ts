@@ -5,29 +5,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { freePort, type ServerTls } from './mariadb.ts';
+import { freePort, type ServerTls, serverLogin, type TestDatabaseServer } from './mariadb.ts';
 
 const run = promisify(execFile);
 
-/** A PostgreSQL server for one test file: its own databases and an unprivileged importer role. */
-export interface TestPostgres {
-  readonly host: string;
-  readonly port: number;
-  /** A login role that may only connect to and SELECT in databases made by `createDatabase`. */
-  readonly user: string;
-  /** Contains `@ : / ( )` on purpose: the DSN must percent-encode it. */
-  readonly password: string;
-  /** Pid of the throwaway server; undefined when PG_URL points at an external one. */
-  readonly pid: number | undefined;
-  /** Creates a fresh database (unique name unless given), loads `fixtureSql` into it, grants the user SELECT. */
-  createDatabase(name?: string, fixtureSql?: string): Promise<string>;
+/** A PostgreSQL server for one test file; its importer user is a login role. */
+export interface TestPostgres extends TestDatabaseServer {
   /** Runs trusted test SQL as the administrative user in `database` (several statements allowed). */
   query(database: string, sql: string): Promise<void>;
   /** An open administrative connection to `database` (for a test that holds a lock or a transaction); end it. */
   connectAdmin(database: string): Promise<pg.Client>;
   /** A `postgres://` DSN for the importer user, e.g. `postgres://user:pw@127.0.0.1:port/db?sslmode=disable`. */
   dsn(database: string, options?: { user?: string; password?: string; params?: string; port?: number }): string;
-  stop(): Promise<void>;
 }
 
 /** The Debian package's binaries, which are not on PATH. */
@@ -90,11 +79,7 @@ async function prepare(endpoint: AdminEndpoint): Promise<TestPostgres> {
   await runSql('postgres', `CREATE ROLE ${user} LOGIN PASSWORD '${password}'`);
 
   return {
-    host: endpoint.host,
-    port: endpoint.port,
-    user,
-    password,
-    pid: endpoint.pid,
+    ...serverLogin(endpoint, user, password),
     async createDatabase(name, fixtureSql) {
       const database = name ?? `legacygw_${randomBytes(6).toString('hex')}`;
       await runSql('postgres', `CREATE DATABASE "${database}" ENCODING 'UTF8' TEMPLATE template0`);

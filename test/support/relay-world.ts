@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { readLocalCredentials } from '#shared/local-credentials';
 import { type FakeUpstream, startFakeAnthropic, startFakeAzure, startFakeOpenAi } from '#test/support/fake-upstreams';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
@@ -39,6 +39,16 @@ export interface RelayWorld {
   close(): Promise<void>;
 }
 
+/** The relay fixture with its base URLs at the fakes' (and one at the metadata address, which no request may reach). */
+export function relayFixtureSql(urls: { faulty: string; openai: string; azure: string; anthropic: string }): string {
+  return readFileSync(FIXTURE, 'utf8')
+    .replaceAll('{{OPENAI_FAULTY}}', urls.faulty)
+    .replaceAll('{{OPENAI}}', urls.openai)
+    .replaceAll('{{AZURE}}', urls.azure)
+    .replaceAll('{{ANTHROPIC}}', urls.anthropic)
+    .replaceAll('{{METADATA}}', 'http://169.254.169.254');
+}
+
 /** Starts the world; `eventGapMs` paces the OpenAI and Anthropic fakes' stream events. */
 export async function startRelayWorld(
   npm: ReturnType<typeof useNpmStart>,
@@ -51,12 +61,7 @@ export async function startRelayWorld(
     startFakeAzure({ key: RELAY_FIXTURE_KEYS.azure }),
     startFakeAnthropic({ key: RELAY_FIXTURE_KEYS.anthropic, eventGapMs: eventGapMs.anthropic }),
   ]);
-  const sql = readFileSync(FIXTURE, 'utf8')
-    .replaceAll('{{OPENAI_FAULTY}}', faulty.url)
-    .replaceAll('{{OPENAI}}', openai.url)
-    .replaceAll('{{AZURE}}', azure.url)
-    .replaceAll('{{ANTHROPIC}}', anthropic.url)
-    .replaceAll('{{METADATA}}', 'http://169.254.169.254');
+  const sql = relayFixtureSql({ faulty: faulty.url, openai: openai.url, azure: azure.url, anthropic: anthropic.url });
   const database = await mariadb.createDatabase(undefined, sql);
   const dataDir = npm.newDataDir();
   // The fake upstreams listen on loopback, which a channel may reach only when the operator lists it.
@@ -92,4 +97,29 @@ export async function startRelayWorld(
       await Promise.all([mariadb.stop(), openai.close(), faulty.close(), azure.close(), anthropic.close()]);
     },
   };
+}
+
+/**
+ * The test file's relay world: started before its tests (then `ready` runs with it) and closed after. Read its parts
+ * from the tests on (each read goes to the world its beforeAll started).
+ */
+export function useRelayWorld(
+  npm: ReturnType<typeof useNpmStart>,
+  eventGapMs: { openai: number; anthropic: number },
+  ready: (world: RelayWorld) => Promise<void> = async () => {},
+): RelayWorld {
+  let world: RelayWorld | undefined;
+  beforeAll(async () => {
+    world = await startRelayWorld(npm, eventGapMs);
+    await ready(world);
+  }, 180_000);
+  afterAll(async () => {
+    await world?.close();
+  });
+  return new Proxy({} as RelayWorld, {
+    get: (_target, name) => {
+      if (!world) throw new Error('The relay world is not started');
+      return Reflect.get(world, name);
+    },
+  });
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { RowType, RowValues } from '#functions/import-legacygw/families/family';
+import type { RowValues } from '#functions/import-legacygw/families/family';
 import { NEWAPI } from '#functions/import-legacygw/families/newapi';
+import { editorRow, familyCalls } from '#test/support/family-calls';
 
 const SINGLE = '{"is_multi_key":false,"multi_key_size":0,"multi_key_status_list":null,"multi_key_polling_index":0}';
 const multi = (statusList: Record<string, number> | null = null) =>
@@ -19,16 +20,7 @@ const DEFAULT_SETTINGS = '{"azure_responses_version":"","vertex_key_type":"json"
 /** A New API row as its editor leaves it when the operator sets only key and models. */
 function row(fields: Record<string, string | null> = {}): RowValues {
   return {
-    id: '1',
-    type: '1',
-    key: 'sk-fixture-newapi',
-    status: '1',
-    name: 'channel',
-    base_url: '',
-    models: 'gpt-4o',
-    group: 'default',
-    other: '',
-    model_mapping: '',
+    ...editorRow('sk-fixture-newapi'),
     status_code_mapping: '',
     priority: '0',
     weight: '0',
@@ -46,14 +38,7 @@ function row(fields: Record<string, string | null> = {}): RowValues {
   };
 }
 
-function typeOf(type: number): RowType {
-  const entry = NEWAPI.types.get(type);
-  if (entry === undefined) throw new Error(`New API has no type ${type}`);
-  return { type, entry };
-}
-
-const keys = (fields: Record<string, string | null>, type = 1) => NEWAPI.keys(row(fields), typeOf(type));
-const settings = (fields: Record<string, string | null>, type = 1) => NEWAPI.settings(row(fields), typeOf(type));
+const { typeOf, keys, settings } = familyCalls(NEWAPI, row);
 
 const SERVICE_ACCOUNT =
   '{\n  "type": "service_account",\n  "project_id": "fixture-project",\n  "private_key": "-----BEGIN"\n}';

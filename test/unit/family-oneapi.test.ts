@@ -1,20 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { RowType, RowValues } from '#functions/import-legacygw/families/family';
+import type { RowValues } from '#functions/import-legacygw/families/family';
 import { ONEAPI } from '#functions/import-legacygw/families/oneapi';
+import { editorRow, familyCalls } from '#test/support/family-calls';
 
 /** A One API row as the editor leaves it when the operator sets nothing but key and models (v0.6.9+ schema). */
 function row(fields: Record<string, string | null> = {}): RowValues {
   return {
-    id: '1',
-    type: '1',
-    key: 'sk-fixture-oneapi',
-    status: '1',
-    name: 'channel',
-    base_url: '',
-    models: 'gpt-4o',
-    group: 'default',
-    other: '',
-    model_mapping: '',
+    ...editorRow('sk-fixture-oneapi'),
     priority: '0',
     config: '{"region":"","sk":"","ak":"","user_id":"","vertex_ai_project_id":"","vertex_ai_adc":""}',
     system_prompt: null,
@@ -22,14 +14,7 @@ function row(fields: Record<string, string | null> = {}): RowValues {
   };
 }
 
-function typeOf(type: number): RowType {
-  const entry = ONEAPI.types.get(type);
-  if (entry === undefined) throw new Error(`One API has no type ${type}`);
-  return { type, entry };
-}
-
-const keys = (fields: Record<string, string | null>, type = 1) => ONEAPI.keys(row(fields), typeOf(type));
-const settings = (fields: Record<string, string | null>, type = 1) => ONEAPI.settings(row(fields), typeOf(type));
+const { keys, settings } = familyCalls(ONEAPI, row);
 
 describe('One API keys', () => {
   it('splits a key column on line breaks, trimmed, empties and repeats dropped, in order', () => {

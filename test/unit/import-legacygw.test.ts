@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type ImportDeps, importLegacyGw } from '#functions/import-legacygw/import-legacygw';
-import type { OpenSource, SourceLimits } from '#functions/import-legacygw/legacy-source';
-import type { RowSource } from '#functions/import-legacygw/source';
+import type { OpenSource } from '#functions/import-legacygw/legacy-source';
+import type { RowSource, SourceLimits } from '#functions/import-legacygw/source';
 import { ANY_HOST, parseAllowList } from '#shared/allow-list';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
 import { type ChannelStore, ChannelWriteError, type StoredChannel } from '#shared/repositories/channels';
@@ -109,6 +109,18 @@ function deps(openSource: OpenSource, repo: ChannelStore, config: Partial<Import
     config: { maxRows: 50_000, deadlineMs: 10_000, allowedHosts: ANY_HOST, ...config },
     now: () => T1,
     logger: { info: () => {} },
+  };
+}
+
+/** A store whose table already holds channels (every chunk is read before it is written), found under no id read. */
+function storeWithChannels(parts: Pick<ChannelStore, 'putMany'> & Partial<ChannelStore>): ChannelStore {
+  return {
+    isEmpty: async () => false,
+    scanIds: async () => [],
+    getSummaries: async () => new Map(),
+    getMany: async () => new Map(),
+    getCompared: async () => new Map(),
+    ...parts,
   };
 }
 
@@ -317,20 +329,14 @@ describe('importLegacyGw', () => {
 
   it('counts the writes of a chunk that was cut off by the deadline', async () => {
     const source = fakeSource(rows(150));
-    const store: ChannelStore = {
-      // A table that already holds channels: every chunk is read before it is written.
-      isEmpty: async () => false,
-      scanIds: async () => [],
-      getSummaries: async () => new Map(),
-      getMany: async () => new Map(),
-      getCompared: async () => new Map(),
+    const store = storeWithChannels({
       putMany: async (items, options) => {
         if (items.length === 100) return 100;
         // The second chunk stores 20 items, then the deadline aborts its remaining batches.
         await new Promise((resolve) => options?.signal?.addEventListener('abort', resolve, { once: true }));
         throw new ChannelWriteError(20, { cause: options?.signal?.reason });
       },
-    };
+    });
 
     const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, store, { deadlineMs: 50 }))
       .then(() => undefined)
@@ -342,17 +348,11 @@ describe('importLegacyGw', () => {
 
   it('reports a write failure as a 500 that says how many channels were written, and still closes the source', async () => {
     const source = fakeSource(rows(3));
-    const failing: ChannelStore = {
-      // A table that already holds channels: every chunk is read before it is written.
-      isEmpty: async () => false,
-      scanIds: async () => [],
-      getSummaries: async () => new Map(),
-      getMany: async () => new Map(),
-      getCompared: async () => new Map(),
+    const failing = storeWithChannels({
       putMany: async () => {
         throw new ChannelWriteError(1, { cause: new Error('dynamodb down') });
       },
-    };
+    });
 
     const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, failing)).catch(
       (e: unknown) => e,
@@ -370,12 +370,7 @@ describe('importLegacyGw', () => {
     let pending = 0;
     let peak = 0;
     const stored: StoredChannel[] = [];
-    const store: ChannelStore = {
-      // A table that already holds channels: every chunk is read before it is written.
-      isEmpty: async () => false,
-      scanIds: async () => [],
-      getSummaries: async () => new Map(),
-      getMany: async () => new Map(),
+    const store = storeWithChannels({
       getCompared: async (ids) => {
         events.push(`read ${ids.length}`);
         return new Map();
@@ -390,7 +385,7 @@ describe('importLegacyGw', () => {
         events.push('written');
         return items.length;
       },
-    };
+    });
 
     const report = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(fakeSource(rows(450)).openSource, store));
 
@@ -410,12 +405,7 @@ describe('importLegacyGw', () => {
     const failureAllowed = new Promise<void>((resolve) => {
       thirdChunkClassified = resolve;
     });
-    const store: ChannelStore = {
-      // A table that already holds channels: every chunk is read before it is written.
-      isEmpty: async () => false,
-      scanIds: async () => [],
-      getSummaries: async () => new Map(),
-      getMany: async () => new Map(),
+    const store = storeWithChannels({
       getCompared: async (ids) => {
         reads.push(ids.length);
         if (reads.length === 3) thirdChunkClassified();
@@ -429,7 +419,7 @@ describe('importLegacyGw', () => {
         await new Promise((resolve) => setImmediate(resolve));
         return items.length;
       },
-    };
+    });
 
     const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, store)).catch(
       (e: unknown) => e,
@@ -446,13 +436,7 @@ describe('importLegacyGw', () => {
   it('at the deadline, waits for the chunk writes still pending and counts what each stored', async () => {
     const source = fakeSource(rows(250), { hangAfter: 230 });
     let writes = 0;
-    const store: ChannelStore = {
-      // A table that already holds channels: every chunk is read before it is written.
-      isEmpty: async () => false,
-      scanIds: async () => [],
-      getSummaries: async () => new Map(),
-      getMany: async () => new Map(),
-      getCompared: async () => new Map(),
+    const store = storeWithChannels({
       putMany: async (items, options) => {
         writes += 1;
         if (writes === 2) return items.length;
@@ -460,7 +444,7 @@ describe('importLegacyGw', () => {
         await new Promise((resolve) => options?.signal?.addEventListener('abort', resolve, { once: true }));
         throw new ChannelWriteError(60, { cause: options?.signal?.reason });
       },
-    };
+    });
 
     const error = await importLegacyGw({ dsn: DSN, dryRun: false }, deps(source.openSource, store, { deadlineMs: 50 }))
       .then(() => undefined)

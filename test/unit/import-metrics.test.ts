@@ -3,16 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { measureImport } from '#functions/import-legacygw/metrics';
 import type { ImportReport } from '#functions/import-legacygw/report';
 import { ChannelsNotStoredError, DeadlineExceededError, ProxyApiError } from '#shared/errors';
+import { importReport } from '#test/support/import-report';
 
-const REPORT: ImportReport = {
-  dryRun: false,
+const REPORT: ImportReport = importReport(20, {
   source: { host: 'db.internal', port: 3306, database: 'legacy', rows: 20, kind: 'oneapi' },
   rows: { imported: 18, skipped: 2 },
   channels: { created: 21, updated: 3, unchanged: 4, edited: 0 },
-  items: [],
-  itemsTruncated: false,
-  routes: { total: 0, kept: 0, changed: 0, lost: 0, items: [], itemsTruncated: false, complete: true },
-};
+});
 
 /** A Metrics that only stores: what was recorded is read back through its EMF serialization. */
 function recorder(): { metrics: Metrics; recorded(): Record<string, unknown> } {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ImportCoreDeps, importFromSource, startDeadline } from '#functions/import-legacygw/import-legacygw';
+import { startDeadline } from '#functions/import-legacygw/deadline';
+import { type ImportCoreDeps, importFromSource } from '#functions/import-legacygw/import-legacygw';
 import { LIMITS } from '#functions/import-legacygw/limits';
 import { rowsSource } from '#functions/import-legacygw/rows-source';
 import { DeadlineExceededError } from '#shared/errors';

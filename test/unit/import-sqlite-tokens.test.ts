@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { ImportReport } from '#shared/schemas/import-report';
 import { legacyKey, writeOneApiTokensFile } from '#test/fixtures/tokens/legacy-tokens';
+import { importReport } from '#test/support/import-report';
 import { runImportSqliteCli } from '../../scripts/import-sqlite/cli.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
@@ -20,16 +21,7 @@ const TOKENS = {
   options: { imported: [], ignored: [] },
 };
 
-const report = (tokens?: ImportReport['tokens']): ImportReport => ({
-  dryRun: false,
-  source: { host: '', port: 0, database: '', rows: 22, kind: 'oneapi' },
-  rows: { imported: 22, skipped: 0 },
-  channels: { created: 22, updated: 0, unchanged: 0, edited: 0 },
-  items: [],
-  itemsTruncated: false,
-  routes: { total: 0, kept: 0, changed: 0, lost: 0, items: [], itemsTruncated: false, complete: true },
-  ...(tokens ? { tokens } : {}),
-});
+const report = (tokens?: ImportReport['tokens']): ImportReport => importReport(22, tokens ? { tokens } : {});
 
 const dir = useTempDir('import-sqlite-tokens-');
 let file: string;

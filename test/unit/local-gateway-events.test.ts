@@ -2,27 +2,13 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Authorizer } from '#functions/authorizer/authorizer';
 import { policyFor } from '#functions/authorizer/policy';
-import type { LocalBackend } from '#infra/local/backend';
-import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
 import { type LocalGateway, startGateway } from '#infra/local/gateway';
 import { findRoute } from '#shared/routes';
+import { gatewayOnlyBackend } from '#test/support/gateway-backend';
 
 // The local gateway in front of a recording backend: the real authorizer policy, handlers that only record.
 const seen: { events: APIGatewayProxyEvent[]; methodArns: string[] } = { events: [], methodArns: [] };
-const backend: LocalBackend = {
-  dynamoEndpoint: 'http://unused',
-  dynamo: { endpoint: 'http://unused', credentials: EXTERNAL_ENGINE_CREDENTIALS },
-  credentialsFile: '/unused',
-  credentials: { adminKey: 'unused', accessTokens: [] },
-  createdCredentials: false,
-  embeddedEngine: true,
-  tableNames: {
-    datasets: 'datasets',
-    channels: 'channels',
-    relayKeys: 'relayKeys',
-    relayState: 'relayState',
-    usage: 'usage',
-  },
+const backend = gatewayOnlyBackend({
   async authorizer(event: Parameters<Authorizer>[0]) {
     seen.methodArns.push(event.methodArn);
     return policyFor(event.methodArn, { scope: 'admin', tokenId: 'admin', teamId: '', tmbId: '' }).result;
@@ -31,8 +17,7 @@ const backend: LocalBackend = {
     seen.events.push(event);
     return { statusCode: 200, body: '{"success":true,"data":null}' };
   },
-  close: async () => {},
-};
+});
 
 let gateway: LocalGateway | undefined;
 afterEach(async () => {

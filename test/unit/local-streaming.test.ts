@@ -3,28 +3,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RelayReply } from '#functions/relay/relay-http';
 import { writeReply } from '#functions/relay/stream-reply';
-import type { LocalBackend } from '#infra/local/backend';
-import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
 import { type LocalGateway, startGateway } from '#infra/local/gateway';
 import { type StreamingHandler, streamifyResponse } from '#shared/lambda-streaming';
+import { gatewayOnlyBackend } from '#test/support/gateway-backend';
 
 // The local gateway streaming a function written with shared/lambda-streaming.ts, as Lambda response streaming does
 // behind an API Gateway method in streaming transfer mode. `GET /openapi.json` is a public route: no authorizer.
 let current: StreamingHandler = async () => {};
-const backend = {
-  dynamoEndpoint: 'http://unused',
-  dynamo: { endpoint: 'http://unused', credentials: EXTERNAL_ENGINE_CREDENTIALS },
-  credentialsFile: '/unused',
-  credentials: { adminKey: 'unused', accessTokens: [] },
-  createdCredentials: false,
-  embeddedEngine: true,
-  tableNames: { datasets: 'datasets', channels: 'channels' },
+const backend = gatewayOnlyBackend({
   authorizer: async () => {
     throw new Error('Unauthorized');
   },
   handlerFor: () => streamifyResponse((event, stream, context) => current(event, stream, context)),
-  close: async () => {},
-} as unknown as LocalBackend;
+});
 
 let gateway: LocalGateway | undefined;
 afterEach(async () => {

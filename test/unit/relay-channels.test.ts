@@ -200,6 +200,18 @@ describe('channel health through the relay', () => {
 });
 
 describe('Azure and Anthropic through the relay', () => {
+  /** A relay over one Anthropic channel at the fake, listing `model`. */
+  const anthropicRelay = (model = 'claude-sonnet-4-5') =>
+    testRelay([
+      channel({
+        id: 'an',
+        provider: 'anthropic',
+        baseUrl: anthropic.url,
+        key: 'anthropic-secret-key-0001',
+        models: [model],
+      }),
+    ]).relay;
+
   it('calls Azure at the deployment path with the api-version and api-key', async () => {
     // prepare
     const { relay } = testRelay([
@@ -217,15 +229,7 @@ describe('Azure and Anthropic through the relay', () => {
 
   it('converts a chat request to Anthropic and the answer back to a chat.completion', async () => {
     // prepare
-    const { relay } = testRelay([
-      channel({
-        id: 'an',
-        provider: 'anthropic',
-        baseUrl: anthropic.url,
-        key: 'anthropic-secret-key-0001',
-        models: ['claude-sonnet-4-5'],
-      }),
-    ]);
+    const relay = anthropicRelay();
     // act
     const response = await relay.handle(
       chatRequest({
@@ -252,15 +256,7 @@ describe('Azure and Anthropic through the relay', () => {
 
   it('converts an Anthropic stream to chat.completion.chunk events ending with [DONE]', async () => {
     // prepare
-    const { relay } = testRelay([
-      channel({
-        id: 'an',
-        provider: 'anthropic',
-        baseUrl: anthropic.url,
-        key: 'anthropic-secret-key-0001',
-        models: ['claude-sonnet-4-5'],
-      }),
-    ]);
+    const relay = anthropicRelay();
     // act
     const response = await relay.handle(chatRequest({ model: 'claude-sonnet-4-5', stream: true }));
     const events = sseDataOf(await readText(response));
@@ -280,15 +276,7 @@ describe('Azure and Anthropic through the relay', () => {
 
   it('ends an Anthropic stream that sends an error event with an OpenAI error event', async () => {
     // prepare
-    const { relay } = testRelay([
-      channel({
-        id: 'an',
-        provider: 'anthropic',
-        baseUrl: anthropic.url,
-        key: 'anthropic-secret-key-0001',
-        models: ['c'],
-      }),
-    ]);
+    const relay = anthropicRelay('c');
     anthropic.fault({ kind: 'stream-error-event' });
     // act
     const response = await relay.handle(chatRequest({ model: 'c', stream: true }));

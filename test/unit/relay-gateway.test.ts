@@ -2,12 +2,11 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Authorizer, requestCredential } from '#functions/authorizer/authorizer';
 import { policyFor } from '#functions/authorizer/policy';
-import type { LocalBackend } from '#infra/local/backend';
-import { EXTERNAL_ENGINE_CREDENTIALS } from '#infra/local/dynamo-engine';
 import { apiForPath, type LocalGateway, startGateway } from '#infra/local/gateway';
 import { GATEWAY_RESPONSE_HEADERS, GATEWAY_RESPONSES, type GatewayResponseType } from '#shared/gateway-responses';
 import { type RelayAuthorizerContext, relayCallerFromContext } from '#shared/relay-keys';
 import { APIS, BINARY_MEDIA_TYPES, FUNCTION_ENTRIES, findRoute } from '#shared/routes';
+import { gatewayOnlyBackend } from '#test/support/gateway-backend';
 
 // The relay API as the route table declares it and the local gateway serves it, before its function exists:
 // a recording backend whose authorizer allows one relay key.
@@ -22,20 +21,7 @@ const CONTEXT: RelayAuthorizerContext = {
 };
 const RELAY_KEY = `sk-${'a'.repeat(48)}`;
 const seen: APIGatewayProxyEvent[] = [];
-const backend: LocalBackend = {
-  dynamoEndpoint: 'http://unused',
-  dynamo: { endpoint: 'http://unused', credentials: EXTERNAL_ENGINE_CREDENTIALS },
-  credentialsFile: '/unused',
-  credentials: { adminKey: 'unused', accessTokens: [] },
-  createdCredentials: false,
-  embeddedEngine: true,
-  tableNames: {
-    datasets: 'datasets',
-    channels: 'channels',
-    relayKeys: 'relayKeys',
-    relayState: 'relayState',
-    usage: 'usage',
-  },
+const backend = gatewayOnlyBackend({
   async authorizer(event: Parameters<Authorizer>[0]) {
     const token = event.type === 'REQUEST' ? requestCredential(event.headers) : event.authorizationToken;
     if (token !== `Bearer ${RELAY_KEY}`) {
@@ -53,8 +39,7 @@ const backend: LocalBackend = {
     seen.push(event);
     return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: '{"object":"list","data":[]}' };
   },
-  close: async () => {},
-};
+});
 
 let gateway: LocalGateway | undefined;
 afterEach(async () => {

@@ -3,6 +3,7 @@
  * call function that sends the admin key and turns any failure into the API's own `message`.
  */
 
+import type { KeyView } from '../../../shared/key-view-shape.ts';
 import type { Settings } from './settings-form.ts';
 
 export type { Settings };
@@ -215,25 +216,7 @@ export function apiClient(adminKey: string, fetchFn: typeof fetch = fetch): Call
 }
 
 /** A relay key as the key API shows it: `key` is `sk-…<id>`, except in the answer of a create (the whole key, once). */
-export interface RelayKey {
-  id: string;
-  key: string;
-  name: string;
-  status: 'enabled' | 'disabled';
-  statusReason?: string;
-  expired: boolean;
-  groups: string[];
-  models: string[] | null;
-  ips: string[] | null;
-  expiresAt: string | null;
-  unlimitedQuota: boolean;
-  remainQuota: number | null;
-  usedQuota: number;
-  createdAt: string;
-  lastUsedAt: string | null;
-  editedAt: string | null;
-  usage: string;
-}
+export type RelayKey = KeyView;
 
 /** The fields of a key a create or an update sends (null removes a limit). */
 export interface RelayKeyFields {

@@ -11,7 +11,7 @@ import {
   isZeroValue,
   type JsonColumn,
   jsonColumn,
-  modelMapping,
+  mappingAndPriority,
   text,
 } from './row-values.ts';
 
@@ -224,12 +224,7 @@ export function newApiSettings(row: RowValues, { type }: RowType): RowSettings {
   const notCarried: string[] = [];
   const warnings: string[] = [];
 
-  const mapping = modelMapping(row.model_mapping);
-  if (mapping === 'invalid') warnings.push('model mapping not imported');
-  else if (mapping !== undefined) settings.modelMapping = mapping;
-
-  const priority = integer(row.priority);
-  if (priority !== undefined && priority !== 0) settings.priority = priority;
+  mappingAndPriority(row, settings, warnings);
   const weight = integer(row.weight);
   if (weight !== undefined && weight !== 0) settings.weight = weight;
   const groups = commaList(row.group);

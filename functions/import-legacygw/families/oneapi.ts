@@ -2,7 +2,7 @@ import type { ChannelSettings } from '#shared/schemas/channel-settings';
 import { integerColumn, settingsColumn } from '../limits.ts';
 import { LEGACY_PROVIDERS, ONEAPI_TYPES_COMMIT } from '../providers.ts';
 import type { Family, KeysResult, RowSettings, RowType, RowValues } from './family.ts';
-import { commaList, integer, isObject, jsonColumn, modelMapping, text, unique } from './row-values.ts';
+import { commaList, isObject, jsonColumn, mappingAndPriority, text, unique } from './row-values.ts';
 
 /*
  * One API (songquanpeng/one-api), v0.5 to the newest (docs/channel-import.md, "One API"). Every rule below was read in
@@ -202,12 +202,7 @@ export function oneApiSettings(row: RowValues, { type }: RowType): RowSettings {
   const extra: Record<string, unknown> = {};
   const warnings: string[] = [];
 
-  const mapping = modelMapping(row.model_mapping);
-  if (mapping === 'invalid') warnings.push('model mapping not imported');
-  else if (mapping !== undefined) settings.modelMapping = mapping;
-
-  const priority = integer(row.priority);
-  if (priority !== undefined && priority !== 0) settings.priority = priority;
+  mappingAndPriority(row, settings, warnings);
   const groups = commaList(row.group);
   if (groups.length > 0) settings.groups = groups;
   // Applied to every request since v0.6.9 (distributor.go: set when not empty).

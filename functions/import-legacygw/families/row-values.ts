@@ -3,6 +3,8 @@
  * null (families/family.ts RowValues); these turn it into what Go's GORM model would have read.
  */
 
+import type { ChannelSettings } from '#shared/schemas/channel-settings';
+
 /** The value trimmed, or '' for null or absent. */
 export function text(value: string | null | undefined): string {
   return typeof value === 'string' ? value.trim() : '';
@@ -73,4 +75,20 @@ export function modelMapping(value: string | null | undefined): Record<string, s
   if (column.state === 'invalid' || !isStringRecord(column.value)) return 'invalid';
   const entries = Object.entries(column.value).filter(([from, to]) => from.trim() !== '' && to.trim() !== '');
   return entries.length === 0 ? undefined : Object.fromEntries(entries);
+}
+
+/**
+ * The two settings One API and New API read alike: `model_mapping` (JSON an upstream cannot read is a warning, not a
+ * setting) and a non-zero `priority`.
+ */
+export function mappingAndPriority(
+  row: { model_mapping?: string | null; priority?: string | null },
+  settings: ChannelSettings,
+  warnings: string[],
+): void {
+  const mapping = modelMapping(row.model_mapping);
+  if (mapping === 'invalid') warnings.push('model mapping not imported');
+  else if (mapping !== undefined) settings.modelMapping = mapping;
+  const priority = integer(row.priority);
+  if (priority !== undefined && priority !== 0) settings.priority = priority;
 }

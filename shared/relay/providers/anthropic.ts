@@ -163,23 +163,30 @@ function usageOf(usage: unknown): Json | undefined {
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
+/** The text of an Anthropic message's content blocks of one type (`text` or `thinking`), joined. */
+export function blockText(blocks: readonly Record<string, unknown>[], type: 'text' | 'thinking'): string {
+  return blocks
+    .filter((b) => b.type === type)
+    .map((b) => String(b[type] ?? ''))
+    .join('');
+}
+
+/** One `chat.completion.chunk` of a converted stream: a delta's choices, or none and the usage (the last chunk). */
+export function completionChunk(id: string, created: number, model: string, choices: Json[], usage?: Json): Json {
+  return { id, object: 'chat.completion.chunk', created, model, choices, ...(usage === undefined ? {} : { usage }) };
+}
+
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** An Anthropic Messages response as an OpenAI chat.completion. */
 export function fromAnthropicResponse(json: Json, requestedModel: string): Json {
   const blocks = Array.isArray(json.content) ? json.content.filter(isObject) : [];
-  const text = blocks
-    .filter((b) => b.type === 'text')
-    .map((b) => String(b.text ?? ''))
-    .join('');
+  const text = blockText(blocks, 'text');
   const toolCalls = blocks
     .filter((b) => b.type === 'tool_use')
     .map((b) => ({ id: b.id, type: 'function', function: { name: b.name, arguments: JSON.stringify(b.input ?? {}) } }));
   const message: Json = { role: 'assistant', content: text === '' && toolCalls.length > 0 ? null : text };
-  const thinking = blocks
-    .filter((b) => b.type === 'thinking')
-    .map((b) => String(b.thinking ?? ''))
-    .join('');
+  const thinking = blockText(blocks, 'thinking');
   if (thinking !== '') message.reasoning_content = thinking;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const usage = usageOf(json.usage);
@@ -209,13 +216,9 @@ export class AnthropicStreamConverter implements StreamConverter {
   }
 
   private chunk(delta: Json, finish: string | null = null): Json {
-    return {
-      id: this.id,
-      object: 'chat.completion.chunk',
-      created: this.created,
-      model: this.model,
-      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-    };
+    return completionChunk(this.id, this.created, this.model, [
+      { index: 0, delta, finish_reason: finish, logprobs: null },
+    ]);
   }
 
   convert(event: SseEvent): readonly Json[] {
@@ -275,18 +278,11 @@ export class AnthropicStreamConverter implements StreamConverter {
       }
       case 'message_stop':
         return [
-          {
-            id: this.id,
-            object: 'chat.completion.chunk',
-            created: this.created,
-            model: this.model,
-            choices: [],
-            usage: {
-              prompt_tokens: this.inputTokens,
-              completion_tokens: this.outputTokens,
-              total_tokens: this.inputTokens + this.outputTokens,
-            },
-          },
+          completionChunk(this.id, this.created, this.model, [], {
+            prompt_tokens: this.inputTokens,
+            completion_tokens: this.outputTokens,
+            total_tokens: this.inputTokens + this.outputTokens,
+          }),
         ];
       case 'error': {
         const error = isObject(data.error) ? data.error : {};

@@ -1,5 +1,5 @@
 import type { SseEvent } from '../sse.ts';
-import { toAnthropicRequest, UpstreamStreamError } from './anthropic.ts';
+import { completionChunk, toAnthropicRequest, UpstreamStreamError } from './anthropic.ts';
 import type { StreamConverter } from './types.ts';
 
 /*
@@ -171,13 +171,9 @@ export class ConverseStreamConverter implements StreamConverter {
   constructor(private readonly model: string) {}
 
   private chunk(delta: Json, finish: string | null = null): Json {
-    return {
-      id: this.id,
-      object: 'chat.completion.chunk',
-      created: this.created,
-      model: this.model,
-      choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-    };
+    return completionChunk(this.id, this.created, this.model, [
+      { index: 0, delta, finish_reason: finish, logprobs: null },
+    ]);
   }
 
   convert(event: SseEvent): readonly Json[] {
@@ -220,16 +216,7 @@ export class ConverseStreamConverter implements StreamConverter {
       case 'metadata': {
         const usage = usageOf(data.usage);
         if (!usage) return [];
-        return [
-          {
-            id: this.id,
-            object: 'chat.completion.chunk',
-            created: this.created,
-            model: this.model,
-            choices: [],
-            usage,
-          },
-        ];
+        return [completionChunk(this.id, this.created, this.model, [], usage)];
       }
       default:
         return [];

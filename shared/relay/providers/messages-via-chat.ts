@@ -1,5 +1,5 @@
 import type { SseEvent } from '../sse.ts';
-import { UpstreamStreamError } from './anthropic.ts';
+import { blockText, UpstreamStreamError } from './anthropic.ts';
 import { anthropicErrorEvent, inputOutputUsage } from './passthrough.ts';
 import { type EventRelay, type ProviderAdapter, sseEvent, type TokenUsage } from './types.ts';
 
@@ -37,10 +37,7 @@ function toChatMessages(message: Json): Json[] {
   if (typeof message.content === 'string') return [{ role, content: message.content }];
   const blocks = Array.isArray(message.content) ? message.content.filter(isObject) : [];
   if (role === 'assistant') {
-    const text = blocks
-      .filter((b) => b.type === 'text')
-      .map((b) => String(b.text ?? ''))
-      .join('');
+    const text = blockText(blocks, 'text');
     const toolCalls = blocks
       .filter((b) => b.type === 'tool_use')
       .map((b) => ({
