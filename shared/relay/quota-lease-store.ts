@@ -1,6 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RELAY_KEYS_BY_ID } from '../tables.ts';
+import { keyByIdQuery } from '../repositories/relay-keys.ts';
 
 /*
  * The lease calls on the relay keys table (docs/relay.md, "Quotas", and docs/performance.md, "Quotas: the lease"). A
@@ -172,15 +172,7 @@ export class DynamoLeaseStore implements LeaseStore {
   }
 
   async leases(keyId: string): Promise<readonly LeaseRecord[]> {
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: RELAY_KEYS_BY_ID.name,
-        KeyConditionExpression: '#id = :id',
-        ExpressionAttributeNames: { '#id': 'id' },
-        ExpressionAttributeValues: { ':id': keyId },
-      }),
-    );
+    const { Items } = await this.client.send(new QueryCommand(keyByIdQuery(this.tableName, keyId)));
     return leaseRecords(Items?.[0]);
   }
 }

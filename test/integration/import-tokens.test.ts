@@ -185,7 +185,7 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
     const imported = await find(repo, 5);
     // A relay instance holds a block of 2,000 of the key's quota (shared/relay/quota-lease-store.ts).
     const leases = { l1: { held: 2000, expiresAt: 1_800_000_000_000 } };
-    await documents.send(
+    await db.documents.send(
       new UpdateCommand({
         TableName: keys,
         Key: { keyHash: imported?.keyHash },
