@@ -186,14 +186,24 @@ export async function benchRelayQuota(options: QuotaBenchOptions): Promise<Figur
   const documents = DynamoDBDocumentClient.from(client);
   try {
     const plain = relayOver(upstream, new MemoryUsageSink());
-    const memoryMeter = new QuotaMeter(new MemoryQuotaStore(), { ratios: async () => RATIOS });
-    const inMemory = relayOver(upstream, memoryMeter.sink(new MemoryUsageSink()));
-    options.log(`relay quotas in-process, in memory: ${options.requests} requests each side`);
-    const figures = await added(
-      options,
-      'relay quotas in-process (store in memory)',
-      () => call(plain, false),
-      () => call(inMemory, true, memoryMeter),
+    const relays = [plain];
+    /** The relay metered by `meter` against the plain one, alternating request by request. */
+    const versus = (store: string, meter: QuotaMeter, target: number | null = TARGET_P50_MS) => {
+      const metered = relayOver(upstream, meter.sink(new MemoryUsageSink()));
+      relays.push(metered);
+      options.log(`relay quotas in-process, ${store}: ${options.requests} requests each side`);
+      const name = `relay quotas in-process (${store})`;
+      return added(
+        options,
+        name,
+        () => call(plain, false),
+        () => call(metered, true, meter),
+        target,
+      );
+    };
+    const figures = await versus(
+      'store in memory',
+      new QuotaMeter(new MemoryQuotaStore(), { ratios: async () => RATIOS }),
     );
 
     await ensureTable(client, 'relayKeys', TABLES.relayKeys);
@@ -222,35 +232,15 @@ export async function benchRelayQuota(options: QuotaBenchOptions): Promise<Figur
     const leaseCalls = leaseStore.calls;
     const leases = new QuotaLeases(leaseStore);
     const leaseMeter = new QuotaMeter(store, ratios, undefined, leases);
-    const onDynalite = relayOver(upstream, leaseMeter.sink(new MemoryUsageSink()));
-    options.log(`relay quotas in-process, on dynalite with the lease: ${options.requests} requests each side`);
-    figures.push(
-      ...(await added(
-        options,
-        'relay quotas in-process (store on dynalite, lease)',
-        () => call(plain, false),
-        () => call(onDynalite, true, leaseMeter),
-      )),
-    );
+    figures.push(...(await versus('store on dynalite, lease', leaseMeter)));
     // Blocks taken or refilled are the only round trips an admission can wait for (a refill usually runs in the
     // background); every request's charge is one UpdateItem after its response.
     options.log(
       `relay quotas with the lease: ${leaseCalls.take} block(s) taken, ${leaseCalls.refill} refill(s), ` +
         `${leaseCalls.charge} charges, for ${options.requests + options.warmup} metered requests`,
     );
-    const perRequestMeter = new QuotaMeter(store, ratios);
-    const perRequest = relayOver(upstream, perRequestMeter.sink(new MemoryUsageSink()));
-    options.log(`relay quotas in-process, on dynalite reserving per request: ${options.requests} requests each side`);
-    figures.push(
-      ...(await added(
-        options,
-        'relay quotas in-process (store on dynalite, per-request reservation)',
-        () => call(plain, false),
-        () => call(perRequest, true, perRequestMeter),
-        null,
-      )),
-    );
     await leaseMeter.close();
+    figures.push(...(await versus('store on dynalite, per-request reservation', new QuotaMeter(store, ratios), null)));
     // Where the time goes: admission waits for one conditional UpdateItem; this is that call alone.
     const reservations: number[] = [];
     for (let i = 0; i < options.requests; i++) {
@@ -259,7 +249,7 @@ export async function benchRelayQuota(options: QuotaBenchOptions): Promise<Figur
       reservations.push(performance.now() - started);
     }
     figures.push(figure('relay quotas: one reservation (UpdateItem ADD) on dynalite p50', median(reservations), 'ms'));
-    for (const relay of [plain, inMemory, onDynalite, perRequest]) relay.close();
+    for (const relay of relays) relay.close();
     return figures;
   } finally {
     client.destroy();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ratiosFor, requestCost } from '#shared/relay/quota';
 import { DEFAULT_LEASE_OPTIONS } from '#shared/relay/quota-lease';
 import { MemoryUsageSink } from '#shared/relay/usage-store';
@@ -8,27 +8,18 @@ import {
   ESTIMATE,
   frontDoor,
   putKey,
-  type QuotaWorld,
   quotaMeter,
   quotaOf,
   RATIOS,
-  startQuotaWorld,
-  stopQuotaWorld,
-  USAGE,
+  usageRecord,
+  useQuotaWorld,
 } from '#test/support/relay-quota';
 
 // docs/performance.md, "Quotas: the lease": an instance admits a key's requests from a block of its quota reserved
 // ahead, refills it in the background, returns it when idle, and a dead instance's block goes back to the key once it
 // expired. Two meters are two instances (each with its own clock where the test moves time).
 
-let world: QuotaWorld;
-
-beforeAll(async () => {
-  world = await startQuotaWorld();
-});
-afterAll(async () => {
-  await stopQuotaWorld(world);
-});
+const world = useQuotaWorld();
 
 /** A clock the test moves. */
 function clock() {
@@ -140,20 +131,7 @@ describe(`quota leases on ${TEST_ENGINE_NAME}`, () => {
     const other = quotaMeter(world, { now: time.now });
     expect(await other.leases?.reclaimExpired(key.id)).toBe(true);
     expect(block).toBeDefined();
-    await meter.sink(new MemoryUsageSink()).write({
-      requestId: 'slow-1',
-      time: '2026-11-27T10:00:00.000Z',
-      keyId: key.id,
-      group: 'vip',
-      endpoint: 'chat',
-      requestedModel: 'gpt-4o',
-      attempts: [],
-      status: 200,
-      ...USAGE,
-      durationMs: 1,
-      stream: false,
-      clientGone: false,
-    });
+    await meter.sink(new MemoryUsageSink()).write(usageRecord('slow-1', key.id));
 
     expect(await quotaOf(world, key)).toEqual({ remain: initial - COST, used: COST, leases: [] });
   });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUOTA_EXHAUSTED_MESSAGE, QuotaMeter, ratiosFor, requestCost } from '#shared/relay/quota';
 import { MemoryUsageSink } from '#shared/relay/usage-store';
 import { TEST_ENGINE_NAME } from '#test/support/dynamo-engine';
@@ -6,13 +6,12 @@ import {
   COST,
   frontDoor,
   putKey as putKeyIn,
-  type QuotaWorld,
   quotaMeter,
   quotaOf as quotaOfIn,
   RATIOS,
-  startQuotaWorld,
-  stopQuotaWorld,
   USAGE,
+  usageRecord,
+  useQuotaWorld,
 } from '#test/support/relay-quota';
 
 // docs/relay.md, "Quotas": admission and metering through the `/v1` front door with the real quota store on the test
@@ -20,14 +19,7 @@ import {
 // function runs it (the keys here are too small for a block, so the lease falls back to per-request reservations). The
 // routing core is a fake that reports fixed usage and writes its record through the meter's sink, as the real core does.
 
-let world: QuotaWorld;
-
-beforeAll(async () => {
-  world = await startQuotaWorld();
-});
-afterAll(async () => {
-  await stopQuotaWorld(world);
-});
+const world = useQuotaWorld();
 
 const putKey = (fields: Parameters<typeof putKeyIn>[1]) => putKeyIn(world, fields);
 const quotaOf = async (key: Parameters<typeof quotaOfIn>[1]) => {
@@ -137,20 +129,7 @@ describe('a limited key not yet in the byId index', () => {
       bodyBytes: 10,
       endpoint: 'chat',
     });
-    await meter.sink(records).write({
-      requestId: 'r-1',
-      time: '2026-11-27T10:00:00.000Z',
-      keyId: 'k-1',
-      group: 'vip',
-      endpoint: 'chat',
-      requestedModel: 'gpt-4o',
-      attempts: [],
-      status: 200,
-      ...USAGE,
-      durationMs: 1,
-      stream: false,
-      clientGone: false,
-    });
+    await meter.sink(records).write(usageRecord('r-1', 'k-1'));
 
     expect(settled).toEqual([['k-1', -COST]]);
     expect(records.records[0]?.cost).toBe(COST);

@@ -1,8 +1,8 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { beforeAll } from 'vitest';
 import { type RelayCore, type RelayReply, serveRelay } from '#functions/relay/relay-http';
-import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
+import { ensureTable } from '#infra/local/dynamo-engine';
 import type { RelayRequest, UsageRecord } from '#shared/relay/contract';
 import {
   DynamoQuotaStore,
@@ -18,7 +18,8 @@ import { DynamoLeaseStore, type KeyHashes, type LeaseStore, leaseRecords } from 
 import { MemoryUsageSink } from '#shared/relay/usage-store';
 import { type RelayKeyRecord, relayAuthorizerContext } from '#shared/relay-keys';
 import { TABLES } from '#shared/tables';
-import { startTestEngine, type TestEngine, uniqueTableName } from './dynamo-engine.ts';
+import { uniqueTableName } from './dynamo-engine.ts';
+import { useTestEngine } from './test-engine.ts';
 
 /*
  * The quota tests' world (docs/relay.md, "Quotas"): the relay keys and state tables on the test engine, keys with a
@@ -37,28 +38,26 @@ export const RATIOS = {
 export const COST = 80;
 
 export interface QuotaWorld {
-  readonly engine: TestEngine;
-  readonly client: DynamoDBClient;
   readonly documents: DynamoDBDocumentClient;
   readonly keysTable: string;
   readonly stateTable: string;
 }
 
-export async function startQuotaWorld(): Promise<QuotaWorld> {
-  const engine = await startTestEngine();
-  const client = localDynamoClient(engine);
-  const documents = DynamoDBDocumentClient.from(client);
-  const keysTable = uniqueTableName('relayKeys');
-  const stateTable = uniqueTableName('relayState');
-  await ensureTable(client, keysTable, TABLES.relayKeys);
-  await ensureTable(client, stateTable, TABLES.relayState);
-  await documents.send(new PutCommand({ TableName: stateTable, Item: { ...RATIOS_KEY, ...RATIOS } }));
-  return { engine, client, documents, keysTable, stateTable };
-}
-
-export async function stopQuotaWorld(world: QuotaWorld | undefined): Promise<void> {
-  world?.client.destroy();
-  await world?.engine.close();
+/** The test file's engine with a relay keys table and a state table holding RATIOS, ready before its tests. */
+export function useQuotaWorld(): QuotaWorld {
+  const db = useTestEngine();
+  const tables = { keysTable: uniqueTableName('relayKeys'), stateTable: uniqueTableName('relayState') };
+  beforeAll(async () => {
+    await ensureTable(db.client, tables.keysTable, TABLES.relayKeys);
+    await ensureTable(db.client, tables.stateTable, TABLES.relayState);
+    await db.documents.send(new PutCommand({ TableName: tables.stateTable, Item: { ...RATIOS_KEY, ...RATIOS } }));
+  });
+  return {
+    get documents() {
+      return db.documents;
+    },
+    ...tables,
+  };
 }
 
 let serial = 0;
@@ -127,6 +126,29 @@ export function quotaMeter(
   return { meter, leases, errors, calls: { quota: quota.calls, lease: lease.calls } };
 }
 
+/** The usage record the fake core reports for a chat request of `keyId` in group vip (One API's tokens: `usage`). */
+export function usageRecord(
+  requestId: string,
+  keyId: string,
+  usage: { promptTokens: number; completionTokens: number } = USAGE,
+): UsageRecord {
+  return {
+    requestId,
+    time: '2026-11-27T10:00:00.000Z',
+    keyId,
+    group: 'vip',
+    endpoint: 'chat',
+    requestedModel: 'gpt-4o',
+    attempts: [{ channelId: 'ch-1', status: 200 }],
+    status: 200,
+    ...usage,
+    totalTokens: usage.promptTokens + usage.completionTokens,
+    durationMs: 5,
+    stream: false,
+    clientGone: false,
+  };
+}
+
 const BODY = { model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }], max_tokens: 20 };
 
 /** What one request of `frontDoor` reserves (its estimate, an upper bound of COST). */
@@ -142,21 +164,7 @@ export function frontDoor(meter: QuotaMeter, usage: { promptTokens: number; comp
   const sink = meter.sink(records);
   const core: RelayCore = {
     async handle(request: RelayRequest) {
-      const record: UsageRecord = {
-        requestId: request.requestId,
-        time: '2026-11-27T10:00:00.000Z',
-        keyId: request.caller.keyId,
-        group: request.caller.groups[0] ?? 'default',
-        endpoint: request.endpoint,
-        requestedModel: String(request.body.model),
-        attempts: [{ channelId: 'ch-1', status: 200 }],
-        status: 200,
-        ...usage,
-        totalTokens: usage.promptTokens + usage.completionTokens,
-        durationMs: 5,
-        stream: false,
-        clientGone: false,
-      };
+      const record = usageRecord(request.requestId, request.caller.keyId, usage);
       return {
         status: 200,
         headers: { 'content-type': 'application/json', 'x-request-id': request.requestId },
