@@ -235,7 +235,11 @@ export class QuotaLeases {
       const before = this.now() - this.options.graceMs;
       for (const other of taken.others) {
         if (other.expiresAt < before) {
-          this.track(this.store.end(keyId, other.leaseId, other.expiresAt + 1));
+          this.track(
+            this.store
+              .end(keyId, other.leaseId, other.expiresAt + 1)
+              .catch((error) => this.onError('relay: expired quota lease not returned', error)),
+          );
         }
       }
     } catch (error) {
