@@ -3,6 +3,7 @@ import { type DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } 
 import { keyByIdQuery } from '../repositories/relay-keys.ts';
 import * as z from '../zod.ts';
 import type { RelayEndpoint, UsageRecord, UsageSink } from './contract.ts';
+import type { LeaseTicket, QuotaLeases } from './quota-lease.ts';
 
 /*
  * Quotas as the legacy gateway enforced them (docs/relay.md, "Quotas"; One API's model/token.go, middleware/auth.go and
@@ -10,7 +11,9 @@ import type { RelayEndpoint, UsageRecord, UsageSink } from './contract.ts';
  * admitted request first reserves an estimate of its cost with one conditional UpdateItem (ADD) on the key's record, and
  * once its usage record is known the reservation is settled to the exact cost with one more ADD. Reservations are
  * taken only while the remainder is positive and are never smaller than the cost they stand for, so requests racing
- * for the last units overspend by less than one reservation. Unlimited keys never touch the table.
+ * for the last units overspend by less than one reservation. Unlimited keys never touch the table. With QuotaLeases
+ * (shared/relay/quota-lease.ts), a key with a large remainder is admitted from a block this instance reserved ahead,
+ * without a round trip, and each request's cost is charged to that block instead.
  */
 
 /** One API's message for a token whose remaining quota is not positive (model/token.go, ValidateUserToken). */
@@ -112,7 +115,8 @@ export class DynamoQuotaStore implements QuotaStore {
     private readonly tableName: string,
   ) {}
 
-  private async keyHash(keyId: string): Promise<string | undefined> {
+  /** The key's hash (the item's key), or undefined while the key is not yet in the `byId` index. */
+  async keyHash(keyId: string): Promise<string | undefined> {
     const known = this.hashes.get(keyId);
     if (known) return known;
     const { Items } = await this.client.send(new QueryCommand(keyByIdQuery(this.tableName, keyId)));
@@ -212,6 +216,8 @@ export const RATIOS_KEY = { pk: 'config', sk: 'ratios' } as const;
 interface Reservation {
   readonly keyId: string;
   readonly amount: number;
+  /** Admitted from this instance's block of the key's quota: charged to the block. */
+  readonly ticket?: LeaseTicket;
 }
 
 /** Thrown when a limited key's remaining quota is not positive: the front door answers 429. */
@@ -228,6 +234,7 @@ export class QuotaMeter {
     private readonly store: QuotaStore,
     private readonly ratios: RatioSource,
     private readonly onError: (message: string, error: unknown) => void = () => {},
+    private readonly leases?: QuotaLeases,
   ) {}
 
   /**
@@ -247,7 +254,16 @@ export class QuotaMeter {
     if (!request.limitedQuota) return;
     const ratios = ratiosFor(await this.ratios.ratios(), request.model, request.group);
     const amount = reservationFor(request.body, request.bodyBytes, ratios);
-    const outcome = await this.store.reserve(request.keyId, amount);
+    const ticket = await this.fromLease(request.keyId, amount);
+    if (ticket) {
+      this.open.set(request.requestId, { keyId: request.keyId, amount, ticket });
+      return;
+    }
+    let outcome = await this.store.reserve(request.keyId, amount);
+    // Refused: a block an instance took and never returned (it ended) may still hold quota; give it back, try once more.
+    if (outcome === 'exhausted' && (await this.reclaimExpired(request.keyId))) {
+      outcome = await this.store.reserve(request.keyId, amount);
+    }
     if (outcome === 'exhausted') throw new QuotaExhaustedError(QUOTA_EXHAUSTED_MESSAGE);
     // The authorizer found the key, so it exists: a key not yet indexed by id is admitted with nothing reserved, and its
     // cost is still charged once the record is written (by then the index holds it).
@@ -259,7 +275,40 @@ export class QuotaMeter {
     const reservation = this.open.get(requestId);
     if (!reservation) return;
     this.open.delete(requestId);
-    await this.store.settle(reservation.keyId, reservation.amount);
+    await this.settle(reservation, 0);
+  }
+
+  /** Returns this instance's blocks of quota to their keys (the instance ends; tests and the bench). */
+  async close(): Promise<void> {
+    await this.leases?.close();
+  }
+
+  private async fromLease(keyId: string, amount: number): Promise<LeaseTicket | undefined> {
+    try {
+      return await this.leases?.admit(keyId, amount);
+    } catch (error) {
+      this.onError('relay: quota lease failed, reserving per request', error);
+      return undefined;
+    }
+  }
+
+  private async reclaimExpired(keyId: string): Promise<boolean> {
+    try {
+      return (await this.leases?.reclaimExpired(keyId)) ?? false;
+    } catch (error) {
+      this.onError('relay: expired quota leases not reclaimed', error);
+      return false;
+    }
+  }
+
+  /** Settles a reservation to its cost: charged to its block, else the unused part of the estimate given back. */
+  private async settle(reservation: Reservation, cost: number): Promise<void> {
+    if (reservation.ticket && this.leases) {
+      // The block was returned meanwhile (with this request's estimate in it): charge the key itself.
+      if (!(await this.leases.charge(reservation.ticket, cost))) await this.store.settle(reservation.keyId, -cost);
+      return;
+    }
+    await this.store.settle(reservation.keyId, reservation.amount - cost);
   }
 
   /** The usage sink that prices each record, settles its reservation, then writes it through `inner`. */
@@ -277,7 +326,7 @@ export class QuotaMeter {
         if (reservation) {
           this.open.delete(record.requestId);
           try {
-            await this.store.settle(reservation.keyId, reservation.amount - cost);
+            await this.settle(reservation, cost);
           } catch (error) {
             this.onError('relay: quota settlement failed', error);
           }

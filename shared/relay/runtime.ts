@@ -3,6 +3,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV, type RelayConfig } from '../config.ts';
 import { createDynamoRelay } from './dynamo-relay.ts';
 import { DynamoQuotaStore, DynamoRatioSource, QuotaMeter } from './quota.ts';
+import { QuotaLeases } from './quota-lease.ts';
+import { DynamoLeaseStore } from './quota-lease-store.ts';
 import type { Relay } from './relay.ts';
 
 /**
@@ -43,9 +45,9 @@ export function quotaOnDynamo(
 ): QuotaMeter | undefined {
   const table = config[ENV.relayKeysTable];
   if (table === undefined) return undefined;
-  return new QuotaMeter(
-    new DynamoQuotaStore(client, table),
-    new DynamoRatioSource(client, config[ENV.relayStateTable]),
-    (message, error) => logger.warn(message, { error: String(error) }),
-  );
+  const onError = (message: string, error: unknown) => logger.warn(message, { error: String(error) });
+  const store = new DynamoQuotaStore(client, table);
+  // Blocks of quota per instance, so admission needs no round trip (docs/performance.md, "Quotas: the lease").
+  const leases = new QuotaLeases(new DynamoLeaseStore(client, table, store), {}, onError);
+  return new QuotaMeter(store, new DynamoRatioSource(client, config[ENV.relayStateTable]), onError, leases);
 }

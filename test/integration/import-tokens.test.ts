@@ -178,4 +178,26 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
       legacyQuota: { remain: 509_700, used: 300 },
     });
   });
+
+  it('keeps the relay instances’ quota leases of a key across a re-import', async () => {
+    const { repo, deps, keys } = await tables();
+    await importTokens({ family: 'oneapi', ...ONE_API, dryRun: false }, deps);
+    const imported = await find(repo, 5);
+    // A relay instance holds a block of 2,000 of the key's quota (shared/relay/quota-lease-store.ts).
+    const leases = { l1: { held: 2000, expiresAt: 1_800_000_000_000 } };
+    await db.documents.send(
+      new UpdateCommand({
+        TableName: keys,
+        Key: { keyHash: imported?.keyHash },
+        UpdateExpression: 'ADD remainQuota :minus, usedQuota :plus SET quotaLeases = :leases',
+        ExpressionAttributeValues: { ':minus': -2000, ':plus': 2000, ':leases': leases },
+      }),
+    );
+    const changed = ONE_API.tokens.map((t) => (t.id === '5' ? { ...t, remain_quota: String(510_000) } : t));
+
+    const report = await importTokens({ family: 'oneapi', ...ONE_API, tokens: changed, dryRun: false }, deps);
+
+    expect(report).toMatchObject({ updated: 1 });
+    expect(await find(repo, 5)).toMatchObject({ remainQuota: 508_000, usedQuota: 2000, quotaLeases: leases });
+  });
 });

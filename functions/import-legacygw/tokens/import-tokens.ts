@@ -167,7 +167,13 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
     } else if (sameCarried(stored, next)) {
       report.unchanged += 1;
     } else {
-      const keep = stored.lastUsedAt === undefined ? next : { ...next, lastUsedAt: stored.lastUsedAt };
+      const keep = {
+        ...next,
+        ...(stored.lastUsedAt === undefined ? {} : { lastUsedAt: stored.lastUsedAt }),
+        // The relay instances' blocks of this key's quota (shared/relay/quota-lease-store.ts): dropping them would
+        // lose what they hold, already counted in `usedQuota` until charged or returned.
+        ...(stored.quotaLeases === undefined ? {} : { quotaLeases: stored.quotaLeases }),
+      };
       if (!input.dryRun && !(await deps.store.replaceUnlessEdited(keep))) report.edited += 1;
       else report.updated += 1;
     }
