@@ -10,6 +10,7 @@ import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
+import { addKbDeadLetterAlarm, addKbResources } from './kb.ts';
 import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,
@@ -204,6 +205,14 @@ export class ServiceStack extends Stack {
       common,
     });
 
+    const kb = addKbResources(this, {
+      config,
+      datasets,
+      relay: { channels, relayState: relay.tables.relayState, usage: relay.tables.usage },
+      deleteDataset: knowledgeBase['delete-dataset'],
+      common,
+    });
+
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
       : undefined;
@@ -218,6 +227,7 @@ export class ServiceStack extends Stack {
         console: consolePage.function,
         openapi: openApi.function,
         ...mapRecord(relay.functions, (fn) => fn.function),
+        ...mapRecord(kb.functions, (fn) => fn.function),
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -235,7 +245,7 @@ export class ServiceStack extends Stack {
     // The relay's own API: OpenAI's envelope, relay keys only, streaming methods (docs/relay.md).
     const relayApi = new AppApi(this, 'RelayApi', { definition: APIS.relay, ...apiCommon });
 
-    this.tables = { datasets, channels, ...relay.tables };
+    this.tables = { datasets, channels, ...relay.tables, ...kb.tables };
     this.secrets = { adminKey, accessTokens, channelIdKey };
     this.functions = {
       authorizer,
@@ -245,6 +255,7 @@ export class ServiceStack extends Stack {
       openapi: openApi,
       ...review,
       ...relay.functions,
+      ...kb.functions,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi, relay: relayApi };
 
@@ -257,6 +268,7 @@ export class ServiceStack extends Stack {
       apis: this.apis,
       tables: this.tables,
     });
+    addKbDeadLetterAlarm(this, kb.deadLetterQueue, this.monitoring.topic);
 
     if (sam) {
       // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);

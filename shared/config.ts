@@ -41,6 +41,16 @@ export const ENV = {
   relayFirstByteTimeoutMs: 'RELAY_FIRST_BYTE_TIMEOUT_MS',
   /** Days a usage record is kept (the usage table's TTL). */
   usageRetentionDays: 'USAGE_RETENTION_DAYS',
+  /** The knowledge base's collections and chunks (shared/tables.ts, `kbContent`). */
+  kbContentTable: 'KB_CONTENT_TABLE',
+  /** The training queue (SQS, FIFO); absent = the in-process queue of `npm start` (infra/local/kb-queue.ts). */
+  kbTrainingQueueUrl: 'KB_TRAINING_QUEUE_URL',
+  /** The relay group the knowledge base's embeddings and Q&A calls route in (default `default`). */
+  kbRelayGroup: 'KB_RELAY_GROUP',
+  /** Local run only: where `npm start` keeps source files (text kept as files); deployed: the source bucket. */
+  kbSourceDir: 'KB_SOURCE_DIR',
+  /** The source bucket (S3) of uploaded files and text kept as files. */
+  kbSourceBucket: 'KB_SOURCE_BUCKET',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
   consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
@@ -59,6 +69,8 @@ export const DEFAULTS = Object.freeze({
   usageRetentionDays: 90,
   /** The re-test schedule of auto-disabled channels (docs/relay.md, "Re-test"); 0 = off. */
   relayRetestIntervalMinutes: 10,
+  /** The relay group of the knowledge base's model calls (docs/knowledge-base-api.md, "Training"). */
+  kbRelayGroup: 'default',
 } as const);
 
 const logLevel = /* @__PURE__ */ z.moduleSchema(() =>
@@ -235,3 +247,40 @@ export const consoleEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   }),
 );
 export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;
+
+/**
+ * The knowledge base's content calls (collections, data, training status): the datasets table (the knowledge base
+ * itself), the model catalogue (item limits), the content table, the training queue (absent locally) and the source
+ * files.
+ */
+export const kbContentEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(catalogEnvSchema, {
+    [ENV.kbContentTable]: requiredName,
+    [ENV.kbTrainingQueueUrl]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+  }),
+);
+export type KbContentConfig = z.infer<typeof kbContentEnvSchema>;
+
+/** The training function: the content calls' environment, the relay's, and the group its model calls route in. */
+export const kbTrainingEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(relayEnvSchema, {
+    [ENV.datasetsTable]: requiredName,
+    [ENV.kbContentTable]: requiredName,
+    [ENV.modelCatalog]: catalogEnvSchema.shape[ENV.modelCatalog],
+    [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbRelayGroup]: z._default(z.string().check(z.trim(), z.minLength(1)), DEFAULTS.kbRelayGroup),
+  }),
+);
+export type KbTrainingConfig = z.infer<typeof kbTrainingEnvSchema>;
+
+/** The knowledge-base delete: the datasets table, and the content it removes with a knowledge base (optional). */
+export const deleteDatasetEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(datasetsEnvSchema, {
+    [ENV.kbContentTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+  }),
+);

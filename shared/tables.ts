@@ -3,7 +3,7 @@
  * local engine both create them from here. Physical names come from configuration (DATASETS_TABLE,
  * CHANNELS_TABLE, RELAY_KEYS_TABLE, RELAY_STATE_TABLE, USAGE_TABLE).
  */
-export type TableName = 'datasets' | 'channels' | 'relayKeys' | 'relayState' | 'usage';
+export type TableName = 'datasets' | 'channels' | 'relayKeys' | 'relayState' | 'usage' | 'kbContent';
 
 /** A global secondary index. Its key attributes are strings, like the table's. */
 export interface IndexDef {
@@ -45,6 +45,18 @@ export const DATASETS_BY_PARENT: IndexDef = {
  */
 export const RELAY_KEYS_BY_ID: IndexDef = { name: 'byId', partitionKey: 'id' };
 
+/**
+ * The knowledge base's content (shared/kb/contract.ts): `byId` finds a collection or a chunk from its id alone
+ * (FastGPT's detail, update and delete calls send only the id); the team is checked on the item found.
+ */
+export const KB_CONTENT_BY_ID: IndexDef = { name: 'byId', partitionKey: 'id' };
+
+/**
+ * A knowledge base's collections by folder, newest first: `parentKey` is `<teamId>#<datasetId>#<parentId or root>`,
+ * written on collections only (a sparse index: chunks never enter it).
+ */
+export const KB_CONTENT_BY_PARENT: IndexDef = { name: 'byParent', partitionKey: 'parentKey', sortKey: 'updateTime' };
+
 export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // Partition by team so every read is scoped to the caller's team by construction (docs/knowledge-base-api.md).
   datasets: { logicalName: 'datasets', partitionKey: 'teamId', sortKey: 'id', indexes: [DATASETS_BY_PARENT] },
@@ -58,6 +70,13 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // (`YYYY-MM-DD`), sorted by `<ISO time>#<requestId>`, so a period is one Query per day, newest first.
   // Items carry `expiresAt` (epoch seconds) for the table's TTL.
   usage: { logicalName: 'usage', partitionKey: 'day', sortKey: 'sk', timeToLiveAttribute: 'expiresAt' },
+  // Collections and chunks, one partition per knowledge base (shared/kb/contract.ts, docs/knowledge-base-api.md).
+  kbContent: {
+    logicalName: 'kbContent',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: [KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT],
+  },
 };
 
 /** How an index projects: `include` omitted = ALL, empty = KEYS_ONLY, otherwise INCLUDE those attributes. */

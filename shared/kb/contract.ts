@@ -146,6 +146,8 @@ export interface FullTextDoc {
   readonly collectionId: string;
   /** Every text the chunk is found by: q, a and its index texts. */
   readonly texts: readonly string[];
+  /** The chunk's index in its collection: lets the search read it by key instead of by the `byId` index. */
+  readonly chunkIndex?: number;
 }
 
 /** One vector of a chunk (one per index text). */
@@ -155,6 +157,8 @@ export interface ChunkVector {
   /** Position of the index text among the chunk's indexes. */
   readonly indexNo: number;
   readonly vector: readonly number[];
+  /** The chunk's index in its collection: lets the search read it by key instead of by the `byId` index. */
+  readonly chunkIndex?: number;
 }
 
 /** Writes the search's indexes; the training core calls it before it marks a chunk ready. */

@@ -38,6 +38,19 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   console: 10,
   // Parses the two bundled documents (tens of KiB of JSON), nothing else.
   openapi: 10,
+  'kb-create-collection': 25,
+  'kb-create-text-collection': 25,
+  'kb-list-collections': 25,
+  'kb-collection-detail': 25,
+  'kb-update-collection': 25,
+  'kb-delete-collection': 25,
+  'kb-push-data': 25,
+  'kb-list-data': 25,
+  'kb-data-detail': 25,
+  'kb-update-data': 25,
+  'kb-delete-data': 25,
+  'kb-training-status': 25,
+  'train-collection': 25,
 };
 
 /** Module-load target against the function's own SDK floor: what its code and other dependencies may add. */
@@ -115,6 +128,19 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   relay: 'test/bench/sdk-floor/relay.ts',
   console: 'test/bench/sdk-floor/console.ts',
   openapi: 'test/bench/sdk-floor/openapi.ts',
+  'kb-create-collection': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-create-text-collection': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-list-collections': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-collection-detail': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-update-collection': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-delete-collection': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-push-data': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-list-data': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-data-detail': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-update-data': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-delete-data': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-training-status': 'test/bench/sdk-floor/kb-content.ts',
+  'train-collection': 'test/bench/sdk-floor/train-collection.ts',
 };
 
 /**

@@ -219,6 +219,7 @@ export async function benchCreateInProcess(options: InProcessOptions): Promise<F
       relayKeys: 'bench-relay-keys',
       relayState: 'bench-relay-state',
       usage: 'bench-usage',
+      kbContent: 'bench-kb-content',
     };
     await ensureTables(client, names);
     const run = await runInProcessChild(child.file, {

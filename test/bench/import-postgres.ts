@@ -46,6 +46,7 @@ export async function benchImportPostgres(options: ImportBenchOptions): Promise<
             relayKeys: `${table}-unused-relay-keys`,
             relayState: `${table}-unused-relay-state`,
             usage: `${table}-unused-usage`,
+            kbContent: `${table}-unused-kb-content`,
           };
           await ensureTables(client, names);
           try {

@@ -98,6 +98,7 @@ export async function benchImport(options: ImportBenchOptions): Promise<Figure[]
             relayKeys: `${table}-unused-relay-keys`,
             relayState: `${table}-unused-relay-state`,
             usage: `${table}-unused-usage`,
+            kbContent: `${table}-unused-kb-content`,
           };
           await ensureTables(client, names);
           try {

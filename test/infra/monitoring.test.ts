@@ -177,6 +177,8 @@ describe('alarms', () => {
     relayKeys: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan', 'DeleteItem'],
     // The token import's PutItem of the ratios; the relay's one health Query, its UpdateItem and DeleteItem.
     relayState: ['PutItem', 'Query', 'UpdateItem', 'DeleteItem'],
+    // The content functions', the training function's and the knowledge-base delete's calls (infra/kb.ts).
+    kbContent: ['GetItem', 'PutItem', 'Query', 'BatchWriteItem', 'UpdateItem'],
   };
   it.each(Object.keys(TABLES) as TableName[])(
     'alarms on the %s table throttled requests and system errors, summed over the operations its functions may call',

@@ -28,6 +28,7 @@ function fakeBackend(reply: { current: APIGatewayProxyResult }): LocalBackend {
       relayKeys: 'relayKeys',
       relayState: 'relayState',
       usage: 'usage',
+      kbContent: 'kbContent',
     },
     credentialsFile: '/nonexistent',
     credentials: { adminKey: 'x'.repeat(32), accessTokens: [] },

@@ -54,5 +54,6 @@ export function uniqueTableNames(): LocalTableNames {
     relayKeys: `relay-keys-${suffix}`,
     relayState: `relay-state-${suffix}`,
     usage: `usage-${suffix}`,
+    kbContent: `kb-content-${suffix}`,
   };
 }

@@ -22,6 +22,7 @@ const backend: LocalBackend = {
     relayKeys: 'relayKeys',
     relayState: 'relayState',
     usage: 'usage',
+    kbContent: 'kbContent',
   },
   async authorizer(event: Parameters<Authorizer>[0]) {
     seen.methodArns.push(event.methodArn);

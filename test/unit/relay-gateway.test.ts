@@ -35,6 +35,7 @@ const backend: LocalBackend = {
     relayKeys: 'relayKeys',
     relayState: 'relayState',
     usage: 'usage',
+    kbContent: 'kbContent',
   },
   async authorizer(event: Parameters<Authorizer>[0]) {
     const token = event.type === 'REQUEST' ? requestCredential(event.headers) : event.authorizationToken;

@@ -1,0 +1,290 @@
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Architecture } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { ENV } from '#shared/config';
+import type { KbContentFunction } from '#shared/routes';
+import { KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT, TABLES } from '#shared/tables';
+import { AppFunction } from './constructs/function.ts';
+import type { IndexAction, TableAction } from './constructs/table.ts';
+import { AppTable } from './constructs/table.ts';
+import type { StageConfig } from './stage-config.ts';
+
+/*
+ * The knowledge base's content (docs/knowledge-base-api.md, "Collections, data and training"): the content table, the
+ * source bucket, the training queue (SQS FIFO) with its dead-letter queue, the content functions and the training
+ * function, each granted exactly the calls its code makes. No content function may read a channel key; only the
+ * training function reaches the channels (through the relay's routing core, with the relay's own grants).
+ */
+
+/** Training one collection (read, split, embed in batches, write) may take minutes; SQS hides the message meanwhile. */
+export const TRAINING_TIMEOUT = Duration.minutes(10);
+/** Receives of a message before it moves to the dead-letter queue. */
+export const TRAINING_MAX_RECEIVES = 4;
+
+export interface KbResources {
+  readonly tables: { readonly kbContent: AppTable };
+  readonly functions: Readonly<Record<KbContentFunction, AppFunction>>;
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+  readonly sourceBucket: Bucket;
+}
+
+export interface KbResourcesProps {
+  readonly config: StageConfig;
+  readonly datasets: AppTable;
+  /** The relay's tables, for the training function's routing core (docs/relay.md). */
+  readonly relay: { readonly channels: AppTable; readonly relayState: AppTable; readonly usage: AppTable };
+  /** The knowledge-base delete: it removes a dataset's content too. */
+  readonly deleteDataset: AppFunction;
+  readonly common: {
+    readonly logRetention: RetentionDays;
+    readonly removalPolicy: RemovalPolicy;
+    readonly architecture?: Architecture;
+  };
+}
+
+interface ContentSpec {
+  readonly description: string;
+  readonly datasets?: readonly TableAction[];
+  readonly content: readonly TableAction[];
+  readonly byId?: readonly IndexAction[];
+  readonly byParent?: readonly IndexAction[];
+  readonly sendsTraining?: true;
+  readonly files?: readonly ('put' | 'get' | 'delete')[];
+  readonly timeoutSeconds?: number;
+  readonly memorySize?: number;
+}
+
+/** Each content function's calls (what its code sends), with why where it is not obvious. */
+const CONTENT_SPECS: Readonly<Record<Exclude<KbContentFunction, 'train-collection'>, ContentSpec>> = {
+  'kb-create-collection': {
+    description: 'POST /api/core/dataset/collection/create: an empty collection or a collection folder',
+    // GetItem reads the dataset and the parent folder; a conditional PutItem stores the collection.
+    datasets: ['GetItem'],
+    content: ['GetItem', 'PutItem'],
+  },
+  'kb-create-text-collection': {
+    description: 'POST /api/core/dataset/collection/create/text: a collection from a text, trained asynchronously',
+    datasets: ['GetItem'],
+    content: ['GetItem', 'PutItem'],
+    sendsTraining: true,
+    // The text is kept as a file of the source bucket.
+    files: ['put'],
+  },
+  'kb-list-collections': {
+    description: 'POST /api/core/dataset/collection/listV2 and /list: a page of collections with training counts',
+    datasets: ['GetItem'],
+    // Query of the partition searches names; GetItem checks the folder listed; the byParent index lists a folder.
+    content: ['GetItem', 'Query'],
+    byParent: ['Query'],
+  },
+  'kb-collection-detail': {
+    description: 'GET /api/core/dataset/collection/detail',
+    content: ['GetItem'],
+    byId: ['Query'],
+  },
+  'kb-update-collection': {
+    description: 'PUT and POST /api/core/dataset/collection/update: renames, tags or moves a collection',
+    // GetItem reads the record and walks the new parent's folders; UpdateItem writes the change.
+    content: ['GetItem', 'UpdateItem'],
+    byId: ['Query'],
+  },
+  'kb-delete-collection': {
+    description: 'DELETE /api/core/dataset/collection/delete: a collection (a folder with its content), data and file',
+    // Query reads a collection's chunks; the byParent index walks a folder; BatchWriteItem deletes.
+    content: ['GetItem', 'Query', 'BatchWriteItem'],
+    byId: ['Query'],
+    byParent: ['Query'],
+    files: ['delete'],
+    timeoutSeconds: 28,
+    memorySize: 1024,
+  },
+  'kb-push-data': {
+    description: 'POST /api/core/dataset/data/pushData: up to 200 items queued for training',
+    datasets: ['GetItem'],
+    // Query reads the collection's chunks (repeats); BatchWriteItem stores the items; UpdateItem counts them.
+    content: ['GetItem', 'Query', 'BatchWriteItem', 'UpdateItem'],
+    byId: ['Query'],
+    sendsTraining: true,
+  },
+  'kb-list-data': {
+    description: 'POST /api/core/dataset/data/v2/list and /list: a page of a collection’s data',
+    content: ['GetItem', 'Query'],
+    byId: ['Query'],
+  },
+  'kb-data-detail': {
+    description: 'GET /api/core/dataset/data/detail',
+    content: ['GetItem'],
+    byId: ['Query'],
+  },
+  'kb-update-data': {
+    description: 'PUT and POST /api/core/dataset/data/update: edits a chunk and queues its re-embedding',
+    content: ['GetItem', 'PutItem'],
+    byId: ['Query'],
+    sendsTraining: true,
+  },
+  'kb-delete-data': {
+    description: 'DELETE /api/core/dataset/data/delete',
+    // BatchWriteItem deletes the chunk; UpdateItem takes it off its collection's counts.
+    content: ['GetItem', 'BatchWriteItem', 'UpdateItem'],
+    byId: ['Query'],
+  },
+  'kb-training-status': {
+    description: 'GET /api/core/dataset/training/getDatasetTrainingQueue: pending and failed training counts',
+    datasets: ['GetItem'],
+    content: ['Query'],
+  },
+};
+
+/** The knowledge base's content resources (docs/knowledge-base-api.md, "Deployment"). */
+export function addKbResources(scope: Construct, props: KbResourcesProps): KbResources {
+  const { config, datasets, common } = props;
+  const kbContent = new AppTable(scope, 'KbContentTable', {
+    definition: TABLES.kbContent,
+    removalPolicy: config.removalPolicy,
+    deletionProtection: config.tableDeletionProtection,
+  });
+  const sourceBucket = new Bucket(scope, 'KbSourceBucket', {
+    encryption: BucketEncryption.S3_MANAGED,
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    enforceSSL: true,
+    versioned: false,
+    removalPolicy: config.removalPolicy,
+  });
+  Validations.of(sourceBucket).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-S1',
+    reason:
+      'The source bucket is read and written only by this stack’s functions under their own roles, whose calls CloudTrail records; server access logs would need a second bucket and add nothing an operator acts on.',
+  });
+
+  const deadLetterQueue = new Queue(scope, 'KbTrainingDeadLetterQueue', {
+    fifo: true,
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+  });
+  const queue = new Queue(scope, 'KbTrainingQueue', {
+    fifo: true,
+    encryption: QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    // Six times the function's timeout, as AWS advises for a Lambda consumer; a failed message waits this long
+    // before its next attempt (the backoff between retries).
+    visibilityTimeout: Duration.seconds(TRAINING_TIMEOUT.toSeconds() * 6),
+    retentionPeriod: Duration.days(4),
+    deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: TRAINING_MAX_RECEIVES },
+  });
+
+  const fileActions = { put: 's3:PutObject', get: 's3:GetObject', delete: 's3:DeleteObject' } as const;
+  const useFiles = (fn: AppFunction, actions: readonly ('put' | 'get' | 'delete')[]) => {
+    fn.role.addToPrincipalPolicy(
+      new PolicyStatement({
+        actions: actions.map((a) => fileActions[a]),
+        resources: [sourceBucket.arnForObjects('*')],
+      }),
+    );
+    fn.setEnvironment(ENV.kbSourceBucket, sourceBucket.bucketName);
+    acknowledgeObjectWildcard(fn, sourceBucket);
+  };
+
+  const modelCatalog = { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) };
+  const functions = {} as Record<KbContentFunction, AppFunction>;
+  for (const [name, spec] of Object.entries(CONTENT_SPECS) as [keyof typeof CONTENT_SPECS, ContentSpec][]) {
+    const fn = new AppFunction(scope, constructId(name), {
+      name,
+      description: spec.description,
+      memorySize: spec.memorySize ?? 512,
+      timeout: Duration.seconds(spec.timeoutSeconds ?? 10),
+      environment: { [ENV.logLevel]: config.logLevel },
+      bundledEnvironment: modelCatalog,
+      ...common,
+    });
+    if (spec.datasets) fn.useTable(datasets, ENV.datasetsTable, spec.datasets);
+    else fn.setEnvironment(ENV.datasetsTable, datasets.table.tableName);
+    fn.useTable(kbContent, ENV.kbContentTable, spec.content);
+    if (spec.byId) fn.useIndex(kbContent, KB_CONTENT_BY_ID.name, spec.byId);
+    if (spec.byParent) fn.useIndex(kbContent, KB_CONTENT_BY_PARENT.name, spec.byParent);
+    if (spec.sendsTraining) {
+      queue.grantSendMessages(fn.role);
+      fn.setEnvironment(ENV.kbTrainingQueueUrl, queue.queueUrl);
+    }
+    if (spec.files) useFiles(fn, spec.files);
+    functions[name] = fn;
+  }
+
+  const train = new AppFunction(scope, 'TrainCollection', {
+    name: 'train-collection',
+    description: 'SQS: trains collections (read, split, embed through the relay, index) and embeds pushed data',
+    memorySize: 1024,
+    timeout: TRAINING_TIMEOUT,
+    environment: {
+      [ENV.logLevel]: config.logLevel,
+      [ENV.relayMaxAttempts]: String(config.relay.maxAttempts),
+      [ENV.relayAllowedHosts]: config.relay.allowedHosts.join(','),
+      [ENV.relayFirstByteTimeoutMs]: String(config.relay.firstByteTimeoutMs),
+      [ENV.usageRetentionDays]: String(config.relay.usageRetentionDays),
+    },
+    bundledEnvironment: modelCatalog,
+    ...common,
+  });
+  train.useTable(datasets, ENV.datasetsTable, ['GetItem']);
+  // GetItem and UpdateItem move the collection through its states; Query reads its chunks; BatchWriteItem writes them.
+  train.useTable(kbContent, ENV.kbContentTable, ['GetItem', 'UpdateItem', 'Query', 'BatchWriteItem']);
+  // The relay's routing core, as the `/v1` function uses it (infra/relay.ts): the channels snapshot (Scan), auto-disable
+  // (UpdateItem), health (Query, UpdateItem, DeleteItem) and one usage record per model call.
+  train.useTable(props.relay.channels, ENV.channelsTable, ['Scan', 'UpdateItem']);
+  train.useTable(props.relay.relayState, ENV.relayStateTable, ['Query', 'UpdateItem', 'DeleteItem']);
+  train.useTable(props.relay.usage, ENV.usageTable, ['PutItem']);
+  useFiles(train, ['get']);
+  // One message at a time per collection group; a failed message is reported alone (partial batch response).
+  train.function.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
+  functions['train-collection'] = train;
+
+  // Deleting a knowledge base deletes its content: Query reads every item of its partition, BatchWriteItem deletes.
+  props.deleteDataset.useTable(kbContent, ENV.kbContentTable, ['Query', 'BatchWriteItem']);
+  useFiles(props.deleteDataset, ['delete']);
+
+  return { tables: { kbContent }, functions, queue, deadLetterQueue, sourceBucket };
+}
+
+/** An alarm on the first message in the training dead-letter queue (a collection whose training kept failing). */
+export function addKbDeadLetterAlarm(scope: Construct, deadLetterQueue: Queue, topic: ITopic): Alarm {
+  const alarm = new Alarm(scope, 'KbTrainingDeadLetterAlarm', {
+    metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    datapointsToAlarm: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription:
+      'A training message failed every attempt and is in the dead-letter queue. Runbook: docs/operations.md#kb-training-dead-letters',
+  });
+  const action = new SnsAction(topic);
+  alarm.addAlarmAction(action);
+  alarm.addOkAction(action);
+  return alarm;
+}
+
+const constructId = (name: string): string =>
+  name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+
+/** The object-level wildcard of the source bucket is the narrowest S3 allows for files named at run time. */
+function acknowledgeObjectWildcard(fn: AppFunction, bucket: Bucket): void {
+  const stack = Stack.of(bucket);
+  const logicalId = stack.resolve(stack.getLogicalId(bucket.node.defaultChild as CfnBucket)) as string;
+  Validations.of(fn.role.node.findChild('DefaultPolicy')).acknowledge({
+    id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/*]`,
+    reason:
+      'Source files are named at run time (<teamId>/<fileId>); the grant is limited to the source bucket’s objects and the actions the function’s code sends.',
+  });
+}
