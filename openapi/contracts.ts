@@ -50,6 +50,7 @@ import {
   upstreamErrorBodySchema,
 } from '#shared/schemas/relay';
 import { usageReportSchema } from '#shared/schemas/usage';
+import { KB_CONTENT_CONTRACTS } from './contracts-kb-content.ts';
 
 /** One response a route may give: its status, what it means and the zod schema of its body. */
 export interface ResponseContract {
@@ -219,6 +220,7 @@ const updateContract = (operationId: string, method: string): RouteContract => (
 
 export const ROUTE_CONTRACTS: Readonly<Record<ApiName, Readonly<Record<string, RouteContract>>>> = {
   dataset: {
+    ...KB_CONTENT_CONTRACTS,
     'POST /api/core/dataset/create': {
       operationId: 'createDataset',
       summary: 'Create a knowledge base or folder',

@@ -1,4 +1,4 @@
-import { idField, nameField, optionalTextField, parentIdField } from '#shared/schemas/dataset-fields';
+import { idField, missing, nameField, optionalTextField, parentIdField } from '#shared/schemas/dataset-fields';
 import { wellFormed } from '#shared/text';
 import * as z from '#shared/zod';
 
@@ -87,14 +87,17 @@ export const chunkSettingFields = {
   qaPrompt: optionalTextField('qaPrompt', 10_000),
 };
 
+const TEXT_MISSING = missing('text');
+const DATA_MISSING = missing('data');
+
 /** POST /api/core/dataset/collection/create/text. */
 export const createTextCollectionBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({
     datasetId: idField('datasetId'),
     parentId: parentIdField,
     name: nameField,
-    text: z.string({ error: (i) => (i.input == null ? 'text is required' : 'text must be a string') }).check(
-      z.refine((s) => s.trim() !== '', 'text is required'),
+    text: z.string({ error: (i) => (i.input == null ? TEXT_MISSING : 'text must be a string') }).check(
+      z.refine((s) => s.trim() !== '', TEXT_MISSING),
       z.refine(wellFormed, 'text must be valid Unicode text'),
     ),
     ...chunkSettingFields,
@@ -169,7 +172,7 @@ export const pushDataBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
           chunkIndex: z.nullish(intField('chunkIndex', 0, 10_000_000)),
           indexes: z.nullish(z.array(indexItem).check(z.maxLength(20, 'at most 20 indexes per item'))),
         }),
-        { error: (i) => (i.input == null ? 'data is required' : 'data must be an array') },
+        { error: (i) => (i.input == null ? DATA_MISSING : 'data must be an array') },
       )
       .check(z.maxLength(MAX_PUSH_ITEMS, `data must hold at most ${MAX_PUSH_ITEMS} items`)),
     trainingType: chunkSettingFields.trainingType,
