@@ -13,7 +13,7 @@ import {
   updateCollectionBodySchema,
   updateDataBodySchema,
 } from '#shared/schemas/kb-content';
-import type { RouteContract } from './contracts.ts';
+import type { RouteContract, TopicContracts } from './contract-parts.ts';
 
 /*
  * The contracts of the knowledge base's content calls (docs/knowledge-base-api.md, "Collections, data and training"),
@@ -195,7 +195,7 @@ const trainingStatus = (operationId: string, onlyHasError: boolean): RouteContra
 });
 
 /** The content routes' contracts, keyed `METHOD path`. */
-export const KB_CONTENT_CONTRACTS: Readonly<Record<string, RouteContract>> = {
+const CONTENT: Readonly<Record<string, RouteContract>> = {
   'POST /api/core/dataset/collection/create': {
     operationId: 'createCollection',
     summary: 'Create an empty collection or a collection folder',
@@ -285,3 +285,6 @@ export const KB_CONTENT_CONTRACTS: Readonly<Record<string, RouteContract>> = {
   'GET /api/core/dataset/training/getDatasetTrainingQueue': trainingStatus('getDatasetTrainingQueue', false),
   'GET /api/core/dataset/training/hasDatasetTrainingError': trainingStatus('hasDatasetTrainingError', true),
 };
+
+/** The knowledge base's content topic (registered in openapi/contracts.ts). */
+export const KB_CONTENT_CONTRACTS: TopicContracts = { dataset: CONTENT };

@@ -2,7 +2,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { documentClient } from '#shared/clients/dynamodb';
 import { ENV, kbTrainingEnvSchema, loadConfig } from '#shared/config';
 import { newObjectId } from '#shared/ids';
-import { basicSplit } from '#shared/kb/basic-split';
+import { splitTextAsFastGpt } from '#shared/kb/chunking';
 import { relayChat, relayEmbedder } from '#shared/kb/relay-models';
 import type { TrainingDeps } from '#shared/kb/training';
 import { chunkIndexWriterFor, sourceFileStoreFor } from '#shared/kb/wiring';
@@ -20,7 +20,7 @@ const deps: TrainingDeps = {
   content: new KbContentRepository(documentClient, config[ENV.kbContentTable]),
   datasets: new DynamoDatasetRepository(documentClient, config[ENV.datasetsTable]),
   files: sourceFileStoreFor(config),
-  split: basicSplit,
+  split: splitTextAsFastGpt,
   embedder: relayEmbedder(relay, group),
   chat: relayChat(relay, group),
   index: chunkIndexWriterFor(),

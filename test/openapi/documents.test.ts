@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { contractFor, contractMismatches, routeKey } from '#openapi/contracts';
+import { contractFor, contractMismatches, mergeTopics, ROUTE_CONTRACTS, routeKey } from '#openapi/contracts';
 import { buildOpenApiDocument, DOCUMENT_FILES, documentText, staleDocuments } from '#openapi/document';
 import { APIS, type ApiDef, type ApiName } from '#shared/routes';
 
@@ -84,6 +84,18 @@ describe('route contracts', () => {
     expect(() => contractFor('dataset', { method: 'GET', path: '/api/core/dataset/new' })).toThrow(
       /GET \/api\/core\/dataset\/new of the dataset API has no contract/,
     );
+  });
+
+  it('are merged from the topic files, and a route two topics both describe is refused', () => {
+    const listChannels = ROUTE_CONTRACTS.proxy['GET /api/channels'];
+    if (!listChannels) throw new Error('GET /api/channels has no contract');
+
+    const merged = mergeTopics([{ proxy: { 'GET /api/channels': listChannels } }, { relay: {} }]);
+
+    expect(merged.proxy).toEqual({ 'GET /api/channels': listChannels });
+    expect(() =>
+      mergeTopics([{ proxy: { 'GET /api/channels': listChannels } }, { proxy: { 'GET /api/channels': listChannels } }]),
+    ).toThrow(/GET \/api\/channels of the proxy API has two contracts/);
   });
 
   it('give every operation of a document its own operationId', () => {
