@@ -63,84 +63,39 @@ interface ContentSpec {
   readonly memorySize?: number;
 }
 
-/** Each content function's calls (what its code sends), with why where it is not obvious. */
+/** Each content function's calls (what its code sends), with why. */
 const CONTENT_SPECS: Readonly<Record<Exclude<KbContentFunction, 'train-collection'>, ContentSpec>> = {
-  'kb-create-collection': {
-    description: 'POST /api/core/dataset/collection/create: an empty collection or a collection folder',
-    // GetItem reads the dataset and the parent folder; a conditional PutItem stores the collection.
+  'kb-collections': {
+    description:
+      'POST /api/core/dataset/collection/{create,create/text,listV2,list,update}, GET …/detail, PUT …/update, DELETE …/delete, GET …/training/*',
+    // GetItem reads the knowledge base (every call checks it is the caller's).
     datasets: ['GetItem'],
-    content: ['GetItem', 'PutItem'],
-  },
-  'kb-create-text-collection': {
-    description: 'POST /api/core/dataset/collection/create/text: a collection from a text, trained asynchronously',
-    datasets: ['GetItem'],
-    content: ['GetItem', 'PutItem'],
+    // GetItem reads a collection or a parent folder; a conditional PutItem creates; UpdateItem renames and moves;
+    // Query lists a knowledge base's collections (search, training counts) and a collection's chunks (delete);
+    // BatchWriteItem deletes.
+    content: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'BatchWriteItem'],
+    // byId finds a collection from its id alone; byParent lists a folder.
+    byId: ['Query'],
+    byParent: ['Query'],
+    // create/text queues the training.
     sendsTraining: true,
-    // The text is kept as a file of the source bucket.
-    files: ['put'],
-  },
-  'kb-list-collections': {
-    description: 'POST /api/core/dataset/collection/listV2 and /list: a page of collections with training counts',
-    datasets: ['GetItem'],
-    // Query of the partition searches names; GetItem checks the folder listed; the byParent index lists a folder.
-    content: ['GetItem', 'Query'],
-    byParent: ['Query'],
-  },
-  'kb-collection-detail': {
-    description: 'GET /api/core/dataset/collection/detail',
-    content: ['GetItem'],
-    byId: ['Query'],
-  },
-  'kb-update-collection': {
-    description: 'PUT and POST /api/core/dataset/collection/update: renames, tags or moves a collection',
-    // GetItem reads the record and walks the new parent's folders; UpdateItem writes the change.
-    content: ['GetItem', 'UpdateItem'],
-    byId: ['Query'],
-  },
-  'kb-delete-collection': {
-    description: 'DELETE /api/core/dataset/collection/delete: a collection (a folder with its content), data and file',
-    // Query reads a collection's chunks; the byParent index walks a folder; BatchWriteItem deletes.
-    content: ['GetItem', 'Query', 'BatchWriteItem'],
-    byId: ['Query'],
-    byParent: ['Query'],
-    files: ['delete'],
+    // create/text keeps its text as a file; delete removes a collection's file.
+    files: ['put', 'delete'],
+    // A folder's delete walks and deletes its whole content.
     timeoutSeconds: 28,
     memorySize: 1024,
   },
-  'kb-push-data': {
-    description: 'POST /api/core/dataset/data/pushData: up to 200 items queued for training',
+  'kb-data': {
+    description:
+      'POST /api/core/dataset/data/{pushData,v2/list,list,update}, GET …/detail, PUT …/update, DELETE …/delete',
+    // pushData reads the knowledge base for its vector model's token limit.
     datasets: ['GetItem'],
-    // Query reads the collection's chunks (repeats); BatchWriteItem stores the items; UpdateItem counts them.
-    content: ['GetItem', 'Query', 'BatchWriteItem', 'UpdateItem'],
+    // Query reads a collection's chunks (lists, repeats); BatchWriteItem stores pushed items and deletes one;
+    // PutItem writes an edited chunk; UpdateItem counts on the collection; GetItem reads a chunk or its collection.
+    content: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'BatchWriteItem'],
     byId: ['Query'],
+    // pushData and update queue the embedding.
     sendsTraining: true,
-  },
-  'kb-list-data': {
-    description: 'POST /api/core/dataset/data/v2/list and /list: a page of a collection’s data',
-    content: ['GetItem', 'Query'],
-    byId: ['Query'],
-  },
-  'kb-data-detail': {
-    description: 'GET /api/core/dataset/data/detail',
-    content: ['GetItem'],
-    byId: ['Query'],
-  },
-  'kb-update-data': {
-    description: 'PUT and POST /api/core/dataset/data/update: edits a chunk and queues its re-embedding',
-    content: ['GetItem', 'PutItem'],
-    byId: ['Query'],
-    sendsTraining: true,
-  },
-  'kb-delete-data': {
-    description: 'DELETE /api/core/dataset/data/delete',
-    // BatchWriteItem deletes the chunk; UpdateItem takes it off its collection's counts.
-    content: ['GetItem', 'BatchWriteItem', 'UpdateItem'],
-    byId: ['Query'],
-  },
-  'kb-training-status': {
-    description: 'GET /api/core/dataset/training/getDatasetTrainingQueue: pending and failed training counts',
-    datasets: ['GetItem'],
-    content: ['Query'],
   },
 };
 

@@ -36,20 +36,7 @@ export type FunctionName =
   | 'authorizer';
 
 /** The knowledge base's content functions (docs/knowledge-base-api.md, "Collections, data and training"). */
-export type KbContentFunction =
-  | 'kb-create-collection'
-  | 'kb-create-text-collection'
-  | 'kb-list-collections'
-  | 'kb-collection-detail'
-  | 'kb-update-collection'
-  | 'kb-delete-collection'
-  | 'kb-push-data'
-  | 'kb-list-data'
-  | 'kb-data-detail'
-  | 'kb-update-data'
-  | 'kb-delete-data'
-  | 'kb-training-status'
-  | 'train-collection';
+export type KbContentFunction = 'kb-collections' | 'kb-data' | 'train-collection';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
@@ -89,24 +76,24 @@ export interface ApiDef {
 
 /** The knowledge base's content calls (FastGPT's paths; docs/knowledge-base-api.md, "Collections, data and training"). */
 const KB_CONTENT_ROUTES: readonly RouteDef[] = [
-  { method: 'POST', path: '/api/core/dataset/collection/create', function: 'kb-create-collection' },
-  { method: 'POST', path: '/api/core/dataset/collection/create/text', function: 'kb-create-text-collection' },
-  { method: 'POST', path: '/api/core/dataset/collection/listV2', function: 'kb-list-collections' },
+  { method: 'POST', path: '/api/core/dataset/collection/create', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/collection/create/text', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/collection/listV2', function: 'kb-collections' },
   // Deprecated in FastGPT, still called by older clients: the same function answers its older page shape.
-  { method: 'POST', path: '/api/core/dataset/collection/list', function: 'kb-list-collections' },
-  { method: 'GET', path: '/api/core/dataset/collection/detail', function: 'kb-collection-detail' },
-  { method: 'PUT', path: '/api/core/dataset/collection/update', function: 'kb-update-collection' },
-  { method: 'POST', path: '/api/core/dataset/collection/update', function: 'kb-update-collection' },
-  { method: 'DELETE', path: '/api/core/dataset/collection/delete', function: 'kb-delete-collection' },
-  { method: 'POST', path: '/api/core/dataset/data/pushData', function: 'kb-push-data' },
-  { method: 'POST', path: '/api/core/dataset/data/v2/list', function: 'kb-list-data' },
-  { method: 'POST', path: '/api/core/dataset/data/list', function: 'kb-list-data' },
-  { method: 'GET', path: '/api/core/dataset/data/detail', function: 'kb-data-detail' },
-  { method: 'PUT', path: '/api/core/dataset/data/update', function: 'kb-update-data' },
-  { method: 'POST', path: '/api/core/dataset/data/update', function: 'kb-update-data' },
-  { method: 'DELETE', path: '/api/core/dataset/data/delete', function: 'kb-delete-data' },
-  { method: 'GET', path: '/api/core/dataset/training/getDatasetTrainingQueue', function: 'kb-training-status' },
-  { method: 'GET', path: '/api/core/dataset/training/hasDatasetTrainingError', function: 'kb-training-status' },
+  { method: 'POST', path: '/api/core/dataset/collection/list', function: 'kb-collections' },
+  { method: 'GET', path: '/api/core/dataset/collection/detail', function: 'kb-collections' },
+  { method: 'PUT', path: '/api/core/dataset/collection/update', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/collection/update', function: 'kb-collections' },
+  { method: 'DELETE', path: '/api/core/dataset/collection/delete', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/data/pushData', function: 'kb-data' },
+  { method: 'POST', path: '/api/core/dataset/data/v2/list', function: 'kb-data' },
+  { method: 'POST', path: '/api/core/dataset/data/list', function: 'kb-data' },
+  { method: 'GET', path: '/api/core/dataset/data/detail', function: 'kb-data' },
+  { method: 'PUT', path: '/api/core/dataset/data/update', function: 'kb-data' },
+  { method: 'POST', path: '/api/core/dataset/data/update', function: 'kb-data' },
+  { method: 'DELETE', path: '/api/core/dataset/data/delete', function: 'kb-data' },
+  { method: 'GET', path: '/api/core/dataset/training/getDatasetTrainingQueue', function: 'kb-collections' },
+  { method: 'GET', path: '/api/core/dataset/training/hasDatasetTrainingError', function: 'kb-collections' },
 ];
 
 export const APIS: Readonly<Record<ApiName, ApiDef>> = {
@@ -207,18 +194,8 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'update-dataset': 'functions/update-dataset/handler.ts',
   'delete-dataset': 'functions/delete-dataset/handler.ts',
   'dataset-paths': 'functions/dataset-paths/handler.ts',
-  'kb-create-collection': 'functions/kb-create-collection/handler.ts',
-  'kb-create-text-collection': 'functions/kb-create-text-collection/handler.ts',
-  'kb-list-collections': 'functions/kb-list-collections/handler.ts',
-  'kb-collection-detail': 'functions/kb-collection-detail/handler.ts',
-  'kb-update-collection': 'functions/kb-update-collection/handler.ts',
-  'kb-delete-collection': 'functions/kb-delete-collection/handler.ts',
-  'kb-push-data': 'functions/kb-push-data/handler.ts',
-  'kb-list-data': 'functions/kb-list-data/handler.ts',
-  'kb-data-detail': 'functions/kb-data-detail/handler.ts',
-  'kb-update-data': 'functions/kb-update-data/handler.ts',
-  'kb-delete-data': 'functions/kb-delete-data/handler.ts',
-  'kb-training-status': 'functions/kb-training-status/handler.ts',
+  'kb-collections': 'functions/kb-collections/handler.ts',
+  'kb-data': 'functions/kb-data/handler.ts',
   // No route: the training queue's consumer (SQS deployed, infra/local/kb-queue.ts under `npm start`).
   'train-collection': 'functions/train-collection/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
