@@ -1,12 +1,9 @@
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Architecture } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
@@ -209,22 +206,14 @@ export function addKbResources(scope: Construct, props: KbResourcesProps): KbRes
   return { tables: { kbContent }, functions, queue, deadLetterQueue, sourceBucket };
 }
 
-/** An alarm on the first message in the training dead-letter queue (a collection whose training kept failing). */
-export function addKbDeadLetterAlarm(scope: Construct, deadLetterQueue: Queue, topic: ITopic): Alarm {
-  const alarm = new Alarm(scope, 'KbTrainingDeadLetterAlarm', {
-    metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5) }),
-    threshold: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    datapointsToAlarm: 1,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-    alarmDescription:
-      'A training message failed every attempt and is in the dead-letter queue. Runbook: docs/operations.md#kb-training-dead-letters',
-  });
-  const action = new SnsAction(topic);
-  alarm.addAlarmAction(action);
-  alarm.addOkAction(action);
-  return alarm;
+/** The training dead-letter queue as the monitoring watches it (an alarm on its first message). */
+export function kbDeadLetterWatch(deadLetterQueue: Queue) {
+  return {
+    id: 'KbTrainingDeadLetters',
+    queue: deadLetterQueue,
+    what: 'training messages in the dead-letter queue (a collection whose training failed every attempt)',
+    runbook: 'kb-training-dead-letters',
+  };
 }
 
 const constructId = (name: string): string =>

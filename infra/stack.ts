@@ -10,7 +10,7 @@ import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
-import { addKbDeadLetterAlarm, addKbResources } from './kb.ts';
+import { addKbResources, kbDeadLetterWatch } from './kb.ts';
 import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,
@@ -267,8 +267,8 @@ export class ServiceStack extends Stack {
       authorizer,
       apis: this.apis,
       tables: this.tables,
+      deadLetterQueues: [kbDeadLetterWatch(kb.deadLetterQueue)],
     });
-    addKbDeadLetterAlarm(this, kb.deadLetterQueue, this.monitoring.topic);
 
     if (sam) {
       // Declared so that `sam local --env-vars sam-env.json` may set them (SAM ignores the others);

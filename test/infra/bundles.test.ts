@@ -469,11 +469,20 @@ describe('synthesized function bundles', () => {
     for (const name of bundles.keys()) {
       expect([name, text(name).includes(importOnly)]).toEqual([
         name,
-        ['import-legacygw', 'relay', 'test-channel', 'retest-channels'].includes(name),
+        ['import-legacygw', 'relay', 'test-channel', 'retest-channels', 'train-collection'].includes(name),
       ]);
       expect([name, text(name).includes(catalogueOnly)]).toEqual([
         name,
-        ['create-dataset', 'create-dataset-folder', 'update-dataset', 'list-datasets', 'dataset-detail'].includes(name),
+        [
+          'create-dataset',
+          'create-dataset-folder',
+          'update-dataset',
+          'list-datasets',
+          'dataset-detail',
+          'kb-collections',
+          'kb-data',
+          'train-collection',
+        ].includes(name),
       ]);
     }
     // Neither uses the AWS SDK, which loads both anyway; they would cost these two about 1-4 ms each.
