@@ -1,9 +1,8 @@
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { Architecture } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket } from 'aws-cdk-lib/aws-s3';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
@@ -12,6 +11,7 @@ import { KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT, TABLES } from '#shared/tables';
 import { AppFunction } from './constructs/function.ts';
 import type { IndexAction, TableAction } from './constructs/table.ts';
 import { AppTable } from './constructs/table.ts';
+import { sourceBucket, useSourceBucket } from './kb-sources.ts';
 import type { StageConfig } from './stage-config.ts';
 
 /*
@@ -104,18 +104,8 @@ export function addKbResources(scope: Construct, props: KbResourcesProps): KbRes
     removalPolicy: config.removalPolicy,
     deletionProtection: config.tableDeletionProtection,
   });
-  const sourceBucket = new Bucket(scope, 'KbSourceBucket', {
-    encryption: BucketEncryption.S3_MANAGED,
-    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-    enforceSSL: true,
-    versioned: false,
-    removalPolicy: config.removalPolicy,
-  });
-  Validations.of(sourceBucket).acknowledge({
-    id: 'AwsSolutions::AwsSolutions-S1',
-    reason:
-      'The source bucket is read and written only by this stack’s functions under their own roles, whose calls CloudTrail records; server access logs would need a second bucket and add nothing an operator acts on.',
-  });
+  // One source bucket for the content and the source functions (infra/kb-sources.ts makes it with its defaults).
+  const bucket = sourceBucket(scope, config);
 
   const deadLetterQueue = new Queue(scope, 'KbTrainingDeadLetterQueue', {
     fifo: true,
@@ -134,17 +124,8 @@ export function addKbResources(scope: Construct, props: KbResourcesProps): KbRes
     deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: TRAINING_MAX_RECEIVES },
   });
 
-  const fileActions = { put: 's3:PutObject', get: 's3:GetObject', delete: 's3:DeleteObject' } as const;
-  const useFiles = (fn: AppFunction, actions: readonly ('put' | 'get' | 'delete')[]) => {
-    fn.role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: actions.map((a) => fileActions[a]),
-        resources: [sourceBucket.arnForObjects('*')],
-      }),
-    );
-    fn.setEnvironment(ENV.kbSourceBucket, sourceBucket.bucketName);
-    acknowledgeObjectWildcard(fn, sourceBucket);
-  };
+  const useFiles = (fn: AppFunction, actions: readonly ('put' | 'get' | 'delete')[]) =>
+    useSourceBucket(fn, bucket, actions);
 
   const modelCatalog = { [ENV.modelCatalog]: JSON.stringify(config.modelCatalog) };
   const functions = {} as Record<KbContentFunction, AppFunction>;
@@ -203,7 +184,7 @@ export function addKbResources(scope: Construct, props: KbResourcesProps): KbRes
   props.deleteDataset.useTable(kbContent, ENV.kbContentTable, ['Query', 'BatchWriteItem']);
   useFiles(props.deleteDataset, ['delete']);
 
-  return { tables: { kbContent }, functions, queue, deadLetterQueue, sourceBucket };
+  return { tables: { kbContent }, functions, queue, deadLetterQueue, sourceBucket: bucket };
 }
 
 /** The training dead-letter queue as the monitoring watches it (an alarm on its first message). */
@@ -222,13 +203,19 @@ const constructId = (name: string): string =>
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
     .join('');
 
-/** The object-level wildcard of the source bucket is the narrowest S3 allows for files named at run time. */
-function acknowledgeObjectWildcard(fn: AppFunction, bucket: Bucket): void {
-  const stack = Stack.of(bucket);
-  const logicalId = stack.resolve(stack.getLogicalId(bucket.node.defaultChild as CfnBucket)) as string;
-  Validations.of(fn.role.node.findChild('DefaultPolicy')).acknowledge({
-    id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/*]`,
-    reason:
-      'Source files are named at run time (<teamId>/<fileId>); the grant is limited to the source bucket’s objects and the actions the function’s code sends.',
-  });
+/**
+ * The source functions (infra/kb-sources.ts) use the collections core: a link or file create stores its collection
+ * (GetItem of the parent folder, a conditional PutItem) and queues the training; a read finds a collection by its id
+ * (Query on `byId`, then GetItem).
+ */
+export function grantSourceCollections(
+  kb: KbResources,
+  functions: { readonly create: AppFunction; readonly read: AppFunction },
+): void {
+  const { kbContent } = kb.tables;
+  functions.create.useTable(kbContent, ENV.kbContentTable, ['GetItem', 'PutItem']);
+  kb.queue.grantSendMessages(functions.create.role);
+  functions.create.setEnvironment(ENV.kbTrainingQueueUrl, kb.queue.queueUrl);
+  functions.read.useTable(kbContent, ENV.kbContentTable, ['GetItem']);
+  functions.read.useIndex(kbContent, KB_CONTENT_BY_ID.name, ['Query']);
 }

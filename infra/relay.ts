@@ -12,6 +12,7 @@ import { RELAY_KEYS_BY_ID, TABLES } from '#shared/tables';
 import { STREAMING_INTEGRATION_TIMEOUT } from './constructs/api.ts';
 import { AppFunction } from './constructs/function.ts';
 import { AppTable } from './constructs/table.ts';
+import { grantBedrock } from './relay-bedrock.ts';
 import type { StageConfig } from './stage-config.ts';
 
 type KeyFunction = Extract<FunctionName, `${string}-key` | `${string}-keys`>;
@@ -70,14 +71,16 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
 
   if (props.importFunction) {
     // The token import: one GetItem by keyed hash per token (is it there, was it edited), a conditional PutItem to
-    // create or replace it; one PutItem of the ratios item in relayState. It reads nothing else of either table.
+    // create or replace it; one PutItem each of the ratios and the routing options items in relayState. It reads
+    // nothing else of either table.
     props.importFunction.useTable(relayKeys, ENV.relayKeysTable, ['GetItem', 'PutItem']);
     props.importFunction.useTable(relayState, ENV.relayStateTable, ['PutItem']);
   }
 
   const relayEnvironment = {
     [ENV.logLevel]: config.logLevel,
-    [ENV.relayMaxAttempts]: String(config.relay.maxAttempts),
+    // Set only when the stage sets it: otherwise the legacy gateway's imported RetryTimes decides (docs/relay.md).
+    ...(config.relay.maxAttempts !== undefined ? { [ENV.relayMaxAttempts]: String(config.relay.maxAttempts) } : {}),
     [ENV.relayAllowedHosts]: config.relay.allowedHosts.join(','),
     [ENV.relayFirstByteTimeoutMs]: String(config.relay.firstByteTimeoutMs),
     [ENV.usageRetentionDays]: String(config.relay.usageRetentionDays),
@@ -160,6 +163,9 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
       targets: [new LambdaFunction(retest.function, { retryAttempts: 0 })],
     });
   }
+
+  // Bedrock channels without a key sign with these functions' roles: the configured models and regions only.
+  grantBedrock([relay, testChannel, retest], config.relay.bedrock);
 
   // The key API (docs/channel-review-api.md, "Keys"): one small function per call, each granted exactly its calls on
   // the relay keys table; only the create reads the channel-id key (it hashes the new key), none reads channels.

@@ -10,7 +10,8 @@ import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
-import { addKbResources, kbDeadLetterWatch } from './kb.ts';
+import { addKbResources, grantSourceCollections, kbDeadLetterWatch } from './kb.ts';
+import { addKbSourceResources } from './kb-sources.ts';
 import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,
@@ -212,6 +213,11 @@ export class ServiceStack extends Stack {
       deleteDataset: knowledgeBase['delete-dataset'],
       common,
     });
+    const kbSources = addKbSourceResources(this, { config, datasets, channelIdKey, bucket: kb.sourceBucket, common });
+    grantSourceCollections(kb, {
+      create: kbSources.functions['kb-create-source-collection'],
+      read: kbSources.functions['kb-read-collection'],
+    });
 
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
@@ -228,6 +234,7 @@ export class ServiceStack extends Stack {
         openapi: openApi.function,
         ...mapRecord(relay.functions, (fn) => fn.function),
         ...mapRecord(kb.functions, (fn) => fn.function),
+        ...mapRecord(kbSources.functions, (fn) => fn.function),
       },
       throttling: config.throttling,
       ...(cloudWatchRole ? { stageDependsOn: [cloudWatchRole.account] } : {}),
@@ -256,6 +263,7 @@ export class ServiceStack extends Stack {
       ...review,
       ...relay.functions,
       ...kb.functions,
+      ...kbSources.functions,
     };
     this.apis = { dataset: datasetApi, proxy: proxyApi, relay: relayApi };
 

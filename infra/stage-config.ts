@@ -194,16 +194,25 @@ const fileSchema = z
     // may reach, an upstream's time to its response head, how long usage records are kept.
     relay: z
       .object({
-        maxAttempts: z.number().int().min(1).max(10).default(DEFAULTS.relayMaxAttempts),
+        // Unset: the legacy gateway's imported RetryTimes + 1, else 3 (docs/relay.md, "Routing options").
+        maxAttempts: z.number().int().min(1).max(10).optional(),
         allowedHosts: z.array(z.string().trim().min(1)).default([]),
         firstByteTimeoutMs: z.number().int().min(1000).max(600_000).default(DEFAULTS.relayFirstByteTimeoutMs),
         usageRetentionDays: z.number().int().min(1).max(3650).default(DEFAULTS.usageRetentionDays),
         // How often auto-disabled channels are re-tested (an EventBridge schedule); 0 = no schedule.
         retestIntervalMinutes: z.number().int().min(0).max(1440).default(DEFAULTS.relayRetestIntervalMinutes),
+        // Bedrock channels that name no key sign with the relay's own role, granted these models in these regions
+        // only (infra/relay-bedrock.ts; docs/relay.md, "Bedrock on the function's role"). Absent = no Bedrock grant.
+        bedrock: z
+          .object({
+            regions: z.array(z.string().regex(/^[a-z]{2}(?:-[a-z]+)+-\d{1,2}$/)).min(1),
+            models: z.array(z.string().regex(/^[A-Za-z0-9][\w.:-]{0,199}$/)).min(1),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({
-        maxAttempts: DEFAULTS.relayMaxAttempts,
         allowedHosts: [],
         firstByteTimeoutMs: DEFAULTS.relayFirstByteTimeoutMs,
         usageRetentionDays: DEFAULTS.usageRetentionDays,
@@ -276,12 +285,15 @@ export interface StageConfig {
     readonly caBundle?: string;
   };
   readonly relay: {
-    readonly maxAttempts: number;
+    /** Unset: the imported RetryTimes + 1, else 3. */
+    readonly maxAttempts?: number;
     readonly allowedHosts: readonly string[];
     readonly firstByteTimeoutMs: number;
     readonly usageRetentionDays: number;
     /** Minutes between two re-tests of auto-disabled channels; 0 = no schedule. */
     readonly retestIntervalMinutes: number;
+    /** Models (names or Bedrock ids) and regions the relay's own role may invoke; absent = none. */
+    readonly bedrock?: { readonly regions: readonly string[]; readonly models: readonly string[] };
   };
   readonly vpc?: { readonly vpcId: string; readonly subnetIds: readonly string[]; readonly securityGroupId: string };
   readonly manageApiGatewayAccount: boolean;

@@ -33,6 +33,8 @@ export interface RouteContract {
     /** The JSON body, as the handler parses it (input side of the schema). */
     readonly body?: z.core.$ZodType;
     readonly bodyExample?: unknown;
+    /** The body's media type when it is not JSON (an upload: `multipart/form-data`, its parts as properties). */
+    readonly bodyContentType?: string;
     /** One query parameter per property. */
     readonly query?: z.core.$ZodObject;
     /** One path parameter per property (the route's `{name}` segments). */

@@ -12,9 +12,11 @@ import type { ApiDef, ApiName, RouteDef } from '#shared/routes';
 import { APIS } from '#shared/routes';
 import { type RouteContract, routeKey, type TopicContracts } from './contract-parts.ts';
 import { CHANNEL_CONTRACTS } from './contracts-channels.ts';
+import { COUNT_TOKENS_CONTRACTS } from './contracts-count-tokens.ts';
 import { DATASET_CONTRACTS } from './contracts-dataset.ts';
 import { IMPORT_CONTRACTS } from './contracts-import.ts';
 import { KB_CONTENT_CONTRACTS } from './contracts-kb-content.ts';
+import { KB_SOURCE_CONTRACTS } from './contracts-kb-sources.ts';
 import { KEY_CONTRACTS } from './contracts-keys.ts';
 import { RELAY_CONTRACTS } from './contracts-relay.ts';
 
@@ -28,6 +30,8 @@ const TOPICS: readonly TopicContracts[] = [
   KEY_CONTRACTS,
   RELAY_CONTRACTS,
   KB_CONTENT_CONTRACTS,
+  COUNT_TOKENS_CONTRACTS,
+  KB_SOURCE_CONTRACTS,
 ];
 
 /** The topics' contracts merged by API; a route that two topics both describe is a mistake and throws. */

@@ -191,7 +191,7 @@ function operation(apiName: ApiName, route: RouteDef): Json {
           requestBody: {
             required: true,
             content: {
-              'application/json': {
+              [request.bodyContentType ?? 'application/json']: {
                 schema: jsonSchema(request.body, 'input'),
                 ...(request.bodyExample !== undefined ? { example: request.bodyExample } : {}),
               },

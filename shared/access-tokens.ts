@@ -29,51 +29,59 @@ const VISIBLE_ASCII = /^[\x21-\x7e]+$/;
  * The admin key secret's value: a plain string of at least 32 visible ASCII characters. Surrounding
  * whitespace is dropped: a key stored from a file (`--secret-string file://key`) often ends in a newline.
  */
-export const adminKeySchema = z
-  .string()
-  .check(
-    z.trim(),
-    z.minLength(ADMIN_KEY_MIN_LENGTH, `must be at least ${ADMIN_KEY_MIN_LENGTH} characters`),
-    z.regex(VISIBLE_ASCII, 'must be visible ASCII characters without spaces'),
-  );
+export const adminKeySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z
+    .string()
+    .check(
+      z.trim(),
+      z.minLength(ADMIN_KEY_MIN_LENGTH, `must be at least ${ADMIN_KEY_MIN_LENGTH} characters`),
+      z.regex(VISIBLE_ASCII, 'must be visible ASCII characters without spaces'),
+    ),
+);
 
 /** `expiresAt`: an ISO 8601 date-time with `Z` or an offset, or a date (midnight UTC); null = never. */
-export const expiresAtSchema = z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
-  error: 'must be an ISO 8601 date-time with a time zone (e.g. 2030-01-31T00:00:00Z) or a date',
-});
+export const expiresAtSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.union([z.iso.datetime({ offset: true }), z.iso.date()], {
+    error: 'must be an ISO 8601 date-time with a time zone (e.g. 2030-01-31T00:00:00Z) or a date',
+  }),
+);
 
 /** A token id, team id or member id: 1..128 characters after trimming. */
-export const identifierSchema = z
-  .string()
-  .check(z.trim(), z.minLength(1, 'is required'), z.maxLength(128, 'must be at most 128 characters'));
+export const identifierSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.string().check(z.trim(), z.minLength(1, 'is required'), z.maxLength(128, 'must be at most 128 characters')),
+);
 
 /** One entry of the access tokens secret; unknown fields are kept so the tool never drops them on rewrite. */
-export const accessTokenRecordSchema = z.looseObject({
-  id: identifierSchema,
-  sha256: z.pipe(
-    z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')),
-    z.transform((s) => s.toLowerCase()),
-  ),
-  teamId: identifierSchema,
-  tmbId: identifierSchema,
-  label: z.optional(z.string()),
-  expiresAt: z.pipe(
-    z.nullish(expiresAtSchema),
-    z.transform((v) => v ?? null),
-  ),
-});
+export const accessTokenRecordSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.looseObject({
+    id: identifierSchema,
+    sha256: z.pipe(
+      z.string().check(z.regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters')),
+      z.transform((s) => s.toLowerCase()),
+    ),
+    teamId: identifierSchema,
+    tmbId: identifierSchema,
+    label: z.optional(z.string()),
+    expiresAt: z.pipe(
+      z.nullish(expiresAtSchema),
+      z.transform((v) => v ?? null),
+    ),
+  }),
+);
 export type AccessTokenRecord = z.infer<typeof accessTokenRecordSchema>;
 
 /** The access tokens secret: `{"tokens":[...]}`, hashes only, ids unique (revocation is by id). */
-export const accessTokensSecretSchema = z.looseObject({ tokens: z.array(accessTokenRecordSchema) }).check(
-  z.superRefine((secret, ctx) => {
-    const seen = new Set<string>();
-    secret.tokens.forEach((token, index) => {
-      if (seen.has(token.id))
-        ctx.addIssue({ code: 'custom', path: ['tokens', index, 'id'], message: 'is a duplicate' });
-      seen.add(token.id);
-    });
-  }),
+export const accessTokensSecretSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.looseObject({ tokens: z.array(accessTokenRecordSchema) }).check(
+    z.superRefine((secret, ctx) => {
+      const seen = new Set<string>();
+      secret.tokens.forEach((token, index) => {
+        if (seen.has(token.id))
+          ctx.addIssue({ code: 'custom', path: ['tokens', index, 'id'], message: 'is a duplicate' });
+        seen.add(token.id);
+      });
+    }),
+  ),
 );
 export type AccessTokensSecret = z.infer<typeof accessTokensSecretSchema>;
 

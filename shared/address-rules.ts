@@ -8,30 +8,38 @@ import { BlockList, isIP } from 'node:net';
  * 169.254.169.254) and the IPv6 EC2 metadata address (a ULA, not link-local) are listed by hand. Used by the import's
  * DSN targets and the relay's channel base URLs alike.
  */
-const LINK_LOCAL = new BlockList();
-LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
-LINK_LOCAL.addSubnet('fe80::', 10, 'ipv6');
-LINK_LOCAL.addSubnet('::169.254.0.0', 112, 'ipv6');
-// The well-known prefix 64:ff9b::/96, and the local-use prefix 64:ff9b:1::/48 (RFC 8215) with the IPv4
-// address embedded as RFC 6052 does for a /48 prefix: its first 16 bits in the fourth group.
-LINK_LOCAL.addSubnet('64:ff9b::a9fe:0', 112, 'ipv6');
-LINK_LOCAL.addSubnet('64:ff9b:1:a9fe::', 64, 'ipv6');
-LINK_LOCAL.addAddress('fd00:ec2::254', 'ipv6');
-// SIIT's IPv4-translated form ::ffff:0:a.b.c.d (RFC 2765, RFC 6145): BlockList matches the mapped form only.
-LINK_LOCAL.addSubnet('::ffff:0:a9fe:0', 112, 'ipv6');
+// Built on first use: a function that never checks an address (the relay answering `GET /v1/models`) never builds them.
+let blockLists: { linkLocal: BlockList; loopback: BlockList } | undefined;
 
-// Loopback and the unspecified address, with their IPv4-mapped, IPv4-compatible and NAT64 forms: a channel's base URL
-// may not reach the function's own host (or, locally, the product's own engine) unless the operator lists it.
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addSubnet('0.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-LOOPBACK.addAddress('::', 'ipv6');
-LOOPBACK.addSubnet('::127.0.0.0', 104, 'ipv6');
-LOOPBACK.addSubnet('64:ff9b::7f00:0', 104, 'ipv6');
-LOOPBACK.addSubnet('64:ff9b:1:7f00::', 56, 'ipv6');
-LOOPBACK.addSubnet('::ffff:0:7f00:0', 104, 'ipv6');
-LOOPBACK.addSubnet('::ffff:0:0:0', 104, 'ipv6');
+function rules(): { linkLocal: BlockList; loopback: BlockList } {
+  if (blockLists) return blockLists;
+  const linkLocal = new BlockList();
+  linkLocal.addSubnet('169.254.0.0', 16, 'ipv4');
+  linkLocal.addSubnet('fe80::', 10, 'ipv6');
+  linkLocal.addSubnet('::169.254.0.0', 112, 'ipv6');
+  // The well-known prefix 64:ff9b::/96, and the local-use prefix 64:ff9b:1::/48 (RFC 8215) with the IPv4
+  // address embedded as RFC 6052 does for a /48 prefix: its first 16 bits in the fourth group.
+  linkLocal.addSubnet('64:ff9b::a9fe:0', 112, 'ipv6');
+  linkLocal.addSubnet('64:ff9b:1:a9fe::', 64, 'ipv6');
+  linkLocal.addAddress('fd00:ec2::254', 'ipv6');
+  // SIIT's IPv4-translated form ::ffff:0:a.b.c.d (RFC 2765, RFC 6145): BlockList matches the mapped form only.
+  linkLocal.addSubnet('::ffff:0:a9fe:0', 112, 'ipv6');
+
+  // Loopback and the unspecified address, with their IPv4-mapped, IPv4-compatible and NAT64 forms: a channel's base
+  // URL may not reach the function's own host (or, locally, the product's own engine) unless the operator lists it.
+  const loopback = new BlockList();
+  loopback.addSubnet('127.0.0.0', 8, 'ipv4');
+  loopback.addSubnet('0.0.0.0', 8, 'ipv4');
+  loopback.addAddress('::1', 'ipv6');
+  loopback.addAddress('::', 'ipv6');
+  loopback.addSubnet('::127.0.0.0', 104, 'ipv6');
+  loopback.addSubnet('64:ff9b::7f00:0', 104, 'ipv6');
+  loopback.addSubnet('64:ff9b:1:7f00::', 56, 'ipv6');
+  loopback.addSubnet('::ffff:0:7f00:0', 104, 'ipv6');
+  loopback.addSubnet('::ffff:0:0:0', 104, 'ipv6');
+  blockLists = { linkLocal, loopback };
+  return blockLists;
+}
 
 /*
  * A translator under the local-use prefix 64:ff9b:1::/48 (RFC 8215) may use any of RFC 6052's prefix lengths inside
@@ -75,12 +83,14 @@ export function familyName(address: string): 'ipv4' | 'ipv6' {
 
 /** True for a link-local or cloud-metadata address in any of its spellings: never a target. */
 export function isLinkLocalAddress(address: string): boolean {
-  if (embeddedIpv4s(address).some((v4) => LINK_LOCAL.check(v4, 'ipv4'))) return true;
-  return LINK_LOCAL.check(address, familyName(address));
+  const { linkLocal } = rules();
+  if (embeddedIpv4s(address).some((v4) => linkLocal.check(v4, 'ipv4'))) return true;
+  return linkLocal.check(address, familyName(address));
 }
 
 /** True for a loopback or unspecified address in any of its spellings. */
 export function isLoopbackAddress(address: string): boolean {
-  if (embeddedIpv4s(address).some((v4) => LOOPBACK.check(v4, 'ipv4'))) return true;
-  return LOOPBACK.check(address, familyName(address));
+  const { loopback } = rules();
+  if (embeddedIpv4s(address).some((v4) => loopback.check(v4, 'ipv4'))) return true;
+  return loopback.check(address, familyName(address));
 }

@@ -206,7 +206,8 @@ export const relayEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.channelsTable]: requiredName,
     [ENV.relayStateTable]: requiredName,
     [ENV.usageTable]: requiredName,
-    [ENV.relayMaxAttempts]: positiveInt(DEFAULTS.relayMaxAttempts),
+    // Unset: the RetryTimes imported from the legacy gateway + 1, else DEFAULTS.relayMaxAttempts (docs/relay.md, "Routing options").
+    [ENV.relayMaxAttempts]: z.optional(z.pipe(z.coerce.number(), z.int().check(z.positive()))),
     [ENV.relayFirstByteTimeoutMs]: positiveInt(DEFAULTS.relayFirstByteTimeoutMs),
     [ENV.relayAllowedHosts]: parsedString((v) => parseAllowList((v ?? '').split(','))),
     [ENV.usageRetentionDays]: positiveInt(DEFAULTS.usageRetentionDays),

@@ -83,17 +83,19 @@ const llm = (
  * BAAI b683c63). `gpt-3.5-turbo-16k`, which FastGPT's documented create example names, has left that
  * list: it gets `gpt-3.5-turbo`'s figures. A catalogue entry given by name alone takes these.
  */
+// Each call is marked too: esbuild drops an unread `Object.freeze` only when its arguments are free of side effects, so a
+// bundle that never reads the catalogue (the relay, the channel and key functions) neither carries nor builds it.
 const KNOWN_MODELS: Readonly<Record<string, Known>> = /* @__PURE__ */ Object.freeze({
-  'text-embedding-3-small': embedding('OpenAI'),
-  'text-embedding-3-large': embedding('OpenAI'),
-  'text-embedding-ada-002': embedding('OpenAI'),
-  'bge-m3': embedding('BAAI'),
-  'gpt-4o-mini': llm('OpenAI', 128_000, 16_000, 60_000, true),
-  'gpt-4o': llm('OpenAI', 128_000, 4_000, 60_000, true),
-  'gpt-4.1': llm('OpenAI', 1_000_000, 32_000, 1_000_000, true),
-  'gpt-3.5-turbo-16k': llm('OpenAI', 16_000, 4_000, 13_000, false),
-  'qwen-plus': llm('Qwen', 1_000_000, 32_000, 1_000_000, false),
-  'deepseek-chat': llm('DeepSeek', 64_000, 8_000, 60_000, false),
+  'text-embedding-3-small': /* @__PURE__ */ embedding('OpenAI'),
+  'text-embedding-3-large': /* @__PURE__ */ embedding('OpenAI'),
+  'text-embedding-ada-002': /* @__PURE__ */ embedding('OpenAI'),
+  'bge-m3': /* @__PURE__ */ embedding('BAAI'),
+  'gpt-4o-mini': /* @__PURE__ */ llm('OpenAI', 128_000, 16_000, 60_000, true),
+  'gpt-4o': /* @__PURE__ */ llm('OpenAI', 128_000, 4_000, 60_000, true),
+  'gpt-4.1': /* @__PURE__ */ llm('OpenAI', 1_000_000, 32_000, 1_000_000, true),
+  'gpt-3.5-turbo-16k': /* @__PURE__ */ llm('OpenAI', 16_000, 4_000, 13_000, false),
+  'qwen-plus': /* @__PURE__ */ llm('Qwen', 1_000_000, 32_000, 1_000_000, false),
+  'deepseek-chat': /* @__PURE__ */ llm('DeepSeek', 64_000, 8_000, 60_000, false),
 });
 
 // A model nothing describes: FastGPT's provider "Other" and modest limits a page can work with.
@@ -199,17 +201,17 @@ const builtIn = <K extends ModelKind>(kind: K, models: string[], defaultModel: s
 
 /** The catalogue used when the operator configures none (and locally). */
 export const BUILT_IN_MODEL_CATALOG: ModelCatalog = /* @__PURE__ */ Object.freeze({
-  vector: builtIn(
+  vector: /* @__PURE__ */ builtIn(
     'vector',
     ['text-embedding-3-small', 'text-embedding-3-large', 'text-embedding-ada-002', 'bge-m3'],
     'text-embedding-3-small',
   ),
-  agent: builtIn(
+  agent: /* @__PURE__ */ builtIn(
     'agent',
     ['gpt-4o-mini', 'gpt-4o', 'qwen-plus', 'deepseek-chat', 'gpt-3.5-turbo-16k', 'gpt-4.1'],
     'gpt-4o-mini',
   ),
-  vlm: builtIn('vlm', ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1'], 'gpt-4o-mini'),
+  vlm: /* @__PURE__ */ builtIn('vlm', ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1'], 'gpt-4o-mini'),
 });
 
 /** Parses a MODEL_CATALOG value (JSON text or object); throws ConfigError naming the bad part. */

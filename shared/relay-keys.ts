@@ -17,7 +17,10 @@ export const RELAY_KEY_PREFIX = 'sk-';
 export const RELAY_KEY_LENGTH = 48;
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const KEY_BODY = /^[A-Za-z0-9]{48}$/;
+// One API's and New API's keys (48 letters and digits), or One Hub's and Done Hub's since they sign their keys
+// (common/user-token.go: a sqids payload of at least 15 characters, `_`, and the 43-character base64url HMAC-SHA-256;
+// the `key` column is varchar(59)). Both are accepted so that keys imported from any family keep working.
+const KEY_BODY = /^(?:[A-Za-z0-9]{48}|[A-Za-z0-9]{15,32}_[A-Za-z0-9_-]{43})$/;
 
 /** A new random relay key: `sk-` and 48 characters drawn uniformly from [A-Za-z0-9] (about 285 bits). */
 export function newRelayKey(): string {
@@ -28,8 +31,8 @@ export function newRelayKey(): string {
 }
 
 /**
- * The 48 characters that identify a relay key, from a presented bearer token with or without `sk-`; undefined when the
- * token cannot be a relay key (any other length or character: an admin key, an access token, junk).
+ * The characters that identify a relay key (48, or a Hub-signed key's 59 or so), from a presented bearer token with or
+ * without `sk-`; undefined when the token cannot be a relay key (any other shape: an admin key, an access token, junk).
  */
 export function relayKeyBody(token: string): string | undefined {
   const body = token.startsWith(RELAY_KEY_PREFIX) ? token.slice(RELAY_KEY_PREFIX.length) : token;
@@ -41,7 +44,7 @@ const HASH_LABEL = 'relay-key\0';
 
 /**
  * The stored form of a relay key: lowercase hex HMAC-SHA-256 under the deployment's channel-id key of a label and the
- * key's 48 characters, so `sk-abc…` and `abc…` hash alike. Throws for a string that is not a relay key.
+ * key's body (relayKeyBody), so `sk-abc…` and `abc…` hash alike. Throws for a string that is not a relay key.
  */
 export function relayKeyHash(hmacKey: Buffer, key: string): string {
   const body = relayKeyBody(key);
@@ -77,47 +80,58 @@ export function isIpOrCidr(entry: string): boolean {
 }
 
 /** What a relay key may do: its groups, models, IPs and expiry (created by the tool, later by `POST /api/keys`). */
-export const relayKeyLimitsSchema = z.object({
-  /** Ordered: the first group that can serve the model is used. */
-  groups: z._default(z.array(nameSchema()).check(z.minLength(1, 'must name at least one group')), ['default']),
-  /** The model allow-list; absent = every model. */
-  models: z.optional(z.array(nameSchema()).check(z.minLength(1, 'must name at least one model when given'))),
-  /** IP addresses and CIDRs the key may be used from; absent = anywhere. */
-  ips: z.optional(
-    z
-      .array(z.string().check(z.trim(), z.refine(isIpOrCidr, 'must be an IP address or a CIDR')))
-      .check(z.minLength(1, 'must name at least one address when given')),
-  ),
-  /** ISO 8601; absent or null = never. */
-  expiresAt: z.nullish(expiresAtSchema),
-});
+export const relayKeyLimitsSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    /** Ordered: the first group that can serve the model is used. */
+    groups: z._default(z.array(nameSchema()).check(z.minLength(1, 'must name at least one group')), ['default']),
+    /** The model allow-list; absent = every model. */
+    models: z.optional(z.array(nameSchema()).check(z.minLength(1, 'must name at least one model when given'))),
+    /** IP addresses and CIDRs the key may be used from; absent = anywhere. */
+    ips: z.optional(
+      z
+        .array(z.string().check(z.trim(), z.refine(isIpOrCidr, 'must be an IP address or a CIDR')))
+        .check(z.minLength(1, 'must name at least one address when given')),
+    ),
+    /** ISO 8601; absent or null = never. */
+    expiresAt: z.nullish(expiresAtSchema),
+  }),
+);
 export type RelayKeyLimits = z.infer<typeof relayKeyLimitsSchema>;
 
 /** Why a key is disabled: revoked by an operator, or (section 23's import) expired or exhausted at the source. */
 export const RELAY_KEY_STATUS_REASONS = ['revoked', 'expired', 'exhausted', 'disabled-at-source'] as const;
 
-/** One item of the `relayKeys` table. Holds no key and no part of one. */
-export const relayKeyRecordSchema = z.looseObject({
-  /** Partition key: relayKeyHash of the key. */
-  keyHash: z.string().check(z.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')),
-  id: z.string().check(z.regex(/^[0-9a-f]{24}$/, 'must be 24 lowercase hex characters')),
-  name: z.string(),
-  groups: z.array(z.string()).check(z.minLength(1)),
-  models: z.optional(z.array(z.string())),
-  ips: z.optional(z.array(z.string())),
-  expiresAt: z.optional(z.nullable(z.string())),
-  status: z.enum(['enabled', 'disabled']),
-  statusReason: z.optional(z.enum(RELAY_KEY_STATUS_REASONS)),
-  statusChangedAt: z.optional(z.string()),
-  createdAt: z.string(),
-  lastUsedAt: z.optional(z.string()),
-  // Section 23 (quotas): remaining and used quota in the source family's units; unlimited keys are never metered.
-  remainQuota: z.optional(z.number()),
-  usedQuota: z.optional(z.number()),
-  unlimitedQuota: z.optional(z.boolean()),
-  /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
-  editedAt: z.optional(z.string()),
-});
+/**
+ * One item of the `relayKeys` table. Holds no key and no part of one. Built on its first parse (`z.lazy`): the relay
+ * reads a record only after a response (the key's `lastUsedAt`), so its cold start does not build it.
+ */
+export const relayKeyRecordSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.lazy(() =>
+    z.looseObject({
+      /** Partition key: relayKeyHash of the key. */
+      keyHash: z.string().check(z.regex(/^[0-9a-f]{64}$/, 'must be 64 lowercase hex characters')),
+      id: z.string().check(z.regex(/^[0-9a-f]{24}$/, 'must be 24 lowercase hex characters')),
+      name: z.string(),
+      groups: z.array(z.string()).check(z.minLength(1)),
+      models: z.optional(z.array(z.string())),
+      ips: z.optional(z.array(z.string())),
+      expiresAt: z.optional(z.nullable(z.string())),
+      status: z.enum(['enabled', 'disabled']),
+      statusReason: z.optional(z.enum(RELAY_KEY_STATUS_REASONS)),
+      statusChangedAt: z.optional(z.string()),
+      createdAt: z.string(),
+      lastUsedAt: z.optional(z.string()),
+      // Section 23 (quotas): remaining and used quota in the source family's units; unlimited keys are never metered.
+      remainQuota: z.optional(z.number()),
+      usedQuota: z.optional(z.number()),
+      unlimitedQuota: z.optional(z.boolean()),
+      /** An imported key: the source's remaining and used quota at the last import (a re-import applies what changed there). */
+      legacyQuota: z.optional(z.object({ remain: z.number(), used: z.number() })),
+      /** Set when an operator changes the key through the API (`PUT /api/key/{id}`): a re-import leaves it alone. */
+      editedAt: z.optional(z.string()),
+    }),
+  ),
+);
 export type RelayKeyRecord = z.infer<typeof relayKeyRecordSchema>;
 
 /** True when the record has an expiry at or before `now` (or one that does not parse: fail closed). */
@@ -178,7 +192,7 @@ export interface RelayKeyCaller {
   readonly limitedQuota?: true;
 }
 
-const stringList = z.array(z.string());
+const stringList = /* @__PURE__ */ z.moduleSchema(() => z.array(z.string()));
 function listOf(text: unknown): string[] | undefined {
   if (text === '' || text === undefined) return undefined;
   if (typeof text !== 'string') throw new Error('not a list');

@@ -6,6 +6,7 @@
 export type Scope = 'dataset' | 'admin' | 'relay';
 export type ApiName = 'dataset' | 'proxy' | 'relay';
 export type FunctionName =
+  | KbSourceFunction
   | 'create-dataset'
   | 'create-dataset-folder'
   | 'list-datasets'
@@ -37,6 +38,8 @@ export type FunctionName =
 
 /** The knowledge base's content functions (docs/knowledge-base-api.md, "Collections, data and training"). */
 export type KbContentFunction = 'kb-collections' | 'kb-data' | 'train-collection';
+/** The knowledge base's source calls: link and file collections, and reading a source (docs/knowledge-base-sources.md). */
+export type KbSourceFunction = 'kb-create-source-collection' | 'kb-read-collection';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
@@ -65,6 +68,16 @@ export interface RouteDef {
    */
   readonly keyHeader?: 'x-api-key';
 }
+
+/** The knowledge base's source calls (FastGPT's paths; docs/knowledge-base-sources.md). */
+const KB_SOURCE_ROUTES: readonly RouteDef[] = [
+  { method: 'POST', path: '/api/core/dataset/collection/create/link', function: 'kb-create-source-collection' },
+  // multipart/form-data: one of the dataset API's binary media types, so the body reaches the function in base64.
+  { method: 'POST', path: '/api/core/dataset/collection/create/localFile', function: 'kb-create-source-collection' },
+  { method: 'POST', path: '/api/core/dataset/collection/read', function: 'kb-read-collection' },
+  // The link collection/read answers: opened by a browser without a token; its signature is the proof.
+  { method: 'GET', path: '/api/core/dataset/collection/source', function: 'kb-read-collection', auth: 'none' },
+];
 
 export interface ApiDef {
   readonly name: ApiName;
@@ -103,6 +116,7 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
     scope: 'dataset',
     routes: [
       { method: 'POST', path: '/api/core/dataset/create', function: 'create-dataset' },
+      ...KB_SOURCE_ROUTES,
       { method: 'POST', path: '/api/core/dataset/folder/create', function: 'create-dataset-folder' },
       { method: 'POST', path: '/api/core/dataset/list', function: 'list-datasets' },
       // Older FastGPT scripts list with GET and a query; the same function reads it like the POST's body.
@@ -164,6 +178,8 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'GET', path: '/v1/models', function: 'relay', streaming: true },
       // Anthropic's Messages API (Claude Code, Anthropic's SDKs: the key in x-api-key or as a Bearer token).
       { method: 'POST', path: '/v1/messages', function: 'relay', streaming: true, keyHeader: 'x-api-key' },
+      // Anthropic's token counting (Claude Code), its credentials as for Messages.
+      { method: 'POST', path: '/v1/messages/count_tokens', function: 'relay', streaming: true, keyHeader: 'x-api-key' },
       // OpenAI's Responses API (Codex).
       { method: 'POST', path: '/v1/responses', function: 'relay', streaming: true },
       // The relay's OpenAPI document, under `/v1` both locally (where `/openapi.json` is the knowledge-base API's) and
@@ -179,7 +195,8 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
  * functions base64-encoded, so the list names only what no request sends: the console's WebAssembly build.
  */
 export const BINARY_MEDIA_TYPES: Readonly<Record<ApiName, readonly string[]>> = {
-  dataset: [],
+  // File uploads (collection/create/localFile) must reach the function as bytes, not as UTF-8 text.
+  dataset: ['multipart/form-data'],
   proxy: ['application/wasm'],
   // The relay streams text (JSON, server-sent events); a binary type would turn request bodies into base64.
   relay: [],
@@ -187,6 +204,8 @@ export const BINARY_MEDIA_TYPES: Readonly<Record<ApiName, readonly string[]>> = 
 
 /** Handler entry of each function, relative to the repository root. */
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
+  'kb-create-source-collection': 'functions/kb-create-source-collection/handler.ts',
+  'kb-read-collection': 'functions/kb-read-collection/handler.ts',
   'create-dataset': 'functions/create-dataset/handler.ts',
   'create-dataset-folder': 'functions/create-dataset-folder/handler.ts',
   'list-datasets': 'functions/list-datasets/handler.ts',

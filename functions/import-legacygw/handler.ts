@@ -5,6 +5,7 @@ import { adminHandler, proxyBody } from '#shared/envelopes/proxy';
 import { createLogger } from '#shared/logger';
 import { createMetrics } from '#shared/metrics';
 import { DynamoRatioWriter } from '#shared/relay/quota';
+import { DynamoRoutingOptionsWriter } from '#shared/relay/routing-options';
 import { ChannelRepository } from '#shared/repositories/channels';
 import { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import { FAMILIES } from './families/index.ts';
@@ -40,6 +41,7 @@ const deps: ImportDeps & RowsImportDeps = {
         tokens: {
           store: new RelayKeysRepository(documentClient, relayKeysTable),
           ratios: new DynamoRatioWriter(documentClient, relayStateTable),
+          routing: new DynamoRoutingOptionsWriter(documentClient, relayStateTable),
         },
       }
     : {}),
@@ -67,7 +69,7 @@ export const handler = adminHandler(
       return measureImport(metrics, input.dryRun, () => importRows(input, deps));
     }
     const body = proxyBody(event, importBodySchema);
-    const input = { dsn: body.dsn, dryRun: body.dryRun ?? false, family: body.family };
+    const input = { dsn: body.dsn, dryRun: body.dryRun ?? false, family: body.family, tokens: body.tokens ?? false };
     return measureImport(metrics, input.dryRun, () => importLegacyGw(input, deps));
   },
   { metrics },

@@ -17,6 +17,7 @@ import { createRowMapper, type LegacyId, type MappedChannel, type RowOutcome, sa
 import { type ImportReport, MAX_REPORT_ITEMS, ReportBuilder } from './report.ts';
 import type { RowSource, SourceOrigin } from './source.ts';
 import { type LookupFn, resolveTarget } from './target.ts';
+import { checkTokensImport, importSourceTokens, type SourceTokensDeps } from './tokens/source-tokens.ts';
 
 export interface ImportInput {
   /** The legacy gateway's DSN; holds a password, so it is never logged or echoed. */
@@ -25,6 +26,8 @@ export interface ImportInput {
   dryRun: boolean;
   /** The family the operator chose: the table is read as its, whatever its columns say (families/detect.ts). */
   family?: FamilyKind;
+  /** Also carry the gateway's tokens over as relay keys (docs/relay.md, "Keys carried over from the legacy gateway"). */
+  tokens?: boolean;
 }
 
 /** What every import needs, whatever its source. */
@@ -45,7 +48,7 @@ export interface ImportCoreDeps {
   logger: Pick<Logger, 'info'>;
 }
 
-export interface ImportDeps extends ImportCoreDeps {
+export interface ImportDeps extends ImportCoreDeps, SourceTokensDeps {
   openSource: OpenSource;
   config: ImportCoreDeps['config'] & {
     /** LEGACYGW_ALLOWED_HOSTS, parsed at cold start. */
@@ -109,7 +112,9 @@ export async function importLegacyGw(input: ImportInput, deps: ImportDeps): Prom
       deadlineAt: deadline.at,
       now: () => deps.now().getTime(),
     });
-    return await importFromSource(source, input.dryRun, deadline, deps, input.family);
+    if (input.tokens) await checkTokensImport(source, deps);
+    const report = await importFromSource(source, input.dryRun, deadline, deps, input.family);
+    return input.tokens ? await importSourceTokens(source, report, deadline, deps) : report;
   } catch (e) {
     if (signal.aborted && !(e instanceof ProxyApiError)) throw new DeadlineExceededError(0, { cause: e });
     throw e;

@@ -12,7 +12,7 @@ import {
   trustedCas,
 } from './legacy-connection.ts';
 import { hasByteLimit, overLimitColumns } from './limits.ts';
-import type { RowSource } from './source.ts';
+import { type LegacyTable, ORDER_COLUMN, type RowSource } from './source.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /** Bounds of one read. */
@@ -110,11 +110,11 @@ class MySqlLegacySource implements RowSource {
     await this.query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
   }
 
-  async columns(): Promise<ReadonlySet<string>> {
+  async columns(table: LegacyTable = 'channels'): Promise<ReadonlySet<string>> {
     try {
       const found = await this.query<{ name: string }>(
         'SELECT LOWER(COLUMN_NAME) AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?',
-        [this.dsn.database, 'channels'],
+        [this.dsn.database, table],
       );
       if (found.length > MAX_COLUMNS) throw new OversizePacketError(found.length);
       return new Set(found.map((c) => String(c.name)));
@@ -123,9 +123,9 @@ class MySqlLegacySource implements RowSource {
     }
   }
 
-  async count(): Promise<number> {
+  async count(table: LegacyTable = 'channels'): Promise<number> {
     try {
-      const found = await this.query<{ n: number | string }>('SELECT COUNT(*) AS n FROM `channels`');
+      const found = await this.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM ${quote(table)}`);
       if (found.length > 1) throw new OversizePacketError(found.length);
       return Number(found[0]?.n ?? 0);
     } catch (e) {
@@ -133,10 +133,15 @@ class MySqlLegacySource implements RowSource {
     }
   }
 
-  async *rows(select: readonly ColumnSpec[], limit: number): AsyncGenerator<SourceRow> {
+  async *rows(
+    select: readonly ColumnSpec[],
+    limit: number,
+    table: LegacyTable = 'channels',
+  ): AsyncGenerator<SourceRow> {
     // LIMIT keeps the read bounded even if rows appear after the count (e.g. a snapshot-less engine). The ORDER BY
     // names the table's column: the bare name would be the text alias, which sorts "12" before "2".
-    const sql = `SELECT ${selectList(select)} FROM \`channels\` ORDER BY \`channels\`.\`id\` LIMIT ${limit + 1}`;
+    const order = `${quote(table)}.${quote(ORDER_COLUMN[table])}`;
+    const sql = `SELECT ${selectList(select)} FROM ${quote(table)} ORDER BY ${order} LIMIT ${limit + 1}`;
     this.throwIfFailed();
     const rowBytes = rowPacketBytes(select);
     // A row is one packet (chain): anything longer than the largest row the SELECT can return is refused from its

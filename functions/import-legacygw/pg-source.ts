@@ -6,7 +6,7 @@ import { type TrustOptions, trustedCas } from './legacy-connection.ts';
 import { overLimitColumns } from './limits.ts';
 import { PgTimeout, rewritePgError } from './pg-errors.ts';
 import { PgWire, SMALL_WIRE_LIMITS } from './pg-wire.ts';
-import type { RowSource, SourceOrigin } from './source.ts';
+import { type LegacyTable, ORDER_COLUMN, type RowSource, type SourceOrigin } from './source.ts';
 import type { ResolvedTarget } from './target.ts';
 
 /*
@@ -100,8 +100,8 @@ class PgSource implements RowSource {
   private completed = false;
   private closed = false;
   private schema: string | null = null;
-  /** Lower-case name -> the name as the table spells it. */
-  private names: ReadonlyMap<string, string> | undefined;
+  /** Per table read: lower-case name -> the name as the table spells it. */
+  private readonly names = new Map<LegacyTable, ReadonlyMap<string, string>>();
   private readonly onAbort = () => this.fail(this.limits.signal.reason);
 
   constructor(
@@ -139,39 +139,45 @@ class PgSource implements RowSource {
     );
   }
 
-  async columns(): Promise<ReadonlySet<string>> {
-    if (this.names === undefined) {
+  async columns(table: LegacyTable = 'channels'): Promise<ReadonlySet<string>> {
+    let names = this.names.get(table);
+    if (names === undefined) {
       try {
         // information_schema lists only the columns this user may read; the search path's first schema is the one
-        // GORM created the table in.
+        // GORM created the table in. The table's name is one of LegacyTable's, never the caller's text.
         const result = await this.query<{ schema: string | null; name: string }>(
           'SELECT current_schema() AS schema, column_name::text AS name FROM information_schema.columns ' +
-            "WHERE table_schema = current_schema() AND table_name = 'channels' ORDER BY ordinal_position",
+            `WHERE table_schema = current_schema() AND table_name = '${table}' ORDER BY ordinal_position`,
         );
-        this.schema = result[0]?.schema ?? null;
-        const names = new Map<string, string>();
-        for (const { name } of result) if (!names.has(name.toLowerCase())) names.set(name.toLowerCase(), name);
-        this.names = names;
+        this.schema = result[0]?.schema ?? this.schema;
+        const found = new Map<string, string>();
+        for (const { name } of result) if (!found.has(name.toLowerCase())) found.set(name.toLowerCase(), name);
+        names = found;
+        this.names.set(table, names);
       } catch (e) {
         throw this.rewrite(e);
       }
     }
-    return new Set(this.names.keys());
+    return new Set(names.keys());
   }
 
-  async count(): Promise<number> {
+  async count(table: LegacyTable = 'channels'): Promise<number> {
     try {
-      const [row] = await this.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${await this.table()}`);
+      const [row] = await this.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${await this.table(table)}`);
       return Number(row?.n ?? 0);
     } catch (e) {
       throw this.rewrite(e);
     }
   }
 
-  async *rows(select: readonly ColumnSpec[], limit: number): AsyncGenerator<SourceRow> {
+  async *rows(
+    select: readonly ColumnSpec[],
+    limit: number,
+    table: LegacyTable = 'channels',
+  ): AsyncGenerator<SourceRow> {
     let cursor: Cursor<unknown[]> | undefined;
     try {
-      const plan = await this.plan(select, limit);
+      const plan = await this.plan(select, limit, table);
       this.throwIfFailed();
       this.wire.limits = { maxMessageBytes: plan.rowBytes, maxResponseBytes: plan.batch * plan.rowBytes + 64 * 1024 };
       const rows = this.client.query(new this.CursorClass<unknown[]>(plan.sql, undefined, { rowMode: 'array' }));
@@ -219,8 +225,8 @@ class PgSource implements RowSource {
   }
 
   /** The SELECT for `select`, how many rows to fetch at once, and how a fetched row becomes a SourceRow. */
-  private async plan(select: readonly ColumnSpec[], limit: number) {
-    const table = await this.table();
+  private async plan(select: readonly ColumnSpec[], limit: number, name: LegacyTable) {
+    const table = await this.table(name);
     // Inner query: each column cast to text once, in id order. OFFSET 0 keeps PostgreSQL from folding it into the
     // outer query, which would cast again for every use. The outer query keeps a value only within its limit and
     // lists the columns over it in one text column (`flags`); octet_length reads a stored value's size from its
@@ -231,7 +237,7 @@ class PgSource implements RowSource {
     const bounded = new Set<number>();
     let rowBytes = ROW_OVERHEAD_BYTES + VALUE_OVERHEAD_BYTES;
     select.forEach((spec, i) => {
-      const column = this.quoted(spec.name);
+      const column = this.quoted(name, spec.name);
       const value = `v${i}`;
       const bound = spec.kind === 'integer' ? INTEGER_TEXT_BYTES : spec.maxBytes;
       if (spec.kind !== 'integer' && spec.prefixChars !== undefined) {
@@ -256,7 +262,7 @@ class PgSource implements RowSource {
     const rows = Math.max(0, Math.floor(limit));
     const sql =
       `SELECT ${[...outer, flags].join(', ')} FROM (SELECT ${inner.join(', ')} FROM ${table} ` +
-      `ORDER BY ${this.quoted('id')} LIMIT ${rows} OFFSET 0) AS r`;
+      `ORDER BY ${this.quoted(name, ORDER_COLUMN[name])} LIMIT ${rows} OFFSET 0) AS r`;
     const batch = Math.max(1, Math.min(MAX_BATCH_ROWS, Math.floor(BATCH_BYTES / rowBytes)));
     const names = select.map((spec) => spec.name);
     const toRow = (raw: unknown[]): SourceRow => {
@@ -268,17 +274,18 @@ class PgSource implements RowSource {
     return { sql, batch, rowBytes, toRow };
   }
 
-  private async table(): Promise<string> {
-    if (this.names === undefined) await this.columns();
-    if (this.schema === null || this.names?.size === 0) {
-      throw new Error('the channels table has no readable columns');
+  private async table(name: LegacyTable): Promise<string> {
+    if (!this.names.has(name)) await this.columns(name);
+    const names = this.names.get(name);
+    if (this.schema === null || names === undefined || names.size === 0) {
+      throw new Error(`the ${name} table has no readable columns`);
     }
-    return `${this.escape(this.schema)}.${this.escape('channels')}`;
+    return `${this.escape(this.schema)}.${this.escape(name)}`;
   }
 
-  private quoted(name: string): string {
-    const actual = this.names?.get(name);
-    if (actual === undefined) throw new Error('a selected column is not in the channels table');
+  private quoted(table: LegacyTable, name: string): string {
+    const actual = this.names.get(table)?.get(name);
+    if (actual === undefined) throw new Error(`a selected column is not in the ${table} table`);
     return this.escape(actual);
   }
 

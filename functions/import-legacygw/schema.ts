@@ -19,6 +19,10 @@ export const importBodySchema = z.object({
       description:
         "Read the table as this gateway's, whatever its columns say: for a fork refused for columns no version of its gateway has. Each row's warnings then name those columns where they hold a value.",
     }),
+  tokens: z.optional(z.boolean({ error: 'tokens must be true or false' })).register(z.globalRegistry, {
+    description:
+      "Also carry the gateway's keys over: its `tokens` table (with `users` for a token's group and `options` for price ratios and routing options) becomes relay keys accepting the same secrets; the report gains `tokens`",
+  }),
 });
 
 /** Longest column name a rows call may send (SQLite's names are free; a gateway's are short). */

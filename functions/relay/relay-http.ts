@@ -45,15 +45,19 @@ const ENDPOINTS: Readonly<Record<string, RelayEndpoint>> = {
   '/v1/embeddings': 'embeddings',
   '/v1/messages': 'messages',
   '/v1/responses': 'responses',
+  '/v1/messages/count_tokens': 'count_tokens',
 };
+
+/** The routes that answer errors in Anthropic's envelope. */
+const ANTHROPIC_ROUTES = new Set(['/v1/messages', '/v1/messages/count_tokens']);
 
 /** Protocol headers a caller's request carries to the adapters (Anthropic's version and beta flags). */
 const PASSED_HEADERS = ['anthropic-version', 'anthropic-beta'] as const;
 
-/** Answers one `/v1` request; never throws. `/v1/messages` answers errors in Anthropic's envelope, the rest OpenAI's. */
+/** Answers one `/v1` request; never throws. `/v1/messages*` answer errors in Anthropic's envelope, the rest OpenAI's. */
 export async function serveRelay(event: APIGatewayProxyEvent, options: ServeOptions): Promise<RelayReply> {
   const reply = await serveOpenAi(event, options);
-  return event.resource === '/v1/messages' ? inAnthropicEnvelope(reply) : reply;
+  return ANTHROPIC_ROUTES.has(event.resource) ? inAnthropicEnvelope(reply) : reply;
 }
 
 function passedHeaders(event: APIGatewayProxyEvent): Record<string, string> | undefined {
@@ -83,6 +87,8 @@ async function serveOpenAi(event: APIGatewayProxyEvent, options: ServeOptions): 
       );
     }
     const body = requestBody(event);
+    // Anthropic's token counting has no stream: never asked of an upstream.
+    if (endpoint === 'count_tokens') delete body.stream;
     const model = body.model;
     if (typeof model !== 'string' || model.trim() === '') {
       throw new RelayHttpError(400, 'you must provide a model parameter', 'invalid_request_error', null, 'model');
@@ -132,7 +138,8 @@ async function admit(
   body: Record<string, unknown>,
   event: APIGatewayProxyEvent,
 ): Promise<void> {
-  if (!options.quota || caller.limitedQuota !== true) return;
+  // Counting tokens is free at Anthropic and Bedrock alike: nothing is reserved, and its record carries no usage.
+  if (!options.quota || caller.limitedQuota !== true || endpoint === 'count_tokens') return;
   try {
     await options.quota.admit({
       requestId: options.requestId,

@@ -8,6 +8,7 @@ import { cachedRelayKeyLookup } from '#functions/authorizer/relay-key-lookup';
 import { writeConsolePage } from '#functions/console/build';
 import { CHANNEL_ID_KEY_FILE_ENV, channelIdKeySource } from '#shared/channel-id-key';
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
+import { SOURCES_ENV } from '#shared/kb/sources/config';
 import { installLocalTrainingQueue } from '#shared/kb/training-queue';
 import type { StreamingHandler } from '#shared/lambda-streaming';
 import {
@@ -165,11 +166,11 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       [ENV.relayStateTable]: tableNames.relayState,
       [ENV.usageTable]: tableNames.usage,
       [ENV.kbContentTable]: tableNames.kbContent,
-      // The source store of `npm start` (the deployed source bucket's twin), owner-only like the engine's data.
-      [ENV.kbSourceDir]: join(options.dataDir, 'kb-sources'),
       [ENV.consolePageFile]: consolePageFile,
       // The import's channel-id key is the local credentials file's (docs/channel-import.md, "Identity").
       [CHANNEL_ID_KEY_FILE_ENV]: credentialsFile,
+      // The source store of `npm start` (the deployed source bucket's twin), owner-only like the engine's data.
+      [SOURCES_ENV.kbSourceDir]: join(options.dataDir, 'kb-sources'),
       AWS_ENDPOINT_URL_DYNAMODB: engine.endpoint,
       // The functions sign with the engine's credential, never with a developer's real AWS credentials.
       AWS_ACCESS_KEY_ID: engine.credentials.accessKeyId,

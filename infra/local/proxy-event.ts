@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { API_NAME_STAGE_VARIABLE, type ApiName, type RouteMatch } from '#shared/routes';
+import { API_NAME_STAGE_VARIABLE, type ApiName, BINARY_MEDIA_TYPES, type RouteMatch } from '#shared/routes';
 
 /*
  * The REST proxy event the local server hands a function, shaped as API Gateway shapes it (infra/local/gateway.ts): the
@@ -76,8 +76,10 @@ export function proxyEvent(
     // As API Gateway: the template's values, percent-decoded; null for a route without parameters.
     pathParameters: Object.keys(pathParameters).length > 0 ? decodeParameters(pathParameters) : null,
     stageVariables: { [API_NAME_STAGE_VARIABLE]: api.name },
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
+    // As API Gateway: a body whose Content-Type is one of the API's binary media types arrives base64-encoded.
+    ...(isBinaryBody(req.headers['content-type'], BINARY_MEDIA_TYPES[api.name])
+      ? { body: body.length > 0 ? body.toString('base64') : null, isBase64Encoded: true }
+      : { body: body.length > 0 ? body.toString('utf8') : null, isBase64Encoded: false }),
     requestContext: {
       accountId: LOCAL_ACCOUNT,
       apiId: API_IDS[api.name],
@@ -113,6 +115,13 @@ export function proxyEvent(
       resourcePath: route.path,
     },
   };
+}
+
+/** Whether API Gateway would hand a request body of this Content-Type to the function in base64 (`type/*` matches too). */
+export function isBinaryBody(contentType: string | undefined, binary: readonly string[]): boolean {
+  const type = (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === '') return false;
+  return binary.some((b) => b === type || b === '*/*' || (b.endsWith('/*') && type.startsWith(b.slice(0, -1))));
 }
 
 /** Percent-decodes path parameter values; a value that is not valid percent-encoding is passed as sent. */

@@ -11,6 +11,7 @@ import {
   type NewSourceCollection,
   type SourceFileStore,
 } from './contract.ts';
+import type { SourceCollections } from './sources/collections-port.ts';
 import type { TrainingQueue } from './training-queue.ts';
 
 /*
@@ -149,6 +150,14 @@ export async function createSourceCollection(input: NewSourceCollection, deps: C
     deps,
   );
   return record.id;
+}
+
+/** The collections core as the source calls (link, file, read) use it (shared/kb/sources/collections-port.ts). */
+export function sourceCollectionsOn(deps: CollectionDeps): SourceCollections {
+  return {
+    createSourceCollection: async (input) => ({ collectionId: await createSourceCollection(input, deps) }),
+    findCollection: (teamId, collectionId) => deps.content.findCollection(teamId, collectionId),
+  };
 }
 
 /** Stores a text as a file of the source store (FastGPT keeps a text collection's text as a `.txt` file). */

@@ -185,9 +185,12 @@ async function itemsOf(
 async function readSource(collection: StoredCollection, deps: TrainingDeps): Promise<string> {
   if (collection.type === 'link' || collection.type === 'file') {
     if (deps.sources === undefined) throw new SourceError(`${collection.type} collections cannot be read here`);
+    const selector = collection.metadata?.webPageSelector;
     const { text } = await deps.sources.read({
+      teamId: collection.teamId,
       ...(collection.rawLink ? { rawLink: collection.rawLink } : {}),
       ...(collection.fileId ? { fileId: collection.fileId } : {}),
+      ...(typeof selector === 'string' && selector !== '' ? { webPageSelector: selector } : {}),
       name: collection.name,
     });
     return text;

@@ -1,11 +1,13 @@
-import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { documentClient } from '../clients/dynamodb.ts';
-import { ENV, type KbContentConfig } from '../config.ts';
+import { ENV, type KbContentConfig, loadConfig } from '../config.ts';
 import { DynamoDatasetRepository } from '../repositories/datasets.ts';
 import { KbContentRepository } from '../repositories/kb-content.ts';
-import { directorySourceFileStore, s3SourceFileStore } from './basic-file-store.ts';
+import * as z from '../zod.ts';
+import { sourceCollectionsOn } from './collections.ts';
 import type { ChunkIndexWriter, SourceFileStore } from './contract.ts';
+import type { SourceCollections } from './sources/collections-port.ts';
+import { sourceStoreFor } from './sources/store-wiring.ts';
 import { type TrainingQueue, trainingQueueFor } from './training-queue.ts';
 
 /*
@@ -13,16 +15,15 @@ import { type TrainingQueue, trainingQueueFor } from './training-queue.ts';
  * (docs/knowledge-base-api.md, "Collections, data and training").
  */
 
-/** The source store: the bucket when KB_SOURCE_BUCKET is set (deployed), else KB_SOURCE_DIR (`npm start`). */
+/** The source store (shared/kb/sources): the bucket when KB_SOURCE_BUCKET is set (deployed), else KB_SOURCE_DIR. */
 export function sourceFileStoreFor(config: {
   readonly [ENV.kbSourceBucket]?: string | undefined;
   readonly [ENV.kbSourceDir]?: string | undefined;
 }): SourceFileStore {
-  const bucket = config[ENV.kbSourceBucket];
-  if (bucket !== undefined) return s3SourceFileStore(new S3Client({}), bucket);
-  const dir = config[ENV.kbSourceDir];
-  if (dir !== undefined) return directorySourceFileStore(dir);
-  throw new Error(`set ${ENV.kbSourceBucket} or ${ENV.kbSourceDir}`);
+  return sourceStoreFor({
+    [ENV.kbSourceBucket]: config[ENV.kbSourceBucket],
+    [ENV.kbSourceDir]: config[ENV.kbSourceDir],
+  });
 }
 
 /**
@@ -72,3 +73,29 @@ function lazyFileStore(build: () => SourceFileStore): SourceFileStore {
     delete: (teamId, fileIds) => get().delete(teamId, fileIds),
   };
 }
+
+/**
+ * The collections core for the source functions (kb-create-source-collection, kb-read-collection), from their
+ * environment: KB_CONTENT_TABLE, and for creates DATASETS_TABLE and the training queue (KB_TRAINING_QUEUE_URL, or
+ * `npm start`'s in-process queue).
+ */
+export function sourceCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): SourceCollections {
+  const config = loadConfig(sourceCollectionsEnvSchema, env);
+  const datasetsTable = config[ENV.datasetsTable];
+  return sourceCollectionsOn({
+    datasets: datasetsTable
+      ? new DynamoDatasetRepository(documentClient, datasetsTable)
+      : { get: async () => undefined },
+    content: new KbContentRepository(documentClient, config[ENV.kbContentTable]),
+    queue: trainingQueueFor(config[ENV.kbTrainingQueueUrl], () => new SQSClient({})),
+    now: () => new Date(),
+  });
+}
+
+const sourceCollectionsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    [ENV.datasetsTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbContentTable]: z.string().check(z.trim(), z.minLength(1, 'is required')),
+    [ENV.kbTrainingQueueUrl]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+  }),
+);

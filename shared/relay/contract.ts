@@ -10,10 +10,16 @@ import type { ChannelSettings } from '../schemas/channel-settings.ts';
  * The endpoints the relay serves through channels: OpenAI's chat and embeddings, Anthropic's Messages (`messages`) and
  * OpenAI's Responses (`responses`) (docs/relay.md, "Endpoints").
  */
-export type RelayEndpoint = 'chat' | 'embeddings' | 'messages' | 'responses';
+export type RelayEndpoint = 'chat' | 'embeddings' | 'messages' | 'responses' | 'count_tokens';
 
 /** Every RelayEndpoint, for schemas and checks. */
-export const RELAY_ENDPOINTS: readonly RelayEndpoint[] = ['chat', 'embeddings', 'messages', 'responses'];
+export const RELAY_ENDPOINTS: readonly RelayEndpoint[] = [
+  'chat',
+  'embeddings',
+  'messages',
+  'responses',
+  'count_tokens',
+];
 
 /** A channel's status as the relay reads it; `auto-disabled` is set by the relay after repeated authentication failures. */
 export type ChannelStatus = 'enabled' | 'disabled' | 'auto-disabled';

@@ -5,6 +5,7 @@ import type { UsageSink } from './contract.ts';
 import { type Clock, DynamoHealthStore } from './health.ts';
 import type { QuotaMeter } from './quota.ts';
 import { createRelay, type Relay, type RelayLogger } from './relay.ts';
+import { DynamoRoutingOptionsSource } from './routing-options.ts';
 import { DEFAULT_USAGE_RETENTION_DAYS, DynamoUsageSink } from './usage-store.ts';
 
 const meteredSink = (sink: UsageSink, meter: Pick<QuotaMeter, 'sink'> | undefined): UsageSink =>
@@ -23,7 +24,7 @@ export interface DynamoRelayOptions {
   readonly allowedHosts: AllowList;
   readonly clock?: Clock;
   readonly random?: () => number;
-  /** RELAY_MAX_ATTEMPTS (default 3). */
+  /** RELAY_MAX_ATTEMPTS; unset: the imported RetryTimes + 1, else 3 (docs/relay.md, "Routing options"). */
   readonly maxAttempts?: number;
   readonly firstByteTimeoutMs?: number;
   /** USAGE_RETENTION_DAYS (default 90). */
@@ -66,6 +67,7 @@ export function createDynamoRelay(options: DynamoRelayOptions): Relay & { readon
     clock,
     random: options.random ?? Math.random,
     allowedHosts: options.allowedHosts,
+    routingOptions: new DynamoRoutingOptionsSource(options.client, options.tables.relayState),
     ...(options.maxAttempts !== undefined ? { maxAttempts: options.maxAttempts } : {}),
     ...(options.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: options.firstByteTimeoutMs } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

@@ -22,14 +22,19 @@ export const PRE_CONSUMED_TOKENS = 500;
 /** One API's ratio for a model missing from its tables (relay/billing/ratio: GetModelRatio logs and returns 30). */
 export const ONE_API_UNKNOWN_MODEL_RATIO = 30;
 
-/** The price ratios imported from the legacy gateway's `options` (ModelRatio, CompletionRatio, GroupRatio). */
+/**
+ * The price ratios imported from the legacy gateway's `options` (ModelRatio, CompletionRatio, GroupRatio). Built on its
+ * first parse (`z.lazy`): only a request from a key with a limited quota reads the ratios.
+ */
 export const ratioConfigSchema = /* @__PURE__ */ z.moduleSchema(() =>
-  z.looseObject({
-    family: z.optional(z.string()),
-    modelRatio: z._default(z.record(z.string(), z.number()), {}),
-    completionRatio: z._default(z.record(z.string(), z.number()), {}),
-    groupRatio: z._default(z.record(z.string(), z.number()), {}),
-  }),
+  z.lazy(() =>
+    z.looseObject({
+      family: z.optional(z.string()),
+      modelRatio: z._default(z.record(z.string(), z.number()), {}),
+      completionRatio: z._default(z.record(z.string(), z.number()), {}),
+      groupRatio: z._default(z.record(z.string(), z.number()), {}),
+    }),
+  ),
 );
 export type RatioConfig = z.infer<typeof ratioConfigSchema>;
 

@@ -23,7 +23,7 @@ export function relayOnDynamo(
       usage: config[ENV.usageTable],
     },
     allowedHosts: config[ENV.relayAllowedHosts],
-    maxAttempts: config[ENV.relayMaxAttempts],
+    ...(config[ENV.relayMaxAttempts] !== undefined ? { maxAttempts: config[ENV.relayMaxAttempts] } : {}),
     firstByteTimeoutMs: config[ENV.relayFirstByteTimeoutMs],
     usageRetentionDays: config[ENV.usageRetentionDays],
     // Fields only: the core never hands a key, a body or an upstream's raw error text to its logger.

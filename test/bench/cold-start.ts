@@ -12,6 +12,9 @@ const run = promisify(execFile);
 
 /** Module-load targets: overhead over an empty module, in ms. */
 const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
+  // The source functions: the S3 client and the parsers' light parts (pdfjs and mammoth load on first use).
+  'kb-create-source-collection': 40,
+  'kb-read-collection': 40,
   'create-dataset': 25,
   'create-dataset-folder': 25,
   'list-datasets': 25,
@@ -71,12 +74,15 @@ export const BENCH_FUNCTION_ENV = {
   LOG_LEVEL: 'INFO',
 };
 
-// Runs in a fresh `node`: times the dynamic import of one module and calls nothing in it.
+// Runs in a fresh `node`: times the dynamic import of one module (wall time, and the process's CPU time over it) and
+// calls nothing in it.
 const LOADER = `const url = process.argv[2];
+const cpuBefore = process.cpuUsage();
 const started = performance.now();
 await import(url);
 const ms = performance.now() - started;
-process.stdout.write(JSON.stringify({ ms }));
+const cpu = process.cpuUsage(cpuBefore);
+process.stdout.write(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000 }));
 process.exit(0);
 `;
 
@@ -93,6 +99,8 @@ export interface ColdStartOptions {
  * its module load cannot go below while it bundles the SDK.
  */
 const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
+  'kb-create-source-collection': 'test/bench/sdk-floor/kb-sources.ts',
+  'kb-read-collection': 'test/bench/sdk-floor/kb-sources.ts',
   'create-dataset': 'test/bench/sdk-floor/create-dataset.ts',
   // The same calls as create (GetItem of the parent, a conditional PutItem).
   'create-dataset-folder': 'test/bench/sdk-floor/create-dataset.ts',
@@ -151,6 +159,15 @@ const RULES_FLOOR_ENTRIES: Readonly<Partial<Record<FunctionName, string>>> = {
   'update-channel': 'test/bench/rules-floor/channel-review-metrics.ts',
   'delete-channel': 'test/bench/rules-floor/channel-review.ts',
   'batch-delete-channels': 'test/bench/rules-floor/channel-review.ts',
+  usage: 'test/bench/rules-floor/usage.ts',
+  'list-keys': 'test/bench/rules-floor/relay-keys.ts',
+  'create-key': 'test/bench/rules-floor/relay-keys.ts',
+  'get-key': 'test/bench/rules-floor/relay-keys.ts',
+  'update-key': 'test/bench/rules-floor/relay-keys.ts',
+  'delete-key': 'test/bench/rules-floor/relay-keys.ts',
+  'test-channel': 'test/bench/rules-floor/channel-test.ts',
+  'retest-channels': 'test/bench/rules-floor/channel-test.ts',
+  relay: 'test/bench/rules-floor/relay.ts',
 };
 
 /** Lambda runs the functions without NODE_OPTIONS (infra/constructs/function.ts); the flag is for debugging. */
@@ -202,16 +219,16 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
     options.processes,
   );
   const withMaps = await loadTimes(loader, functionModules, SOURCE_MAPS, options.processes);
-  const emptyMs = production.get('empty')!;
-  const emptyWithMaps = withMaps.get('empty')!;
+  const emptyMs = production.get('empty')!.ms;
+  const emptyWithMaps = withMaps.get('empty')!.ms;
   options.log(`cold start: empty module ${emptyMs.toFixed(2)} ms (${emptyWithMaps.toFixed(2)} ms with ${SOURCE_MAPS})`);
 
   const figures: Figure[] = [figure('empty module: module load', emptyMs, 'ms')];
   for (const name of names) {
     const bundle = bundles.get(name)!;
-    const load = production.get(name)!;
-    const floor = production.get(`floor:${name}`)!;
-    const loadWithMaps = withMaps.get(name)!;
+    const { ms: load, cpuMs: loadCpu } = production.get(name)!;
+    const { ms: floor, cpuMs: floorCpu } = production.get(`floor:${name}`)!;
+    const loadWithMaps = withMaps.get(name)!.ms;
     options.log(
       `cold start: ${name} ${load.toFixed(2)} ms, its SDK floor ${floor.toFixed(2)} ms, ` +
         `${loadWithMaps.toFixed(2)} ms with ${SOURCE_MAPS}`,
@@ -226,11 +243,13 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
       figure(`${name}: SDK floor: module-load overhead`, floor - emptyMs, 'ms'),
       figure(`${name}: module-load overhead over SDK floor`, load - floor, 'ms'),
       figure(`${name}: module load (vs SDK floor)`, load, 'ms', floor, { of: 'ratio', max: LOAD_VS_FLOOR_TARGET }),
+      // CPU time moves less than wall time when other processes share the cores: the same ratio, read on a busy machine.
+      figure(`${name}: module-load CPU time (vs SDK floor)`, loadCpu, 'ms', floorCpu),
       figure(`${name}: module-load overhead, with ${SOURCE_MAPS}`, loadWithMaps - emptyWithMaps, 'ms'),
     );
     const rulesEntry = RULES_FLOOR_ENTRIES[name];
     if (rulesEntry !== undefined) {
-      const rules = production.get(`rules:${rulesEntry}`)!;
+      const rules = production.get(`rules:${rulesEntry}`)!.ms;
       options.log(`cold start: ${name} rules floor ${rules.toFixed(2)} ms (${basename(rulesEntry)})`);
       // No targets: they say how much of the time over the SDK floor the rules take, and what is the function's own.
       figures.push(
@@ -242,29 +261,39 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
   return figures;
 }
 
-/** The median module-load time of each module, over `processes` fresh node processes per module. */
+/** One module's load: wall time and the loading process's CPU time, in ms. */
+interface LoadTime {
+  ms: number;
+  cpuMs: number;
+}
+
+/** The median module-load times of each module, over `processes` fresh node processes per module. */
 async function loadTimes(
   loader: string,
   modules: readonly LoadedModule[],
   nodeOptions: string,
   processes: number,
-): Promise<Map<string, number>> {
-  const samples = new Map<string, number[]>(modules.map((m) => [m.key, []]));
+): Promise<Map<string, LoadTime>> {
+  const samples = new Map<string, LoadTime[]>(modules.map((m) => [m.key, []]));
   // One discarded round warms the file cache and node's own startup paths.
   for (let round = -1; round < processes; round++) {
     for (const module of modules) {
-      const ms = await loadOnce(loader, module.file, nodeOptions);
-      if (round >= 0) samples.get(module.key)!.push(ms);
+      const time = await loadOnce(loader, module.file, nodeOptions);
+      if (round >= 0) samples.get(module.key)!.push(time);
     }
   }
-  return new Map([...samples].map(([key, values]) => [key, median(values)]));
+  return new Map(
+    [...samples].map(([key, values]) => [
+      key,
+      { ms: median(values.map((v) => v.ms)), cpuMs: median(values.map((v) => v.cpuMs)) },
+    ]),
+  );
 }
 
-async function loadOnce(loader: string, file: string, nodeOptions: string): Promise<number> {
+async function loadOnce(loader: string, file: string, nodeOptions: string): Promise<LoadTime> {
   const { stdout } = await run(process.execPath, [loader, pathToFileURL(file).href], {
     env: { PATH: process.env.PATH ?? '', ...BENCH_FUNCTION_ENV, NODE_OPTIONS: nodeOptions },
     timeout: 30_000,
   });
-  const { ms } = JSON.parse(stdout) as { ms: number };
-  return ms;
+  return JSON.parse(stdout) as LoadTime;
 }

@@ -17,6 +17,7 @@ import { benchImport } from './import.ts';
 import { benchImportPostgres } from './import-postgres.ts';
 import { benchList } from './list.ts';
 import { benchRelay } from './relay.ts';
+import { benchRelayQuota } from './relay-quota.ts';
 
 // The SDK warns about Node 20 on every client; the figures are the same either way.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
@@ -87,6 +88,8 @@ try {
   if (only.has('relay')) {
     log('relay: added latency in-process and through the local server, first byte, a 20 MB stream, selection');
     figures.push(...(await benchRelay({ requests: quick ? 600 : 2_000, warmup: quick ? 100 : 300, log })));
+    log('relay: what quota admission and metering add in-process (in memory, then on dynalite)');
+    figures.push(...(await benchRelayQuota({ requests: quick ? 600 : 2_000, warmup: quick ? 100 : 300, log })));
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });

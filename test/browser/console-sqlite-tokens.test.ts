@@ -1,14 +1,15 @@
 /**
- * The console's SQLite import with "Also carry the gateway's keys over" (docs/relay.md, "Keys") in a real browser against the local
- * server: the preview counts the keys, the import makes each legacy token a relay key that opens `/v1` with the same
- * secret, and no legacy key is left in the page's DOM, fields or storage.
+ * The console's imports with "Also carry the gateway's keys over" (docs/relay.md, "Keys") in a real browser against the
+ * local server, from a SQLite file and from a DSN: the preview counts the keys, the import makes each legacy token a
+ * relay key that opens `/v1` with the same secret, and no legacy key is left in the page's DOM, fields or storage.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { GATEWAYS, gatewaySql } from '#test/fixtures/tokens/gateway-tokens';
 import { legacyKey, writeOneApiTokensFile } from '#test/fixtures/tokens/legacy-tokens';
 import { pageStores } from '#test/support/browser';
 import { useTempDir } from '#test/support/temp-dir';
-import { expectCleanRun, signIn, useConsoleWorld } from './console.helpers.ts';
+import { expectCleanRun, previewImport, signIn, useConsoleWorld } from './console.helpers.ts';
 
 const files = useConsoleWorld();
 const dir = useTempDir('console-sqlite-tokens-');
@@ -45,6 +46,39 @@ describe("import from a SQLite file with the gateway's keys", () => {
     for (let n = 1; n <= 5; n += 1) {
       for (const text of Object.values(places)) expect(text).not.toContain(legacyKey(n));
       expect(sessionStorage).not.toContain(legacyKey(n));
+    }
+    expectCleanRun(world, recorder);
+  }, 120_000);
+
+  it("previews and imports a MySQL gateway's tokens through the DSN form", async () => {
+    const world = files.world();
+    const gateway = GATEWAYS.newapi;
+    const database = await world.db.createDatabase(undefined, gatewaySql('newapi', 'mysql', 'http://127.0.0.1:9'));
+    const dsn = world.db.dsn(database);
+    const { page, recorder } = await files.open();
+    await signIn(page, world.server.credentials.adminKey);
+    const counts = async () =>
+      (await page.locator('#report dl div').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+    const carried = gateway.tokens.length - gateway.skipped;
+
+    await page.getByLabel("Also carry the gateway's keys over (its tokens)").check();
+    await previewImport(page, dsn);
+    const preview = await counts();
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('heading', { name: 'Import done' }).waitFor({ timeout: 60_000 });
+
+    expect(preview).toContain(`Keys to create ${carried}`);
+    expect(await counts()).toContain(`Keys created ${carried}`);
+    const first = gateway.cases[0];
+    const response = await fetch(`${world.server.url}/v1/models`, {
+      headers: { Authorization: `Bearer ${first?.apiKey}` },
+    });
+    await response.text();
+    expect(response.status).toBe(200);
+    const { places, sessionStorage } = await pageStores(page);
+    for (const token of gateway.tokens) {
+      for (const text of Object.values(places)) expect(text).not.toContain(String(token.key));
+      expect(sessionStorage).not.toContain(String(token.key));
     }
     expectCleanRun(world, recorder);
   }, 120_000);

@@ -44,7 +44,7 @@ function notServable(provider: string): string {
 }
 
 /** Three channels: one that serves, one the relay disabled, one whose provider the relay cannot serve. */
-async function seedRelayChannels(): Promise<{ main: StoredChannel; disabled: StoredChannel; bedrock: StoredChannel }> {
+async function seedRelayChannels(): Promise<{ main: StoredChannel; disabled: StoredChannel; hunyuan: StoredChannel }> {
   await resetChannels(world, false);
   const main: StoredChannel = {
     ...reviewChannel(1, { name: 'openai-main', models: ['gpt-4o', 'gpt-4o-mini'] }),
@@ -57,9 +57,9 @@ async function seedRelayChannels(): Promise<{ main: StoredChannel; disabled: Sto
     statusChangedAt: '2026-11-24T08:00:00.000Z',
     lastRetest: { at: '2026-11-24T08:10:00.000Z', ok: false, status: 401, message: 'Incorrect API key provided' },
   };
-  const bedrock = reviewChannel(3, { name: 'bedrock-claude', provider: 'aws', models: ['claude-3-5-sonnet'] });
-  await seedChannels(world.server, [main, disabled, bedrock]);
-  return { main, disabled, bedrock };
+  const hunyuan = reviewChannel(3, { name: 'hunyuan-pro', provider: 'tencent', models: ['claude-3-5-sonnet'] });
+  await seedChannels(world.server, [main, disabled, hunyuan]);
+  return { main, disabled, hunyuan };
 }
 
 /** Usage of 2026-11-23 and 24 on those channels, written as the relay's sink writes it. */
@@ -150,20 +150,20 @@ describe('the relay views at desktop width', () => {
         .innerText(),
     ).toBe('enabled (re-enabled by the re-test, 2026-11-23T07:00:00.000Z)');
     expect(await page.locator('#channels-body td[data-label="Provider"]').allInnerTexts()).toEqual([
-      'aws not servable',
+      'tencent not servable',
       'openai',
       'openai',
     ]);
 
     // Test: the result beside the button and in the status line that screen readers announce.
     await page.evaluate('document.activeElement.blur()');
-    await tabTo(page, 'Test bedrock-claude');
+    await tabTo(page, 'Test hunyuan-pro');
     await page.keyboard.press('Enter');
-    const expected = `Failed: no answer, 0 ms, model claude-3-5-sonnet. ${notServable('aws')}`;
+    const expected = `Failed: no answer, 0 ms, model claude-3-5-sonnet. ${notServable('tencent')}`;
     await page.locator('#channels-status').filter({ hasText: expected }).waitFor();
     expect(await page.locator('#channels-status').getAttribute('role')).toBe('status');
     expect(await page.locator('#channels-body .test-result:not(:empty)').allInnerTexts()).toEqual([expected]);
-    expect(await activeLabel(page)).toBe('Test bedrock-claude');
+    expect(await activeLabel(page)).toBe('Test hunyuan-pro');
     if (SCREENSHOTS) await page.locator('#channels-section').screenshot({ path: join(DOCS, 'console-test.png') });
 
     // Re-enable from the edit dialog: the relay's reason is shown; Enabled is chosen with the keyboard.
@@ -262,7 +262,7 @@ describe('the relay views at 390 px', () => {
     const { page, recorder } = await open({ width: 390, height: 844 });
     await signIn(page, world.server.credentials.adminKey);
 
-    await page.getByRole('button', { name: 'Test bedrock-claude' }).press('Enter');
+    await page.getByRole('button', { name: 'Test hunyuan-pro' }).press('Enter');
     await page.locator('#channels-body .test-result:not(:empty)').waitFor();
     await showUsage(page);
 

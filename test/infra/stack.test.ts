@@ -107,12 +107,14 @@ const baseline = (name: FunctionName) =>
 const resourceIdOf = (api: ApiName, path: string) => logicalId(stack, stack.apis[api].api.root.resourceForPath(path));
 
 describe('REST APIs', () => {
-  it("returns the console's WebAssembly build as bytes: application/wasm is a binary media type of the proxy API only", () => {
+  it("returns the console's WebAssembly build as bytes, and takes uploads as bytes: the APIs' binary media types", () => {
     const apis = resourcesOf('AWS::ApiGateway::RestApi');
     const binary = (api: ApiName) => apis.find(([key]) => key === id.api(api))?.[1].BinaryMediaTypes;
 
     expect(binary('proxy')).toEqual(['application/wasm']);
-    expect(binary('dataset')).toBeUndefined();
+    // A file upload (collection/create/localFile) reaches its function base64-encoded, never as UTF-8 text.
+    expect(binary('dataset')).toEqual(['multipart/form-data']);
+    expect(binary('relay')).toBeUndefined();
   });
 
   it('serves the console assets without an authorizer, from the console function, like the page', () => {
@@ -147,7 +149,7 @@ describe('REST APIs', () => {
         expect(JSON.stringify(integration.Uri)).toContain('/invocations');
       }
     }
-    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(5);
+    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(6);
   });
 
   it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {
@@ -165,14 +167,16 @@ describe('REST APIs', () => {
 
   it("puts every method of the three APIs, except the public `auth: 'none'` routes, behind a TOKEN authorizer of the same API", () => {
     const authorizers = new Map(resourcesOf('AWS::ApiGateway::Authorizer'));
-    // One TOKEN authorizer per API, and the relay API's REQUEST authorizer for /v1/messages (x-api-key).
+    // One TOKEN authorizer per API, and the relay API's REQUEST authorizer for /v1/messages* (x-api-key).
     expect(authorizers.size).toBe(4);
     const keyHeaderRoutes = new Set(
       Object.values(APIS).flatMap((api) =>
         api.routes.filter((r) => r.keyHeader !== undefined).map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
       ),
     );
-    expect(keyHeaderRoutes).toEqual(new Set([`${id.api('relay')} POST /v1/messages`]));
+    expect(keyHeaderRoutes).toEqual(
+      new Set([`${id.api('relay')} POST /v1/messages`, `${id.api('relay')} POST /v1/messages/count_tokens`]),
+    );
     const publicRoutes = new Set(
       Object.values(APIS).flatMap((api) =>
         api.routes.filter((r) => r.auth === 'none').map((r) => `${id.api(api.name)} ${r.method} ${r.path}`),
@@ -212,7 +216,7 @@ describe('REST APIs', () => {
     expect(publicRoutes.size).toBeGreaterThan(0);
   });
 
-  it('leaves exactly the routes marked auth none without an authorizer: the console page, its assets and the three OpenAPI documents', () => {
+  it('leaves exactly the routes marked auth none without an authorizer: the console page, its assets, the three OpenAPI documents and the signed source link', () => {
     const functionOf = (m: Json) =>
       (Object.keys(stack.functions) as FunctionName[]).find((name) =>
         JSON.stringify((m.Integration as Json).Uri).includes(`"${id.fn(name)}"`),
@@ -226,6 +230,7 @@ describe('REST APIs', () => {
       });
 
     expect(open.sort()).toEqual([
+      'dataset GET /api/core/dataset/collection/source -> kb-read-collection',
       'dataset GET /openapi.json -> openapi',
       'proxy GET /api/channels/openapi.json -> openapi',
       'proxy GET /console -> console',
@@ -538,7 +543,6 @@ describe('functions', () => {
       [ENV.channelsTable]: { Ref: id.table('channels') },
       [ENV.relayStateTable]: { Ref: id.table('relayState') },
       [ENV.usageTable]: { Ref: id.table('usage') },
-      [ENV.relayMaxAttempts]: '3',
       [ENV.relayAllowedHosts]: '',
       [ENV.usageRetentionDays]: '90',
       [ENV.logLevel]: 'INFO',

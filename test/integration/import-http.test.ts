@@ -40,8 +40,10 @@ describe('importing the legacy gateway fixture through the local server', () => 
       itemsTruncated: false,
       routes: expect.objectContaining({ total: 28, kept: 27, changed: 1, lost: 0 }),
       // Channels of providers the relay cannot serve yet, named per provider (docs/relay.md, "Providers").
-      notServable: expect.arrayContaining([expect.objectContaining({ provider: 'aws', channels: 1 })]),
-      notes: [expect.stringMatching(/^4 enabled channels are of a provider the relay cannot serve yet: aws \(1\)/)],
+      notServable: expect.arrayContaining([expect.objectContaining({ provider: 'xunfei', channels: 1 })]),
+      notes: [
+        expect.stringMatching(/^3 enabled channels are of a provider the relay cannot serve yet: cloudflare \(1\)/),
+      ],
     });
     expect(data.items.filter((i) => i.outcome === 'skipped')).toEqual([
       { legacyId: 17, outcome: 'skipped', reason: 'unknown legacy channel type 999' },

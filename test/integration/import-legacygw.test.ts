@@ -232,13 +232,13 @@ const EXPECTED_ROUTES = {
  * The enabled channels whose provider the relay cannot serve yet (docs/relay.md, "Providers"): imported and kept, named
  * per provider in the report and in one note.
  */
-const EXPECTED_NOT_SERVABLE = ['aws', 'cloudflare', 'coze', 'xunfei'].map((provider) => ({
+const EXPECTED_NOT_SERVABLE = ['cloudflare', 'coze', 'xunfei'].map((provider) => ({
   provider,
   channels: 1,
   reason: expect.stringContaining(provider),
 }));
 const EXPECTED_NOTES = [
-  '4 enabled channels are of a provider the relay cannot serve yet: aws (1), cloudflare (1), coze (1), xunfei (1). They are kept, but no /v1 request reaches them (see "notServable").',
+  '3 enabled channels are of a provider the relay cannot serve yet: cloudflare (1), coze (1), xunfei (1). They are kept, but no /v1 request reaches them (see "notServable").',
 ];
 
 // One API's settings are carried (test/integration/legacygw-fixture.expected.ts); what still warns is row 12's model

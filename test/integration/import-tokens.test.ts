@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importTokens, type TokenImportDeps } from '#functions/import-legacygw/tokens/import-tokens';
 import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
@@ -55,7 +55,10 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
 
     expect(report).toMatchObject({ read: 6, created: 5, updated: 0, unchanged: 0, edited: 0, skipped: 1 });
     expect(report.items).toEqual([
-      { legacyId: '6', reason: 'key is not 48 letters and digits (a relay key cannot accept it)' },
+      {
+        legacyId: '6',
+        reason: 'key is not 48 letters and digits, nor a One Hub or Done Hub signed key (a relay key cannot accept it)',
+      },
     ]);
     expect(report.options).toEqual({
       imported: ['ModelRatio', 'CompletionRatio', 'GroupRatio', 'RetryTimes'],
@@ -154,5 +157,37 @@ describe(`token import on ${TEST_ENGINE_NAME}`, () => {
     expect(again).toMatchObject({ created: 0, updated: 1, unchanged: 3, edited: 1, skipped: 1 });
     expect(await find(repo, 2)).toMatchObject({ status: 'enabled' });
     expect(await find(repo, 5)).toMatchObject({ remainQuota: 42, id: (await find(repo, 5))?.id });
+  });
+
+  it('keeps what the relay metered across a re-import and adds what changed at the source since (docs/relay.md)', async () => {
+    const { repo, deps, keys } = await tables();
+    await importTokens({ family: 'oneapi', ...ONE_API, dryRun: false }, deps);
+    const imported = await find(repo, 5);
+    // The relay meters 1,000 of the key's 500,000 (the quota store's ADDs).
+    await documents.send(
+      new UpdateCommand({
+        TableName: keys,
+        Key: { keyHash: imported?.keyHash },
+        UpdateExpression: 'ADD remainQuota :minus, usedQuota :plus',
+        ExpressionAttributeValues: { ':minus': -1000, ':plus': 1000 },
+      }),
+    );
+
+    const unchanged = await importTokens({ family: 'oneapi', ...ONE_API, dryRun: false }, deps);
+    const afterUnchanged = await find(repo, 5);
+    // The legacy gateway metered 300 more, and its operator topped the token up by 10,000 there.
+    const changed = ONE_API.tokens.map((t) =>
+      t.id === '5' ? { ...t, remain_quota: String(500_000 - 300 + 10_000), used_quota: '300' } : t,
+    );
+    const topUp = await importTokens({ family: 'oneapi', ...ONE_API, tokens: changed, dryRun: false }, deps);
+
+    expect(unchanged).toMatchObject({ created: 0, updated: 0, unchanged: 5 });
+    expect(afterUnchanged).toMatchObject({ remainQuota: 499_000, usedQuota: 1000 });
+    expect(topUp).toMatchObject({ updated: 1, unchanged: 4 });
+    expect(await find(repo, 5)).toMatchObject({
+      remainQuota: 499_000 - 300 + 10_000,
+      usedQuota: 1300,
+      legacyQuota: { remain: 509_700, used: 300 },
+    });
   });
 });

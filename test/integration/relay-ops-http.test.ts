@@ -195,7 +195,7 @@ describe('POST /api/channel/{id}/test', () => {
   });
 
   it('answers ok false without sending anything for a provider the relay cannot serve', async () => {
-    const [channel] = await seed([reviewChannel(1, { provider: 'aws', name: 'bedrock' })]);
+    const [channel] = await seed([reviewChannel(1, { provider: 'tencent', name: 'hunyuan' })]);
 
     const data = expectData(await call('POST', `${channelPath(channel?.id ?? '')}/test`));
 
@@ -204,7 +204,7 @@ describe('POST /api/channel/{id}/test', () => {
       status: 0,
       latencyMs: 0,
       model: 'gpt-4o',
-      message: reasonNotServable('aws'),
+      message: reasonNotServable('tencent'),
     });
   });
 

@@ -193,6 +193,7 @@ describe("the relay API's document", () => {
       '/v1/chat/completions',
       '/v1/embeddings',
       '/v1/messages',
+      '/v1/messages/count_tokens',
       '/v1/models',
       '/v1/openapi.json',
       '/v1/responses',

@@ -25,7 +25,7 @@ const OTHER_API_NOT_FOUND = JSON.stringify(GATEWAY_RESPONSES.dataset.MISSING_AUT
 
 const server = useTestServer();
 const seeded: StoredChannel[] = Array.from({ length: 4 }, (_, i) =>
-  reviewChannel(i + 1, { provider: 'aws', key: `sk-fuzz-ops-${i}-0123456789abcdef` }),
+  reviewChannel(i + 1, { provider: 'tencent', key: `sk-fuzz-ops-${i}-0123456789abcdef` }),
 );
 
 beforeAll(async () => {

@@ -171,8 +171,30 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
 
 // A request each route's function answers without an error of its own making (200, or 404 for an unknown id).
 const UNKNOWN_ID = 'ffffffffffffffffffffffff';
-const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>> = {
+const MATRIX_BOUNDARY = 'matrix-boundary';
+const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; contentType?: string }>> = {
   [PATHS.dataset]: { body: BODIES.dataset },
+  // The knowledge base's source calls: an unknown knowledge base (404, 501002), an unknown collection (404, 501003).
+  '/api/core/dataset/collection/create/link': {
+    body: JSON.stringify({ datasetId: UNKNOWN_ID, link: 'https://example.com/' }),
+  },
+  '/api/core/dataset/collection/create/localFile': {
+    contentType: `multipart/form-data; boundary=${MATRIX_BOUNDARY}`,
+    body: [
+      `--${MATRIX_BOUNDARY}`,
+      'Content-Disposition: form-data; name="data"',
+      '',
+      JSON.stringify({ datasetId: UNKNOWN_ID }),
+      `--${MATRIX_BOUNDARY}`,
+      'Content-Disposition: form-data; name="file"; filename="matrix.txt"',
+      'Content-Type: text/plain',
+      '',
+      'matrix',
+      `--${MATRIX_BOUNDARY}--`,
+      '',
+    ].join('\r\n'),
+  },
+  '/api/core/dataset/collection/read': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
   '/api/core/dataset/folder/create': { body: '{"name":"matrix"}' },
   // One path, two methods: the POST reads the body, the GET its (empty) query; both list the team.
   '/api/core/dataset/list': { body: '{}' },
@@ -219,6 +241,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string }>
   '/v1/models': {},
   '/v1/messages': { body: '{"model":"matrix-model","max_tokens":8,"messages":[{"role":"user","content":"hi"}]}' },
   '/v1/responses': { body: '{"model":"matrix-model","input":"hi"}' },
+  '/v1/messages/count_tokens': { body: '{"model":"matrix-model","messages":[{"role":"user","content":"hi"}]}' },
 };
 const UNKNOWN_CHANNEL_ID = 'f'.repeat(64);
 /** Every route of both APIs behind the authorizer, from the shared route table (the public ones: below). */
@@ -245,7 +268,10 @@ function sendRoute(
   return rawRequest(server.url, {
     method,
     path: request.query ? `${path}?${request.query}` : path,
-    headers: [['Content-Type', 'application/json'], ...authorization.map((a) => ['Authorization', a] as const)],
+    headers: [
+      ['Content-Type', request.contentType ?? 'application/json'],
+      ...authorization.map((a) => ['Authorization', a] as const),
+    ],
     body: method === 'GET' ? '' : (request.body ?? ''),
   });
 }

@@ -354,7 +354,8 @@ async function serveAnthropic(
 ): Promise<void> {
   const anthropicError = (status: number, type: string, message: string) =>
     send(res, status, { type: 'error', error: { type, message } });
-  if (url.pathname !== '/v1/messages' || req.method !== 'POST')
+  const counting = url.pathname === '/v1/messages/count_tokens';
+  if ((url.pathname !== '/v1/messages' && !counting) || req.method !== 'POST')
     return anthropicError(404, 'not_found_error', 'Not found');
   const key = req.headers['x-api-key'];
   if (fault?.kind === 'invalid-key' || key === undefined || (options.key !== undefined && key !== options.key)) {
@@ -365,6 +366,8 @@ async function serveAnthropic(
   if (!body || typeof body.model !== 'string' || !Array.isArray(body.messages)) {
     return anthropicError(400, 'invalid_request_error', 'model: Field required');
   }
+  // Token counting (Anthropic's `POST /v1/messages/count_tokens`): `{"input_tokens"}`, about a token per 4 bytes here.
+  if (counting) return send(res, 200, { input_tokens: Math.max(1, Math.ceil(JSON.stringify(body).length / 4)) });
   if (typeof body.max_tokens !== 'number')
     return anthropicError(400, 'invalid_request_error', 'max_tokens: Field required');
   const model = options.reportModel ?? body.model;
@@ -467,5 +470,5 @@ async function serveAnthropic(
 export const startFakeOpenAi = (options: FakeOptions = {}) => start('openai', options);
 /** An Azure OpenAI upstream: /openai/deployments/{deployment}/{chat/completions|embeddings}?api-version=…, `api-key`. */
 export const startFakeAzure = (options: FakeOptions = {}) => start('azure', options);
-/** An Anthropic Messages upstream: POST /v1/messages, `x-api-key`, `anthropic-version`. */
+/** An Anthropic Messages upstream: POST /v1/messages (and /v1/messages/count_tokens), `x-api-key`, `anthropic-version`. */
 export const startFakeAnthropic = (options: FakeOptions = {}) => start('anthropic', options);

@@ -356,7 +356,7 @@ describe('models list and channel test', () => {
     const { relay } = testRelay([
       channel({ id: 'a', models: ['m1', 'm2'], settings: { modelMapping: { alias: 'm1' } } }),
       channel({ id: 'b', models: ['m3'], status: 'disabled' }),
-      channel({ id: 'c', models: ['m4'], provider: 'aws' }),
+      channel({ id: 'c', models: ['m4'], provider: 'tencent' }),
       channel({ id: 'd', models: ['m5'], settings: { groups: ['vip'] } }),
     ]);
     // act

@@ -77,6 +77,7 @@ describe('the relay API in the route table', () => {
       ['POST', '/v1/embeddings', 'relay', true, undefined, undefined],
       ['GET', '/v1/models', 'relay', true, undefined, undefined],
       ['POST', '/v1/messages', 'relay', true, undefined, 'x-api-key'],
+      ['POST', '/v1/messages/count_tokens', 'relay', true, undefined, 'x-api-key'],
       ['POST', '/v1/responses', 'relay', true, undefined, undefined],
       ['GET', '/v1/openapi.json', 'openapi', undefined, 'none', undefined],
     ]);

@@ -37,6 +37,13 @@ describe('relay keys', () => {
     [`sk-sk-${'a'.repeat(45)}`, undefined],
     [`kb-${'a'.repeat(43)}`, undefined],
     ['', undefined],
+    // One Hub's and Done Hub's signed keys (common/user-token.go): sqids payload, `_`, base64url HMAC-SHA-256.
+    [`sk-Ab3dEf6hIj9kLm2_${'x-Y_'.repeat(10)}abc`, `Ab3dEf6hIj9kLm2_${'x-Y_'.repeat(10)}abc`],
+    [`Ab3dEf6hIj9kLm2_${'z'.repeat(43)}`, `Ab3dEf6hIj9kLm2_${'z'.repeat(43)}`],
+    [`Ab3dEf6hIj9kLm_${'z'.repeat(43)}`, undefined],
+    [`Ab3dEf6hIj9kLm2_${'z'.repeat(42)}`, undefined],
+    [`Ab3dEf6hIj9kLm2_${'z'.repeat(42)}=`, undefined],
+    [`Ab3d-f6hIj9kLm2_${'z'.repeat(43)}`, undefined],
   ])('reads %j as the key body %j', (token, body) => {
     expect(relayKeyBody(token)).toBe(body);
   });

@@ -327,15 +327,15 @@ describe('testChannel', () => {
 
   it('sends nothing for a provider the relay cannot serve or a channel without a model', async () => {
     const tester = vi.fn<ChannelTester>(async () => ok);
-    const bedrock = reviewChannel(1, { provider: 'aws' });
+    const hunyuan = reviewChannel(1, { provider: 'tencent' });
     const noModel = reviewChannel(2, { models: [] });
 
-    expect(await testChannel(bedrock.id, { repo: repoOf(bedrock), tester, logger })).toEqual({
+    expect(await testChannel(hunyuan.id, { repo: repoOf(hunyuan), tester, logger })).toEqual({
       ok: false,
       status: 0,
       latencyMs: 0,
       model: 'gpt-4o',
-      message: reasonFor('aws'),
+      message: reasonFor('tencent'),
     });
     expect(await testChannel(noModel.id, { repo: repoOf(noModel), tester, logger })).toMatchObject({
       ok: false,
@@ -373,17 +373,17 @@ describe('auto-disabled channels and the servable mark', () => {
       servable: true,
     });
     expect(toChannelView(reviewChannel(2))).not.toHaveProperty('statusReason');
-    expect(toChannelView(reviewChannel(3, { provider: 'aws' }))).toMatchObject({
+    expect(toChannelView(reviewChannel(3, { provider: 'tencent' }))).toMatchObject({
       servable: false,
-      servableReason: reasonFor('aws'),
+      servableReason: reasonFor('tencent'),
     });
   });
 
-  it('knows the OpenAI-compatible providers, Azure, Anthropic and Vertex AI as servable, and nothing else', () => {
-    for (const provider of ['openai', 'azure', 'anthropic', 'deepseek', 'ollama', 'gemini', 'vertex-ai']) {
+  it('knows the OpenAI-compatible providers, Azure, Anthropic, Vertex AI and Bedrock as servable, and nothing else', () => {
+    for (const provider of ['openai', 'azure', 'anthropic', 'deepseek', 'ollama', 'gemini', 'vertex-ai', 'aws']) {
       expect(isServableProvider(provider)).toEqual({ servable: true });
     }
-    for (const provider of ['aws', 'xunfei', 'tencent', 'baidu', '']) {
+    for (const provider of ['xunfei', 'tencent', 'baidu', '']) {
       expect(isServableProvider(provider).servable).toBe(false);
     }
     expect(reasonFor('xunfei')).toMatch(/Spark/);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toAnthropicError } from '#functions/relay/anthropic-errors';
 import type { RelayChannel } from '#shared/relay/contract';
+import { bedrockMessages } from '#shared/relay/providers/bedrock';
 import { endpointAdapter } from '#shared/relay/providers/endpoints';
 import { ChatToMessagesStream, chatToMessage, messagesToChat } from '#shared/relay/providers/messages-via-chat';
 import { anthropicMessages } from '#shared/relay/providers/passthrough';
@@ -217,8 +218,9 @@ describe('the adapters of each endpoint', () => {
     });
   });
 
-  it('serves /v1/messages on anthropic and every OpenAI-protocol chat provider, never on unservable ones', () => {
+  it('serves /v1/messages on anthropic, aws and every OpenAI-protocol chat provider, never on unservable ones', () => {
     expect(endpointAdapter('anthropic', 'messages')).toBe(anthropicMessages);
+    expect(endpointAdapter('aws', 'messages')).toBe(bedrockMessages);
     expect(
       endpointAdapter('deepseek', 'messages')?.buildRequest({
         channel: channel('deepseek'),
@@ -227,7 +229,7 @@ describe('the adapters of each endpoint', () => {
         stream: false,
       }).url,
     ).toBe('https://upstream.example/v1/chat/completions');
-    expect(endpointAdapter('aws', 'messages')).toBeUndefined();
+    expect(endpointAdapter('tencent', 'messages')).toBeUndefined();
   });
 });
 

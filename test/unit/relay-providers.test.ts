@@ -79,8 +79,9 @@ describe('relay providers', () => {
     // assert
     expect(isServable('anthropic')).toBe(true);
     expect(servabilityReason('anthropic')).toBeUndefined();
-    expect(isServable('aws')).toBe(false);
-    expect(servabilityReason('aws')).toMatch(/SigV4/);
+    expect(isServable('aws')).toBe(true);
+    expect(isServable('tencent')).toBe(false);
+    expect(servabilityReason('tencent')).toMatch(/TC3/);
     expect(servabilityReason('midjourney')).toMatch(/not servable yet/);
     expect(isServable('__proto__')).toBe(false);
   });

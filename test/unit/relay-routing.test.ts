@@ -170,7 +170,7 @@ describe('relay selection', () => {
       [
         channel({ id: 'off', models: ['a'], status: 'disabled' }),
         channel({ id: 'auto', models: ['a'], status: 'auto-disabled' }),
-        channel({ id: 'bedrock', provider: 'aws', models: ['b'] }),
+        channel({ id: 'hunyuan', provider: 'tencent', models: ['b'] }),
       ],
       isServable,
     );

@@ -52,7 +52,7 @@ describe('retestChannels', () => {
     const { store, enabled, failures } = memoryStore([
       channel('ok'),
       channel('bad'),
-      channel('bedrock', { provider: 'aws' }),
+      channel('hunyuan', { provider: 'tencent' }),
     ]);
     const reset: string[] = [];
     const tester = async (c: RelayChannel): Promise<ChannelTestResult> =>
@@ -70,7 +70,7 @@ describe('retestChannels', () => {
       logger,
     });
 
-    expect(report).toEqual({ tested: 2, reEnabled: ['ok'], stillFailing: ['bad'], skipped: ['bedrock'] });
+    expect(report).toEqual({ tested: 2, reEnabled: ['ok'], stillFailing: ['bad'], skipped: ['hunyuan'] });
     expect(enabled.get('ok')).toEqual({
       at: '2026-11-27T20:00:00.000Z',
       history: [

@@ -18,7 +18,9 @@ export interface ImportViewDeps {
 }
 
 /** What "Import" runs after a preview: the same DSN, or the same SQLite file. */
-type Pending = { kind: 'dsn'; dsn: string } | { kind: 'sqlite'; file: File; rows: number; tokens: boolean };
+type Pending =
+  | { kind: 'dsn'; dsn: string; tokens: boolean }
+  | { kind: 'sqlite'; file: File; rows: number; tokens: boolean };
 
 const FAMILIES: readonly string[] = FAMILY_CHOICES;
 
@@ -52,8 +54,9 @@ export function importView(deps: ImportViewDeps) {
   const cancel = byId<HTMLButtonElement>('import-cancel');
   const fileForm = byId<HTMLFormElement>('sqlite-form');
   const fileInput = byId<HTMLInputElement>('sqlite-input');
-  // Also carry the gateway's keys over as relay keys (docs/relay.md, "Keys"): the file's tokens, users and options tables are sent.
-  const tokensBox = byId<HTMLInputElement>('sqlite-tokens');
+  // Also carry the gateway's keys over as relay keys (docs/relay.md, "Keys"): a DSN import reads the tokens table too; a
+  // file's tokens, users and options tables are sent in one more call.
+  const tokensBox = byId<HTMLInputElement>('import-tokens');
   const fileButton = fileForm.querySelector('button[type="submit"]') as HTMLButtonElement;
   const familyInput = byId<HTMLSelectElement>('family-input');
   let pending: Pending | undefined;
@@ -133,8 +136,10 @@ export function importView(deps: ImportViewDeps) {
     busy('Previewing the import…');
     family = chosenFamily();
     try {
-      const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, withFamily({ dsn, dryRun: true }));
-      pending = { kind: 'dsn', dsn };
+      const tokens = tokensBox.checked;
+      const body = withFamily({ dsn, dryRun: true, ...(tokens ? { tokens } : {}) });
+      const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, body);
+      pending = { kind: 'dsn', dsn, tokens };
       busy('');
       show(result);
     } catch (failure) {
@@ -193,7 +198,8 @@ export function importView(deps: ImportViewDeps) {
     busy('Importing…');
     try {
       if (action.kind === 'dsn') {
-        const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, withFamily({ dsn: action.dsn }));
+        const body = withFamily({ dsn: action.dsn, ...(action.tokens ? { tokens: true } : {}) });
+        const result = await deps.call()<ImportReport>('POST', IMPORT_PATH, body);
         busy('');
         show(result);
       } else {

@@ -1,15 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { RatioConfig } from '#shared/relay/quota';
+import type { RoutingOptions } from '#shared/relay/routing-options';
 import { type RelayKeyRecord, relayKeyHash } from '#shared/relay-keys';
 import type { RelayKeysRepository } from '#shared/repositories/relay-keys';
 import type { FamilyKind, RowValues } from '../families/family.ts';
-import {
-  type LegacyToken,
-  readLegacyOptions,
-  readLegacyToken,
-  type SkippedToken,
-  userGroupsOf,
-} from './token-families.ts';
+import { type LegacyToken, readLegacyOptions, readLegacyToken, type SkippedToken, usersOf } from './token-families.ts';
 
 /*
  * The token import (docs/relay.md, "Keys"): each legacy token becomes a relay key that accepts the same secret,
@@ -35,6 +30,8 @@ export interface TokenImportDeps {
   store: Pick<RelayKeysRepository, 'findByHash' | 'create' | 'replaceUnlessEdited'>;
   /** Stores the imported ratios where the relay reads them (`relayState`, `pk = "config"`, `sk = "ratios"`). */
   ratios: { write(config: RatioConfig): Promise<void> };
+  /** Stores the imported routing options where the relay reads them (`relayState`, `pk = "config"`, `sk = "routing"`). */
+  routing?: { write(options: RoutingOptions): Promise<void> };
   hmacKey: () => Promise<Buffer>;
   now: () => Date;
 }
@@ -44,6 +41,10 @@ export interface TokenImportInput {
   tokens: readonly RowValues[];
   users: readonly RowValues[];
   options: readonly RowValues[];
+  /** Whether a users table was read, even if none of its rows is a token's owner (default: `users` is not empty). */
+  usersKnown?: boolean;
+  /** Tokens the source already left out (a value over its limit), counted as read and skipped. */
+  skipped?: readonly SkippedToken[];
   dryRun: boolean;
 }
 
@@ -72,6 +73,7 @@ const CARRIED = [
   'remainQuota',
   'usedQuota',
   'unlimitedQuota',
+  'legacyQuota',
 ] as const;
 
 function sameCarried(stored: RelayKeyRecord, next: RelayKeyRecord): boolean {
@@ -93,13 +95,30 @@ function recordOf(token: LegacyToken, keyHash: string, id: string, createdAt: st
     remainQuota: token.remainQuota,
     usedQuota: token.usedQuota,
     unlimitedQuota: token.unlimitedQuota,
+    legacyQuota: { remain: token.remainQuota, used: token.usedQuota },
+  };
+}
+
+/**
+ * A re-imported key's quota (docs/relay.md, "Re-importing keys"): the relay's own remainder moved by what changed at the
+ * source since the last import (a top-up there, or what the legacy gateway still metered), so that neither side's
+ * spending is lost and a re-import of an unchanged gateway changes nothing. A key stored before `legacyQuota` was
+ * recorded takes the source's values.
+ */
+function mergedQuota(stored: RelayKeyRecord, next: RelayKeyRecord): RelayKeyRecord {
+  const seen = stored.legacyQuota;
+  if (seen === undefined || next.legacyQuota === undefined) return next;
+  return {
+    ...next,
+    remainQuota: (stored.remainQuota ?? 0) + (next.legacyQuota.remain - seen.remain),
+    usedQuota: (stored.usedQuota ?? 0) + (next.legacyQuota.used - seen.used),
   };
 }
 
 /** Imports the legacy gateway's tokens (and its ratios) as relay keys; the report's `tokens`. */
 export async function importTokens(input: TokenImportInput, deps: TokenImportDeps): Promise<TokensReport> {
   const report: TokensReport = {
-    read: input.tokens.length,
+    read: input.tokens.length + (input.skipped?.length ?? 0),
     created: 0,
     updated: 0,
     unchanged: 0,
@@ -112,9 +131,10 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
     report.skipped += 1;
     if (report.items.length < MAX_ITEMS) report.items.push(item);
   };
+  for (const item of input.skipped ?? []) skip(item);
   const options = readLegacyOptions(input.options);
   report.options = options.names;
-  const groups = userGroupsOf(input.users);
+  const users = usersOf(input.users, input.usersKnown ?? input.users.length > 0);
   const hmacKey = await deps.hmacKey();
   const now = deps.now().toISOString();
   // First every row is read and deduplicated (in order, so the skipped items keep the table's order); then the store
@@ -122,7 +142,7 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
   const seen = new Set<string>();
   const work: { token: LegacyToken; keyHash: string }[] = [];
   for (const row of input.tokens) {
-    const token = readLegacyToken(input.family, row, groups);
+    const token = readLegacyToken(input.family, row, users);
     if (!('secret' in token)) {
       skip(token);
       continue;
@@ -137,7 +157,8 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
   }
   const one = async ({ token, keyHash }: { token: LegacyToken; keyHash: string }) => {
     const stored = await deps.store.findByHash(keyHash);
-    const next = recordOf(token, keyHash, stored?.id ?? importedKeyId(hmacKey, keyHash), stored?.createdAt ?? now);
+    const fresh = recordOf(token, keyHash, stored?.id ?? importedKeyId(hmacKey, keyHash), stored?.createdAt ?? now);
+    const next = stored === undefined ? fresh : mergedQuota(stored, fresh);
     if (stored === undefined) {
       if (!input.dryRun && !(await deps.store.create(next))) report.edited += 1;
       else report.created += 1;
@@ -166,6 +187,13 @@ export async function importTokens(input: TokenImportInput, deps: TokenImportDep
       modelRatio: options.modelRatio,
       completionRatio: options.completionRatio,
       groupRatio: options.groupRatio,
+    });
+  }
+  if (!input.dryRun && deps.routing && (options.retryTimes !== undefined || options.autoDisable !== undefined)) {
+    await deps.routing.write({
+      family: input.family,
+      ...(options.retryTimes !== undefined ? { maxAttempts: options.retryTimes + 1 } : {}),
+      ...(options.autoDisable !== undefined ? { autoDisable: options.autoDisable } : {}),
     });
   }
   return report;

@@ -1,5 +1,6 @@
 import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
+import { bedrock } from './bedrock.ts';
 import { openAiCompatible } from './openai-compatible.ts';
 import type { ProviderAdapter } from './types.ts';
 import { vertexAdapter } from './vertex.ts';
@@ -87,11 +88,12 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
   anthropic,
   // The service account's access token, then Vertex's OpenAI-compatible endpoint (vertex.ts).
   'vertex-ai': vertexAdapter(),
+  // Converse / ConverseStream signed with SigV4 by the channel's ak|sk|region or the function's role (bedrock.ts).
+  aws: bedrock,
 };
 
 /** Why a provider without an adapter is not servable (the review API, console and routes report show it). */
 const NOT_SERVABLE: Readonly<Record<string, string>> = {
-  aws: 'AWS Bedrock needs SigV4 signing and the Converse API (docs/relay.md, "Providers")',
   baidu: "Baidu's v1 API needs an access-token exchange and its own protocol",
   xunfei: "iFlytek Spark's v1 API is a WebSocket protocol",
   tencent: 'Tencent Hunyuan needs TC3 request signing',

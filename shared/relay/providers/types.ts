@@ -60,11 +60,16 @@ export interface ProviderAdapter {
   /** The event that ends a stream failing after its first byte; absent = OpenAI's error envelope as `data:`. */
   streamErrorEvent?(message: string): string;
   /**
-   * Headers that need a call first (Vertex AI's access token from its service account), added to buildRequest's. A
+   * Headers that need a call first (Vertex AI's access token from its service account) or the request itself (Bedrock's
+   * SigV4 signature over buildRequest's URL, headers and body), added to buildRequest's. A
    * rejection fails the attempt (failed over like a connection error); `post` goes out through the relay's checked
    * outbound client.
    */
-  credentialHeaders?(channel: RelayChannel, post: TokenPost): Promise<Record<string, string>>;
+  credentialHeaders?(channel: RelayChannel, post: TokenPost, request: UpstreamRequest): Promise<Record<string, string>>;
+  /** The content type a stream answers with (Bedrock's `application/vnd.amazon.eventstream`); absent = SSE. */
+  readonly streamContentType?: string;
+  /** Cuts a stream's body into events (Bedrock's binary event stream); absent = server-sent events (parseSse). */
+  decodeStream?(body: AsyncIterable<Uint8Array>): AsyncIterable<SseEvent>;
 }
 
 /** One POST through the relay's outbound client, its answer read whole (bounded). */
@@ -87,6 +92,7 @@ export const ENDPOINT_PATHS: Readonly<Record<RelayEndpoint, string>> = {
   embeddings: '/embeddings',
   messages: '/messages',
   responses: '/responses',
+  count_tokens: '/messages/count_tokens',
 };
 
 /** One SSE event with its name, as Anthropic's and OpenAI's Responses streams write them. */

@@ -1,0 +1,81 @@
+import { DATASET_REQUEST_ERRORS } from '#shared/envelopes/dataset';
+import { datasetErrors } from '#shared/errors';
+import { type CallerContext, validRequest } from '#shared/http';
+import type { SourceFileStore } from '#shared/kb/contract';
+import type { SourceCollections } from '#shared/kb/sources/collections-port';
+import { asRequestError, sourceErrors } from '#shared/kb/sources/errors';
+import { checkContent, fileKind, MAX_UPLOAD_BYTES, STORED_CONTENT_TYPE } from '#shared/kb/sources/files';
+import type { MultipartUpload } from '#shared/kb/sources/multipart';
+import { chunkSettingsOf, createFileDataSchema } from '#shared/kb/sources/settings';
+
+export interface CreateFileDeps {
+  readonly collections: Pick<SourceCollections, 'createSourceCollection'>;
+  readonly store: Pick<SourceFileStore, 'put' | 'delete'>;
+  readonly newId: () => string;
+}
+
+/** The file's own name: what follows the last path separator a client may have sent, at most 200 characters. */
+function baseName(name: string): string {
+  return (name.split(/[\\/]/).pop() ?? '').trim().slice(0, 200);
+}
+
+/**
+ * FastGPT's POST /api/core/dataset/collection/create/localFile (docs/knowledge-base-sources.md, "Files"): checks the
+ * upload (≤ 10 MB, a supported type, content that matches it), stores it in the source bucket, and creates a file
+ * collection named after the file whose reading is queued; answers at once with `insertLen: 0`. A create that fails
+ * after the upload was stored removes it again.
+ */
+export async function createFileCollection(
+  input: { upload: MultipartUpload; caller: CallerContext },
+  deps: CreateFileDeps,
+): Promise<{ collectionId: string; results: { insertLen: number } }> {
+  const { upload, caller } = input;
+  if (upload.fileTooLarge)
+    throw sourceErrors.fileTooLarge(`The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
+  if (upload.data === undefined) throw datasetErrors.missingParams('data is required');
+  let json: unknown;
+  try {
+    json = JSON.parse(upload.data);
+  } catch {
+    throw datasetErrors.invalidParams('data must be JSON');
+  }
+  const data = validRequest(json, createFileDataSchema, DATASET_REQUEST_ERRORS);
+  if (!upload.file) throw datasetErrors.missingParams('file is required');
+  const name = baseName(upload.file.name);
+  if (!name) throw datasetErrors.missingParams('the file has no name');
+  let kind: ReturnType<typeof fileKind>;
+  try {
+    kind = fileKind(name);
+    checkContent(kind, upload.file.bytes, upload.file.contentType);
+  } catch (error) {
+    throw asRequestError(error);
+  }
+  if (upload.file.bytes.byteLength === 0) throw datasetErrors.invalidParams('the file is empty');
+
+  const fileId = deps.newId();
+  await deps.store.put({
+    teamId: caller.teamId,
+    fileId,
+    name,
+    contentType: STORED_CONTENT_TYPE[kind],
+    bytes: upload.file.bytes,
+  });
+  try {
+    const { collectionId } = await deps.collections.createSourceCollection({
+      teamId: caller.teamId,
+      tmbId: caller.tmbId,
+      datasetId: data.datasetId,
+      parentId: data.parentId,
+      name,
+      type: 'file',
+      fileId,
+      settings: chunkSettingsOf(data),
+      metadata: { ...(data.metadata ?? {}), ...(data.collectionMetadata ?? {}) },
+      ...(data.tags ? { tags: data.tags } : {}),
+    });
+    return { collectionId, results: { insertLen: 0 } };
+  } catch (error) {
+    await deps.store.delete(caller.teamId, [fileId]).catch(() => undefined);
+    throw error;
+  }
+}

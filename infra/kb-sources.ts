@@ -1,0 +1,129 @@
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Architecture } from 'aws-cdk-lib/aws-lambda';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { ENV } from '#shared/config';
+import { SOURCES_ENV } from '#shared/kb/sources/config';
+import type { KbSourceFunction } from '#shared/routes';
+import { AppFunction } from './constructs/function.ts';
+import type { AppTable } from './constructs/table.ts';
+import type { StageConfig } from './stage-config.ts';
+
+/*
+ * The knowledge base's sources (docs/knowledge-base-sources.md): the source bucket (uploaded files and text kept as
+ * files; S3-managed encryption, TLS only, every public access blocked, objects owned by the bucket, incomplete uploads
+ * dropped after a day) and the two source functions (the creates; the read and its public link), each granted exactly
+ * what its code sends.
+ */
+
+export interface KbSourceResources {
+  readonly bucket: Bucket;
+  readonly functions: Readonly<Record<KbSourceFunction, AppFunction>>;
+}
+
+export interface KbSourceResourcesProps {
+  readonly config: StageConfig;
+  readonly datasets: AppTable;
+  /** The deployment key the read links' signing key is derived from (shared/kb/sources/source-links.ts). */
+  readonly channelIdKey: ISecret;
+  /** An existing source bucket (the content functions'), else one is made here. */
+  readonly bucket?: Bucket;
+  readonly common: {
+    readonly logRetention: RetentionDays;
+    readonly removalPolicy: RemovalPolicy;
+    readonly architecture?: Architecture;
+  };
+}
+
+const OBJECT_ACTIONS = { put: 's3:PutObject', get: 's3:GetObject', delete: 's3:DeleteObject' } as const;
+
+/** The source bucket with the product's defaults. */
+export function sourceBucket(scope: Construct, config: StageConfig): Bucket {
+  const bucket = new Bucket(scope, 'KbSourceBucket', {
+    encryption: BucketEncryption.S3_MANAGED,
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    enforceSSL: true,
+    versioned: false,
+    lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    removalPolicy: config.removalPolicy,
+  });
+  Validations.of(bucket).acknowledge({
+    id: 'AwsSolutions::AwsSolutions-S1',
+    reason:
+      "The source bucket is read and written only by this stack's functions under their own roles, whose calls CloudTrail records; server access logs would need a second bucket and add nothing an operator acts on.",
+  });
+  return bucket;
+}
+
+/**
+ * Grants `actions` on the bucket's objects (keys `<teamId>/<fileId>`, named at run time: the object wildcard is the
+ * narrowest S3 allows) and sets KB_SOURCE_BUCKET. The training function's reading of sources uses it with `get`, plus
+ * LINK_ALLOWED_HOSTS (sourceReadingEnvironment).
+ */
+export function useSourceBucket(
+  fn: AppFunction,
+  bucket: Bucket,
+  actions: readonly (keyof typeof OBJECT_ACTIONS)[],
+): void {
+  fn.role.addToPrincipalPolicy(
+    new PolicyStatement({ actions: actions.map((a) => OBJECT_ACTIONS[a]), resources: [bucket.arnForObjects('*')] }),
+  );
+  fn.setEnvironment(SOURCES_ENV.kbSourceBucket, bucket.bucketName);
+  const stack = Stack.of(bucket);
+  const logicalId = stack.resolve(stack.getLogicalId(bucket.node.defaultChild as CfnBucket)) as string;
+  Validations.of(fn.role.node.findChild('DefaultPolicy')).acknowledge({
+    id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${logicalId}.Arn>/*]`,
+    reason:
+      "Source files are named at run time (<teamId>/<fileId>); the grant is limited to the source bucket's objects and the actions the function's code sends.",
+  });
+}
+
+export function addKbSourceResources(scope: Construct, props: KbSourceResourcesProps): KbSourceResources {
+  const { config, common } = props;
+  const bucket = props.bucket ?? sourceBucket(scope, config);
+  const make = (id: string, name: KbSourceFunction, description: string, memorySize: number, timeoutSeconds: number) =>
+    new AppFunction(scope, id, {
+      name,
+      description,
+      memorySize,
+      timeout: Duration.seconds(timeoutSeconds),
+      environment: { [ENV.logLevel]: config.logLevel },
+      ...common,
+    });
+
+  const create = make(
+    'KbCreateSourceCollection',
+    'kb-create-source-collection',
+    'POST /api/core/dataset/collection/create/link and …/create/localFile (multipart, at most 10 MB): a collection with a source',
+    // A 10 MB upload arrives as ~13.4 MB of base64 and is held twice while decoded and parsed.
+    1024,
+    30,
+  );
+  // Until the collections core is wired: one GetItem of the knowledge base (collections-port.ts).
+  create.useTable(props.datasets, ENV.datasetsTable, ['GetItem']);
+  // PutObject to store an upload; DeleteObject to remove it again when the collection cannot be created.
+  useSourceBucket(create, bucket, ['put', 'delete']);
+
+  const read = make(
+    'KbReadCollection',
+    'kb-read-collection',
+    'POST /api/core/dataset/collection/read and the signed link it answers (GET …/collection/source, no authorizer)',
+    256,
+    10,
+  );
+  // GetObject: the presigned link the source route redirects to is signed with this role.
+  useSourceBucket(read, bucket, ['get']);
+  read.readSecret(props.channelIdKey, ENV.channelIdKeySecretId);
+
+  return {
+    bucket,
+    functions: {
+      'kb-create-source-collection': create,
+      'kb-read-collection': read,
+    },
+  };
+}

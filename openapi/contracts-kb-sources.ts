@@ -1,0 +1,122 @@
+/**
+ * The knowledge-base API's contracts of its source calls: link and file collections, and reading a collection's source
+ * (docs/knowledge-base-sources.md). Bodies and answers are FastGPT's (projects/app/src/pages/api/core/dataset/
+ * collection/create/{link,localFile}.ts and collection/read.ts, read at v4.11–v4.16).
+ */
+
+import * as z from 'zod';
+import { readCollectionBodySchema, sourceQuerySchema } from '#functions/kb-read-collection/kb-read-collection';
+import { datasetErrorBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
+import { createFileDataSchema, createLinkBodySchema } from '#shared/kb/sources/settings';
+import { datasetErrors, type ResponseContract, type TopicContracts } from './contract-parts.ts';
+
+const COLLECTION_ID = '6740a1f2c3d4e5f6a7b8c9d1';
+const DATASET_ID = '6740a1f2c3d4e5f6a7b8c9d0';
+
+const created = datasetSuccessBodySchema(
+  z.object({
+    collectionId: z.string().meta({ description: 'The new collection' }),
+    results: z.object({
+      insertLen: z.int().meta({ description: 'Always 0: the source is read, chunked and embedded after the answer' }),
+    }),
+  }),
+);
+const createdExample = {
+  code: 200,
+  statusText: '',
+  message: '',
+  data: { collectionId: COLLECTION_ID, results: { insertLen: 0 } },
+};
+
+const own = (status: number, code: number, statusText: string, description: string): ResponseContract => ({
+  status,
+  description: `\`${statusText}\` (code ${code}): ${description}`,
+  body: datasetErrorBodySchema({ code, statusText }),
+});
+// Until the collections core is wired into this build (shared/kb/sources/collections-port.ts).
+const notWired = own(503, 503, 'serviceUnavailable', 'collections are not available in this build');
+const unExistCollection = own(404, 501003, 'unExistCollection', "the collection does not exist in the caller's team");
+
+const FILE_TYPES = [
+  'text/plain',
+  'text/markdown',
+  'text/html',
+  'text/csv',
+  'application/pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+];
+
+const uploadSchema = z.object({
+  file: z.string().meta({
+    description: 'The file: .txt, .md, .html, .csv, .pdf or .docx, at most 10 MB',
+    contentMediaType: 'application/octet-stream',
+  }),
+  data: z.string().meta({
+    description: `JSON of the collection's settings: ${Object.keys(createFileDataSchema.shape).join(', ')}`,
+  }),
+});
+
+export const KB_SOURCE_CONTRACTS: TopicContracts = {
+  dataset: {
+    'POST /api/core/dataset/collection/create/link': {
+      operationId: 'createLinkCollection',
+      summary: 'Create a collection from a web page',
+      description:
+        'Stores a link collection named after its link (or `name`) and answers at once; the page is fetched and trained afterwards, under the link rules: `http`/`https` only, no link-local, metadata or loopback address unless LINK_ALLOWED_HOSTS lists it, at most 5 redirects each checked again, 5 MB and 15 s. `metadata.webPageSelector` keeps only the matching elements of the page. A failed fetch shows on the collection.',
+      request: {
+        body: createLinkBodySchema,
+        bodyExample: { datasetId: DATASET_ID, link: 'https://example.com/docs/refunds', trainingType: 'chunk' },
+      },
+      success: { status: 200, description: 'Created; reading queued', body: created, example: createdExample },
+      errors: [
+        ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+        notWired,
+      ],
+    },
+    'POST /api/core/dataset/collection/create/localFile': {
+      operationId: 'createLocalFileCollection',
+      summary: 'Create a collection from an uploaded file',
+      description:
+        "`multipart/form-data` with a `file` and `data` (JSON of the collection's settings, as create/text's). A .txt, .md, .html, .csv, .pdf or .docx file of at most 10 MB, whose content matches its type; it is stored and read, chunked and embedded after the answer. A larger file is 413; a type the product does not read or content that does not match its name is 400.",
+      request: { body: uploadSchema, bodyContentType: 'multipart/form-data' },
+      success: { status: 200, description: 'Created; reading queued', body: created, example: createdExample },
+      errors: [
+        ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+        own(413, 507000, 'invalidParams', 'the file is larger than 10 MB'),
+        notWired,
+      ],
+    },
+    'POST /api/core/dataset/collection/read': {
+      operationId: 'readCollectionSource',
+      summary: "A time-limited link to a collection's source",
+      description:
+        'FastGPT\'s `{type: "url", value}`: a link to this API that works for 30 minutes without a token and serves the stored file (or the text kept as a file) or redirects to a link collection\'s page; `value` is "" for a collection without a source.',
+      request: { body: readCollectionBodySchema, bodyExample: { collectionId: COLLECTION_ID } },
+      success: {
+        status: 200,
+        description: 'The link',
+        body: datasetSuccessBodySchema(z.object({ type: z.literal('url'), value: z.string() })),
+      },
+      errors: [...datasetErrors('invalidParams', 'missingParams', 'unauthorized', 'unAuthApiKey'), unExistCollection],
+    },
+    'GET /api/core/dataset/collection/source': {
+      operationId: 'serveCollectionSource',
+      summary: 'The source a read link points to (no authorizer: the signed token is the proof)',
+      description:
+        "Redirects to a link collection's page or, deployed, to a short-lived link of the source bucket; `npm start` serves the file itself. Files are served inline, sandboxed and never cached.",
+      request: { query: sourceQuerySchema },
+      success: { status: 200, description: 'The file', body: z.string(), contentTypes: FILE_TYPES },
+      errors: [
+        {
+          status: 302,
+          description: 'Redirect to the page or to the bucket',
+          body: z.string(),
+          contentType: 'text/plain',
+        },
+        ...datasetErrors('invalidParams'),
+        own(403, 501006, 'unAuthDatasetFile', 'the token is missing, not valid, or expired'),
+        unExistCollection,
+      ],
+    },
+  },
+};

@@ -1,0 +1,99 @@
+import { idField, optionalTextField, parentIdField } from '../../schemas/dataset-fields.ts';
+import * as z from '../../zod.ts';
+import type { ChunkSettings } from '../contract.ts';
+
+/*
+ * The bodies of FastGPT's link and localFile calls (ApiCreateDatasetCollectionParams, read at v4.11–v4.16): the
+ * knowledge base, the folder, and the chunk settings every create shares. Fields FastGPT has that the product does
+ * not use (chunkSettingMode, chunkSplitMode, paragraphChunk*, customPdfParse, imageIndex, autoIndexes, ...) are
+ * ignored, as any unknown field. Messages name the field, never the value.
+ */
+
+/** FastGPT's chunk size when the client sends none (docs/knowledge-base-chunking.md). */
+export const DEFAULT_CHUNK_SIZE = 1000;
+
+/** A whole number given as a number or a numeric string (FastGPT's web client sends numbers; scripts send both). */
+const intField = (field: string, min: number, max: number) =>
+  z.nullish(
+    z.pipe(
+      z.union([z.number({ error: `${field} must be a number` }), z.string().check(z.regex(/^\s*\d+\s*$/))], {
+        error: `${field} must be a number`,
+      }),
+      z.pipe(
+        z.transform((v: number | string) => Number(v)),
+        z
+          .int(`${field} must be a whole number`)
+          .check(z.minimum(min, `${field} must be at least ${min}`), z.maximum(max, `${field} must be at most ${max}`)),
+      ),
+    ),
+  );
+
+const tagsField = z.nullish(
+  z
+    .array(
+      z.string({ error: 'tags must be strings' }).check(z.maxLength(100, 'a tag must be at most 100 characters')),
+      { error: 'tags must be an array of strings' },
+    )
+    .check(z.maxLength(50, 'tags must name at most 50 tags')),
+);
+const metadataField = z.nullish(z.record(z.string(), z.unknown(), { error: 'metadata must be an object' }));
+
+const sharedFields = {
+  datasetId: idField('datasetId'),
+  parentId: parentIdField,
+  trainingType: z.pipe(
+    z.nullish(z.enum(['chunk', 'qa', 'auto'], { error: 'trainingType must be "chunk" or "qa"' })),
+    // FastGPT's older `auto` mode trains as chunks here.
+    z.transform((v) => (v === 'qa' ? 'qa' : 'chunk') as 'chunk' | 'qa'),
+  ),
+  chunkSize: intField('chunkSize', 64, 20_000),
+  chunkSplitter: optionalTextField('chunkSplitter', 100),
+  indexSize: intField('indexSize', 64, 20_000),
+  qaPrompt: optionalTextField('qaPrompt', 10_000),
+  tags: tagsField,
+};
+
+/** POST /api/core/dataset/collection/create/link. */
+export const createLinkBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    ...sharedFields,
+    // Missing or blank is 507004, answered by the call (createLinkCollection).
+    link: z.nullish(
+      z
+        .string({ error: 'link must be a string' })
+        .check(z.trim(), z.maxLength(2048, 'link must be at most 2048 characters')),
+    ),
+    /** Not FastGPT's: a name for the collection (FastGPT names a link collection after its link). */
+    name: optionalTextField('name', 100),
+    metadata: metadataField,
+  }),
+);
+export type CreateLinkBody = z.output<typeof createLinkBodySchema>;
+
+/** The `data` field of POST /api/core/dataset/collection/create/localFile (JSON). */
+export const createFileDataSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    ...sharedFields,
+    /** FastGPT's: kept on the collection's metadata. */
+    collectionMetadata: metadataField,
+    metadata: metadataField,
+  }),
+);
+export type CreateFileData = z.output<typeof createFileDataSchema>;
+
+/** The stored settings of a create body. */
+export function chunkSettingsOf(body: {
+  trainingType: 'chunk' | 'qa';
+  chunkSize?: number | null | undefined;
+  chunkSplitter?: string | null | undefined;
+  indexSize?: number | null | undefined;
+  qaPrompt?: string | null | undefined;
+}): ChunkSettings {
+  return {
+    trainingType: body.trainingType,
+    chunkSize: body.chunkSize ?? DEFAULT_CHUNK_SIZE,
+    ...(body.chunkSplitter ? { chunkSplitter: body.chunkSplitter } : {}),
+    ...(body.indexSize ? { indexSize: body.indexSize } : {}),
+    ...(body.qaPrompt ? { qaPrompt: body.qaPrompt } : {}),
+  };
+}
