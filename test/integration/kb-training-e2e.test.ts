@@ -125,6 +125,32 @@ describe('training through the relay', () => {
   });
 });
 
+describe('a file collection (shared/kb/sources) trained by the same core', () => {
+  it('uploads a Markdown file, reads it through the source reader, and trains it', async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    const form = new FormData();
+    form.append('data', JSON.stringify({ datasetId, chunkSize: 64 }));
+    const markdown = `# FastGPT\n\n${ENGLISH}\n\n## 中文\n\n${CHINESE}`;
+    form.append('file', new Blob([new TextEncoder().encode(markdown)], { type: 'text/markdown' }), 'guide.md');
+
+    const response = await fetch(`${server.url}/api/core/dataset/collection/create/localFile`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api.token.token}` },
+      body: form,
+    });
+    const created = (await response.json()) as { data: { collectionId: string } };
+
+    expect(response.status).toBe(200);
+    const detail = await api.trained(created.data.collectionId);
+    expect(detail).toMatchObject({ status: 'ready', type: 'file', hasError: false });
+    const data = await api.ok<{ list: { q: string }[]; total: number }>(
+      api.post(P.dataV2, { collectionId: created.data.collectionId, pageSize: 30 }),
+    );
+    expect(data.total).toBeGreaterThanOrEqual(2);
+    expect(data.list.map((d) => d.q).join('\n')).toContain('向量');
+  });
+});
+
 async function waitForData(client: typeof api, collectionId: string, count: number) {
   const deadline = Date.now() + 10_000;
   for (;;) {
