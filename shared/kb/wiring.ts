@@ -1,3 +1,4 @@
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { documentClient } from '../clients/dynamodb.ts';
 import { ENV, type KbContentConfig, loadConfig } from '../config.ts';
@@ -7,7 +8,7 @@ import * as z from '../zod.ts';
 import { sourceCollectionsOn } from './collections.ts';
 import type { ChunkIndexWriter, SourceFileStore } from './contract.ts';
 import type { SourceCollections } from './sources/collections-port.ts';
-import { sourceStoreFor } from './sources/store-wiring.ts';
+import { LocalSourceFileStore, S3SourceFileStore } from './sources/file-stores.ts';
 import { type TrainingQueue, trainingQueueFor } from './training-queue.ts';
 
 /*
@@ -20,10 +21,13 @@ export function sourceFileStoreFor(config: {
   readonly [ENV.kbSourceBucket]?: string | undefined;
   readonly [ENV.kbSourceDir]?: string | undefined;
 }): SourceFileStore {
-  return sourceStoreFor({
-    [ENV.kbSourceBucket]: config[ENV.kbSourceBucket],
-    [ENV.kbSourceDir]: config[ENV.kbSourceDir],
-  });
+  // The stores themselves, not shared/kb/sources/store-wiring.ts: that module brings the link reader (and its parsers)
+  // into every bundle, which the content functions never run.
+  const bucket = config[ENV.kbSourceBucket];
+  if (bucket) return new S3SourceFileStore(new S3Client({}), bucket);
+  const dir = config[ENV.kbSourceDir];
+  if (dir) return new LocalSourceFileStore(dir);
+  throw new Error(`Invalid environment: ${ENV.kbSourceBucket} (deployed) or ${ENV.kbSourceDir} (locally) is required`);
 }
 
 /**
