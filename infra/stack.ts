@@ -10,8 +10,9 @@ import { ApiGatewayCloudWatchRole, AppApi } from './constructs/api.ts';
 import { AppFunction, type FunctionVpcPlacement } from './constructs/function.ts';
 import { Monitoring } from './constructs/monitoring.ts';
 import { AppTable } from './constructs/table.ts';
-import { addKbSourceResources } from './kb-sources.ts';
+import { addKbResources, grantSourceCollections, kbDeadLetterWatch, useRelayCore, useSearchIndexes } from './kb.ts';
 import { addKbSearchResources } from './kb-search.ts';
+import { addKbSourceResources } from './kb-sources.ts';
 import { addRelayResources } from './relay.ts';
 import {
   copyCredentialsBesideBundle,
@@ -206,8 +207,27 @@ export class ServiceStack extends Stack {
       common,
     });
 
-    const kbSources = addKbSourceResources(this, { config, datasets, channelIdKey, common });
-    const kbSearch = addKbSearchResources(this, { config, datasets, common });
+    const kb = addKbResources(this, {
+      config,
+      datasets,
+      relay: { channels, relayState: relay.tables.relayState, usage: relay.tables.usage },
+      deleteDataset: knowledgeBase['delete-dataset'],
+      common,
+    });
+    const kbSources = addKbSourceResources(this, { config, datasets, channelIdKey, bucket: kb.sourceBucket, common });
+    grantSourceCollections(kb, {
+      create: kbSources.functions['kb-create-source-collection'],
+      read: kbSources.functions['kb-read-collection'],
+    });
+    const kbSearch = addKbSearchResources(this, { config, datasets, kbContent: kb.tables.kbContent, common });
+    // The search embeds the question through the relay's routing core; the content functions, the training and the
+    // knowledge-base delete write or remove the search's indexes.
+    const relayTables = { channels, relayState: relay.tables.relayState, usage: relay.tables.usage };
+    useRelayCore(kbSearch.functions['search-test'], relayTables, config);
+    for (const fn of [kb.functions['kb-collections'], kb.functions['kb-data'], kb.functions['train-collection']]) {
+      useSearchIndexes(fn, kbSearch.tables);
+    }
+    useSearchIndexes(knowledgeBase['delete-dataset'], kbSearch.tables);
 
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')
@@ -223,6 +243,7 @@ export class ServiceStack extends Stack {
         console: consolePage.function,
         openapi: openApi.function,
         ...mapRecord(relay.functions, (fn) => fn.function),
+        ...mapRecord(kb.functions, (fn) => fn.function),
         ...mapRecord(kbSources.functions, (fn) => fn.function),
         ...mapRecord(kbSearch.functions, (fn) => fn.function),
       },
@@ -242,7 +263,7 @@ export class ServiceStack extends Stack {
     // The relay's own API: OpenAI's envelope, relay keys only, streaming methods (docs/relay.md).
     const relayApi = new AppApi(this, 'RelayApi', { definition: APIS.relay, ...apiCommon });
 
-    this.tables = { datasets, channels, ...relay.tables, ...kbSearch.tables };
+    this.tables = { datasets, channels, ...relay.tables, ...kb.tables, ...kbSearch.tables };
     this.secrets = { adminKey, accessTokens, channelIdKey };
     this.functions = {
       authorizer,
@@ -252,6 +273,7 @@ export class ServiceStack extends Stack {
       openapi: openApi,
       ...review,
       ...relay.functions,
+      ...kb.functions,
       ...kbSources.functions,
       ...kbSearch.functions,
     };
@@ -265,6 +287,7 @@ export class ServiceStack extends Stack {
       authorizer,
       apis: this.apis,
       tables: this.tables,
+      deadLetterQueues: [kbDeadLetterWatch(kb.deadLetterQueue)],
     });
 
     if (sam) {

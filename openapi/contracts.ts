@@ -15,6 +15,7 @@ import { CHANNEL_CONTRACTS } from './contracts-channels.ts';
 import { COUNT_TOKENS_CONTRACTS } from './contracts-count-tokens.ts';
 import { DATASET_CONTRACTS } from './contracts-dataset.ts';
 import { IMPORT_CONTRACTS } from './contracts-import.ts';
+import { KB_CONTENT_CONTRACTS } from './contracts-kb-content.ts';
 import { KB_SOURCE_CONTRACTS } from './contracts-kb-sources.ts';
 import { KB_SEARCH_CONTRACTS } from './contracts-kb-search.ts';
 import { KEY_CONTRACTS } from './contracts-keys.ts';
@@ -29,6 +30,7 @@ const TOPICS: readonly TopicContracts[] = [
   CHANNEL_CONTRACTS,
   KEY_CONTRACTS,
   RELAY_CONTRACTS,
+  KB_CONTENT_CONTRACTS,
   COUNT_TOKENS_CONTRACTS,
   KB_SOURCE_CONTRACTS,
   KB_SEARCH_CONTRACTS,

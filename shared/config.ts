@@ -50,6 +50,14 @@ export const ENV = {
   kbVectorSearch: 'KB_VECTOR_SEARCH',
   /** The dimensions the stack made a vector index for, comma-separated (`index` mode). */
   kbVectorDimensions: 'KB_VECTOR_DIMENSIONS',
+  /** The training queue (SQS, FIFO); absent = the in-process queue of `npm start` (infra/local/kb-queue.ts). */
+  kbTrainingQueueUrl: 'KB_TRAINING_QUEUE_URL',
+  /** The relay group the knowledge base's embeddings and Q&A calls route in (default `default`). */
+  kbRelayGroup: 'KB_RELAY_GROUP',
+  /** Local run only: where `npm start` keeps source files (text kept as files); deployed: the source bucket. */
+  kbSourceDir: 'KB_SOURCE_DIR',
+  /** The source bucket (S3) of uploaded files and text kept as files. */
+  kbSourceBucket: 'KB_SOURCE_BUCKET',
   /** Local run only: the built console page; in Lambda it sits beside the bundle. */
   consolePageFile: 'CONSOLE_PAGE_FILE',
 } as const;
@@ -68,6 +76,8 @@ export const DEFAULTS = Object.freeze({
   usageRetentionDays: 90,
   /** The re-test schedule of auto-disabled channels (docs/relay.md, "Re-test"); 0 = off. */
   relayRetestIntervalMinutes: 10,
+  /** The relay group of the knowledge base's model calls (docs/knowledge-base-api.md, "Training"). */
+  kbRelayGroup: 'default',
 } as const);
 
 const logLevel = /* @__PURE__ */ z.moduleSchema(() =>
@@ -249,6 +259,14 @@ export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;
 /** How embedding recall finds the nearest vectors (docs/knowledge-base-search.md, "Adapters"). */
 export const VECTOR_SEARCH_MODES = ['index', 'exact'] as const;
 
+/** The optional environment of a function that writes the search's indexes (shared/kb/wiring.ts, chunkIndexWriterFor). */
+const optionalName = z.optional(z.string().check(z.trim(), z.minLength(1)));
+const searchIndexEnv = {
+  [ENV.kbVectorsTable]: optionalName,
+  [ENV.kbTermsTable]: optionalName,
+  [ENV.kbVectorSearch]: z._default(z.enum(VECTOR_SEARCH_MODES), 'exact'),
+};
+
 /** The search (`POST /api/core/dataset/searchTest`): the datasets table, the content and index tables, the catalogue. */
 export const kbSearchEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(catalogEnvSchema, {
@@ -269,3 +287,53 @@ export const kbSearchEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   }),
 );
 export type KbSearchConfig = z.infer<typeof kbSearchEnvSchema>;
+
+/**
+ * The search's embedding of the question through the relay's routing core, as the training embeds (the relay's
+ * environment and KB_RELAY_GROUP); read only where CHANNELS_TABLE is set: a stage without it answers embedding recall
+ * with 424 and full-text recall still works.
+ */
+export const kbSearchRelayEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(relayEnvSchema, {
+    [ENV.kbRelayGroup]: z._default(z.string().check(z.trim(), z.minLength(1)), DEFAULTS.kbRelayGroup),
+  }),
+);
+/**
+ * The knowledge base's content calls (collections, data, training status): the datasets table (the knowledge base
+ * itself), the model catalogue (item limits), the content table, the training queue (absent locally) and the source
+ * files.
+ */
+export const kbContentEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(catalogEnvSchema, {
+    [ENV.kbContentTable]: requiredName,
+    [ENV.kbTrainingQueueUrl]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    ...searchIndexEnv,
+  }),
+);
+export type KbContentConfig = z.infer<typeof kbContentEnvSchema>;
+
+/** The training function: the content calls' environment, the relay's, and the group its model calls route in. */
+export const kbTrainingEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(relayEnvSchema, {
+    [ENV.datasetsTable]: requiredName,
+    [ENV.kbContentTable]: requiredName,
+    [ENV.modelCatalog]: catalogEnvSchema.shape[ENV.modelCatalog],
+    [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbRelayGroup]: z._default(z.string().check(z.trim(), z.minLength(1)), DEFAULTS.kbRelayGroup),
+    ...searchIndexEnv,
+  }),
+);
+export type KbTrainingConfig = z.infer<typeof kbTrainingEnvSchema>;
+
+/** The knowledge-base delete: the datasets table, and the content it removes with a knowledge base (optional). */
+export const deleteDatasetEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(datasetsEnvSchema, {
+    [ENV.kbContentTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
+    ...searchIndexEnv,
+  }),
+);

@@ -10,7 +10,7 @@ export { OWNER_PERMISSION };
  * The caller's permission on every record of its team: the member behind an access token owns them all
  * (this API has no member roles). Both spellings FastGPT has used, so clients of every release read it.
  */
-const OWNER: PermissionView = Object.freeze({
+export const OWNER: PermissionView = Object.freeze({
   value: OWNER_PERMISSION,
   role: OWNER_PERMISSION,
   isOwner: true,

@@ -44,6 +44,18 @@ export const DATASET_ERROR_KINDS = {
     statusText: 'unExistDataset',
     when: "the knowledge base or folder does not exist in the caller's team",
   },
+  unExistCollection: {
+    httpStatus: 404,
+    code: 501003,
+    statusText: 'unExistCollection',
+    when: "the collection does not exist in the caller's team",
+  },
+  unAuthDatasetData: {
+    httpStatus: 404,
+    code: 501006,
+    statusText: 'unAuthDatasetData',
+    when: "the data (chunk) does not exist in the caller's team",
+  },
   invalidModel: {
     httpStatus: 400,
     code: 501010,
@@ -87,6 +99,8 @@ export const datasetErrors = {
   invalidParams: datasetError('invalidParams'),
   missingParams: datasetError('missingParams'),
   unExistDataset: datasetError('unExistDataset'),
+  unExistCollection: datasetError('unExistCollection'),
+  unAuthDatasetData: datasetError('unAuthDatasetData'),
   invalidModel: datasetError('invalidModel'),
   embeddingUnavailable: datasetError('embeddingUnavailable'),
   tooManyRequests: datasetError('tooManyRequests'),

@@ -15,6 +15,7 @@ export type FunctionName =
   | 'delete-dataset'
   | 'dataset-paths'
   | 'search-test'
+  | KbContentFunction
   | 'import-legacygw'
   | 'list-channels'
   | 'get-channel'
@@ -36,6 +37,8 @@ export type FunctionName =
   | 'retest-channels'
   | 'authorizer';
 
+/** The knowledge base's content functions (docs/knowledge-base-api.md, "Collections, data and training"). */
+export type KbContentFunction = 'kb-collections' | 'kb-data' | 'train-collection';
 /** The knowledge base's source calls: link and file collections, and reading a source (docs/knowledge-base-sources.md). */
 export type KbSourceFunction = 'kb-create-source-collection' | 'kb-read-collection';
 
@@ -85,6 +88,28 @@ export interface ApiDef {
   readonly routes: readonly RouteDef[];
 }
 
+/** The knowledge base's content calls (FastGPT's paths; docs/knowledge-base-api.md, "Collections, data and training"). */
+const KB_CONTENT_ROUTES: readonly RouteDef[] = [
+  { method: 'POST', path: '/api/core/dataset/collection/create', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/collection/create/text', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/collection/listV2', function: 'kb-collections' },
+  // Deprecated in FastGPT, still called by older clients: the same function answers its older page shape.
+  { method: 'POST', path: '/api/core/dataset/collection/list', function: 'kb-collections' },
+  { method: 'GET', path: '/api/core/dataset/collection/detail', function: 'kb-collections' },
+  { method: 'PUT', path: '/api/core/dataset/collection/update', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/collection/update', function: 'kb-collections' },
+  { method: 'DELETE', path: '/api/core/dataset/collection/delete', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/data/pushData', function: 'kb-data' },
+  { method: 'POST', path: '/api/core/dataset/data/v2/list', function: 'kb-data' },
+  { method: 'POST', path: '/api/core/dataset/data/list', function: 'kb-data' },
+  { method: 'GET', path: '/api/core/dataset/data/detail', function: 'kb-data' },
+  { method: 'PUT', path: '/api/core/dataset/data/update', function: 'kb-data' },
+  { method: 'POST', path: '/api/core/dataset/data/update', function: 'kb-data' },
+  { method: 'DELETE', path: '/api/core/dataset/data/delete', function: 'kb-data' },
+  { method: 'GET', path: '/api/core/dataset/training/getDatasetTrainingQueue', function: 'kb-collections' },
+  { method: 'GET', path: '/api/core/dataset/training/hasDatasetTrainingError', function: 'kb-collections' },
+];
+
 export const APIS: Readonly<Record<ApiName, ApiDef>> = {
   dataset: {
     name: 'dataset',
@@ -105,6 +130,7 @@ export const APIS: Readonly<Record<ApiName, ApiDef>> = {
       { method: 'GET', path: '/api/core/dataset/paths', function: 'dataset-paths' },
       // The search of one knowledge base (docs/knowledge-base-search.md).
       { method: 'POST', path: '/api/core/dataset/searchTest', function: 'search-test' },
+      ...KB_CONTENT_ROUTES,
       { method: 'GET', path: '/openapi.json', function: 'openapi', auth: 'none' },
     ],
   },
@@ -191,6 +217,10 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'delete-dataset': 'functions/delete-dataset/handler.ts',
   'dataset-paths': 'functions/dataset-paths/handler.ts',
   'search-test': 'functions/search-test/handler.ts',
+  'kb-collections': 'functions/kb-collections/handler.ts',
+  'kb-data': 'functions/kb-data/handler.ts',
+  // No route: the training queue's consumer (SQS deployed, infra/local/kb-queue.ts under `npm start`).
+  'train-collection': 'functions/train-collection/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',
   'list-channels': 'functions/list-channels/handler.ts',
   'get-channel': 'functions/get-channel/handler.ts',

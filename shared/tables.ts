@@ -54,10 +54,16 @@ export const DATASETS_BY_PARENT: IndexDef = {
 export const RELAY_KEYS_BY_ID: IndexDef = { name: 'byId', partitionKey: 'id' };
 
 /**
- * The knowledge base's content index by id (shared/kb/contract.ts): FastGPT's detail, update and delete calls send
- * only a collection's or a chunk's id.
+ * The knowledge base's content (shared/kb/contract.ts): `byId` finds a collection or a chunk from its id alone
+ * (FastGPT's detail, update and delete calls send only the id); the team is checked on the item found.
  */
 export const KB_CONTENT_BY_ID: IndexDef = { name: 'byId', partitionKey: 'id' };
+
+/**
+ * A knowledge base's collections by folder, newest first: `parentKey` is `<teamId>#<datasetId>#<parentId or root>`,
+ * written on collections only (a sparse index: chunks never enter it).
+ */
+export const KB_CONTENT_BY_PARENT: IndexDef = { name: 'byParent', partitionKey: 'parentKey', sortKey: 'updateTime' };
 
 export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // Partition by team so every read is scoped to the caller's team by construction (docs/knowledge-base-api.md).
@@ -72,8 +78,13 @@ export const TABLES: Readonly<Record<TableName, TableDef>> = {
   // (`YYYY-MM-DD`), sorted by `<ISO time>#<requestId>`, so a period is one Query per day, newest first.
   // Items carry `expiresAt` (epoch seconds) for the table's TTL.
   usage: { logicalName: 'usage', partitionKey: 'day', sortKey: 'sk', timeToLiveAttribute: 'expiresAt' },
-  // Collections and chunks, one partition per knowledge base (shared/kb/contract.ts).
-  kbContent: { logicalName: 'kbContent', partitionKey: 'pk', sortKey: 'sk', indexes: [KB_CONTENT_BY_ID] },
+  // Collections and chunks, one partition per knowledge base (shared/kb/contract.ts, docs/knowledge-base-api.md).
+  kbContent: {
+    logicalName: 'kbContent',
+    partitionKey: 'pk',
+    sortKey: 'sk',
+    indexes: [KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT],
+  },
   // The search's vectors, one partition per knowledge base (the vector indexes' HASH), and its full-text postings
   // (docs/knowledge-base-search.md; shared/kb/search/). The vector indexes are added by the stack (infra/kb-search.ts).
   kbVectors: { logicalName: 'kbVectors', partitionKey: 'pk', sortKey: 'sk' },

@@ -5,6 +5,11 @@ import type { IdQuery } from '#shared/schemas/dataset-fields';
 
 export interface DeleteDatasetDeps extends TreeLockDeps {
   repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany' | 'lockTree' | 'unlockTree'>;
+  /**
+   * Deletes what knowledge bases hold (collections, data, vectors, files: shared/kb/content-delete.ts), called before
+   * their records go, so a repeat after a failure still finds and finishes it.
+   */
+  purgeContent?: (teamId: string, datasetIds: readonly string[]) => Promise<void>;
 }
 
 /** Folders whose children are read at once while walking the subtree: a wide tree's walk stays short. */
@@ -43,6 +48,7 @@ async function deleteTree(deps: DeleteDatasetDeps, record: DatasetRecord): Promi
     const seen = new Set([record.id]);
     for (let frontier = [record.id]; frontier.length > 0; ) {
       const { folders, datasets } = await childrenOf(deps, teamId, frontier);
+      await deps.purgeContent?.(teamId, datasets);
       await deps.repo.deleteMany(teamId, datasets);
       deleted += datasets.length;
       const fresh = folders.filter((id) => !seen.has(id));
@@ -51,6 +57,7 @@ async function deleteTree(deps: DeleteDatasetDeps, record: DatasetRecord): Promi
       frontier = fresh;
     }
   }
+  if (record.type !== 'folder') await deps.purgeContent?.(teamId, [record.id]);
   for (const level of levels.reverse()) {
     await deps.repo.deleteMany(teamId, level);
     deleted += level.length;

@@ -1,20 +1,38 @@
 import { documentClient } from '#shared/clients/dynamodb';
-import { datasetsEnvSchema, loadConfig } from '#shared/config';
+import { deleteDatasetEnvSchema, ENV, loadConfig } from '#shared/config';
 import { datasetHandler, datasetQuery } from '#shared/envelopes/dataset';
+import { deleteDatasetContent } from '#shared/kb/content-delete';
+import { chunkIndexWriterFor, sourceFileStoreFor } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { addMetric, BUSINESS_METRICS, createMetrics } from '#shared/metrics';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
+import { KbContentRepository } from '#shared/repositories/kb-content';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { type DeleteDatasetDeps, deleteDataset } from './delete-dataset.ts';
 
-const config = loadConfig(datasetsEnvSchema);
+const config = loadConfig(deleteDatasetEnvSchema);
 const logger = createLogger('delete-dataset', config.LOG_LEVEL);
 const metrics = createMetrics();
 const deps: DeleteDatasetDeps = {
   // DynamoDB takes many BatchWriteItem calls at once; eight in flight keeps a 10,000-record delete short.
   repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE, { writeConcurrency: 8 }),
   now: () => new Date(),
+  purgeContent: purgeContentOf(config),
 };
+
+/** The knowledge bases' content goes with them, when the function has the content table (docs/knowledge-base-api.md). */
+function purgeContentOf(env: typeof config): DeleteDatasetDeps['purgeContent'] {
+  const table = env[ENV.kbContentTable];
+  if (table === undefined) return undefined;
+  const content = {
+    content: new KbContentRepository(documentClient, table, { writeConcurrency: 8 }),
+    index: chunkIndexWriterFor(config),
+    files: sourceFileStoreFor(env),
+  };
+  return async (teamId, datasetIds) => {
+    for (const datasetId of datasetIds) await deleteDatasetContent(teamId, datasetId, content);
+  };
+}
 
 /** DELETE /api/core/dataset/delete?id=<id> behind the authorizer. */
 export const handler = datasetHandler(

@@ -1,25 +1,23 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { documentClient } from '#shared/clients/dynamodb';
 import { datasetsEnvSchema, loadConfig } from '#shared/config';
 import { datasetBody, datasetHandler } from '#shared/envelopes/dataset';
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { newObjectId } from '#shared/ids';
-import { pendingSourceCollections } from '#shared/kb/sources/collections-port';
 import { linkEnvSchema, SOURCES_ENV, sourceStoreEnvSchema } from '#shared/kb/sources/config';
 import { MultipartError, parseMultipart } from '#shared/kb/sources/multipart';
 import { createLinkBodySchema } from '#shared/kb/sources/settings';
 import { sourceStoreFor } from '#shared/kb/sources/store-wiring';
+import { sourceCollectionsFromEnv } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
-import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import * as z from '#shared/zod';
 import { createFileCollection } from './create-file.ts';
 import { createLinkCollection } from './create-link.ts';
 
 const config = loadConfig(z.extend(z.extend(datasetsEnvSchema, sourceStoreEnvSchema.shape), linkEnvSchema.shape));
 const logger = createLogger('kb-create-source-collection', config.LOG_LEVEL);
-// INTEGRATOR: kb-core's collections replace this placeholder (shared/kb/sources/collections-port.ts).
-const collections = pendingSourceCollections(new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE));
+// The collections core (shared/kb/collections.ts): stores the collection and queues its training.
+const collections = sourceCollectionsFromEnv();
 const store = sourceStoreFor(config);
 const allowedHosts = config[SOURCES_ENV.linkAllowedHosts];
 

@@ -2,10 +2,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { CHANNEL_ID_KEY_FILE_ENV, channelIdKeySource } from '#shared/channel-id-key';
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
 import { datasetBody, datasetErrorResponse, datasetHandler, datasetQuery } from '#shared/envelopes/dataset';
-import { pendingSourceCollections } from '#shared/kb/sources/collections-port';
 import { sourceStoreEnvSchema } from '#shared/kb/sources/config';
 import { publicBaseUrl, SOURCE_PATH, sourceLinkKey } from '#shared/kb/sources/source-links';
 import { sourceStoreFor } from '#shared/kb/sources/store-wiring';
+import { sourceCollectionsFromEnv } from '#shared/kb/wiring';
 import { createLogger, type LambdaHandler, withLambdaContext } from '#shared/logger';
 import * as z from '#shared/zod';
 import {
@@ -29,7 +29,7 @@ const deploymentKey = channelIdKeySource({
 let linkKey: Buffer | undefined;
 const deps: ServeSourceDeps = {
   // INTEGRATOR: kb-core's collection lookup replaces this placeholder (shared/kb/sources/collections-port.ts).
-  collections: pendingSourceCollections(),
+  collections: sourceCollectionsFromEnv(),
   store: sourceStoreFor(config),
   linkKey: async () => {
     linkKey ??= sourceLinkKey(await deploymentKey());

@@ -1,24 +1,21 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { documentClient } from '#shared/clients/dynamodb';
+import { ENV, kbSearchRelayEnvSchema, loadConfig } from '#shared/config';
 import type { Embedder } from '#shared/kb/contract';
+import { relayEmbedder } from '#shared/kb/relay-models';
 import type { Reranker } from '#shared/kb/search/types';
+import { relayOnDynamo } from '#shared/relay/runtime';
 
 /*
- * The models the search calls, wired at cold start. The relay-backed embedder comes from the knowledge base's training
- * core (the same routing core and group, KB_RELAY_GROUP); until it is wired here, embedding recall answers
- * 424 embeddingUnavailable and full-text recall works (docs/knowledge-base-search.md, "No embedding channel").
+ * The models the search calls, built at cold start: the question is embedded through the relay's routing core in
+ * process, with the dataset's vector model and KB_RELAY_GROUP, as the training embeds its chunks
+ * (docs/knowledge-base-search.md, "Embedding the question"). Without the relay's tables (CHANNELS_TABLE unset) there is
+ * no embedder: embedding recall answers 424 embeddingUnavailable and full-text recall works.
  */
-
-/** Builds the search's embedder, or undefined when none is configured. */
-export type EmbedderFactory = () => Embedder | undefined;
-
-let factory: EmbedderFactory = () => undefined;
-
-/** Sets how the search function builds its embedder (the integration point of the relay-backed embedder). */
-export function setSearchEmbedderFactory(next: EmbedderFactory): void {
-  factory = next;
-}
-
-export function searchEmbedder(): Embedder | undefined {
-  return factory();
+export function searchEmbedder(logger: Logger, env: NodeJS.ProcessEnv = process.env): Embedder | undefined {
+  if (!env[ENV.channelsTable]) return undefined;
+  const config = loadConfig(kbSearchRelayEnvSchema, env);
+  return relayEmbedder(relayOnDynamo(documentClient, config, logger), config[ENV.kbRelayGroup]);
 }
 
 /** The relay has no rerank endpoint yet: no reranker, so `usingReRank` is answered false as FastGPT does with no model. */

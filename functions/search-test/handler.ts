@@ -13,7 +13,7 @@ import { type SearchTestDeps, searchTest } from './search-test.ts';
 const config = loadConfig(kbSearchEnvSchema);
 const logger = createLogger('search-test', config.LOG_LEVEL);
 const tables = { vectors: config.KB_VECTORS_TABLE, terms: config.KB_TERMS_TABLE };
-const embedder = searchEmbedder();
+const embedder = searchEmbedder(logger);
 const reranker = searchReranker();
 const deps: SearchTestDeps = {
   datasets: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE),

@@ -17,6 +17,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { FilterPattern, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { BUSINESS_METRICS, METRICS_SERVICE } from '#shared/metrics';
@@ -63,6 +64,13 @@ export interface MonitoringProps {
   readonly apis: Readonly<Partial<Record<ApiName, AppApi>>>;
   /** Each table's alarms watch the operations its functions were granted (AppTable.operations). */
   readonly tables: Readonly<Record<string, AppTable>>;
+  /** Dead-letter queues: each gets an alarm on its first message (infra/kb.ts, the training queue's). */
+  readonly deadLetterQueues?: readonly {
+    readonly id: string;
+    readonly queue: IQueue;
+    readonly what: string;
+    readonly runbook: string;
+  }[];
 }
 
 /**
@@ -221,6 +229,7 @@ export class Monitoring extends Construct {
     // query follows the channel with the highest error rate (RelayChannelErrors is 1 per failed attempt, 0 per answered
     // one) among whatever channels report (docs/relay.md, "Metrics"). Only a stack with the relay has it.
     if (props.functions.relay) this.relayChannelAlarm(config.metricsNamespace, alarms.relayChannelErrorRate);
+    for (const dlq of props.deadLetterQueues ?? []) this.alarmOnDeadLetters(dlq.id, dlq.queue, dlq.what, dlq.runbook);
 
     const business = (key: BusinessMetricKey, statistic: string) =>
       new Metric({
@@ -288,6 +297,16 @@ export class Monitoring extends Construct {
       spec,
       what: 'the error rate of the relay channel that fails most',
       runbook: 'relay-channel-errors',
+    });
+  }
+
+  /** An alarm on the first message in a dead-letter queue (infra/kb.ts: the training queue's), on the same topic. */
+  private alarmOnDeadLetters(id: string, queue: IQueue, what: string, runbook: string): Alarm {
+    return this.alarm(id, {
+      metric: queue.metricApproximateNumberOfMessagesVisible({ statistic: 'Maximum' }),
+      spec: { threshold: 1, periodMinutes: 5, evaluationPeriods: 1, datapointsToAlarm: 1 },
+      what,
+      runbook,
     });
   }
 

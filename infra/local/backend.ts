@@ -9,6 +9,7 @@ import { writeConsolePage } from '#functions/console/build';
 import { CHANNEL_ID_KEY_FILE_ENV, channelIdKeySource } from '#shared/channel-id-key';
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
 import { SOURCES_ENV } from '#shared/kb/sources/config';
+import { installLocalTrainingQueue } from '#shared/kb/training-queue';
 import type { StreamingHandler } from '#shared/lambda-streaming';
 import {
   type LocalCredentials,
@@ -32,6 +33,7 @@ import {
   writeEngineCredentialsFile,
 } from './dynamo-engine.ts';
 import { markIfNewCredentials } from './first-run.ts';
+import { type LocalTrainingQueue, localTrainingQueue, type SqsHandler } from './kb-queue.ts';
 
 export type ProxyHandler = (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>;
 /** A function behind a route: a proxy handler, or a streaming one (shared/lambda-streaming.ts). */
@@ -80,6 +82,8 @@ export interface LocalBackend {
   readonly authorizer: Authorizer;
   /** The function behind a route. */
   handlerFor(route: RouteDef): RouteHandler;
+  /** The knowledge base's in-process training queue (infra/local/kb-queue.ts). */
+  readonly trainingQueue?: LocalTrainingQueue;
   /** Runs the re-test of auto-disabled channels once, as its schedule does deployed (functions/retest-channels). */
   retestChannels?(): Promise<unknown>;
   close(): Promise<void>;
@@ -201,6 +205,16 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
     for (const name of Object.keys(FUNCTION_ENTRIES) as FunctionName[]) {
       if (name !== 'authorizer') functions[name] = await loadHandler<RouteHandler>(FUNCTION_ENTRIES[name]);
     }
+    // The content functions send training work here; the training function runs it, as SQS drives it deployed.
+    const trainingLog = createLogger('kb-training-queue', loadConfig(logLevelEnvSchema)[ENV.logLevel]);
+    const trainingQueue = localTrainingQueue(functions['train-collection'] as unknown as SqsHandler, {
+      onDeadLetter: (message) =>
+        trainingLog.error('training failed on every attempt; dropped', {
+          kind: message.kind,
+          collectionId: message.collectionId,
+        }),
+    });
+    installLocalTrainingQueue(trainingQueue);
 
     return {
       dynamoEndpoint: engine.endpoint,
@@ -213,6 +227,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       createdCredentials: created,
       authorizer,
       handlerFor: (route) => functions[route.function],
+      trainingQueue,
       retestChannels: () => (functions['retest-channels'] as unknown as () => Promise<unknown>)(),
       close,
     };

@@ -212,6 +212,10 @@ export interface SourceReader {
     readonly rawLink?: string;
     readonly fileId?: string;
     readonly name: string;
+    /** The team whose files the reader may read (the training core always gives it). */
+    readonly teamId?: string;
+    /** FastGPT's `metadata.webPageSelector`: read only a page's matching elements. */
+    readonly webPageSelector?: string;
   }): Promise<{ text: string }>;
 }
 

@@ -21,7 +21,8 @@ export const DEFAULT_AVATARS: Readonly<Record<DatasetType, string>> = {
 
 // Messages that mean "a required field is absent" (400/507004 instead of 400/507000).
 const MISSING_MESSAGES = new Set<string>();
-const missing = (field: string) => {
+/** The message of an absent required field (400/507004), registered so requestError knows it. */
+export const missing = (field: string) => {
   const message = `${field} is required`;
   MISSING_MESSAGES.add(message);
   return message;

@@ -43,6 +43,9 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   console: 10,
   // Parses the two bundled documents (tens of KiB of JSON), nothing else.
   openapi: 10,
+  'kb-collections': 25,
+  'kb-data': 25,
+  'train-collection': 25,
 };
 
 /** Module-load target against the function's own SDK floor: what its code and other dependencies may add. */
@@ -63,6 +66,8 @@ export const BENCH_FUNCTION_ENV = {
   KB_CONTENT_TABLE: 'bench-kb-content',
   KB_VECTORS_TABLE: 'bench-kb-vectors',
   KB_TERMS_TABLE: 'bench-kb-terms',
+  KB_SOURCE_BUCKET: 'bench-kb-sources',
+  KB_TRAINING_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/bench-kb-training.fifo',
   ACCESS_TOKENS_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-access-tokens',
   ADMIN_KEY_SECRET_ID: 'arn:aws:secretsmanager:us-east-1:000000000000:secret:bench-admin-key',
   AWS_REGION: 'us-east-1',
@@ -129,6 +134,9 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   relay: 'test/bench/sdk-floor/relay.ts',
   console: 'test/bench/sdk-floor/console.ts',
   openapi: 'test/bench/sdk-floor/openapi.ts',
+  'kb-collections': 'test/bench/sdk-floor/kb-content.ts',
+  'kb-data': 'test/bench/sdk-floor/kb-content.ts',
+  'train-collection': 'test/bench/sdk-floor/train-collection.ts',
 };
 
 /**

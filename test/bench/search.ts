@@ -11,7 +11,7 @@ import { ExactVectorSearch } from '#shared/kb/search/vector-search-exact';
 import { vectorBytes } from '#shared/kb/search/vector-store';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import type { TableName } from '#shared/tables';
-import { chunkItem, collectionItem, putItems } from '#test/support/kb-content';
+import { chunkItem, collectionItem, putItems } from '#test/support/kb-search-items';
 import { type Figure, figure } from './figures.ts';
 
 /*

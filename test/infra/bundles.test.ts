@@ -469,11 +469,30 @@ describe('synthesized function bundles', () => {
     for (const name of bundles.keys()) {
       expect([name, text(name).includes(importOnly)]).toEqual([
         name,
-        ['import-legacygw', 'relay', 'test-channel', 'retest-channels', 'kb-create-source-collection'].includes(name),
+        // The link calls' LINK_ALLOWED_HOSTS: the link create, and the training that fetches links.
+        [
+          'import-legacygw',
+          'relay',
+          'test-channel',
+          'retest-channels',
+          'train-collection',
+          'kb-create-source-collection',
+          // Through shared/kb/sources/store-wiring.ts (the source reader beside the store).
+          'kb-read-collection',
+        ].includes(name),
       ]);
       expect([name, text(name).includes(catalogueOnly)]).toEqual([
         name,
-        ['create-dataset', 'create-dataset-folder', 'update-dataset', 'list-datasets', 'dataset-detail'].includes(name),
+        [
+          'create-dataset',
+          'create-dataset-folder',
+          'update-dataset',
+          'list-datasets',
+          'dataset-detail',
+          'kb-collections',
+          'kb-data',
+          'train-collection',
+        ].includes(name),
       ]);
     }
     // Neither uses the AWS SDK, which loads both anyway; they would cost these two about 1-4 ms each.

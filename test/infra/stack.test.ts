@@ -89,6 +89,11 @@ const methodsByRoute = () =>
       props: m,
     }));
 
+/** The source bucket's objects, as a grant names them (infra/kb.ts). */
+const kbObjects = () => {
+  const [bucket] = Object.keys(template.findResources('AWS::S3::Bucket'));
+  return { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, '/*']] };
+};
 /** Actions every function has: writing its own log group, and X-Ray (no resource-level scoping exists). */
 const baseline = (name: FunctionName) =>
   new Map([
@@ -510,7 +515,10 @@ describe('functions', () => {
         [ENV.metricsNamespace]: 'KbChannelGateway/dev',
       });
     }
-    for (const name of KB_FUNCTIONS.filter((n) => n !== 'update-dataset' && n !== 'create-dataset-folder')) {
+    // delete-dataset also removes the knowledge bases' content: its environment is asserted in test/infra/kb.test.ts.
+    for (const name of KB_FUNCTIONS.filter(
+      (n) => n !== 'update-dataset' && n !== 'create-dataset-folder' && n !== 'delete-dataset',
+    )) {
       expect(envOf(name)).toEqual({
         [ENV.datasetsTable]: { Ref: id.table('datasets') },
         [ENV.logLevel]: 'INFO',
@@ -655,11 +663,18 @@ describe('least privilege', () => {
     ['delete-dataset', ['GetItem', 'UpdateItem', 'BatchWriteItem'], ['Query']],
   ] as const)('lets %s only %j on the datasets table and %j on its by-parent index', (fn, onTable, onIndex) => {
     const expected = baseline(fn);
+
     for (const action of onTable) expected.set(`dynamodb:${action}`, new Set([arnOf(id.table('datasets'))]));
     for (const action of onIndex) {
       const resources = expected.get(`dynamodb:${action}`) ?? new Set<string>();
       resources.add(indexArnOf('datasets', DATASETS_BY_PARENT.name));
       expected.set(`dynamodb:${action}`, resources);
+    }
+    // The delete also removes the knowledge bases' content (infra/kb.ts).
+    if (fn === 'delete-dataset') {
+      for (const action of ['Query', 'BatchWriteItem'])
+        expected.get(`dynamodb:${action}`)?.add(arnOf(id.table('kbContent')));
+      expected.set('s3:DeleteObject', new Set([JSON.stringify(kbObjects())]));
     }
 
     expect(permissionsOf(template, id.role(fn))).toEqual(expected);
@@ -1072,8 +1087,8 @@ describe('tables', () => {
     expect(channels.GlobalSecondaryIndexes).toBeUndefined();
   });
 
-  // Eight tables, three secrets, a log group per function and two per API, the channels key.
-  const DATA_RESOURCES = 8 + 3 + Object.keys(stack.functions).length + 3 * 2 + 1;
+  // The tables, three secrets, a log group per function and two per API, the channels key.
+  const DATA_RESOURCES = Object.keys(stack.tables).length + 3 + Object.keys(stack.functions).length + 3 * 2 + 1;
   const DATA_TYPES = ['AWS::DynamoDB::Table', 'AWS::SecretsManager::Secret', 'AWS::Logs::LogGroup', 'AWS::KMS::Key'];
   // The alarm topic's key only encrypts notifications in flight: it goes with the stack (monitoring.test.ts).
   const policies = (t: typeof template) =>

@@ -9,7 +9,7 @@ import { DynamoFullTextIndex } from '#shared/kb/search/full-text-index';
 import { segment } from '#shared/kb/search/segment';
 import { TABLES } from '#shared/tables';
 import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
-import { chunkItem, collectionItem, putItem, putItems } from '#test/support/kb-content';
+import { chunkItem, collectionItem, putItem, putItems } from '#test/support/kb-search-items';
 
 // Real passages, written for these tests: each question below is answered by exactly one of them.
 const PASSAGES = {

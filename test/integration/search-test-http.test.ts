@@ -2,7 +2,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DynamoFullTextIndex } from '#shared/kb/search/full-text-index';
 import { captureOutput } from '#test/support/capture-output';
-import { chunkItem, collectionItem, putItems } from '#test/support/kb-content';
+import { chunkItem, collectionItem, putItems } from '#test/support/kb-search-items';
 import { useTestServer } from '#test/support/local-server';
 import { addAccessToken, createRequest, expectCreated, expectError } from './create-dataset.helpers.ts';
 import { kbRequest } from './knowledge-base.helpers.ts';

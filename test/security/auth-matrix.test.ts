@@ -203,6 +203,24 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   '/api/core/dataset/delete': { query: `id=${UNKNOWN_ID}` },
   '/api/core/dataset/paths': {},
   '/api/core/dataset/searchTest': { body: JSON.stringify({ datasetId: UNKNOWN_ID, text: 'matrix' }) },
+  // The knowledge base's content (docs/knowledge-base-api.md): an unknown knowledge base, collection or chunk, 404.
+  '/api/core/dataset/collection/create': { body: JSON.stringify({ datasetId: UNKNOWN_ID, name: 'matrix' }) },
+  '/api/core/dataset/collection/create/text': {
+    body: JSON.stringify({ datasetId: UNKNOWN_ID, name: 'matrix', text: 'matrix' }),
+  },
+  '/api/core/dataset/collection/listV2': { body: JSON.stringify({ datasetId: UNKNOWN_ID }) },
+  '/api/core/dataset/collection/list': { body: JSON.stringify({ datasetId: UNKNOWN_ID }) },
+  '/api/core/dataset/collection/detail': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/collection/update': { body: JSON.stringify({ id: UNKNOWN_ID, name: 'matrix' }) },
+  '/api/core/dataset/collection/delete': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/data/pushData': { body: JSON.stringify({ collectionId: UNKNOWN_ID, data: [{ q: 'q' }] }) },
+  '/api/core/dataset/data/v2/list': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
+  '/api/core/dataset/data/list': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
+  '/api/core/dataset/data/detail': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/data/update': { body: JSON.stringify({ dataId: UNKNOWN_ID, q: 'matrix' }) },
+  '/api/core/dataset/data/delete': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/training/getDatasetTrainingQueue': { query: `datasetId=${UNKNOWN_ID}` },
+  '/api/core/dataset/training/hasDatasetTrainingError': { query: `datasetId=${UNKNOWN_ID}` },
   [PATHS.proxy]: { body: BODIES.proxy },
   // An empty One API table, previewed: the rows import answers 200 and writes nothing.
   '/api/channels/import/rows': {
@@ -301,8 +319,8 @@ function classify(api: Api, reply: RawResponse): Outcome | string {
   if (!envelope) return `not in the ${api} envelope: ${reply.status} ${reply.body}`;
   const code = api === 'dataset' ? body.code : undefined;
   if (reply.status === 200 && api === 'dataset' && code === 200) return 'reached';
-  if (reply.status === 404 && api === 'dataset' && code === 501002) return 'reached';
-  if (reply.status === 404 && api === 'dataset' && code === 501003) return 'reached';
+  // An unknown knowledge base, collection or chunk (the content calls: 501003, 501006).
+  if (reply.status === 404 && api === 'dataset' && [501002, 501003, 501006].includes(code as number)) return 'reached';
   if (reply.status === 200 && api === 'proxy' && body.success === true) return 'reached';
   if (reply.status === 404 && api === 'proxy' && body.message === 'No channel has this id') return 'reached';
   if (reply.status === 404 && api === 'proxy' && body.message === 'No key has this id') return 'reached';

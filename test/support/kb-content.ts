@@ -1,93 +1,118 @@
-import { BatchWriteCommand, type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { newObjectId } from '#shared/ids';
-import {
-  type ChunkRecord,
-  type CollectionRecord,
-  chunkSortKey,
-  collectionSortKey,
-  datasetKey,
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll } from 'vitest';
+import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import type {
+  ChunkIndexWriter,
+  ChunkVector,
+  Embedder,
+  FullTextDoc,
+  SourceFileStore,
+  SplitText,
 } from '#shared/kb/contract';
+import { DynamoDatasetRepository } from '#shared/repositories/datasets';
+import { KbContentRepository } from '#shared/repositories/kb-content';
+import { startTestEngine, uniqueTableNames } from './dynamo-engine.ts';
+import { startedInBeforeAll } from './local-server.ts';
 
 /*
- * Items of `kbContent` written as shared/kb/contract.ts lays them out, for the search's tests (the training core that
- * writes them in the product is another part).
+ * Fakes and a real engine for the knowledge base's content cores (shared/kb/*): the repositories on this file's own
+ * tables, an in-memory source store, a recording index writer, a scripted embedder and a plain splitter.
  */
 
-const TIME = '2026-11-27T10:00:00.000Z';
+export interface KbContentWorld {
+  readonly content: KbContentRepository;
+  readonly datasets: DynamoDatasetRepository;
+}
 
-export function collectionItem(
-  teamId: string,
-  datasetId: string,
-  overrides: Partial<CollectionRecord> & { id?: string } = {},
-): CollectionRecord {
-  const id = overrides.id ?? newObjectId();
+/** This test file's repositories on fresh tables (dynalite, or the shared engine of DYNAMODB_ENDPOINT). */
+export function useKbContentTables(): KbContentWorld {
+  let world: (KbContentWorld & { close(): Promise<void> }) | undefined;
+  beforeAll(async () => {
+    const engine = await startTestEngine();
+    const client = localDynamoClient(engine);
+    const names = uniqueTableNames();
+    await ensureTables(client, names);
+    const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    world = {
+      content: new KbContentRepository(documents, names.kbContent),
+      datasets: new DynamoDatasetRepository(documents, names.datasets),
+      close: async () => {
+        client.destroy();
+        await engine.close();
+      },
+    };
+  });
+  afterAll(async () => world?.close());
+  return startedInBeforeAll(() => world, 'the content tables');
+}
+
+/** A source store in memory. */
+export function memoryFileStore(): SourceFileStore & { readonly files: Map<string, Uint8Array> } {
+  const files = new Map<string, Uint8Array>();
   return {
-    pk: datasetKey(teamId, datasetId),
-    sk: collectionSortKey(id),
-    id,
-    teamId,
-    tmbId: 'tmb',
-    datasetId,
-    parentId: null,
-    type: 'virtual',
-    name: `collection ${id.slice(-4)}`,
-    status: 'ready',
-    generation: 1,
-    createTime: TIME,
-    updateTime: TIME,
-    ...overrides,
+    files,
+    put: async (f) => {
+      files.set(`${f.teamId}/${f.fileId}`, f.bytes);
+    },
+    get: async (teamId, fileId) => {
+      const bytes = files.get(`${teamId}/${fileId}`);
+      return bytes === undefined ? undefined : { bytes, name: fileId, contentType: 'text/plain' };
+    },
+    delete: async (teamId, ids) => {
+      for (const id of ids) files.delete(`${teamId}/${id}`);
+    },
   };
 }
 
-export function chunkItem(
-  collection: Pick<CollectionRecord, 'teamId' | 'datasetId' | 'id' | 'generation'>,
-  chunkIndex: number,
-  q: string,
-  overrides: Partial<ChunkRecord> = {},
-): ChunkRecord {
-  const id = overrides.id ?? newObjectId();
+/** An index writer that records what it is asked to do. */
+export function recordingIndexWriter(): ChunkIndexWriter & {
+  readonly fullText: Map<string, FullTextDoc>;
+  readonly vectors: Map<string, ChunkVector>;
+  readonly removedDatasets: string[];
+} {
+  const fullText = new Map<string, FullTextDoc>();
+  const vectors = new Map<string, ChunkVector>();
+  const removedDatasets: string[] = [];
   return {
-    pk: datasetKey(collection.teamId, collection.datasetId),
-    sk: chunkSortKey(collection.id, chunkIndex, id),
-    id,
-    teamId: collection.teamId,
-    tmbId: 'tmb',
-    datasetId: collection.datasetId,
-    collectionId: collection.id,
-    chunkIndex,
-    q,
-    a: '',
-    indexes: [{ type: 'default', dataId: id, text: q }],
-    generation: collection.generation,
-    ready: true,
-    updateTime: TIME,
-    ...overrides,
-  };
-}
-
-/** Writes items 25 per BatchWriteItem, `concurrency` calls at once. */
-export async function putItems(
-  documents: DynamoDBDocumentClient,
-  tableName: string,
-  items: readonly object[],
-  concurrency = 8,
-): Promise<void> {
-  const batches: object[][] = [];
-  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-  let next = 0;
-  const worker = async () => {
-    while (next < batches.length) {
-      const batch = batches[next++]!;
-      let requests = batch.map((Item) => ({ PutRequest: { Item: Item as Record<string, unknown> } }));
-      while (requests.length > 0) {
-        const out = await documents.send(new BatchWriteCommand({ RequestItems: { [tableName]: requests } }));
-        requests = (out.UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    fullText,
+    vectors,
+    removedDatasets,
+    addFullText: async (_t, _d, docs) => {
+      for (const doc of docs) fullText.set(doc.dataId, doc);
+    },
+    putVectors: async (_t, _d, rows) => {
+      for (const row of rows) vectors.set(`${row.dataId}#${row.indexNo}`, row);
+    },
+    removeChunks: async (_t, _d, ids) => {
+      for (const id of ids) {
+        fullText.delete(id);
+        for (const key of [...vectors.keys()]) if (key.startsWith(`${id}#`)) vectors.delete(key);
       }
-    }
+    },
+    removeDataset: async (_t, datasetId) => {
+      removedDatasets.push(datasetId);
+    },
   };
-  await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
-export async function putItem(documents: DynamoDBDocumentClient, tableName: string, item: object): Promise<void> {
-  await documents.send(new PutCommand({ TableName: tableName, Item: item as Record<string, unknown> }));
+/** An embedder answering a small vector per text (its length and a constant), after `failures` scripted errors. */
+export function scriptedEmbedder(failures: Error[] = []): Embedder & { calls: number } {
+  const queue = [...failures];
+  const embedder = {
+    calls: 0,
+    async embed(_model: string, texts: readonly string[]) {
+      embedder.calls++;
+      const failure = queue.shift();
+      if (failure) throw failure;
+      return texts.map((t) => [t.length, 1, 0]);
+    },
+  };
+  return embedder;
 }
+
+/** Paragraphs, one chunk each. */
+export const paragraphSplit: SplitText = (text) =>
+  text
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);

@@ -1,0 +1,35 @@
+import type { CallerContext } from '#shared/http';
+import type { ChunkIndexWriter } from '#shared/kb/contract';
+import { readable, requireChunk } from '#shared/kb/data';
+import type { KbContentRepository } from '#shared/repositories/kb-content';
+import type { IdQuery } from '#shared/schemas/dataset-fields';
+
+export interface DeleteDataDeps {
+  readonly content: Pick<KbContentRepository, 'findChunk' | 'getCollection' | 'deleteKeys' | 'addToCounts'>;
+  readonly index: Pick<ChunkIndexWriter, 'removeChunks'>;
+}
+
+/** Deletes one of the caller's chunks with its vectors and postings; answers `"success"`, as FastGPT does. */
+export async function deleteData(
+  input: { query: IdQuery; caller: CallerContext },
+  deps: DeleteDataDeps,
+): Promise<string> {
+  const chunk = await requireChunk(deps.content, input.caller.teamId, input.query.id);
+  const { teamId, datasetId, collectionId } = chunk;
+  const collection = await deps.content.getCollection(teamId, datasetId, collectionId);
+  await deps.index.removeChunks(teamId, datasetId, [chunk.id]);
+  await deps.content.deleteKeys([chunk]);
+  if (collection !== undefined) {
+    await deps.content.addToCounts(
+      teamId,
+      datasetId,
+      collectionId,
+      readable(chunk, collection)
+        ? { dataAmount: -1 }
+        : chunk.generation === collection.generation
+          ? { trainingAmount: -1 }
+          : {},
+    );
+  }
+  return 'success';
+}

@@ -1,0 +1,59 @@
+import { datasetErrors } from '../errors.ts';
+import type { KbContentRepository, StoredCollection } from '../repositories/kb-content.ts';
+import type { ChunkRecord } from './contract.ts';
+
+/*
+ * Data (FastGPT's word for a chunk) as its calls show it (docs/knowledge-base-api.md, "Data"). A chunk is shown once it
+ * is readable: trained (`ready`) and of its collection's current generation.
+ */
+
+/** The caller's chunk with this id, or 404/501006 (absent or another team's: never said which). */
+export async function requireChunk(
+  content: Pick<KbContentRepository, 'findChunk'>,
+  teamId: string,
+  id: string,
+): Promise<ChunkRecord> {
+  const chunk = await content.findChunk(teamId, id);
+  if (chunk === undefined) throw datasetErrors.unAuthDatasetData('The data does not exist');
+  return chunk;
+}
+
+/** True when a reader may see the chunk. */
+export function readable(chunk: ChunkRecord, collection: Pick<StoredCollection, 'generation'>): boolean {
+  return chunk.ready && chunk.generation === collection.generation;
+}
+
+/** A list item of data/v2/list (and of the deprecated data/list). */
+export function dataListItem(chunk: ChunkRecord) {
+  return {
+    _id: chunk.id,
+    datasetId: chunk.datasetId,
+    collectionId: chunk.collectionId,
+    q: chunk.q,
+    a: chunk.a,
+    chunkIndex: chunk.chunkIndex,
+    updated: false,
+    ...(chunk.vectorMissing ? { vectorMissing: true } : {}),
+  };
+}
+
+/** The detail (FastGPT's DatasetDataItemType). */
+export function dataDetail(chunk: ChunkRecord, collection: StoredCollection | undefined) {
+  return {
+    id: chunk.id,
+    _id: chunk.id,
+    teamId: chunk.teamId,
+    tmbId: chunk.tmbId,
+    datasetId: chunk.datasetId,
+    collectionId: chunk.collectionId,
+    sourceName: collection?.name ?? '',
+    ...(collection?.fileId || collection?.rawLink ? { sourceId: collection.fileId ?? collection.rawLink } : {}),
+    q: chunk.q,
+    a: chunk.a,
+    chunkIndex: chunk.chunkIndex,
+    indexes: chunk.indexes.map((i) => ({ type: i.type, dataId: i.dataId, text: i.text })),
+    updateTime: chunk.updateTime,
+    isOwner: true,
+    ...(chunk.vectorMissing ? { vectorMissing: true } : {}),
+  };
+}

@@ -1,0 +1,288 @@
+import type { DatasetRepository } from '../repositories/datasets.ts';
+import type { KbContentRepository, StoredCollection } from '../repositories/kb-content.ts';
+import {
+  type ChunkIndexWriter,
+  type ChunkRecord,
+  type ChunkVector,
+  chunkSortKey,
+  datasetKey,
+  type Embedder,
+  EmbeddingUnavailableError,
+  SourceError,
+  type SourceFileStore,
+  type SourceReader,
+  type SplitText,
+} from './contract.ts';
+import { qaPairs } from './qa.ts';
+import type { ChatModel } from './relay-models.ts';
+import type { TrainingMessage } from './training-queue.ts';
+
+/*
+ * The training core (docs/knowledge-base-api.md, "Training"): read the source, split, store the chunks unreadable in
+ * the next generation, index their text, embed them through the relay, mark them ready, flip the collection's
+ * generation in one write, delete the old generation. A reader sees the old set or the new one, never a mix. The
+ * deployed function (functions/train-collection) and `npm start`'s in-process queue both call `train`.
+ */
+
+export interface TrainingDeps {
+  readonly content: Pick<
+    KbContentRepository,
+    'getCollection' | 'updateCollection' | 'chunksOf' | 'putChunks' | 'deleteKeys' | 'addToCounts'
+  >;
+  readonly datasets: Pick<DatasetRepository, 'get'>;
+  readonly files: Pick<SourceFileStore, 'get'>;
+  /** Reads link and file collections (shared/kb/sources); absent = such collections fail with a clear error. */
+  readonly sources?: SourceReader;
+  readonly split: SplitText;
+  readonly embedder: Embedder;
+  /** The Q&A writer of `trainingType: "qa"`. */
+  readonly chat?: ChatModel;
+  readonly index: ChunkIndexWriter;
+  readonly newId: () => string;
+  readonly now: () => Date;
+  /** The models a dataset without one uses (the catalogue's defaults). */
+  readonly defaults: { readonly vectorModel: string; readonly agentModel: string };
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Texts per embeddings request (default 32). */
+  readonly embedBatchSize?: number;
+  /** Attempts per batch, the first included (default 3); waits double from `retryBaseMs` (default 500 ms). */
+  readonly embedAttempts?: number;
+  readonly retryBaseMs?: number;
+}
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Runs one queued message to its end. Throws only for what a retry of the whole message can fix (storage errors). */
+export async function train(message: TrainingMessage, deps: TrainingDeps): Promise<void> {
+  if (message.kind === 'collection') await trainCollection(message, deps);
+  else await trainData(message, deps);
+}
+
+async function trainCollection(
+  message: Extract<TrainingMessage, { kind: 'collection' }>,
+  deps: TrainingDeps,
+): Promise<void> {
+  const { teamId, datasetId, collectionId, generation } = message;
+  const collection = await deps.content.getCollection(teamId, datasetId, collectionId);
+  // Gone, or a newer training already took over: nothing to do.
+  if (collection === undefined || collection.generation >= generation || collection.type === 'folder') return;
+  const dataset = await deps.datasets.get(teamId, datasetId);
+  if (dataset === undefined) return;
+  const current = collection.generation;
+  const setState = (changes: Parameters<TrainingDeps['content']['updateCollection']>[3], remove = false) =>
+    deps.content.updateCollection(teamId, datasetId, collectionId, changes, {
+      expectedGeneration: current,
+      ...(remove ? { remove: ['error', 'failedChunks'] as const } : {}),
+    });
+  if (!(await setState({ status: 'training' }, true))) return;
+
+  // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled.
+  await removeChunks(deps, collection, (c) => c.generation === generation);
+
+  let items: { q: string; a: string }[];
+  try {
+    items = await itemsOf(collection, dataset.agentModel ?? deps.defaults.agentModel, deps);
+  } catch (error) {
+    if (!(error instanceof SourceError || error instanceof EmbeddingUnavailableError)) throw error;
+    await setState({ status: 'error', error: error.message, trainingAmount: 0 });
+    return;
+  }
+  await setState({ trainingAmount: items.length });
+
+  const updateTime = deps.now().toISOString();
+  const chunks: ChunkRecord[] = items.map((item, chunkIndex) => {
+    const id = deps.newId();
+    return {
+      pk: datasetKey(teamId, datasetId),
+      sk: chunkSortKey(collectionId, chunkIndex, id),
+      id,
+      teamId,
+      tmbId: collection.tmbId,
+      datasetId,
+      collectionId,
+      chunkIndex,
+      q: item.q,
+      a: item.a,
+      indexes: defaultIndexes(id, item),
+      generation,
+      ready: false,
+      updateTime,
+    };
+  });
+  await deps.content.putChunks(chunks);
+  const { ready, error } = await indexChunks(chunks, dataset.vectorModel ?? deps.defaults.vectorModel, deps);
+  await deps.content.putChunks(ready);
+
+  const flipped = await setState({
+    generation,
+    status: error === undefined ? 'ready' : 'error',
+    ...(error === undefined ? {} : { error }),
+    failedChunks: ready.filter((c) => c.vectorMissing).length,
+    dataAmount: ready.length,
+    trainingAmount: 0,
+    trainedAt: deps.now().toISOString(),
+  });
+  if (!flipped) {
+    // Deleted or re-trained meanwhile: this generation is nobody's.
+    await removeChunks(deps, collection, (c) => c.generation === generation);
+    return;
+  }
+  await removeChunks(deps, collection, (c) => c.generation !== generation);
+}
+
+/** Embeds chunks pushed or edited one by one, then makes the new ones readable and counts them. */
+async function trainData(message: Extract<TrainingMessage, { kind: 'data' }>, deps: TrainingDeps): Promise<void> {
+  const { teamId, datasetId, collectionId } = message;
+  const collection = await deps.content.getCollection(teamId, datasetId, collectionId);
+  const dataset = await deps.datasets.get(teamId, datasetId);
+  if (collection === undefined || dataset === undefined) return;
+  const wanted = new Set(message.dataIds);
+  const chunks = (await deps.content.chunksOf(teamId, datasetId, collectionId)).filter((c) => wanted.has(c.id));
+  const fresh = chunks.filter((c) => !c.ready).length;
+  // An edited chunk's old vectors and postings go before the new ones are written (its index texts may be fewer).
+  const edited = chunks.filter((c) => c.ready).map((c) => c.id);
+  if (edited.length > 0) await deps.index.removeChunks(teamId, datasetId, edited);
+  const { ready, error } = await indexChunks(chunks, dataset.vectorModel ?? deps.defaults.vectorModel, deps);
+  await deps.content.putChunks(ready);
+  await deps.content.addToCounts(teamId, datasetId, collectionId, { trainingAmount: -fresh, dataAmount: fresh });
+  if (error !== undefined) {
+    await deps.content.updateCollection(teamId, datasetId, collectionId, {
+      status: 'error',
+      error,
+      failedChunks: (collection.failedChunks ?? 0) + ready.filter((c) => c.vectorMissing).length,
+    });
+  }
+}
+
+/** FastGPT's default indexes: one of the question, or of question and answer when there is an answer. */
+export function defaultIndexes(dataId: string, item: { q: string; a: string }): ChunkRecord['indexes'] {
+  return [{ type: 'default', dataId, text: item.a ? `${item.q}\n${item.a}` : item.q }];
+}
+
+/** The question–answer items of a collection's source: chunks as they are, or Q&A pairs written by the agent model. */
+async function itemsOf(
+  collection: StoredCollection,
+  agentModel: string,
+  deps: TrainingDeps,
+): Promise<{ q: string; a: string }[]> {
+  const text = await readSource(collection, deps);
+  const settings = collection.settings;
+  const qa = settings?.trainingType === 'qa';
+  const pieces = deps
+    .split(text, {
+      chunkSize: settings?.chunkSize ?? 1000,
+      ...(settings?.chunkSplitter ? { chunkSplitter: settings.chunkSplitter } : {}),
+      overlapRatio: qa ? 0 : 0.2,
+    })
+    .filter((p) => p.trim() !== '');
+  if (!qa) return pieces.map((q) => ({ q, a: '' }));
+  if (deps.chat === undefined) throw new SourceError('Q&A training needs a chat model; none is configured');
+  const items: { q: string; a: string }[] = [];
+  for (const piece of pieces) items.push(...(await qaPairs(deps.chat, agentModel, piece, settings?.qaPrompt)));
+  return items;
+}
+
+async function readSource(collection: StoredCollection, deps: TrainingDeps): Promise<string> {
+  if (collection.type === 'link' || collection.type === 'file') {
+    if (deps.sources === undefined) throw new SourceError(`${collection.type} collections cannot be read here`);
+    const selector = collection.metadata?.webPageSelector;
+    const { text } = await deps.sources.read({
+      teamId: collection.teamId,
+      ...(collection.rawLink ? { rawLink: collection.rawLink } : {}),
+      ...(collection.fileId ? { fileId: collection.fileId } : {}),
+      ...(typeof selector === 'string' && selector !== '' ? { webPageSelector: selector } : {}),
+      name: collection.name,
+    });
+    return text;
+  }
+  if (collection.fileId === undefined) return '';
+  const file = await deps.files.get(collection.teamId, collection.fileId);
+  if (file === undefined) throw new SourceError('the collection’s text is missing from the source store');
+  return new TextDecoder().decode(file.bytes);
+}
+
+/**
+ * Indexes chunks for full-text search, embeds their index texts batch by batch (each batch retried with backoff), and
+ * answers them ready, each without vectors marked `vectorMissing`, with the error that stopped the embedding.
+ */
+async function indexChunks(
+  chunks: readonly ChunkRecord[],
+  model: string,
+  deps: TrainingDeps,
+): Promise<{ ready: ChunkRecord[]; error?: string }> {
+  if (chunks.length === 0) return { ready: [] };
+  const { teamId, datasetId } = chunks[0] as ChunkRecord;
+  await deps.index.addFullText(
+    teamId,
+    datasetId,
+    chunks.map((c) => ({
+      dataId: c.id,
+      collectionId: c.collectionId,
+      texts: [c.q, c.a, ...c.indexes.map((i) => i.text)].filter(Boolean),
+    })),
+  );
+  const texts = chunks.flatMap((c) => c.indexes.map((index, indexNo) => ({ chunk: c, indexNo, text: index.text })));
+  const embedded = new Set<string>();
+  const size = deps.embedBatchSize ?? 32;
+  let error: string | undefined;
+  for (let start = 0; start < texts.length && error === undefined; start += size) {
+    const batch = texts.slice(start, start + size);
+    try {
+      const vectors = await embedWithRetry(
+        model,
+        batch.map((t) => t.text),
+        deps,
+      );
+      const rows: ChunkVector[] = batch.map((t, i) => ({
+        dataId: t.chunk.id,
+        collectionId: t.chunk.collectionId,
+        indexNo: t.indexNo,
+        vector: vectors[i] as number[],
+      }));
+      await deps.index.putVectors(teamId, datasetId, rows);
+      for (const t of batch) embedded.add(t.chunk.id);
+    } catch (e) {
+      if (!(e instanceof EmbeddingUnavailableError)) throw e;
+      error = e.message;
+    }
+  }
+  const ready = chunks.map((c): ChunkRecord => {
+    const { vectorMissing: _old, ...rest } = c;
+    return embedded.has(c.id) ? { ...rest, ready: true } : { ...rest, ready: true, vectorMissing: true };
+  });
+  return error === undefined ? { ready } : { ready, error };
+}
+
+async function embedWithRetry(model: string, texts: string[], deps: TrainingDeps): Promise<number[][]> {
+  const attempts = deps.embedAttempts ?? 3;
+  const sleep = deps.sleep ?? defaultSleep;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await deps.embedder.embed(model, texts);
+    } catch (error) {
+      const retryable = error instanceof EmbeddingUnavailableError && error.retryable;
+      if (!retryable || attempt >= attempts) {
+        if (error instanceof EmbeddingUnavailableError) throw error;
+        throw new EmbeddingUnavailableError(`the embeddings call for ${model} failed`, false);
+      }
+      await sleep((deps.retryBaseMs ?? 500) * 2 ** (attempt - 1));
+    }
+  }
+}
+
+/** Deletes a collection's chunks that `which` picks, their vectors and postings first. */
+async function removeChunks(
+  deps: TrainingDeps,
+  collection: StoredCollection,
+  which: (chunk: ChunkRecord) => boolean,
+): Promise<void> {
+  const { teamId, datasetId, id } = collection;
+  const doomed = (await deps.content.chunksOf(teamId, datasetId, id)).filter(which);
+  if (doomed.length === 0) return;
+  await deps.index.removeChunks(
+    teamId,
+    datasetId,
+    doomed.map((c) => c.id),
+  );
+  await deps.content.deleteKeys(doomed);
+}

@@ -1,0 +1,268 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  CHUNK_SK_PREFIX,
+  type ChunkRecord,
+  COLLECTION_SK_PREFIX,
+  type CollectionRecord,
+  chunkSortKeyPrefix,
+  collectionSortKey,
+  datasetKey,
+} from '#shared/kb/contract';
+import { KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT } from '#shared/tables';
+import { TableRepository } from './table-repository.ts';
+
+/*
+ * The knowledge base's content in table `kbContent` (shared/kb/contract.ts has the key rules): collections and chunks of
+ * one knowledge base in one partition; `byId` finds either from its id; `byParent` lists a folder's collections newest
+ * first. Every read by id checks the team on the item found.
+ */
+
+/** A collection as this repository stores it: the contract's record plus the by-parent key and its counts. */
+export interface StoredCollection extends CollectionRecord {
+  /** `<teamId>#<datasetId>#<parentId or root>` (the byParent index). */
+  readonly parentKey: string;
+  /** Readable chunks of the current generation. */
+  readonly dataAmount: number;
+  /** Chunks waiting for training (queued or running). */
+  readonly trainingAmount: number;
+  /** When training last finished (ISO 8601). */
+  readonly trainedAt?: string;
+}
+
+export type CollectionChanges = Partial<
+  Pick<
+    StoredCollection,
+    | 'name'
+    | 'parentId'
+    | 'parentKey'
+    | 'tags'
+    | 'forbid'
+    | 'status'
+    | 'error'
+    | 'failedChunks'
+    | 'generation'
+    | 'dataAmount'
+    | 'trainingAmount'
+    | 'trainedAt'
+    | 'createTime'
+    | 'rawTextLength'
+    | 'hashRawText'
+    | 'fileId'
+  >
+> & { readonly updateTime?: string };
+
+/** The by-parent key of a collection. */
+export function collectionParentKey(teamId: string, datasetId: string, parentId: string | null): string {
+  return `${datasetKey(teamId, datasetId)}#${parentId ?? 'root'}`;
+}
+
+export interface ContentKey {
+  readonly pk: string;
+  readonly sk: string;
+}
+
+/** Storage of collections and chunks (docs/knowledge-base-api.md, "Collections, data and training"). */
+export class KbContentRepository extends TableRepository {
+  /** Stores a new collection; false when the id is taken (nothing written). */
+  async putCollection(record: StoredCollection): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: record,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  async getCollection(teamId: string, datasetId: string, id: string): Promise<StoredCollection | undefined> {
+    const out = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk: datasetKey(teamId, datasetId), sk: collectionSortKey(id) },
+        ConsistentRead: true,
+      }),
+    );
+    return out.Item as StoredCollection | undefined;
+  }
+
+  /** A collection of the team found by its id alone, or undefined (absent, a chunk's id, or another team's). */
+  async findCollection(teamId: string, id: string): Promise<StoredCollection | undefined> {
+    const item = await this.findById(id);
+    if (item === undefined || item.teamId !== teamId || !String(item.sk).startsWith(COLLECTION_SK_PREFIX)) {
+      return undefined;
+    }
+    // The index is eventually consistent: the table's own item is the truth.
+    return this.getCollection(teamId, String(item.datasetId), id);
+  }
+
+  /** A chunk of the team found by its id alone, or undefined. */
+  async findChunk(teamId: string, id: string): Promise<ChunkRecord | undefined> {
+    const item = await this.findById(id);
+    if (item === undefined || item.teamId !== teamId || !String(item.sk).startsWith(CHUNK_SK_PREFIX)) return undefined;
+    const out = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }),
+    );
+    return out.Item as ChunkRecord | undefined;
+  }
+
+  private async findById(id: string): Promise<Record<string, unknown> | undefined> {
+    const out = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: KB_CONTENT_BY_ID.name,
+        KeyConditionExpression: '#id = :id',
+        ExpressionAttributeNames: { '#id': KB_CONTENT_BY_ID.partitionKey },
+        ExpressionAttributeValues: { ':id': id },
+        Limit: 1,
+      }),
+    );
+    return out.Items?.[0];
+  }
+
+  /** The collections of one folder (null: the knowledge base's root), newest `updateTime` first. */
+  async collectionsIn(teamId: string, datasetId: string, parentId: string | null): Promise<StoredCollection[]> {
+    return this.queryAll<StoredCollection>({
+      IndexName: KB_CONTENT_BY_PARENT.name,
+      KeyConditionExpression: '#pk = :pk',
+      ExpressionAttributeNames: { '#pk': KB_CONTENT_BY_PARENT.partitionKey },
+      ExpressionAttributeValues: { ':pk': collectionParentKey(teamId, datasetId, parentId) },
+      ScanIndexForward: false,
+    });
+  }
+
+  /** Every collection of a knowledge base (consistent), in id order. */
+  async allCollections(teamId: string, datasetId: string): Promise<StoredCollection[]> {
+    return this.queryAll<StoredCollection>({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId), ':prefix': COLLECTION_SK_PREFIX },
+      ConsistentRead: true,
+    });
+  }
+
+  /** Every chunk of a collection, whatever its generation or state, in chunk order. */
+  async chunksOf(teamId: string, datasetId: string, collectionId: string): Promise<ChunkRecord[]> {
+    return this.queryAll<ChunkRecord>({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId), ':prefix': chunkSortKeyPrefix(collectionId) },
+      ConsistentRead: true,
+    });
+  }
+
+  /** The keys of every item (collections and chunks) of a knowledge base. */
+  async allKeys(teamId: string, datasetId: string): Promise<(ContentKey & { fileId?: string; id: string })[]> {
+    return this.queryAll({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId) },
+      ProjectionExpression: 'pk, sk, id, fileId',
+      ConsistentRead: true,
+    });
+  }
+
+  /**
+   * Writes the named fields of an existing collection (and, when given, only if its generation is still `expected`);
+   * false when it is gone or has moved on.
+   */
+  async updateCollection(
+    teamId: string,
+    datasetId: string,
+    id: string,
+    changes: CollectionChanges,
+    options: { remove?: readonly ('error' | 'failedChunks')[]; expectedGeneration?: number } = {},
+  ): Promise<boolean> {
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = {};
+    const sets: string[] = [];
+    for (const [i, [field, value]] of Object.entries(changes).entries()) {
+      if (value === undefined) continue;
+      names[`#f${i}`] = field;
+      values[`:v${i}`] = value;
+      sets.push(`#f${i} = :v${i}`);
+    }
+    const removes = (options.remove ?? []).map((field, i) => {
+      names[`#r${i}`] = field;
+      return `#r${i}`;
+    });
+    let condition = 'attribute_exists(pk)';
+    if (options.expectedGeneration !== undefined) {
+      names['#gen'] = 'generation';
+      values[':gen'] = options.expectedGeneration;
+      condition += ' AND #gen = :gen';
+    }
+    const expression = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes}` : '']
+      .filter(Boolean)
+      .join(' ');
+    if (expression === '') return true;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: datasetKey(teamId, datasetId), sk: collectionSortKey(id) },
+          UpdateExpression: expression,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** Adds `by` to a collection's counts (negative to take away); a gone collection is left alone. */
+  async addToCounts(
+    teamId: string,
+    datasetId: string,
+    id: string,
+    by: { dataAmount?: number; trainingAmount?: number },
+  ): Promise<void> {
+    const adds = Object.entries(by).filter(([, n]) => n !== undefined && n !== 0);
+    if (adds.length === 0) return;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: datasetKey(teamId, datasetId), sk: collectionSortKey(id) },
+          UpdateExpression: `ADD ${adds.map(([f]) => `${f} :${f}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: Object.fromEntries(adds.map(([f, n]) => [`:${f}`, n])),
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+
+  async putChunks(chunks: readonly ChunkRecord[]): Promise<void> {
+    await this.writer.writeAll(chunks.map((Item) => ({ PutRequest: { Item: { ...Item } } })));
+  }
+
+  async putChunk(chunk: ChunkRecord): Promise<void> {
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: chunk }));
+  }
+
+  async deleteKeys(keys: readonly ContentKey[]): Promise<void> {
+    await this.writer.writeAll(keys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })));
+  }
+
+  private async queryAll<T>(query: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<T[]> {
+    const items: T[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({ TableName: this.tableName, ...query, ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}) }),
+      );
+      items.push(...((page.Items ?? []) as T[]));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return items;
+  }
+}

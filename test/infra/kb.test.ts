@@ -1,0 +1,204 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { TRAINING_MAX_RECEIVES, TRAINING_TIMEOUT } from '#infra/kb';
+import { ENV } from '#shared/config';
+import type { FunctionName } from '#shared/routes';
+import { KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT, type TableName } from '#shared/tables';
+import { arnOf, logicalId, permissionsOf, refOf, removeTempDirs, synthStack } from './synth.ts';
+
+// infra/kb.ts: the knowledge base's content table, source bucket, training queue with its dead-letter queue, the
+// content functions and the training function, each with exactly its grants.
+
+afterAll(removeTempDirs);
+
+type Json = Record<string, unknown>;
+const { stack, template } = synthStack();
+const resources = template.toJSON().Resources as Record<string, { Type: string; Properties: Json }>;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+/** The one resource of a type (the test fails when there is not exactly one). */
+function only(type: string): [string, { Properties: Json }] {
+  const found = ofType(type);
+  expect(found).toHaveLength(1);
+  return found[0] as [string, { Properties: Json }];
+}
+const id = {
+  table: (name: TableName) => logicalId(stack, stack.tables[name].table),
+  role: (name: FunctionName) => logicalId(stack, stack.functions[name].role),
+  fn: (name: FunctionName) => logicalId(stack, stack.functions[name].function),
+  logs: (name: FunctionName) => logicalId(stack, stack.functions[name].logGroup),
+};
+const [bucketId] = only('AWS::S3::Bucket');
+const objects = JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] });
+const queues = ofType('AWS::SQS::Queue');
+const [trainingQueueId] = queues.find(([, q]) => q.Properties.RedrivePolicy !== undefined) ?? [''];
+const [deadLetterId] = queues.find(([, q]) => q.Properties.RedrivePolicy === undefined) ?? [''];
+const indexArn = (index: string) =>
+  JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.table('kbContent'), 'Arn'] }, `/index/${index}`]] });
+const envOf = (name: FunctionName) =>
+  ((resources[id.fn(name)]?.Properties.Environment as Json | undefined)?.Variables ?? {}) as Json;
+
+/** Every action a function's role allows, with its resources, leaving out its own logs and X-Ray. */
+function grants(name: FunctionName): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [action, on] of permissionsOf(template, id.role(name))) {
+    if (action.startsWith('logs:') || action.startsWith('xray:')) continue;
+    out[action] = [...on].sort();
+  }
+  return out;
+}
+
+describe('the training queue', () => {
+  it('is FIFO and encrypted, hides a message six times the function timeout and dead-letters it after 4 receives', () => {
+    const queue = resources[trainingQueueId]?.Properties as Json;
+    const dlq = resources[deadLetterId]?.Properties as Json;
+
+    expect(queue).toMatchObject({
+      FifoQueue: true,
+      SqsManagedSseEnabled: true,
+      VisibilityTimeout: TRAINING_TIMEOUT.toSeconds() * 6,
+      RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [deadLetterId, 'Arn'] }, maxReceiveCount: 4 },
+    });
+    expect(TRAINING_MAX_RECEIVES).toBe(4);
+    expect(dlq).toMatchObject({ FifoQueue: true, SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+  });
+
+  it('refuses requests without TLS on both queues', () => {
+    for (const [, policy] of ofType('AWS::SQS::QueuePolicy')) {
+      expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+    }
+    expect(ofType('AWS::SQS::QueuePolicy')).toHaveLength(2);
+  });
+
+  it('feeds train-collection one message at a time, reporting failures message by message', () => {
+    const [, mapping] = only('AWS::Lambda::EventSourceMapping');
+
+    expect(mapping.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::GetAtt': [trainingQueueId, 'Arn'] },
+      FunctionName: { Ref: id.fn('train-collection') },
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    expect(resources[id.fn('train-collection')]?.Properties.Timeout).toBe(TRAINING_TIMEOUT.toSeconds());
+  });
+
+  it('alarms on the first message in the dead-letter queue', () => {
+    const alarm = stack.monitoring.alarms.get('KbTrainingDeadLetters');
+    const props = resources[logicalId(stack, alarm as never)]?.Properties as Json;
+
+    expect(props).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Namespace: 'AWS/SQS',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterId, 'QueueName'] } }],
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+  });
+});
+
+describe('the source bucket', () => {
+  it('blocks public access, encrypts and refuses requests without TLS', () => {
+    expect(resources[bucketId]?.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+    });
+    const [, policy] = only('AWS::S3::BucketPolicy');
+    expect(JSON.stringify(policy.Properties.PolicyDocument)).toContain('"aws:SecureTransport":"false"');
+  });
+});
+
+describe('least privilege', () => {
+  const content = arnOf(id.table('kbContent'));
+  const datasets = arnOf(id.table('datasets'));
+
+  it('lets kb-collections read the knowledge base, keep collections, queue training and put and delete source files', () => {
+    expect(grants('kb-collections')).toEqual({
+      'dynamodb:GetItem': [content, datasets].sort(),
+      'dynamodb:PutItem': [content],
+      'dynamodb:UpdateItem': [content],
+      'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name), indexArn(KB_CONTENT_BY_PARENT.name)].sort(),
+      'dynamodb:BatchWriteItem': [content],
+      'sqs:SendMessage': [arnOf(trainingQueueId)],
+      'sqs:GetQueueAttributes': [arnOf(trainingQueueId)],
+      'sqs:GetQueueUrl': [arnOf(trainingQueueId)],
+      's3:PutObject': [objects],
+      's3:DeleteObject': [objects],
+    });
+  });
+
+  it('lets kb-data read the knowledge base, keep chunks and queue their embedding, and touch no file', () => {
+    expect(grants('kb-data')).toEqual({
+      'dynamodb:GetItem': [content, datasets].sort(),
+      'dynamodb:PutItem': [content],
+      'dynamodb:UpdateItem': [content],
+      'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name)].sort(),
+      'dynamodb:BatchWriteItem': [content],
+      'sqs:SendMessage': [arnOf(trainingQueueId)],
+      'sqs:GetQueueAttributes': [arnOf(trainingQueueId)],
+      'sqs:GetQueueUrl': [arnOf(trainingQueueId)],
+    });
+  });
+
+  it("lets train-collection consume the queue, write chunks, read source files and make the relay's calls, and write nothing of datasets", () => {
+    const found = grants('train-collection');
+
+    expect(found['dynamodb:GetItem']).toEqual([content, datasets].sort());
+    expect(found['dynamodb:PutItem']).toEqual([arnOf(id.table('usage'))]);
+    expect(found['dynamodb:BatchWriteItem']).toEqual([content]);
+    expect(found['dynamodb:Scan']).toEqual([arnOf(id.table('channels'))]);
+    expect(found['s3:GetObject']).toEqual([objects]);
+    expect(found['s3:PutObject']).toBeUndefined();
+    expect(found['sqs:ReceiveMessage']).toEqual([arnOf(trainingQueueId)]);
+    expect(found['sqs:DeleteMessage']).toEqual([arnOf(trainingQueueId)]);
+    expect(found['sqs:SendMessage']).toBeUndefined();
+  });
+
+  it('never lets a content call read the channels table (its keys)', () => {
+    for (const name of ['kb-collections', 'kb-data'] as const) {
+      const all = Object.values(grants(name)).flat();
+      expect([name, all.some((r) => r.includes(id.table('channels')))]).toEqual([name, false]);
+    }
+  });
+
+  it("lets delete-dataset remove a knowledge base's content and files", () => {
+    const found = grants('delete-dataset');
+
+    expect(found['dynamodb:Query']).toContain(content);
+    expect(found['dynamodb:BatchWriteItem']).toContain(content);
+    expect(found['s3:DeleteObject']).toEqual([objects]);
+    expect(found['dynamodb:PutItem']).toBeUndefined();
+  });
+});
+
+describe('environment', () => {
+  it('gives each content function exactly the names its configuration reads', () => {
+    const common = {
+      [ENV.datasetsTable]: JSON.parse(refOf(id.table('datasets'))),
+      [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
+      [ENV.kbTrainingQueueUrl]: { Ref: trainingQueueId },
+      [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+    };
+
+    expect(envOf('kb-collections')).toEqual({ ...common, [ENV.kbSourceBucket]: { Ref: bucketId } });
+    expect(envOf('kb-data')).toEqual(common);
+    expect(envOf('delete-dataset')).toEqual({
+      [ENV.datasetsTable]: JSON.parse(refOf(id.table('datasets'))),
+      [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
+      [ENV.kbSourceBucket]: { Ref: bucketId },
+      [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+    });
+    expect(envOf('train-collection')).toMatchObject({
+      [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
+      [ENV.kbSourceBucket]: { Ref: bucketId },
+      [ENV.channelsTable]: JSON.parse(refOf(id.table('channels'))),
+    });
+    expect(envOf('train-collection')[ENV.kbTrainingQueueUrl]).toBeUndefined();
+  });
+});

@@ -1,0 +1,178 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestServer } from '#test/support/local-server';
+import { expectError } from './create-dataset.helpers.ts';
+import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
+import { KB_PATHS } from './knowledge-base.helpers.ts';
+
+const UNKNOWN_ID = '65a0c0ffee0000000000beef';
+const server = useTestServer();
+
+let api: ReturnType<typeof contentClient>;
+let other: ReturnType<typeof contentClient>;
+let datasetId: string;
+
+beforeEach(async () => {
+  api = await newContentClient(server);
+  other = await newContentClient(server);
+  datasetId = await api.dataset();
+});
+
+describe('collection/create', () => {
+  it('creates an empty collection and answers its id, as FastGPT does', async () => {
+    const id = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Manual', type: 'virtual' }));
+
+    expect(id).toMatch(/^[0-9a-f]{24}$/);
+    const detail = await api.ok(api.get(P.detail, { id }));
+    expect(detail).toMatchObject({
+      _id: id,
+      datasetId,
+      name: 'Manual',
+      type: 'virtual',
+      parentId: null,
+      status: 'ready',
+    });
+  });
+
+  it('creates a collection inside a collection folder', async () => {
+    const folder = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Dir', type: 'folder' }));
+
+    const id = await api.ok<string>(api.post(P.createCollection, { datasetId, parentId: folder, name: 'In' }));
+
+    const list = await api.ok<{ list: { _id: string }[]; total: number }>(
+      api.post(P.listV2, { datasetId, parentId: folder }),
+    );
+    expect(list).toMatchObject({ total: 1, list: [{ _id: id }] });
+  });
+
+  it('answers 507004 when the name is missing', async () => {
+    expectError(await api.post(P.createCollection, { datasetId }), 400, 507004);
+  });
+
+  it('answers 507000 for a type it cannot create empty', async () => {
+    expectError(await api.post(P.createCollection, { datasetId, name: 'x', type: 'link' }), 400, 507000);
+  });
+
+  it("answers 501002 for another team's knowledge base and for an unknown one", async () => {
+    expectError(await other.post(P.createCollection, { datasetId, name: 'x' }), 404, 501002);
+    expectError(await api.post(P.createCollection, { datasetId: UNKNOWN_ID, name: 'x' }), 404, 501002);
+  });
+
+  it('answers 501003 for a parent that is not a collection of this knowledge base', async () => {
+    expectError(await api.post(P.createCollection, { datasetId, parentId: UNKNOWN_ID, name: 'x' }), 404, 501003);
+  });
+});
+
+describe('collection/create/text and training', () => {
+  it('answers at once with insertLen 0, then trains (status and counts on the list and the detail)', async () => {
+    const created = await api.ok<{ collectionId: string; results: { insertLen: number } }>(
+      api.post(P.createText, { datasetId, name: 'FAQ', text: 'First paragraph.\n\n第二段。' }),
+    );
+    expect(created.results).toEqual({ insertLen: 0 });
+
+    const detail = await api.trained(created.collectionId);
+
+    // No channel serves the vector model in this world: the chunks are stored, and the collection says why.
+    expect(detail).toMatchObject({
+      status: 'error',
+      errorMsg: 'no channel serves text-embedding-3-small for group default',
+      hasError: true,
+      dataAmount: 1,
+      trainingAmount: 0,
+    });
+    const data = await api.ok<{ list: { q: string }[]; total: number }>(
+      api.post(P.dataV2, { collectionId: created.collectionId }),
+    );
+    expect(data.total).toBe(1);
+    expect(data.list[0]?.q).toContain('第二段');
+    const queue = await api.ok(api.get(P.trainingQueue, { datasetId }));
+    expect(queue).toMatchObject({ trainingCount: 0, errorCollectionCount: 1, hasError: true });
+  });
+
+  it('answers 507004 without a text', async () => {
+    expectError(await api.post(P.createText, { datasetId, name: 'x', text: '  ' }), 400, 507004);
+  });
+});
+
+describe('collection/listV2 and the deprecated list', () => {
+  it('pages with offset or pageNum, newest first, and the old call answers the old shape', async () => {
+    const ids: string[] = [];
+    for (const name of ['a', 'b', 'c']) {
+      ids.push(await api.ok<string>(api.post(P.createCollection, { datasetId, name })));
+    }
+
+    const byOffset = await api.ok<{ list: { _id: string }[]; total: number }>(
+      api.post(P.listV2, { datasetId, offset: 1, pageSize: 1 }),
+    );
+    const old = await api.ok<{ data: { _id: string }[]; total: number; pageNum: number; pageSize: number }>(
+      api.post(P.listOld, { datasetId, pageNum: 2, pageSize: 2 }),
+    );
+
+    expect(byOffset).toEqual({ list: [expect.objectContaining({ _id: ids[1] })], total: 3 });
+    expect(old).toMatchObject({ pageNum: 2, pageSize: 2, total: 3, data: [{ _id: ids[0] }] });
+  });
+
+  it('searches names across folders with searchText', async () => {
+    const folder = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Dir', type: 'folder' }));
+    await api.ok(api.post(P.createCollection, { datasetId, parentId: folder, name: 'Pricing FAQ' }));
+
+    const found = await api.ok<{ list: { name: string }[] }>(api.post(P.listV2, { datasetId, searchText: 'faq' }));
+
+    expect(found.list.map((c) => c.name)).toEqual(['Pricing FAQ']);
+  });
+
+  it('refuses a page over 30 with 507000', async () => {
+    expectError(await api.post(P.listV2, { datasetId, pageSize: 31 }), 400, 507000);
+  });
+
+  it("answers 501002 for another team's knowledge base", async () => {
+    expectError(await other.post(P.listV2, { datasetId }), 404, 501002);
+  });
+});
+
+describe('collection/detail, update and delete', () => {
+  it("answers 501003 for another team's collection, 507004 without an id and 507000 for a malformed one", async () => {
+    const id = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'x' }));
+
+    expectError(await other.get(P.detail, { id }), 404, 501003);
+    expectError(await api.get(P.detail, {}), 400, 507004);
+    expectError(await api.get(P.detail, { id: 'nope' }), 400, 507000);
+    expectError(await other.put(P.update, { id, name: 'stolen' }), 404, 501003);
+    expectError(await other.del(P.delete, { id }), 404, 501003);
+  });
+
+  it('renames with PUT and with POST, and moves into a folder but never into itself', async () => {
+    const folder = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Dir', type: 'folder' }));
+    const id = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'x' }));
+
+    await api.ok(api.put(P.update, { id, name: 'renamed' }));
+    await api.ok(api.post(P.update, { id, parentId: folder }));
+
+    expect(await api.ok(api.get(P.detail, { id }))).toMatchObject({ name: 'renamed', parentId: folder });
+    expectError(await api.put(P.update, { id: folder, parentId: folder }), 400, 507000);
+  });
+
+  it('deletes a folder with the collections and data in it', async () => {
+    const folder = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Dir', type: 'folder' }));
+    const inner = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, parentId: folder, name: 'T', text: 'Some text.' }),
+    );
+    await api.trained(inner.collectionId);
+
+    await api.ok(api.del(P.delete, { id: folder }));
+
+    expectError(await api.get(P.detail, { id: folder }), 404, 501003);
+    expectError(await api.get(P.detail, { id: inner.collectionId }), 404, 501003);
+    expectError(await api.post(P.dataV2, { collectionId: inner.collectionId }), 404, 501003);
+  });
+
+  it('deleting the knowledge base deletes its collections and data', async () => {
+    const created = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: 'T', text: 'Some text.' }),
+    );
+    await api.trained(created.collectionId);
+
+    await api.ok(api.del(KB_PATHS.delete, { id: datasetId }));
+
+    expectError(await api.get(P.detail, { id: created.collectionId }), 404, 501003);
+  });
+});

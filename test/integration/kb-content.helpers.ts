@@ -1,0 +1,63 @@
+import { expect } from 'vitest';
+import type { LocalAccessToken } from '#shared/local-credentials';
+import type { TestServer } from '#test/support/local-server';
+import { type ApiReply, addAccessToken, expectCreated } from './create-dataset.helpers.ts';
+import { KB_PATHS, kbRequest } from './knowledge-base.helpers.ts';
+
+/** The content calls' paths (FastGPT's). */
+export const CONTENT_PATHS = {
+  createCollection: '/api/core/dataset/collection/create',
+  createText: '/api/core/dataset/collection/create/text',
+  listV2: '/api/core/dataset/collection/listV2',
+  listOld: '/api/core/dataset/collection/list',
+  detail: '/api/core/dataset/collection/detail',
+  update: '/api/core/dataset/collection/update',
+  delete: '/api/core/dataset/collection/delete',
+  pushData: '/api/core/dataset/data/pushData',
+  dataV2: '/api/core/dataset/data/v2/list',
+  dataOld: '/api/core/dataset/data/list',
+  dataDetail: '/api/core/dataset/data/detail',
+  dataUpdate: '/api/core/dataset/data/update',
+  dataDelete: '/api/core/dataset/data/delete',
+  trainingQueue: '/api/core/dataset/training/getDatasetTrainingQueue',
+} as const;
+
+/** One team's client of the content calls. */
+export function contentClient(server: Pick<TestServer, 'url'>, token: LocalAccessToken) {
+  const bearer = `Bearer ${token.token}`;
+  const post = (path: string, body: unknown) => kbRequest(server, 'POST', path, { bearer, body });
+  const get = (path: string, query: Record<string, string>) => kbRequest(server, 'GET', path, { bearer, query });
+  return {
+    token,
+    post,
+    get,
+    put: (path: string, body: unknown) => kbRequest(server, 'PUT', path, { bearer, body }),
+    del: (path: string, query: Record<string, string>, body?: unknown) =>
+      kbRequest(server, 'DELETE', path, { bearer, query, ...(body === undefined ? {} : { body }) }),
+    /** A new knowledge base of this team; its id. */
+    async dataset(vectorModel = 'text-embedding-3-small'): Promise<string> {
+      return expectCreated(await post(KB_PATHS.create, { name: 'KB', vectorModel }));
+    },
+    /** The data of a success (asserting it). */
+    async ok<T = Record<string, unknown>>(reply: Promise<ApiReply>): Promise<T> {
+      const r = await reply;
+      expect(r.body).toMatchObject({ code: 200, statusText: '', message: '' });
+      expect(r.status).toBe(200);
+      return r.body.data as T;
+    },
+    /** Polls the collection's detail until its training is over (ready or error). */
+    async trained(collectionId: string, timeoutMs = 20_000): Promise<Record<string, unknown>> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const detail = (await get(CONTENT_PATHS.detail, { id: collectionId })).body.data as Record<string, unknown>;
+        if (detail.status === 'ready' || detail.status === 'error') return detail;
+        if (Date.now() > deadline) throw new Error(`collection still ${String(detail.status)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+  };
+}
+
+export async function newContentClient(server: TestServer) {
+  return contentClient(server, await addAccessToken(server));
+}

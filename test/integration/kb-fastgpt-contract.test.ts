@@ -1,0 +1,159 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type * as z from 'zod';
+import {
+  fastgptCollectionDetail,
+  fastgptCollectionPage,
+  fastgptCollectionPagingData,
+  fastgptCreateTextResponse,
+  fastgptDataDetail,
+  fastgptDataPage,
+  fastgptDataPagingData,
+  fastgptPushDataResponse,
+  fastgptTrainingQueue,
+} from '#test/support/fastgpt-content-types';
+import { useTestServer } from '#test/support/local-server';
+import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
+
+// FastGPT's documented curl examples of the content calls (docs at doc.fastgpt.io, "知识库接口", read for v4.11–v4.16),
+// bodies as the documentation writes them, each answer checked against FastGPT's own response type.
+
+const server = useTestServer();
+let api: ReturnType<typeof contentClient>;
+let datasetId: string;
+
+beforeAll(async () => {
+  api = await newContentClient(server);
+  datasetId = await api.dataset();
+});
+
+function fastgpt<T extends z.ZodType>(schema: T, data: unknown): z.infer<T> {
+  const parsed = schema.safeParse(data);
+  expect(parsed.error?.issues ?? []).toEqual([]);
+  return parsed.data as z.infer<T>;
+}
+
+describe("FastGPT's documented examples, answered in FastGPT's types", () => {
+  it('collection/create (an empty collection with metadata) answers the id; the detail is a DatasetCollectionItemType', async () => {
+    const id = await api.ok<string>(
+      api.post(P.createCollection, {
+        datasetId,
+        parentId: null,
+        name: '测试',
+        type: 'virtual',
+        metadata: { test: 111 },
+      }),
+    );
+
+    fastgpt(fastgptCollectionDetail, await api.ok(api.get(P.detail, { id })));
+  });
+
+  it('collection/create/text (qa, chunkSettingMode auto) answers {collectionId, results: {insertLen}}', async () => {
+    const created = await api.ok(
+      api.post(P.createText, {
+        text: 'xxxxxxxx',
+        datasetId,
+        parentId: null,
+        name: '测试训练',
+        trainingType: 'qa',
+        chunkSettingMode: 'auto',
+        qaPrompt: '',
+        metadata: {},
+      }),
+    );
+
+    fastgpt(fastgptCreateTextResponse, created);
+  });
+
+  it('collection/listV2 and the deprecated list answer FastGPT’s page types', async () => {
+    fastgpt(
+      fastgptCollectionPage,
+      await api.ok(api.post(P.listV2, { offset: 0, pageSize: 10, datasetId, parentId: null, searchText: '' })),
+    );
+    fastgpt(
+      fastgptCollectionPagingData,
+      await api.ok(api.post(P.listOld, { pageNum: 1, pageSize: 10, datasetId, parentId: null, searchText: '' })),
+    );
+  });
+
+  it('collection/update (name, tags, forbid, createTime) answers null', async () => {
+    const id = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'x', type: 'virtual' }));
+
+    const data = await api.ok(
+      api.put(P.update, {
+        id,
+        parentId: null,
+        name: '测2222试',
+        tags: ['tag1', 'tag2'],
+        forbid: false,
+        createTime: '2024-01-01T00:00:00.000Z',
+      }),
+    );
+
+    expect(data).toBeNull();
+    expect(await api.ok(api.get(P.detail, { id }))).toMatchObject({ name: '测2222试', tags: ['tag1', 'tag2'] });
+  });
+
+  it('data/pushData (q, a and custom indexes), data/v2/list, data/list, data/detail and data/update', async () => {
+    const collectionId = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'm', type: 'virtual' }));
+
+    const pushed = await api.ok(
+      api.post(P.pushData, {
+        collectionId,
+        trainingType: 'chunk',
+        prompt: '可选。qa 拆分引导词，chunk 模式下忽略',
+        billId: '可选。',
+        data: [
+          { q: '你是谁？', a: '我是FastGPT助手' },
+          { q: '你会什么？', a: '我什么都会', indexes: [{ text: '你会哪些技能？' }, { text: '你擅长什么？' }] },
+        ],
+      }),
+    );
+    fastgpt(fastgptPushDataResponse, pushed);
+    const deadline = Date.now() + 10_000;
+    let page = fastgpt(
+      fastgptDataPage,
+      await api.ok(api.post(P.dataV2, { offset: 0, pageSize: 10, collectionId, searchText: '' })),
+    );
+    while (page.total < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      page = fastgpt(fastgptDataPage, await api.ok(api.post(P.dataV2, { offset: 0, pageSize: 10, collectionId })));
+    }
+    fastgpt(fastgptDataPagingData, await api.ok(api.post(P.dataOld, { pageNum: 1, pageSize: 10, collectionId })));
+    const second = page.list.find((d) => d.q === '你会什么？');
+    const detail = fastgpt(fastgptDataDetail, await api.ok(api.get(P.dataDetail, { id: second?._id ?? '' })));
+    expect(detail.indexes.map((i) => i.text)).toEqual(['你会什么？\n我什么都会', '你会哪些技能？', '你擅长什么？']);
+
+    await api.ok(
+      api.put(P.dataUpdate, {
+        dataId: detail.id,
+        q: '测试111',
+        a: 'sss',
+        indexes: [
+          { dataId: 'xxxx', type: 'default', text: '默认索引' },
+          { dataId: 'xxx', type: 'custom', text: '旧的自定义索引1' },
+          { type: 'custom', text: '新增的自定义索引' },
+        ],
+      }),
+    );
+    expect(await api.ok(api.get(P.dataDetail, { id: detail.id }))).toMatchObject({
+      q: '测试111',
+      a: 'sss',
+      indexes: [{ type: 'default' }, { text: '旧的自定义索引1' }, { text: '新增的自定义索引' }],
+    });
+  });
+
+  it('training/getDatasetTrainingQueue answers {rebuildingCount, trainingCount}', async () => {
+    fastgpt(fastgptTrainingQueue, await api.ok(api.get(P.trainingQueue, { datasetId })));
+  });
+
+  it('collection/delete with a body of collectionIds (FastGPT ≥ 4.12) deletes each', async () => {
+    const a = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'a' }));
+    const b = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'b' }));
+
+    await api.ok(api.del(P.delete, {}, { collectionIds: [a, b] }));
+
+    const page = await api.ok<{ list: { _id: string }[] }>(api.post(P.listV2, { datasetId, pageSize: 30 }));
+    expect(page.list.map((c) => c._id)).not.toContain(a);
+    expect(page.list.map((c) => c._id)).not.toContain(b);
+  });
+});

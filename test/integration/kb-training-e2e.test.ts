@@ -1,0 +1,161 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
+import { useTestServer } from '#test/support/local-server';
+import { callProxy, expectData } from './import-http.helpers.ts';
+import { ROWS_PATH } from './import-rows.helpers.ts';
+import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
+
+// docs/knowledge-base-api.md, "Training", end to end: a fake OpenAI-compatible upstream imported as a channel, the
+// local server's in-process queue running the training function, embeddings through the relay's routing core.
+
+const ENGLISH =
+  'FastGPT is a knowledge base platform built on large language models.\n\nIt splits documents into chunks and embeds them.';
+const CHINESE = '知识库把文档切分成块。\n\n每个块都通过向量模型生成向量，用于检索。';
+
+const server = useTestServer({ RELAY_ALLOWED_HOSTS: '127.0.0.1' });
+let upstream: FakeUpstream;
+let api: ReturnType<typeof contentClient>;
+
+beforeAll(async () => {
+  upstream = await startFakeOpenAi();
+  const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
+  const rows = [
+    [1, 1, 'sk-kb-training-e2e-0123456789abcdef', 1, 'embeddings', upstream.url, 'text-embedding-3-small', 'default'],
+  ];
+  expectData(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
+  api = await newContentClient(server);
+});
+afterAll(async () => upstream?.close());
+
+const embeddingCalls = () => upstream.requests.filter((r) => r.path.endsWith('/embeddings'));
+
+describe('training through the relay', () => {
+  it('trains English and Chinese text: chunks in data/v2/list, status and counts on the collection', async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    const before = embeddingCalls().length;
+
+    const english = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: 'English', text: ENGLISH, chunkSize: 64 }),
+    );
+    const chinese = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: '中文', text: CHINESE, chunkSize: 64 }),
+    );
+
+    for (const [{ collectionId }, chunks] of [
+      [english, 2],
+      [chinese, 1],
+    ] as const) {
+      const detail = await api.trained(collectionId);
+      expect(detail).toMatchObject({ status: 'ready', hasError: false, trainingAmount: 0 });
+      const data = await api.ok<{ list: { q: string; chunkIndex: number }[]; total: number }>(
+        api.post(P.dataV2, { collectionId, pageSize: 30 }),
+      );
+      expect(data.total).toBeGreaterThanOrEqual(chunks);
+      expect(detail.dataAmount).toBe(data.total);
+      expect(data.list.map((d) => d.chunkIndex)).toEqual([...data.list.keys()]);
+    }
+    const chineseData = await api.ok<{ list: { q: string }[] }>(
+      api.post(P.dataV2, { collectionId: chinese.collectionId }),
+    );
+    expect(chineseData.list.map((d) => d.q).join('')).toContain('向量');
+    const calls = embeddingCalls().slice(before);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    expect(calls.every((c) => c.body?.model === 'text-embedding-3-small')).toBe(true);
+    expect(calls.every((c) => c.headers.authorization === 'Bearer sk-kb-training-e2e-0123456789abcdef')).toBe(true);
+    const queue = await api.ok(api.get(P.trainingQueue, { datasetId }));
+    expect(queue).toMatchObject({ rebuildingCount: 0, trainingCount: 0, hasError: false });
+  });
+
+  it('says on the collection that no channel serves the vector model', async () => {
+    const datasetId = await api.dataset('text-embedding-3-large');
+
+    const { collectionId } = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: 'Large', text: ENGLISH }),
+    );
+
+    const detail = await api.trained(collectionId);
+    expect(detail).toMatchObject({
+      status: 'error',
+      hasError: true,
+      errorMsg: 'no channel serves text-embedding-3-large for group default',
+    });
+    const list = await api.ok<{ list: Record<string, unknown>[] }>(api.post(P.listV2, { datasetId }));
+    expect(list.list[0]).toMatchObject({ status: 'error', hasError: true });
+  });
+
+  it('retries an upstream that fails, and finishes once it recovers', async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    upstream.fault({ kind: 'server-error', status: 500 }, 2);
+    const before = embeddingCalls().length;
+
+    const { collectionId } = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: 'Flaky', text: 'One short paragraph.' }),
+    );
+
+    const detail = await api.trained(collectionId);
+    expect(detail).toMatchObject({ status: 'ready', hasError: false, dataAmount: 1 });
+    expect(embeddingCalls().length - before).toBe(3);
+  });
+
+  it('embeds pushed data, reports repeats and empty items, and re-embeds an edited chunk', async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    const collectionId = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Manual' }));
+
+    const pushed = await api.ok<{ insertLen: number; repeat: unknown[]; error: unknown[] }>(
+      api.post(P.pushData, {
+        collectionId,
+        trainingType: 'chunk',
+        data: [{ q: 'What is FastGPT?', a: 'A platform.' }, { q: 'What is FastGPT?', a: 'A platform.' }, { a: 'no q' }],
+      }),
+    );
+    expect(pushed).toMatchObject({ insertLen: 1, repeat: [{ q: 'What is FastGPT?' }], error: [{ a: 'no q' }] });
+
+    let data = await waitForData(api, collectionId, 1);
+    const dataId = data[0]?._id as string;
+    const before = embeddingCalls().length;
+    await api.ok(api.put(P.dataUpdate, { dataId, q: 'What is FastGPT, really?' }));
+    const deadline = Date.now() + 10_000;
+    while (embeddingCalls().length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(embeddingCalls().length).toBe(before + 1);
+    expect(await api.ok(api.get(P.dataDetail, { id: dataId }))).toMatchObject({ q: 'What is FastGPT, really?' });
+
+    await api.ok(api.del(P.dataDelete, { id: dataId }));
+    data = (await api.ok<{ list: { _id: string }[] }>(api.post(P.dataV2, { collectionId }))).list;
+    expect(data).toEqual([]);
+  });
+});
+
+describe('a file collection (shared/kb/sources) trained by the same core', () => {
+  it('uploads a Markdown file, reads it through the source reader, and trains it', async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    const form = new FormData();
+    form.append('data', JSON.stringify({ datasetId, chunkSize: 64 }));
+    const markdown = `# FastGPT\n\n${ENGLISH}\n\n## 中文\n\n${CHINESE}`;
+    form.append('file', new Blob([new TextEncoder().encode(markdown)], { type: 'text/markdown' }), 'guide.md');
+
+    const response = await fetch(`${server.url}/api/core/dataset/collection/create/localFile`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api.token.token}` },
+      body: form,
+    });
+    const created = (await response.json()) as { data: { collectionId: string } };
+
+    expect(response.status).toBe(200);
+    const detail = await api.trained(created.data.collectionId);
+    expect(detail).toMatchObject({ status: 'ready', type: 'file', hasError: false });
+    const data = await api.ok<{ list: { q: string }[]; total: number }>(
+      api.post(P.dataV2, { collectionId: created.data.collectionId, pageSize: 30 }),
+    );
+    expect(data.total).toBeGreaterThanOrEqual(2);
+    expect(data.list.map((d) => d.q).join('\n')).toContain('向量');
+  });
+});
+
+async function waitForData(client: typeof api, collectionId: string, count: number) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { list } = await client.ok<{ list: { _id: string }[] }>(client.post(P.dataV2, { collectionId }));
+    if (list.length >= count || Date.now() > deadline) return list;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

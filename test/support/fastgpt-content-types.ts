@@ -1,0 +1,107 @@
+/**
+ * FastGPT's own response types of the content calls, as zod schemas to check our answers with (what FastGPT's
+ * clients compile against, not this API's OpenAPI document). Read from labring/FastGPT v4.16
+ * (packages/global/openapi/core/dataset/collection/api.ts `DatasetCollectionsListItemSchema`,
+ * `ListCollectionV2ResponseSchema`; packages/global/openapi/core/dataset/data/api.ts `GetDataListItemSchema`,
+ * `PushDataResponseSchema`; packages/global/openapi/core/dataset/training/api.ts
+ * `GetDatasetTrainingQueueResponseSchema`) and v4.11 (packages/global/core/dataset/type.d.ts
+ * `DatasetCollectionItemType`, `DatasetDataItemType`; the deprecated lists' `PagingData`). Objects are loose, as
+ * FastGPT's are.
+ */
+import * as z from 'zod';
+
+const objectId = z.string().regex(/^[0-9a-fA-F]{24}$/, 'an ObjectId');
+const date = z.coerce.date();
+const collectionType = z.enum(['folder', 'virtual', 'file', 'link', 'externalFile', 'apiFile', 'images']);
+const permission = z.looseObject({ isOwner: z.boolean(), hasReadPer: z.boolean(), hasWritePer: z.boolean() });
+
+/** `DatasetCollectionsListItemSchema` (v4.16). */
+export const fastgptCollectionListItem = z.looseObject({
+  _id: objectId,
+  parentId: objectId.nullish(),
+  tmbId: z.string(),
+  name: z.string(),
+  type: collectionType,
+  createTime: date,
+  updateTime: date,
+  forbid: z.boolean().optional(),
+  trainingType: z.enum(['chunk', 'qa', 'auto', 'backup', 'template', 'parse']).optional(),
+  tags: z.array(z.string()).optional(),
+  fileId: z.string().optional(),
+  rawLink: z.string().optional(),
+  permission,
+  dataAmount: z.number(),
+  trainingAmount: z.number(),
+  hasError: z.boolean().optional(),
+});
+
+/** `ListCollectionV2ResponseSchema` = `PaginationResponseSchema(item)`: `{list, total}`. */
+export const fastgptCollectionPage = z.looseObject({ list: z.array(fastgptCollectionListItem), total: z.number() });
+
+/** The deprecated list: `PagingData<DatasetCollectionsListItemType>` (v4.11). */
+export const fastgptCollectionPagingData = z.looseObject({
+  pageNum: z.number(),
+  pageSize: z.number(),
+  data: z.array(fastgptCollectionListItem),
+  total: z.number(),
+});
+
+/** `DatasetCollectionItemType` (v4.11): the collection plus `canWrite`, `sourceName`, `sourceId`. */
+export const fastgptCollectionDetail = z.looseObject({
+  _id: objectId,
+  teamId: z.string(),
+  tmbId: z.string(),
+  datasetId: objectId,
+  parentId: objectId.nullish(),
+  name: z.string(),
+  type: collectionType,
+  createTime: date,
+  updateTime: date,
+  canWrite: z.boolean(),
+  sourceName: z.string().optional(),
+  sourceId: z.string().optional(),
+});
+
+/** `GetDataListItemSchema` (v4.16). */
+export const fastgptDataListItem = z.looseObject({
+  _id: objectId,
+  datasetId: objectId,
+  collectionId: objectId,
+  q: z.string().optional(),
+  a: z.string().optional(),
+  chunkIndex: z.number().optional(),
+  updated: z.boolean().optional(),
+});
+export const fastgptDataPage = z.looseObject({ list: z.array(fastgptDataListItem), total: z.number() });
+export const fastgptDataPagingData = z.looseObject({
+  pageNum: z.number(),
+  pageSize: z.number(),
+  data: z.array(fastgptDataListItem),
+  total: z.number(),
+});
+
+/** `DatasetDataItemType` (v4.11). */
+export const fastgptDataDetail = z.looseObject({
+  id: z.string(),
+  datasetId: z.string(),
+  collectionId: z.string(),
+  sourceName: z.string(),
+  sourceId: z.string().optional(),
+  q: z.string(),
+  a: z.string(),
+  chunkIndex: z.number(),
+  indexes: z.array(z.looseObject({ type: z.string().optional(), dataId: z.string().optional(), text: z.string() })),
+  isOwner: z.boolean(),
+});
+
+/** `PushDataResponseSchema` (v4.16). */
+export const fastgptPushDataResponse = z.looseObject({ insertLen: z.number() });
+
+/** `GetDatasetTrainingQueueResponseSchema` (v4.16). */
+export const fastgptTrainingQueue = z.looseObject({ rebuildingCount: z.number(), trainingCount: z.number() });
+
+/** The text create's answer (v4.11: `{collectionId, results}` with `insertLen`). */
+export const fastgptCreateTextResponse = z.looseObject({
+  collectionId: objectId,
+  results: z.looseObject({ insertLen: z.number() }),
+});

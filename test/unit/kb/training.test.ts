@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import { newObjectId } from '#shared/ids';
+import { storeCollection, storeText } from '#shared/kb/collections';
+import { EmbeddingUnavailableError } from '#shared/kb/contract';
+import { type TrainingDeps, train } from '#shared/kb/training';
+import type { TrainingMessage } from '#shared/kb/training-queue';
+import type { DatasetRecord } from '#shared/repositories/datasets';
+import {
+  memoryFileStore,
+  paragraphSplit,
+  recordingIndexWriter,
+  scriptedEmbedder,
+  useKbContentTables,
+} from '#test/support/kb-content';
+
+const world = useKbContentTables();
+const TEAM = 'team-train';
+const TEXT = 'FastGPT is a knowledge base platform.\n\n知识库的向量检索很重要。\n\nChunks are embedded in batches.';
+
+async function newDataset(): Promise<DatasetRecord> {
+  const time = new Date().toISOString();
+  const record: DatasetRecord = {
+    id: newObjectId(),
+    teamId: TEAM,
+    tmbId: 'member-1',
+    parentId: null,
+    type: 'dataset',
+    name: 'KB',
+    intro: '',
+    avatar: '/icon/logo.svg',
+    vectorModel: 'text-embedding-3-small',
+    agentModel: 'gpt-4o-mini',
+    inheritPermission: true,
+    createTime: time,
+    updateTime: time,
+  };
+  await world.datasets.put(record);
+  return record;
+}
+
+/** A text collection as create/text stores it, and the message it queues. */
+async function textCollection(text = TEXT, trainingType: 'chunk' | 'qa' = 'chunk') {
+  const dataset = await newDataset();
+  const files = memoryFileStore();
+  const sent: TrainingMessage[] = [];
+  const fileId = newObjectId();
+  await storeText(files, TEAM, 'notes', text, fileId);
+  const collection = await storeCollection(
+    {
+      teamId: TEAM,
+      tmbId: 'member-1',
+      datasetId: dataset.id,
+      parentId: null,
+      name: 'notes',
+      type: 'virtual',
+      settings: { trainingType, chunkSize: 1000 },
+      fileId,
+      train: true,
+    },
+    {
+      datasets: world.datasets,
+      content: world.content,
+      queue: { send: async (m) => void sent.push(m) },
+      now: () => new Date(),
+    },
+  );
+  return { dataset, files, collection, message: sent[0] as TrainingMessage };
+}
+
+function deps(overrides: Partial<TrainingDeps> & Pick<TrainingDeps, 'files'>): TrainingDeps {
+  return {
+    content: world.content,
+    datasets: world.datasets,
+    split: paragraphSplit,
+    embedder: scriptedEmbedder(),
+    index: recordingIndexWriter(),
+    newId: () => newObjectId(),
+    now: () => new Date(),
+    defaults: { vectorModel: 'text-embedding-3-small', agentModel: 'gpt-4o-mini' },
+    sleep: async () => {},
+    ...overrides,
+  };
+}
+
+describe('the training core', () => {
+  it('trains a text collection into ready chunks of the next generation, embedded and indexed', async () => {
+    const { files, collection, message } = await textCollection();
+    const index = recordingIndexWriter();
+
+    await train(message, deps({ files, index }));
+
+    const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({ status: 'ready', generation: 1, dataAmount: 3, trainingAmount: 0 });
+    expect(after?.error).toBeUndefined();
+    const chunks = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    expect(chunks.map((c) => c.q)).toEqual([
+      'FastGPT is a knowledge base platform.',
+      '知识库的向量检索很重要。',
+      'Chunks are embedded in batches.',
+    ]);
+    expect(chunks.every((c) => c.ready && c.generation === 1 && !c.vectorMissing)).toBe(true);
+    expect(index.vectors.size).toBe(3);
+    expect(index.fullText.size).toBe(3);
+  });
+
+  it('replaces the old generation when a collection is trained again', async () => {
+    const { files, collection, message } = await textCollection();
+    const index = recordingIndexWriter();
+    await train(message, deps({ files, index }));
+    const first = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+
+    await train({ ...message, generation: 2 } as TrainingMessage, deps({ files, index }));
+
+    const second = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    expect(second).toHaveLength(3);
+    expect(second.every((c) => c.generation === 2)).toBe(true);
+    expect(second.some((c) => first.some((f) => f.id === c.id))).toBe(false);
+    expect([...index.fullText.keys()].sort()).toEqual(second.map((c) => c.id).sort());
+  });
+
+  it('records on the collection that no channel serves the vector model, and keeps the chunks for full text', async () => {
+    const { files, collection, message } = await textCollection();
+    const embedder = scriptedEmbedder([
+      new EmbeddingUnavailableError('no channel serves text-embedding-3-small for group default', false),
+    ]);
+    const index = recordingIndexWriter();
+
+    await train(message, deps({ files, embedder, index }));
+
+    const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({
+      status: 'error',
+      error: 'no channel serves text-embedding-3-small for group default',
+      failedChunks: 3,
+      generation: 1,
+    });
+    expect(embedder.calls).toBe(1);
+    const chunks = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    expect(chunks.every((c) => c.ready && c.vectorMissing)).toBe(true);
+    expect(index.fullText.size).toBe(3);
+    expect(index.vectors.size).toBe(0);
+  });
+
+  it('retries a failing embeddings batch with backoff and finishes once the upstream recovers', async () => {
+    const { files, collection, message } = await textCollection();
+    const failing = () => new EmbeddingUnavailableError('the embeddings call failed (HTTP 500)', true);
+    const embedder = scriptedEmbedder([failing(), failing()]);
+    const waits: number[] = [];
+
+    await train(message, deps({ files, embedder, sleep: async (ms) => void waits.push(ms), retryBaseMs: 10 }));
+
+    expect(embedder.calls).toBe(3);
+    expect(waits).toEqual([10, 20]);
+    const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({ status: 'ready', failedChunks: 0 });
+  });
+
+  it('gives up on a batch after its attempts and says why on the collection', async () => {
+    const { files, collection, message } = await textCollection();
+    const failing = () => new EmbeddingUnavailableError('the embeddings call failed (HTTP 500)', true);
+    const embedder = scriptedEmbedder([failing(), failing(), failing()]);
+
+    await train(message, deps({ files, embedder }));
+
+    const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({ status: 'error', error: 'the embeddings call failed (HTTP 500)' });
+  });
+
+  it('writes question–answer pairs with the agent model for qa training', async () => {
+    const { files, collection, message } = await textCollection('FastGPT stores chunks.', 'qa');
+    const asked: string[] = [];
+    const chat: TrainingDeps['chat'] = async (model) => {
+      asked.push(model);
+      return 'Q1: What does FastGPT store?\nA1: Chunks.\nQ2: 它存什么？\nA2: 分块。';
+    };
+
+    await train(message, deps({ files, chat }));
+
+    expect(asked).toEqual(['gpt-4o-mini']);
+    const chunks = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    expect(chunks.map((c) => [c.q, c.a])).toEqual([
+      ['What does FastGPT store?', 'Chunks.'],
+      ['它存什么？', '分块。'],
+    ]);
+  });
+
+  it('does nothing for a collection deleted before its turn', async () => {
+    const { files, collection, message } = await textCollection();
+    await world.content.deleteKeys([collection]);
+    const embedder = scriptedEmbedder();
+
+    await train(message, deps({ files, embedder }));
+
+    expect(embedder.calls).toBe(0);
+    expect(await world.content.chunksOf(TEAM, collection.datasetId, collection.id)).toEqual([]);
+  });
+});
