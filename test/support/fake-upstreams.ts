@@ -49,6 +49,8 @@ export interface FakeOptions {
   readonly toolCall?: { readonly name: string; readonly arguments: Record<string, unknown> };
   /** OpenAI and Anthropic streams: milliseconds between two content events (a model that writes as it thinks). */
   readonly eventGapMs?: number;
+  /** OpenAI embeddings: the vector of one input (default: the same small vector for every input). */
+  readonly embed?: (input: string) => number[];
 }
 
 export interface FakeUpstream {
@@ -275,14 +277,17 @@ async function serve(
     return send(res, 200, {
       object: 'list',
       // OpenAI's SDK asks for base64 (little-endian float32) by default.
-      data: inputs.map((_, index) => ({
-        object: 'embedding',
-        index,
-        embedding:
-          body.encoding_format === 'base64'
-            ? Buffer.from(new Float32Array(EMBEDDING).buffer).toString('base64')
-            : EMBEDDING,
-      })),
+      data: inputs.map((input, index) => {
+        const vector = options.embed ? options.embed(String(input)) : EMBEDDING;
+        return {
+          object: 'embedding',
+          index,
+          embedding:
+            body.encoding_format === 'base64'
+              ? Buffer.from(new Float32Array(vector).buffer).toString('base64')
+              : vector,
+        };
+      }),
       model,
       usage: { prompt_tokens: 4, total_tokens: 4 },
     });
