@@ -8,6 +8,8 @@ import { KB_PATHS, kbRequest } from './knowledge-base.helpers.ts';
 export const CONTENT_PATHS = {
   createCollection: '/api/core/dataset/collection/create',
   createText: '/api/core/dataset/collection/create/text',
+  createLink: '/api/core/dataset/collection/create/link',
+  createLocalFile: '/api/core/dataset/collection/create/localFile',
   listV2: '/api/core/dataset/collection/listV2',
   listOld: '/api/core/dataset/collection/list',
   detail: '/api/core/dataset/collection/detail',
