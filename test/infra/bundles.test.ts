@@ -476,6 +476,8 @@ describe('synthesized function bundles', () => {
           'test-channel',
           'retest-channels',
           'train-collection',
+          // The question's embedding through the relay's core (RELAY_ALLOWED_HOSTS).
+          'search-test',
           'kb-create-source-collection',
           // Through shared/kb/sources/store-wiring.ts (the source reader beside the store).
           'kb-read-collection',
@@ -492,6 +494,7 @@ describe('synthesized function bundles', () => {
           'kb-collections',
           'kb-data',
           'train-collection',
+          'search-test',
         ].includes(name),
       ]);
     }

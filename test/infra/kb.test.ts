@@ -115,14 +115,24 @@ describe('the source bucket', () => {
 describe('least privilege', () => {
   const content = arnOf(id.table('kbContent'));
   const datasets = arnOf(id.table('datasets'));
+  // The search's indexes, which these functions write or remove through ChunkIndexWriter (infra/kb.ts, useSearchIndexes).
+  const vectors = arnOf(id.table('kbVectors'));
+  const terms = arnOf(id.table('kbTerms'));
 
   it('lets kb-collections read the knowledge base, keep collections, queue training and put and delete source files', () => {
     expect(grants('kb-collections')).toEqual({
       'dynamodb:GetItem': [content, datasets].sort(),
       'dynamodb:PutItem': [content],
-      'dynamodb:UpdateItem': [content],
-      'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name), indexArn(KB_CONTENT_BY_PARENT.name)].sort(),
-      'dynamodb:BatchWriteItem': [content],
+      'dynamodb:UpdateItem': [content, vectors, terms].sort(),
+      'dynamodb:Query': [
+        content,
+        indexArn(KB_CONTENT_BY_ID.name),
+        indexArn(KB_CONTENT_BY_PARENT.name),
+        vectors,
+        terms,
+      ].sort(),
+      'dynamodb:BatchWriteItem': [content, vectors, terms].sort(),
+      'dynamodb:BatchGetItem': [terms],
       'sqs:SendMessage': [arnOf(trainingQueueId)],
       'sqs:GetQueueAttributes': [arnOf(trainingQueueId)],
       'sqs:GetQueueUrl': [arnOf(trainingQueueId)],
@@ -135,9 +145,10 @@ describe('least privilege', () => {
     expect(grants('kb-data')).toEqual({
       'dynamodb:GetItem': [content, datasets].sort(),
       'dynamodb:PutItem': [content],
-      'dynamodb:UpdateItem': [content],
-      'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name)].sort(),
-      'dynamodb:BatchWriteItem': [content],
+      'dynamodb:UpdateItem': [content, vectors, terms].sort(),
+      'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name), vectors, terms].sort(),
+      'dynamodb:BatchWriteItem': [content, vectors, terms].sort(),
+      'dynamodb:BatchGetItem': [terms],
       'sqs:SendMessage': [arnOf(trainingQueueId)],
       'sqs:GetQueueAttributes': [arnOf(trainingQueueId)],
       'sqs:GetQueueUrl': [arnOf(trainingQueueId)],
@@ -149,7 +160,7 @@ describe('least privilege', () => {
 
     expect(found['dynamodb:GetItem']).toEqual([content, datasets].sort());
     expect(found['dynamodb:PutItem']).toEqual([arnOf(id.table('usage'))]);
-    expect(found['dynamodb:BatchWriteItem']).toEqual([content]);
+    expect(found['dynamodb:BatchWriteItem']).toEqual([content, vectors, terms].sort());
     expect(found['dynamodb:Scan']).toEqual([arnOf(id.table('channels'))]);
     expect(found['s3:GetObject']).toEqual([objects]);
     expect(found['s3:PutObject']).toBeUndefined();
@@ -169,7 +180,7 @@ describe('least privilege', () => {
     const found = grants('delete-dataset');
 
     expect(found['dynamodb:Query']).toContain(content);
-    expect(found['dynamodb:BatchWriteItem']).toContain(content);
+    expect(found['dynamodb:BatchWriteItem']).toEqual(expect.arrayContaining([content, vectors, terms]));
     expect(found['s3:DeleteObject']).toEqual([objects]);
     expect(found['dynamodb:PutItem']).toBeUndefined();
   });
@@ -177,7 +188,13 @@ describe('least privilege', () => {
 
 describe('environment', () => {
   it('gives each content function exactly the names its configuration reads', () => {
+    const searchIndexes = {
+      [ENV.kbVectorsTable]: JSON.parse(refOf(id.table('kbVectors'))),
+      [ENV.kbTermsTable]: JSON.parse(refOf(id.table('kbTerms'))),
+      [ENV.kbVectorSearch]: 'index',
+    };
     const common = {
+      ...searchIndexes,
       [ENV.datasetsTable]: JSON.parse(refOf(id.table('datasets'))),
       [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
       [ENV.kbTrainingQueueUrl]: { Ref: trainingQueueId },
@@ -188,6 +205,7 @@ describe('environment', () => {
     expect(envOf('kb-collections')).toEqual({ ...common, [ENV.kbSourceBucket]: { Ref: bucketId } });
     expect(envOf('kb-data')).toEqual(common);
     expect(envOf('delete-dataset')).toEqual({
+      ...searchIndexes,
       [ENV.datasetsTable]: JSON.parse(refOf(id.table('datasets'))),
       [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
       [ENV.kbSourceBucket]: { Ref: bucketId },

@@ -220,8 +220,8 @@ describe('alarms', () => {
     // The content functions', the training function's and the knowledge-base delete's calls (infra/kb.ts), and the
     // search's reads (infra/kb-search.ts): chunks and collections by key, term counters and postings.
     kbContent: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'BatchWriteItem', 'BatchGetItem'],
-    kbVectors: [],
-    kbTerms: ['BatchGetItem', 'Query'],
+    kbVectors: ['BatchWriteItem', 'Query', 'UpdateItem'],
+    kbTerms: ['BatchGetItem', 'Query', 'BatchWriteItem', 'UpdateItem'],
   };
   // A table no function calls item operations on yet (kbVectors: SearchVectors only, until the training core writes it).
   it.each((Object.keys(TABLES) as TableName[]).filter((name) => GRANTED[name].length > 0))(

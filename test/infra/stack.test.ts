@@ -675,6 +675,14 @@ describe('least privilege', () => {
       for (const action of ['Query', 'BatchWriteItem'])
         expected.get(`dynamodb:${action}`)?.add(arnOf(id.table('kbContent')));
       expected.set('s3:DeleteObject', new Set([JSON.stringify(kbObjects())]));
+      // ...and the search's indexes of that content (infra/kb.ts, useSearchIndexes).
+      const add = (action: string, table: 'kbVectors' | 'kbTerms') => {
+        const resources = expected.get(`dynamodb:${action}`) ?? new Set<string>();
+        resources.add(arnOf(id.table(table)));
+        expected.set(`dynamodb:${action}`, resources);
+      };
+      for (const action of ['BatchWriteItem', 'Query', 'UpdateItem']) add(action, 'kbVectors');
+      for (const action of ['BatchWriteItem', 'BatchGetItem', 'UpdateItem', 'Query']) add(action, 'kbTerms');
     }
 
     expect(permissionsOf(template, id.role(fn))).toEqual(expected);

@@ -95,7 +95,14 @@ export async function searchDataset(input: SearchDatasetInput, deps: SearchDatas
   const perQuery = await Promise.all(
     input.queries.map(async (query) => {
       const [embedded, fullText] = await Promise.all([
-        embedLimit > 0 ? embeddingRecall(input, deps, query, embedLimit) : [],
+        embedLimit > 0
+          ? embeddingRecall(input, deps, query, embedLimit).catch((error: unknown) => {
+              // Mixed recall whose question cannot be embedded (no channel serves the vector model, or every one
+              // failed) runs on full text alone, as with no embedder; embedding recall alone answers the error.
+              if (input.searchMode === 'mixedRecall' && error instanceof EmbeddingUnavailableError) return [];
+              throw error;
+            })
+          : [],
         limits.fullText > 0
           ? deps.fullText.search(input.teamId, input.datasetId, query, limits.fullText + FULL_TEXT_SPARE)
           : [],
