@@ -16,8 +16,8 @@ import { COUNT_TOKENS_CONTRACTS } from './contracts-count-tokens.ts';
 import { DATASET_CONTRACTS } from './contracts-dataset.ts';
 import { IMPORT_CONTRACTS } from './contracts-import.ts';
 import { KB_CONTENT_CONTRACTS } from './contracts-kb-content.ts';
-import { KB_SOURCE_CONTRACTS } from './contracts-kb-sources.ts';
 import { KB_SEARCH_CONTRACTS } from './contracts-kb-search.ts';
+import { KB_SOURCE_CONTRACTS } from './contracts-kb-sources.ts';
 import { KEY_CONTRACTS } from './contracts-keys.ts';
 import { RELAY_CONTRACTS } from './contracts-relay.ts';
 
