@@ -33,8 +33,6 @@ const own = (status: number, code: number, statusText: string, description: stri
   description: `\`${statusText}\` (code ${code}): ${description}`,
   body: datasetErrorBodySchema({ code, statusText }),
 });
-// Until the collections core is wired into this build (shared/kb/sources/collections-port.ts).
-const notWired = own(503, 503, 'serviceUnavailable', 'collections are not available in this build');
 const unExistCollection = own(404, 501003, 'unExistCollection', "the collection does not exist in the caller's team");
 
 const FILE_TYPES = [
@@ -68,10 +66,7 @@ export const KB_SOURCE_CONTRACTS: TopicContracts = {
         bodyExample: { datasetId: DATASET_ID, link: 'https://example.com/docs/refunds', trainingType: 'chunk' },
       },
       success: { status: 200, description: 'Created; reading queued', body: created, example: createdExample },
-      errors: [
-        ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
-        notWired,
-      ],
+      errors: [...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey')],
     },
     'POST /api/core/dataset/collection/create/localFile': {
       operationId: 'createLocalFileCollection',
@@ -83,7 +78,6 @@ export const KB_SOURCE_CONTRACTS: TopicContracts = {
       errors: [
         ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
         own(413, 507000, 'invalidParams', 'the file is larger than 10 MB'),
-        notWired,
       ],
     },
     'POST /api/core/dataset/collection/read': {

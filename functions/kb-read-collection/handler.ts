@@ -28,7 +28,6 @@ const deploymentKey = channelIdKeySource({
 });
 let linkKey: Buffer | undefined;
 const deps: ServeSourceDeps = {
-  // INTEGRATOR: kb-core's collection lookup replaces this placeholder (shared/kb/sources/collections-port.ts).
   collections: sourceCollectionsFromEnv(),
   store: sourceStoreFor(config),
   linkKey: async () => {
