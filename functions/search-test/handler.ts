@@ -6,14 +6,14 @@ import { createVectorSearch } from '#shared/kb/search/factory';
 import { DynamoFullTextIndex } from '#shared/kb/search/full-text-index';
 import { createLogger } from '#shared/logger';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
-import { searchEmbedder, searchReranker } from './embedder.ts';
+import { searchModels, searchReranker } from './embedder.ts';
 import { searchTestBodySchema } from './schema.ts';
 import { type SearchTestDeps, searchTest } from './search-test.ts';
 
 const config = loadConfig(kbSearchEnvSchema);
 const logger = createLogger('search-test', config.LOG_LEVEL);
 const tables = { vectors: config.KB_VECTORS_TABLE, terms: config.KB_TERMS_TABLE };
-const embedder = searchEmbedder(logger);
+const { embedder, extender } = searchModels(logger);
 const reranker = searchReranker();
 const deps: SearchTestDeps = {
   datasets: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE),
@@ -28,6 +28,7 @@ const deps: SearchTestDeps = {
     config.KB_VECTOR_DIMENSIONS,
   ),
   ...(embedder ? { embedder } : {}),
+  ...(extender ? { extender } : {}),
   ...(reranker ? { reranker } : {}),
 };
 
