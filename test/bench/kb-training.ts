@@ -37,9 +37,11 @@ import { corpus, seeded } from './kb-corpus.ts';
  * the relay's routing core over a channel stored in the channels table as an import writes it, vectors, chunks ready,
  * generation flipped). Timed from the first message sent until the queue is idle.
  * Raw: the same documents' chunks, split beforehand (no chunking timed); per document, batch by batch of the same size
- * (32 texts), one embeddings POST with a plain `fetch` to the same fake, then BatchWriteItem of the items the chunks end
- * as (one content item with the text, one vector item with the vector's bytes, per chunk), no index; every document
- * at once, as the queue runs every collection at once.
+ * (32 texts), one embeddings POST with a plain `fetch` to the same fake, then BatchWriteItem of the same number of items
+ * the product writes (counted on its client in an untimed first training: chunk, vector, postings, counter, collection
+ * and usage writes): per chunk one content item with its text and one vector item with its bytes, the rest as small
+ * items of 200 characters spread evenly over the documents; no index, no UpdateItem. Every document at once, as the
+ * queue runs every collection at once. A separate client, so neither side's connections wait on the other's.
  */
 
 export interface KbTrainingBenchOptions {
@@ -112,6 +114,19 @@ export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<
   const engine = await startDynamoEngine({ port: 0 });
   const dynamo = localDynamoClient(engine);
   const client = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  let writes = 0;
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      const input = args.input as { RequestItems?: Record<string, unknown[]> };
+      if (context.commandName === 'BatchWriteItemCommand') {
+        for (const requests of Object.values(input.RequestItems ?? {})) writes += requests.length;
+      } else if (/^(Put|Update|Delete)ItemCommand$/.test(String(context.commandName))) writes += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countWrites' },
+  );
+  const rawDynamo = localDynamoClient(engine);
+  const rawClient = DynamoDBDocumentClient.from(rawDynamo);
   const upstream = await startFakeOpenAi({ embed: vectorPool() });
   try {
     const names = Object.fromEntries(
@@ -232,15 +247,26 @@ export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<
       return trained / seconds;
     };
 
-    const contentWriter = new BatchWriter(client, names.kbContent, { writeConcurrency: 8 });
-    const vectorWriter = new BatchWriter(client, names.kbVectors, { writeConcurrency: 8 });
+    // An untimed first training: the engine and the relay warmed, and the product's item writes counted.
+    writes = 0;
+    await product();
+    const extraWrites = Math.max(0, writes - 2 * chunkCount);
+    log(`kb-training: the product writes ${writes} items for ${chunkCount} chunks; the raw side writes as many`);
+    const extraOf = (doc: number) => Math.floor(extraWrites / docs.length) + (doc < extraWrites % docs.length ? 1 : 0);
+    const filler = 'x'.repeat(200);
+
+    const contentWriter = new BatchWriter(rawClient, names.kbContent, { writeConcurrency: 8 });
+    const vectorWriter = new BatchWriter(rawClient, names.kbVectors, { writeConcurrency: 8 });
+    const termsWriter = new BatchWriter(rawClient, names.kbTerms, { writeConcurrency: 8 });
     const raw = async (): Promise<number> => {
       const datasetId = newObjectId();
       const pk = datasetKey(TEAM, datasetId);
       const started = performance.now();
       await Promise.all(
-        pieces.map(async (chunks) => {
+        pieces.map(async (chunks, doc) => {
           const collectionId = newObjectId();
+          const batches = Math.ceil(chunks.length / BATCH);
+          const extra = extraOf(doc);
           for (let start = 0; start < chunks.length; start += BATCH) {
             const batch = chunks.slice(start, start + BATCH);
             const response = await fetch(`${upstream.url}/v1/embeddings`, {
@@ -278,6 +304,12 @@ export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<
                     },
                   },
                 })),
+              ),
+              termsWriter.writeAll(
+                Array.from(
+                  { length: Math.floor(extra / batches) + (start / BATCH < extra % batches ? 1 : 0) },
+                  (_, i) => ({ PutRequest: { Item: { pk, sk: `${collectionId}#${start}#${i}`, p: filler } } }),
+                ),
               ),
             ]);
           }
@@ -318,6 +350,7 @@ export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<
   } finally {
     await upstream.close();
     dynamo.destroy();
+    rawDynamo.destroy();
     await engine.close();
   }
 }
