@@ -212,20 +212,41 @@ async function indexChunks(
 ): Promise<{ ready: ChunkRecord[]; error?: string }> {
   if (chunks.length === 0) return { ready: [] };
   const { teamId, datasetId } = chunks[0] as ChunkRecord;
-  await deps.index.addFullText(
-    teamId,
-    datasetId,
-    chunks.map((c) => ({
-      dataId: c.id,
-      collectionId: c.collectionId,
-      texts: [c.q, c.a, ...c.indexes.map((i) => i.text)].filter(Boolean),
-    })),
-  );
+  // The postings and the embeddings side by side: neither needs the other, and the chunks stay unreadable until both
+  // are done. Both are awaited to their end before a failure of either is thrown.
+  const [fullText, embedding] = await Promise.allSettled([
+    deps.index.addFullText(
+      teamId,
+      datasetId,
+      chunks.map((c) => ({
+        dataId: c.id,
+        collectionId: c.collectionId,
+        texts: [c.q, c.a, ...c.indexes.map((i) => i.text)].filter(Boolean),
+      })),
+    ),
+    embedChunks(chunks, model, deps),
+  ]);
+  if (fullText.status === 'rejected') throw fullText.reason;
+  if (embedding.status === 'rejected') throw embedding.reason;
+  const { embedded, error } = embedding.value;
+  const ready = chunks.map((c): ChunkRecord => {
+    const { vectorMissing: _old, ...rest } = c;
+    return embedded.has(c.id) ? { ...rest, ready: true } : { ...rest, ready: true, vectorMissing: true };
+  });
+  return error === undefined ? { ready } : { ready, error };
+}
+
+/** Embeds the chunks' index texts batch by batch and stores their vectors; stops at the first batch that cannot be. */
+async function embedChunks(
+  chunks: readonly ChunkRecord[],
+  model: string,
+  deps: TrainingDeps,
+): Promise<{ embedded: Set<string>; error?: string }> {
+  const { teamId, datasetId } = chunks[0] as ChunkRecord;
   const texts = chunks.flatMap((c) => c.indexes.map((index, indexNo) => ({ chunk: c, indexNo, text: index.text })));
   const embedded = new Set<string>();
   const size = deps.embedBatchSize ?? 32;
-  let error: string | undefined;
-  for (let start = 0; start < texts.length && error === undefined; start += size) {
+  for (let start = 0; start < texts.length; start += size) {
     const batch = texts.slice(start, start + size);
     try {
       const vectors = await embedWithRetry(
@@ -243,14 +264,10 @@ async function indexChunks(
       for (const t of batch) embedded.add(t.chunk.id);
     } catch (e) {
       if (!(e instanceof EmbeddingUnavailableError)) throw e;
-      error = e.message;
+      return { embedded, error: e.message };
     }
   }
-  const ready = chunks.map((c): ChunkRecord => {
-    const { vectorMissing: _old, ...rest } = c;
-    return embedded.has(c.id) ? { ...rest, ready: true } : { ...rest, ready: true, vectorMissing: true };
-  });
-  return error === undefined ? { ready } : { ready, error };
+  return { embedded };
 }
 
 async function embedWithRetry(model: string, texts: string[], deps: TrainingDeps): Promise<number[][]> {

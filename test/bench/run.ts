@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only cold-start|create|import|import-postgres|console|list|relay|search ...]` (docs/performance.md): cold start,
+ * `npm run bench [-- --quick] [-- --only cold-start|create|import|import-postgres|console|list|relay|search|kb-training ...]` (docs/performance.md): cold start,
  * create through the local server, import, the console page and the channel list, each against a baseline
  * measured in the same run. Prints a
  * table and writes JSON to BENCH_OUT (default .bench/results.json). Never part of `npm test`.
@@ -15,6 +15,7 @@ import { benchCreate, benchCreateInProcess } from './create.ts';
 import { type Figure, formatTable, writeResults } from './figures.ts';
 import { benchImport } from './import.ts';
 import { benchImportPostgres } from './import-postgres.ts';
+import { benchKbTraining } from './kb-training.ts';
 import { benchList } from './list.ts';
 import { benchRelay } from './relay.ts';
 import { benchRelayQuota } from './relay-quota.ts';
@@ -29,7 +30,17 @@ const { values: args } = parseArgs({
     only: { type: 'string', multiple: true },
   },
 });
-const PARTS = ['cold-start', 'create', 'import', 'import-postgres', 'console', 'list', 'relay', 'search'] as const;
+const PARTS = [
+  'cold-start',
+  'create',
+  'import',
+  'import-postgres',
+  'console',
+  'list',
+  'relay',
+  'search',
+  'kb-training',
+] as const;
 const quick = args.quick === true;
 const only = new Set(args.only ?? PARTS);
 for (const part of only) {
@@ -96,6 +107,13 @@ try {
     const sizes = [10_000, 100_000];
     log(`search: searchTest p50/p99 at ${sizes.join(' and ')} chunks per mode on dynalite (embedding call excluded)`);
     figures.push(...(await benchSearch({ sizes, searches: quick ? 50 : 200, log })));
+  }
+  if (only.has('kb-training')) {
+    const documents = quick ? 60 : 200;
+    log(
+      `kb-training: ${documents} English and Chinese documents trained through the training core, against a raw baseline`,
+    );
+    figures.push(...(await benchKbTraining({ workDir, documents, length: 5_000, rounds: quick ? 2 : 3, log })));
   }
 } finally {
   await rm(workDir, { recursive: true, force: true });

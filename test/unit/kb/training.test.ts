@@ -103,6 +103,44 @@ describe('the training core', () => {
     expect(index.fullText.size).toBe(3);
   });
 
+  it('indexes the text while it embeds, and makes nothing readable when the postings cannot be written', async () => {
+    const { files, collection, message } = await textCollection();
+    const index = recordingIndexWriter();
+    const order: string[] = [];
+    let releaseFullText = () => {};
+    const failing = {
+      ...index,
+      addFullText: async () => {
+        order.push('full text started');
+        await new Promise<void>((resolve) => {
+          releaseFullText = resolve;
+        });
+        order.push('full text failed');
+        throw new Error('postings write failed');
+      },
+    };
+    const embedder = scriptedEmbedder();
+    const embedding = {
+      async embed(model: string, texts: readonly string[]) {
+        order.push('embedding');
+        const vectors = await embedder.embed(model, texts);
+        releaseFullText();
+        return vectors;
+      },
+    };
+
+    await expect(train(message, deps({ files, index: failing, embedder: embedding }))).rejects.toThrow(
+      'postings write failed',
+    );
+
+    expect(order).toEqual(['full text started', 'embedding', 'full text failed']);
+    const chunks = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    expect(chunks.length).toBe(3);
+    expect(chunks.some((c) => c.ready)).toBe(false);
+    const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({ generation: 0, status: 'training' });
+  });
+
   it('replaces the old generation when a collection is trained again', async () => {
     const { files, collection, message } = await textCollection();
     const index = recordingIndexWriter();

@@ -1,0 +1,357 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { createTextCollection } from '#functions/kb-collections/create-text-collection';
+import { trainBatch } from '#functions/train-collection/train-collection';
+import { ensureTables, localDynamoClient, startDynamoEngine } from '#infra/local/dynamo-engine';
+import { type LocalTrainingQueue, localTrainingQueue, type SqsHandler } from '#infra/local/kb-queue';
+import { parseAllowList } from '#shared/allow-list';
+import { newObjectId } from '#shared/ids';
+import { splitTextAsFastGpt } from '#shared/kb/chunking';
+import { type ChunkIndexWriter, chunkSortKey, datasetKey, type Embedder } from '#shared/kb/contract';
+import { relayEmbedder } from '#shared/kb/relay-models';
+import { createChunkIndexWriter } from '#shared/kb/search/factory';
+import { vectorSortKey } from '#shared/kb/search/vector-layout';
+import { vectorBytes } from '#shared/kb/search/vector-store';
+import { LocalSourceFileStore } from '#shared/kb/sources/file-stores';
+import type { TrainingDeps } from '#shared/kb/training';
+import type { TrainingMessage } from '#shared/kb/training-queue';
+import { createDynamoRelay } from '#shared/relay/dynamo-relay';
+import { BatchWriter } from '#shared/repositories/batch';
+import { toChannelItem } from '#shared/repositories/channel-item';
+import { DynamoDatasetRepository } from '#shared/repositories/datasets';
+import { KbContentRepository } from '#shared/repositories/kb-content';
+import type { TableName } from '#shared/tables';
+import { startFakeOpenAi } from '#test/support/fake-upstreams';
+import { type Figure, figure, median } from './figures.ts';
+import { corpus, seeded } from './kb-corpus.ts';
+
+/*
+ * `npm run bench -- --only kb-training` (docs/performance.md, "Knowledge-base training"): text collections trained
+ * through the real training core against a raw baseline, alternating rounds, on dynalite in its own process as
+ * `npm start` runs it, embeddings from a fake OpenAI-compatible upstream on loopback.
+ *
+ * Product: each document becomes a text collection as the create/text call makes one (text in the source store,
+ * collection stored `queued`); then every training message goes to `npm start`'s in-process queue at once, which runs
+ * the train-collection function's batch core (split, chunks stored not ready, full-text postings, embeddings through
+ * the relay's routing core over a channel stored in the channels table as an import writes it, vectors, chunks ready,
+ * generation flipped). Timed from the first message sent until the queue is idle.
+ * Raw: the same documents' chunks, split beforehand (no chunking timed); per document, batch by batch of the same size
+ * (32 texts), one embeddings POST with a plain `fetch` to the same fake, then BatchWriteItem of the same number of items
+ * the product writes (counted on its client in an untimed first training: chunk, vector, postings, counter, collection
+ * and usage writes): per chunk one content item with its text and one vector item with its bytes, the rest as small
+ * items of 200 characters spread evenly over the documents; no index, no UpdateItem. Every document at once, as the
+ * queue runs every collection at once. A separate client, so neither side's connections wait on the other's.
+ */
+
+export interface KbTrainingBenchOptions {
+  readonly documents: number;
+  /** Characters per document (about). */
+  readonly length: number;
+  /** Rounds of each side; the median round counts. */
+  readonly rounds: number;
+  readonly log: (line: string) => void;
+  /** Local directory for the source store. */
+  readonly workDir: string;
+}
+
+export const TRAINING_RATIO_TARGET = 0.8;
+const MODEL = 'text-embedding-3-small';
+const DIMENSIONS = 1536;
+const BATCH = 32;
+const CHUNK_SIZE = 1000;
+const TEAM = 'e'.repeat(24);
+const TMB = 'f'.repeat(24);
+
+/** A few unit vectors, each input given one by a hash of its text: the upstream costs the same as a real answer's size. */
+function vectorPool(): (input: string) => number[] {
+  const next = seeded(7);
+  const pool = Array.from({ length: 64 }, () => {
+    const v = Array.from({ length: DIMENSIONS }, () => next() * 2 - 1);
+    const norm = Math.hypot(...v);
+    return v.map((x) => x / norm);
+  });
+  return (input) => {
+    let hash = 2166136261;
+    for (let i = 0; i < input.length; i += 7) hash = Math.imul(hash ^ input.charCodeAt(i), 16777619);
+    return pool[(hash >>> 0) % pool.length] as number[];
+  };
+}
+
+/** Wraps the index writer and the embedder so the product's time is split by phase (summed over concurrent work). */
+function timed(deps: TrainingDeps, spent: Map<string, number>): TrainingDeps {
+  const time =
+    <A extends unknown[], R>(name: string, f: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      const t0 = performance.now();
+      try {
+        return await f(...args);
+      } finally {
+        spent.set(name, (spent.get(name) ?? 0) + performance.now() - t0);
+      }
+    };
+  const index: ChunkIndexWriter = {
+    addFullText: time('full-text postings', deps.index.addFullText.bind(deps.index)),
+    putVectors: time('vector writes', deps.index.putVectors.bind(deps.index)),
+    removeChunks: time('index removals', deps.index.removeChunks.bind(deps.index)),
+    removeDataset: deps.index.removeDataset.bind(deps.index),
+  };
+  const embedder: Embedder = { embed: time('embeddings (relay)', deps.embedder.embed.bind(deps.embedder)) };
+  const c = deps.content;
+  const content: TrainingDeps['content'] = {
+    getCollection: time('collection reads/updates', c.getCollection.bind(c)),
+    updateCollection: time('collection reads/updates', c.updateCollection.bind(c)),
+    chunksOf: time('chunk queries', c.chunksOf.bind(c)),
+    putChunks: time('chunk writes', c.putChunks.bind(c)),
+    deleteKeys: time('chunk deletes', c.deleteKeys.bind(c)),
+    addToCounts: c.addToCounts.bind(c),
+  };
+  return { ...deps, index, embedder, content };
+}
+
+export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<Figure[]> {
+  const { log } = options;
+  const engine = await startDynamoEngine({ port: 0 });
+  const dynamo = localDynamoClient(engine);
+  const client = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  let writes = 0;
+  client.middlewareStack.add(
+    (next, context) => (args) => {
+      const input = args.input as { RequestItems?: Record<string, unknown[]> };
+      if (context.commandName === 'BatchWriteItemCommand') {
+        for (const requests of Object.values(input.RequestItems ?? {})) writes += requests.length;
+      } else if (/^(Put|Update|Delete)ItemCommand$/.test(String(context.commandName))) writes += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'countWrites' },
+  );
+  const rawDynamo = localDynamoClient(engine);
+  const rawClient = DynamoDBDocumentClient.from(rawDynamo);
+  const upstream = await startFakeOpenAi({ embed: vectorPool() });
+  try {
+    const names = Object.fromEntries(
+      ['datasets', 'channels', 'relayKeys', 'relayState', 'usage', 'kbContent', 'kbVectors', 'kbTerms'].map((n) => [
+        n,
+        `bench-train-${n}`,
+      ]),
+    ) as Record<TableName, string>;
+    await ensureTables(dynamo, names);
+    const now = new Date().toISOString();
+    await client.send(
+      new PutCommand({
+        TableName: names.channels,
+        Item: toChannelItem({
+          id: 'c'.repeat(64),
+          provider: 'openai',
+          legacyType: 1,
+          name: 'embeddings',
+          baseUrl: upstream.url,
+          models: [MODEL],
+          key: 'sk-bench-embeddings-0123456789abcdef',
+          status: 'enabled',
+          source: { legacyId: 1, host: 'bench', database: 'bench' },
+          createdAt: now,
+          updatedAt: now,
+          settings: { groups: ['default'] },
+        }),
+      }),
+    );
+    const relay = createDynamoRelay({
+      client,
+      tables: { channels: names.channels, relayState: names.relayState, usage: names.usage },
+      allowedHosts: parseAllowList(['127.0.0.1']),
+    });
+    const datasets = new DynamoDatasetRepository(client, names.datasets);
+    const content = new KbContentRepository(client, names.kbContent);
+    const files = new LocalSourceFileStore(join(options.workDir, 'kb-sources'));
+    await mkdir(join(options.workDir, 'kb-sources'), { recursive: true });
+    const spent = new Map<string, number>();
+    const deps = timed(
+      {
+        content,
+        datasets,
+        files,
+        split: splitTextAsFastGpt,
+        embedder: relayEmbedder(relay, 'default'),
+        index: createChunkIndexWriter(client, { vectors: names.kbVectors, terms: names.kbTerms }, 'exact'),
+        newId: () => newObjectId(),
+        now: () => new Date(),
+        defaults: { vectorModel: MODEL, agentModel: 'gpt-4o-mini' },
+      },
+      spent,
+    );
+    const silent = { warn: () => {}, error: () => {} };
+    const docs = corpus(options.documents, options.length);
+    const pieces = docs.map((d) =>
+      splitTextAsFastGpt(d.text, { chunkSize: CHUNK_SIZE, overlapRatio: 0.2 }).filter((p) => p.trim() !== ''),
+    );
+    const chunkCount = pieces.reduce((n, p) => n + p.length, 0);
+    log(`kb-training: ${docs.length} documents, ${chunkCount} chunks of ${CHUNK_SIZE} characters at most`);
+
+    const product = async (): Promise<number> => {
+      const datasetId = newObjectId();
+      const time = new Date().toISOString();
+      await datasets.put({
+        id: datasetId,
+        teamId: TEAM,
+        tmbId: TMB,
+        parentId: null,
+        type: 'dataset',
+        name: 'bench',
+        intro: '',
+        avatar: '',
+        vectorModel: MODEL,
+        agentModel: 'gpt-4o-mini',
+        inheritPermission: true,
+        createTime: time,
+        updateTime: time,
+      });
+      // The create/text calls first, their messages held; then all of them to the queue at once.
+      const held: TrainingMessage[] = [];
+      const holding = { send: async (m: TrainingMessage) => void held.push(m) };
+      for (const doc of docs) {
+        await createTextCollection(
+          {
+            body: {
+              datasetId,
+              parentId: null,
+              name: doc.name,
+              text: doc.text,
+              trainingType: 'chunk',
+              chunkSize: CHUNK_SIZE,
+              chunkSplitter: undefined,
+              indexSize: undefined,
+              qaPrompt: undefined,
+              metadata: undefined,
+              tags: undefined,
+            },
+            caller: { scope: 'dataset', teamId: TEAM, tmbId: TMB, tokenId: 'bench' },
+          },
+          { datasets, content, files, queue: holding, now: () => new Date() },
+        );
+      }
+      const queue: LocalTrainingQueue = localTrainingQueue(((event) => trainBatch(event, deps, silent)) as SqsHandler, {
+        maxAttempts: 1,
+        onDeadLetter: () => log('kb-training: a training message failed'),
+      });
+      // Only the training's writes are counted (the create calls' are not the raw side's to match).
+      writes = 0;
+      const started = performance.now();
+      for (const message of held) await queue.send(message);
+      await queue.idle();
+      const seconds = (performance.now() - started) / 1000;
+      const collections = await content.allCollections(TEAM, datasetId);
+      const trained = collections.reduce((n, c) => n + (c.dataAmount ?? 0), 0);
+      const broken = collections.filter((c) => c.status !== 'ready' || (c.failedChunks ?? 0) > 0);
+      if (broken.length > 0 || trained !== chunkCount) {
+        throw new Error(`kb-training: ${broken.length} collection(s) not ready; ${trained} of ${chunkCount} chunks`);
+      }
+      return trained / seconds;
+    };
+
+    // An untimed first training: the engine and the relay warmed, and the product's item writes counted.
+    await product();
+    const extraWrites = Math.max(0, writes - 2 * chunkCount);
+    log(`kb-training: the product writes ${writes} items for ${chunkCount} chunks; the raw side writes as many`);
+    const extraOf = (doc: number) => Math.floor(extraWrites / docs.length) + (doc < extraWrites % docs.length ? 1 : 0);
+    const filler = 'x'.repeat(200);
+
+    const contentWriter = new BatchWriter(rawClient, names.kbContent, { writeConcurrency: 8 });
+    const vectorWriter = new BatchWriter(rawClient, names.kbVectors, { writeConcurrency: 8 });
+    const termsWriter = new BatchWriter(rawClient, names.kbTerms, { writeConcurrency: 8 });
+    const raw = async (): Promise<number> => {
+      const datasetId = newObjectId();
+      const pk = datasetKey(TEAM, datasetId);
+      const started = performance.now();
+      await Promise.all(
+        pieces.map(async (chunks, doc) => {
+          const collectionId = newObjectId();
+          const batches = Math.ceil(chunks.length / BATCH);
+          const extra = extraOf(doc);
+          for (let start = 0; start < chunks.length; start += BATCH) {
+            const batch = chunks.slice(start, start + BATCH);
+            const response = await fetch(`${upstream.url}/v1/embeddings`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench-embeddings' },
+              body: JSON.stringify({ model: MODEL, input: batch }),
+            });
+            const answer = (await response.json()) as { data: { embedding: number[] }[] };
+            const ids = batch.map(() => newObjectId());
+            await Promise.all([
+              contentWriter.writeAll(
+                batch.map((q, i) => ({
+                  PutRequest: {
+                    Item: {
+                      pk,
+                      sk: chunkSortKey(collectionId, start + i, ids[i] as string),
+                      id: ids[i],
+                      collectionId,
+                      chunkIndex: start + i,
+                      q,
+                      a: '',
+                    },
+                  },
+                })),
+              ),
+              vectorWriter.writeAll(
+                answer.data.map((d, i) => ({
+                  PutRequest: {
+                    Item: {
+                      pk,
+                      sk: vectorSortKey(ids[i] as string, 0),
+                      dataId: ids[i],
+                      collectionId,
+                      vb: vectorBytes(d.embedding),
+                    },
+                  },
+                })),
+              ),
+              termsWriter.writeAll(
+                Array.from(
+                  { length: Math.floor(extra / batches) + (start / BATCH < extra % batches ? 1 : 0) },
+                  (_, i) => ({ PutRequest: { Item: { pk, sk: `${collectionId}#${start}#${i}`, p: filler } } }),
+                ),
+              ),
+            ]);
+          }
+        }),
+      );
+      return chunkCount / ((performance.now() - started) / 1000);
+    };
+
+    const productRates: number[] = [];
+    const rawRates: number[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      // Alternating which side goes first, so neither always meets a fuller table or a warmer engine.
+      const order = round % 2 === 0 ? (['product', 'raw'] as const) : (['raw', 'product'] as const);
+      for (const side of order) {
+        if (side === 'product') {
+          spent.clear();
+          const rate = await product();
+          productRates.push(rate);
+          const phases = [...spent].sort((a, b) => b[1] - a[1]).map(([k, ms]) => `${k} ${Math.round(ms / 1000)} s`);
+          log(
+            `kb-training round ${round + 1}: product ${rate.toFixed(1)} chunks/s (time summed: ${phases.join(', ')})`,
+          );
+        } else {
+          const rate = await raw();
+          rawRates.push(rate);
+          log(`kb-training round ${round + 1}: raw ${rate.toFixed(1)} chunks/s`);
+        }
+      }
+    }
+    const p = median(productRates);
+    const r = median(rawRates);
+    return [
+      figure(`kb training ${docs.length} documents (${chunkCount} chunks): throughput`, p, 'chunks/s', r, {
+        of: 'ratio',
+        min: TRAINING_RATIO_TARGET,
+      }),
+    ];
+  } finally {
+    await upstream.close();
+    dynamo.destroy();
+    rawDynamo.destroy();
+    await engine.close();
+  }
+}
