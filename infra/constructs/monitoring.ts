@@ -27,15 +27,13 @@ import type { AlarmSpec, StageConfig } from '../stage-config.ts';
 import type { AppApi } from './api.ts';
 import type { AppFunction } from './function.ts';
 import type { AppTable } from './table.ts';
+import { MAX_ALARM_METRICS, sumOverOperations } from './table-metrics.ts';
 
 /** The metric counting the authorizer's ERROR log lines (a metric filter on its log group, not EMF). */
 export const AUTHORIZER_ERRORS_METRIC = 'AuthorizerErrors';
 
 /** Where each alarm kind is explained, relative to the repository root; put in every alarm's description. */
 export const RUNBOOK = 'docs/operations.md';
-
-// CloudWatch alarms accept at most 10 metrics in one math expression.
-const MAX_ALARM_METRICS = 10;
 
 type BusinessMetricKey = keyof typeof BUSINESS_METRICS;
 
@@ -371,35 +369,4 @@ function worstOf(group: readonly NamedFunction[], metric: (fn: AppFunction) => M
 /** A 12-wide graph of `metrics` (half the dashboard), or `width` wide. */
 function graph(title: string, metrics: IMetric[], width = 12): GraphWidget {
   return new GraphWidget({ title, left: metrics, width, height: 6 });
-}
-
-/**
- * DynamoDB publishes ThrottledRequests and SystemErrors per operation only: their sum over the operations
- * the table's functions may call. FILL makes an operation without data count 0 instead of blanking the sum.
- */
-function sumOverOperations(table: AppTable, metricName: string, label: string): MathExpression | undefined {
-  const operations = table.operations;
-  if (operations.length === 0) return undefined;
-  if (operations.length > MAX_ALARM_METRICS) {
-    throw new Error(
-      `Table ${table.node.id}: ${operations.length} operations exceed the ${MAX_ALARM_METRICS} metrics one CloudWatch alarm can sum`,
-    );
-  }
-  const usingMetrics = Object.fromEntries(
-    // Ids unique across tables: one dashboard graph holds every table's expression.
-    operations.map((operation) => [
-      `${table.node.id.toLowerCase().replace(/[^a-z0-9]/g, '')}_${operation.toLowerCase()}`,
-      table.table.metric(metricName, {
-        statistic: 'Sum',
-        dimensionsMap: { TableName: table.table.tableName, Operation: operation },
-      }),
-    ]),
-  );
-  return new MathExpression({
-    expression: Object.keys(usingMetrics)
-      .map((m) => `FILL(${m}, 0)`)
-      .join(' + '),
-    usingMetrics,
-    label,
-  });
 }
