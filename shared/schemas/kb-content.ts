@@ -16,8 +16,9 @@ export const MAX_PUSH_ITEMS = 200;
 /** Characters of one q or a (FastGPT stores at most this much of a chunk's text). */
 export const MAX_CHUNK_CHARS = 100_000;
 
-/** A whole number given as a number or a numeric string (query strings, loose clients). */
-const intField = (field: string, min: number, max: number) =>
+/** A whole number given as a number or a numeric string (query strings, loose clients; FastGPT's web client sends
+ * numbers, scripts send both). */
+export const intField = (field: string, min: number, max: number) =>
   z.pipe(
     z.union([z.number({ error: `${field} must be a number` }), z.string().check(z.regex(/^\s*\d+\s*$/))], {
       error: `${field} must be a number`,

@@ -1,4 +1,5 @@
 import { idField, optionalTextField, parentIdField } from '../../schemas/dataset-fields.ts';
+import { intField as wholeNumber } from '../../schemas/kb-content.ts';
 import * as z from '../../zod.ts';
 import type { ChunkSettings } from '../contract.ts';
 
@@ -12,21 +13,7 @@ import type { ChunkSettings } from '../contract.ts';
 /** FastGPT's chunk size when the client sends none (docs/knowledge-base-chunking.md). */
 export const DEFAULT_CHUNK_SIZE = 1000;
 
-/** A whole number given as a number or a numeric string (FastGPT's web client sends numbers; scripts send both). */
-const intField = (field: string, min: number, max: number) =>
-  z.nullish(
-    z.pipe(
-      z.union([z.number({ error: `${field} must be a number` }), z.string().check(z.regex(/^\s*\d+\s*$/))], {
-        error: `${field} must be a number`,
-      }),
-      z.pipe(
-        z.transform((v: number | string) => Number(v)),
-        z
-          .int(`${field} must be a whole number`)
-          .check(z.minimum(min, `${field} must be at least ${min}`), z.maximum(max, `${field} must be at most ${max}`)),
-      ),
-    ),
-  );
+const intField = (field: string, min: number, max: number) => z.nullish(wholeNumber(field, min, max));
 
 const tagsField = z.nullish(
   z
