@@ -20,6 +20,9 @@ const deps: DeleteDatasetDeps = {
   purgeContent: purgeContentOf(config),
 };
 
+/** Knowledge bases whose content is deleted at once. */
+const PURGE_CONCURRENCY = 16;
+
 /** The knowledge bases' content goes with them, when the function has the content table (docs/knowledge-base-api.md). */
 function purgeContentOf(env: typeof config): DeleteDatasetDeps['purgeContent'] {
   const table = env[ENV.kbContentTable];
@@ -29,8 +32,15 @@ function purgeContentOf(env: typeof config): DeleteDatasetDeps['purgeContent'] {
     index: chunkIndexWriterFor(config),
     files: sourceFileStoreFor(env),
   };
+  // Several knowledge bases at once: a folder of 10,000 is one Query each, not 10,000 round trips in a row.
   return async (teamId, datasetIds) => {
-    for (const datasetId of datasetIds) await deleteDatasetContent(teamId, datasetId, content);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < datasetIds.length; i = next++) {
+        await deleteDatasetContent(teamId, datasetIds[i] as string, content);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PURGE_CONCURRENCY, datasetIds.length) }, worker));
   };
 }
 

@@ -58,8 +58,11 @@ export async function deleteCollections(
 
 /** Deletes everything a knowledge base holds: vectors and postings, files, chunks and collections. */
 export async function deleteDatasetContent(teamId: string, datasetId: string, deps: ContentDeleteDeps): Promise<void> {
-  await deps.index.removeDataset(teamId, datasetId);
   const items = await deps.content.allKeys(teamId, datasetId);
+  // Nothing stored: nothing indexed either (a chunk is stored before its vectors and postings, and its index goes before
+  // it), so an empty knowledge base, the common case of a folder's delete, costs one Query.
+  if (items.length === 0) return;
+  await deps.index.removeDataset(teamId, datasetId);
   const fileIds = items.flatMap((i) => (i.fileId ? [i.fileId] : []));
   if (fileIds.length > 0) await deps.files.delete(teamId, fileIds);
   await deps.content.deleteKeys(items.map(({ pk, sk }) => ({ pk, sk })));
