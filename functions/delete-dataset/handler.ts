@@ -5,10 +5,14 @@ import { deleteDatasetContent } from '#shared/kb/content-delete';
 import { chunkIndexWriterFor, sourceFileStoreFor } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { addMetric, BUSINESS_METRICS, createMetrics } from '#shared/metrics';
+import { Slots } from '#shared/repositories/batch';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { KbContentRepository } from '#shared/repositories/kb-content';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { type DeleteDatasetDeps, deleteDataset } from './delete-dataset.ts';
+
+/** Knowledge bases whose content is deleted at once. */
+const PURGE_CONCURRENCY = 16;
 
 const config = loadConfig(deleteDatasetEnvSchema);
 const logger = createLogger('delete-dataset', config.LOG_LEVEL);
@@ -20,9 +24,6 @@ const deps: DeleteDatasetDeps = {
   purgeContent: purgeContentOf(config),
 };
 
-/** Knowledge bases whose content is deleted at once. */
-const PURGE_CONCURRENCY = 16;
-
 /** The knowledge bases' content goes with them, when the function has the content table (docs/knowledge-base-api.md). */
 function purgeContentOf(env: typeof config): DeleteDatasetDeps['purgeContent'] {
   const table = env[ENV.kbContentTable];
@@ -33,14 +34,9 @@ function purgeContentOf(env: typeof config): DeleteDatasetDeps['purgeContent'] {
     files: sourceFileStoreFor(env),
   };
   // Several knowledge bases at once: a folder of 10,000 is one Query each, not 10,000 round trips in a row.
+  const slots = new Slots(PURGE_CONCURRENCY);
   return async (teamId, datasetIds) => {
-    let next = 0;
-    const worker = async () => {
-      for (let i = next++; i < datasetIds.length; i = next++) {
-        await deleteDatasetContent(teamId, datasetIds[i] as string, content);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(PURGE_CONCURRENCY, datasetIds.length) }, worker));
+    await Promise.all(datasetIds.map((id) => slots.run(() => deleteDatasetContent(teamId, id, content), undefined)));
   };
 }
 

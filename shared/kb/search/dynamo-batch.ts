@@ -4,7 +4,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import { BatchRetry, chunks, GET_BATCH, Slots } from '#shared/repositories/batch';
+import { BatchRetry, type BatchWriter, chunks, GET_BATCH, Slots } from '#shared/repositories/batch';
 
 /*
  * The reads the search's stores share: BatchGetItem with its unprocessed keys retried, and a Query read to its end.
@@ -69,4 +69,20 @@ export async function queryAll(
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+/** Deletes every item of one partition (a knowledge base's vectors or postings): its keys read, then BatchWriteItem. */
+export async function deletePartition(
+  client: DynamoDBDocumentClient,
+  writer: BatchWriter,
+  tableName: string,
+  pk: string,
+): Promise<void> {
+  const keys = await queryAll(client, {
+    TableName: tableName,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': pk },
+    ProjectionExpression: 'pk, sk',
+  });
+  await writer.writeAll(keys.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } })));
 }

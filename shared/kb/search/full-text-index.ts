@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BatchWriter, Slots, type WriteRequest } from '#shared/repositories/batch';
 import { datasetKey, type FullTextDoc } from '../contract.ts';
-import { batchGetAll, queryAll } from './dynamo-batch.ts';
+import { batchGetAll, deletePartition, queryAll } from './dynamo-batch.ts';
 import { segment, termFrequencies } from './segment.ts';
 import type { FullTextSearch, ScoredRef } from './types.ts';
 
@@ -199,14 +199,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
 
   /** Deletes every item of a knowledge base's partition. */
   async removeDataset(teamId: string, datasetId: string): Promise<void> {
-    const pk = datasetKey(teamId, datasetId);
-    const keys = await queryAll(this.client, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-      ProjectionExpression: 'pk, sk',
-    });
-    await this.writer.writeAll(keys.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } })));
+    await deletePartition(this.client, this.writer, this.tableName, datasetKey(teamId, datasetId));
   }
 
   private async addCounters(pk: string, df: Map<string, number>, docs: number, length: number): Promise<void> {

@@ -1,7 +1,7 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BatchWriter, Slots, type WriteRequest } from '#shared/repositories/batch';
 import { type ChunkVector, datasetKey } from '../contract.ts';
-import { queryAll } from './dynamo-batch.ts';
+import { deletePartition, queryAll } from './dynamo-batch.ts';
 import {
   VECTOR_BYTES_ATTRIBUTE,
   VECTOR_SK_PREFIX,
@@ -81,14 +81,7 @@ export class DynamoVectorStore {
   }
 
   async removeDataset(teamId: string, datasetId: string): Promise<void> {
-    const pk = datasetKey(teamId, datasetId);
-    const keys = await queryAll(this.client, {
-      TableName: this.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': pk },
-      ProjectionExpression: 'pk, sk',
-    });
-    await this.writer.writeAll(keys.map((k) => ({ DeleteRequest: { Key: { pk: k.pk, sk: k.sk } } })));
+    await deletePartition(this.client, this.writer, this.tableName, datasetKey(teamId, datasetId));
   }
 
   private async bumpVersion(pk: string): Promise<void> {
