@@ -2,11 +2,13 @@ import * as z from 'zod';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
-import { datasetIdSchema, permissionSchema } from '#shared/schemas/datasets';
+import { datasetIdSchema, pathEntrySchema, permissionSchema } from '#shared/schemas/datasets';
 import {
+  collectionPathsQuerySchema,
   createCollectionBodySchema,
   createTextCollectionBodySchema,
   datasetIdQuerySchema,
+  insertDataBodySchema,
   listCollectionsBodySchema,
   listDataBodySchema,
   pushDataBodySchema,
@@ -230,6 +232,15 @@ const CONTENT: Readonly<Record<string, RouteContract>> = {
     success: ok('The collection', collectionDetailSchema),
     errors: errors('invalidParams', 'missingParams', 'unExistCollection'),
   },
+  'GET /api/core/dataset/collection/paths': {
+    operationId: 'getCollectionPaths',
+    summary: 'The collection folders from the root down to a collection, root first',
+    description:
+      '`sourceId` (FastGPT’s newest clients) or `parentId` (older ones) names the collection, which ends the path; without either the answer is `[]`.',
+    request: { query: collectionPathsQuerySchema },
+    success: ok('The path from the root', z.array(pathEntrySchema)),
+    errors: errors('invalidParams', 'unExistCollection'),
+  },
   'PUT /api/core/dataset/collection/update': collectionUpdate('PUT'),
   'POST /api/core/dataset/collection/update': collectionUpdate('POST'),
   'DELETE /api/core/dataset/collection/delete': {
@@ -262,6 +273,18 @@ const CONTENT: Readonly<Record<string, RouteContract>> = {
         error: z.array(pushItem),
       }),
     ),
+    errors: errors('invalidParams', 'missingParams', 'unExistCollection', 'unExistDataset'),
+  },
+  'POST /api/core/dataset/data/insertData': {
+    operationId: 'insertData',
+    summary: 'Add one item to a collection; answers its id',
+    description:
+      'FastGPT’s manual entry. The item is queued for training as pushData’s are (searchable once embedded); no `q` is 507004, a repeat of the collection’s chunk or too many tokens 507000.',
+    request: {
+      body: insertDataBodySchema,
+      bodyExample: { collectionId: COLLECTION_ID, q: 'What is FastGPT?', a: 'A platform.' },
+    },
+    success: ok('Queued; `data` is the new chunk id', id),
     errors: errors('invalidParams', 'missingParams', 'unExistCollection', 'unExistDataset'),
   },
   'POST /api/core/dataset/data/v2/list': dataList(false),

@@ -46,6 +46,13 @@ export async function requireParentFolder(
   return parent;
 }
 
+/** What a walk up a tree reads of each record: knowledge bases and folders, or collections and their folders. */
+export interface TreeNode {
+  readonly id: string;
+  readonly teamId: string;
+  readonly parentId: string | null;
+}
+
 /**
  * Why a walk up the tree stopped: it reached the root; a parent no longer exists (a record created in a
  * folder while that folder was deleted); the next parent is one it already met (records damaged into a
@@ -57,11 +64,11 @@ export type ClimbEnd = 'root' | 'missingParent' | 'loop' | 'tooDeep';
  * `record` and its ancestors, nearest first, one GetItem per level, at most `limit` records. Never
  * throws on damaged data: `end` says where the walk stopped.
  */
-export async function climb(
-  repo: DatasetReader,
-  record: DatasetRecord,
+export async function climb<R extends TreeNode = DatasetRecord>(
+  repo: { get(teamId: string, id: string): Promise<R | undefined> },
+  record: R,
   limit = MAX_TREE_LEVELS,
-): Promise<{ chain: DatasetRecord[]; end: ClimbEnd }> {
+): Promise<{ chain: R[]; end: ClimbEnd }> {
   const chain = [record];
   const seen = new Set([record.id]);
   for (let current = record; current.parentId !== null; ) {

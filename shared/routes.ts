@@ -96,10 +96,13 @@ const KB_CONTENT_ROUTES: readonly RouteDef[] = [
   // Deprecated in FastGPT, still called by older clients: the same function answers its older page shape.
   { method: 'POST', path: '/api/core/dataset/collection/list', function: 'kb-collections' },
   { method: 'GET', path: '/api/core/dataset/collection/detail', function: 'kb-collections' },
+  // FastGPT's web client reads a collection folder's breadcrumb with it.
+  { method: 'GET', path: '/api/core/dataset/collection/paths', function: 'kb-collections' },
   { method: 'PUT', path: '/api/core/dataset/collection/update', function: 'kb-collections' },
   { method: 'POST', path: '/api/core/dataset/collection/update', function: 'kb-collections' },
   { method: 'DELETE', path: '/api/core/dataset/collection/delete', function: 'kb-collections' },
   { method: 'POST', path: '/api/core/dataset/data/pushData', function: 'kb-data' },
+  { method: 'POST', path: '/api/core/dataset/data/insertData', function: 'kb-data' },
   { method: 'POST', path: '/api/core/dataset/data/v2/list', function: 'kb-data' },
   { method: 'POST', path: '/api/core/dataset/data/list', function: 'kb-data' },
   { method: 'GET', path: '/api/core/dataset/data/detail', function: 'kb-data' },

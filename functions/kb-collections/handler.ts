@@ -7,6 +7,7 @@ import { contentWiring } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { idField, idQuerySchema } from '#shared/schemas/dataset-fields';
 import {
+  collectionPathsQuerySchema,
   createCollectionBodySchema,
   createTextCollectionBodySchema,
   datasetIdQuerySchema,
@@ -17,6 +18,7 @@ import {
 } from '#shared/schemas/kb-content';
 import * as z from '#shared/zod';
 import { collectionDetailOf } from './collection-detail.ts';
+import { collectionPaths } from './collection-paths.ts';
 import { createCollection } from './create-collection.ts';
 import { createTextCollection } from './create-text-collection.ts';
 import { deleteCollection } from './delete-collection.ts';
@@ -78,6 +80,8 @@ const CALLS: Readonly<Record<string, Call>> = {
   [`POST ${BASE}/collection/list`]: (event, caller) => list(event, caller, true),
   [`GET ${BASE}/collection/detail`]: (event, caller) =>
     collectionDetailOf({ query: datasetQuery(event, idQuerySchema), caller }, deps),
+  [`GET ${BASE}/collection/paths`]: (event, caller) =>
+    collectionPaths({ query: datasetQuery(event, collectionPathsQuerySchema), caller }, deps),
   [`PUT ${BASE}/collection/update`]: update,
   [`POST ${BASE}/collection/update`]: update,
   [`DELETE ${BASE}/collection/delete`]: (event, caller) => deleteCollection({ ids: deleteIds(event), caller }, deps),

@@ -7,6 +7,7 @@ import { contentWiring } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import {
+  insertDataBodySchema,
   listDataBodySchema,
   MAX_TEXT_BYTES,
   pushDataBodySchema,
@@ -15,7 +16,7 @@ import {
 import { dataDetailOf } from './data-detail.ts';
 import { deleteData } from './delete-data.ts';
 import { listData } from './list-data.ts';
-import { pushData } from './push-data.ts';
+import { insertData, pushData } from './push-data.ts';
 import { updateData } from './update-data.ts';
 
 /*
@@ -48,6 +49,11 @@ const CALLS: Readonly<Record<string, Call>> = {
   [`POST ${BASE}/pushData`]: (event, caller) =>
     pushData(
       { body: validBody(event, pushDataBodySchema, DATASET_REQUEST_ERRORS, { maxBytes: MAX_TEXT_BYTES }), caller },
+      deps,
+    ),
+  [`POST ${BASE}/insertData`]: (event, caller) =>
+    insertData(
+      { body: validBody(event, insertDataBodySchema, DATASET_REQUEST_ERRORS, { maxBytes: 1024 * 1024 }), caller },
       deps,
     ),
   [`POST ${BASE}/v2/list`]: (event, caller) => list(event, caller, false),

@@ -7,7 +7,7 @@ import { countTokens } from '#shared/kb/tokens';
 import { defaultIndexes } from '#shared/kb/training';
 import { type ModelCatalog, modelItem } from '#shared/model-catalog';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
-import type { PushDataBody } from '#shared/schemas/kb-content';
+import type { InsertDataBody, PushDataBody } from '#shared/schemas/kb-content';
 
 export interface PushDataDeps extends Pick<CollectionDeps, 'datasets' | 'queue' | 'now'> {
   readonly content: Pick<KbContentRepository, 'findCollection' | 'chunksOf' | 'putChunks' | 'addToCounts'>;
@@ -32,6 +32,31 @@ export async function pushData(
   input: { body: PushDataBody; caller: CallerContext },
   deps: PushDataDeps,
 ): Promise<PushDataResult> {
+  return (await queueItems(input, deps)).result;
+}
+
+/**
+ * FastGPT's insertData: one item, its id answered. FastGPT embeds it before it answers; here it is queued like a
+ * pushData item (searchable once embedded, as everything else), so the call answers at once. An item pushData would
+ * report is refused instead: no `q` 507004, a repeat or too many tokens 507000 (FastGPT's free-text 500s).
+ */
+export async function insertData(
+  input: { body: InsertDataBody; caller: CallerContext },
+  deps: PushDataDeps,
+): Promise<string> {
+  const { collectionId, ...item } = input.body;
+  const { result, ids } = await queueItems({ body: { collectionId, data: [item] }, caller: input.caller }, deps);
+  if (result.error.length > 0) throw datasetErrors.missingParams('q is required');
+  if (result.repeat.length > 0) throw datasetErrors.invalidParams('The same q and a are already in this collection');
+  if (result.overToken.length > 0)
+    throw datasetErrors.invalidParams("q and a count more tokens than the knowledge base's vector model takes");
+  return ids[0] as string;
+}
+
+async function queueItems(
+  input: { body: Pick<PushDataBody, 'collectionId' | 'data'>; caller: CallerContext },
+  deps: PushDataDeps,
+): Promise<{ result: PushDataResult; ids: string[] }> {
   const { body, caller } = input;
   const collection = await requireCollection(deps.content, caller.teamId, body.collectionId);
   if (collection.type === 'folder') throw datasetErrors.invalidParams('collectionId must not be a folder');
@@ -99,7 +124,7 @@ export async function pushData(
     });
   }
   result.insertLen = chunks.length;
-  return result;
+  return { result, ids: chunks.map((c) => c.id) };
 }
 
 const contentKey = (q: string, a: string) => `${q.trim()}\u0000${a.trim()}`;

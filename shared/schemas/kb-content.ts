@@ -161,20 +161,22 @@ const chunkText = (field: string) =>
       .check(z.maxLength(MAX_CHUNK_CHARS, `${field} must be at most ${MAX_CHUNK_CHARS} characters`)),
   );
 
+/** One item of pushData, and the body of insertData with its collection (FastGPT's PushDatasetDataChunkProps). */
+const dataItemFields = () => ({
+  q: chunkText('q'),
+  a: chunkText('a'),
+  chunkIndex: z.nullish(intField('chunkIndex', 0, 10_000_000)),
+  indexes: z.nullish(z.array(indexItem).check(z.maxLength(20, 'at most 20 indexes per item'))),
+});
+
 /** POST /api/core/dataset/data/pushData. */
 export const pushDataBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({
     collectionId: idField('collectionId'),
     data: z
-      .array(
-        z.object({
-          q: chunkText('q'),
-          a: chunkText('a'),
-          chunkIndex: z.nullish(intField('chunkIndex', 0, 10_000_000)),
-          indexes: z.nullish(z.array(indexItem).check(z.maxLength(20, 'at most 20 indexes per item'))),
-        }),
-        { error: (i) => (i.input == null ? DATA_MISSING : 'data must be an array') },
-      )
+      .array(z.object(dataItemFields()), {
+        error: (i) => (i.input == null ? DATA_MISSING : 'data must be an array'),
+      })
       .check(z.maxLength(MAX_PUSH_ITEMS, `data must hold at most ${MAX_PUSH_ITEMS} items`)),
     trainingType: chunkSettingFields.trainingType,
     trainingMode: chunkSettingFields.trainingType,
@@ -183,6 +185,12 @@ export const pushDataBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   }),
 );
 export type PushDataBody = z.output<typeof pushDataBodySchema>;
+
+/** POST /api/core/dataset/data/insertData: one item, stored at once (FastGPT's InsertOneDatasetDataProps). */
+export const insertDataBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({ collectionId: idField('collectionId'), ...dataItemFields() }),
+);
+export type InsertDataBody = z.output<typeof insertDataBodySchema>;
 
 /** POST /api/core/dataset/data/v2/list and the deprecated /list. */
 export const listDataBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
@@ -207,6 +215,18 @@ export const updateDataBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   }),
 );
 export type UpdateDataBody = z.output<typeof updateDataBodySchema>;
+
+/**
+ * GET /api/core/dataset/collection/paths: FastGPT's newest clients send `sourceId`, older ones `parentId`; neither (or
+ * an empty one) answers `[]`.
+ */
+export const collectionPathsQuerySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    sourceId: z.optional(z.union([z.literal(''), idField('sourceId')])),
+    parentId: z.optional(z.union([z.literal(''), idField('parentId')])),
+  }),
+);
+export type CollectionPathsQuery = z.output<typeof collectionPathsQuerySchema>;
 
 /** GET /api/core/dataset/training/getDatasetTrainingQueue?datasetId=. */
 export const datasetIdQuerySchema = /* @__PURE__ */ z.moduleSchema(() => z.object({ datasetId: idField('datasetId') }));

@@ -176,3 +176,33 @@ describe('collection/detail, update and delete', () => {
     expectError(await api.get(P.detail, { id: created.collectionId }), 404, 501003);
   });
 });
+
+describe('collection/paths', () => {
+  it('answers the folders from the root down to the collection, by sourceId or by the older parentId', async () => {
+    const outer = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Outer', type: 'folder' }));
+    const inner = await api.ok<string>(
+      api.post(P.createCollection, { datasetId, parentId: outer, name: 'Inner', type: 'folder' }),
+    );
+    const expected = [
+      { parentId: outer, parentName: 'Outer' },
+      { parentId: inner, parentName: 'Inner' },
+    ];
+
+    expect(await api.ok(api.get(P.paths, { sourceId: inner }))).toEqual(expected);
+    expect(await api.ok(api.get(P.paths, { parentId: inner }))).toEqual(expected);
+    expect(await api.ok(api.get(P.paths, { sourceId: outer }))).toEqual(expected.slice(0, 1));
+  });
+
+  it('answers [] without an id, as FastGPT does', async () => {
+    expect(await api.ok(api.get(P.paths, {}))).toEqual([]);
+    expect(await api.ok(api.get(P.paths, { sourceId: '' }))).toEqual([]);
+  });
+
+  it("answers 501003 for another team's collection and for an unknown one, 507000 for a malformed id", async () => {
+    const folder = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Dir', type: 'folder' }));
+
+    expectError(await other.get(P.paths, { sourceId: folder }), 404, 501003);
+    expectError(await api.get(P.paths, { sourceId: UNKNOWN_ID }), 404, 501003);
+    expectError(await api.get(P.paths, { sourceId: 'nope' }), 400, 507000);
+  });
+});

@@ -57,6 +57,38 @@ describe('data/pushData', () => {
   });
 });
 
+describe('data/insertData', () => {
+  it('stores one item and answers its id; the chunk is listed with it', async () => {
+    const id = await api.ok<string>(api.post(P.insertData, { collectionId, q: 'What is FastGPT?', a: 'A platform.' }));
+
+    expect(id).toMatch(/^[0-9a-f]{24}$/);
+    const deadline = Date.now() + 10_000;
+    let list: { _id: string; q: string; a: string }[] = [];
+    while (list.length === 0 && Date.now() < deadline) {
+      ({ list } = await api.ok<{ list: typeof list }>(api.post(P.dataV2, { collectionId })));
+      if (list.length === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(list).toMatchObject([{ _id: id, q: 'What is FastGPT?', a: 'A platform.' }]);
+  });
+
+  it('answers 507004 without q, 507000 for a repeat or too many tokens, and stores none of them', async () => {
+    await api.ok(api.post(P.insertData, { collectionId, q: 'alpha', a: 'beta' }));
+
+    expectError(await api.post(P.insertData, { collectionId, a: 'no question' }), 400, 507004);
+    expectError(await api.post(P.insertData, { collectionId, q: ' alpha ', a: 'beta' }), 400, 507000);
+    expectError(await api.post(P.insertData, { collectionId, q: 'token '.repeat(9000) }), 400, 507000);
+    const { dataAmount, trainingAmount } = await api.ok<{ dataAmount: number; trainingAmount: number }>(
+      api.get(P.detail, { id: collectionId }),
+    );
+    expect(dataAmount + trainingAmount).toBe(1);
+  });
+
+  it("answers 501003 for another team's collection and for an unknown one", async () => {
+    expectError(await other.post(P.insertData, { collectionId, q: 'q' }), 404, 501003);
+    expectError(await api.post(P.insertData, { collectionId: UNKNOWN_ID, q: 'q' }), 404, 501003);
+  });
+});
+
 describe('data/v2/list and the deprecated data/list', () => {
   it('lists pushed data in chunk order, marked vectorMissing without a channel; the old call answers the old shape', async () => {
     await pushedData();

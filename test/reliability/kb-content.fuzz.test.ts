@@ -22,9 +22,11 @@ const ROUTES = [
   ['POST', P.listV2, false],
   ['POST', P.listOld, false],
   ['GET', P.detail, true],
+  ['GET', P.paths, true],
   ['PUT', P.update, false],
   ['DELETE', P.delete, true],
   ['POST', P.pushData, false],
+  ['POST', P.insertData, false],
   ['POST', P.dataV2, false],
   ['POST', P.dataOld, false],
   ['GET', P.dataDetail, true],
@@ -125,7 +127,7 @@ function bodyObjects(): fc.Arbitrary<Record<string, unknown>> {
 
 function queries(): fc.Arbitrary<string> {
   const pair = fc.tuple(
-    fc.constantFrom('id', 'datasetId', 'id[]', '__proto__', 'x'),
+    fc.constantFrom('id', 'datasetId', 'sourceId', 'parentId', 'id[]', '__proto__', 'x'),
     fc.oneof(ids(), fc.constantFrom(...seeded.data, '')),
   );
   return fc.oneof(
