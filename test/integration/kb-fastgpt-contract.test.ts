@@ -4,10 +4,12 @@ import {
   fastgptCollectionDetail,
   fastgptCollectionPage,
   fastgptCollectionPagingData,
+  fastgptCollectionPaths,
   fastgptCreateTextResponse,
   fastgptDataDetail,
   fastgptDataPage,
   fastgptDataPagingData,
+  fastgptInsertDataResponse,
   fastgptPushDataResponse,
   fastgptTrainingQueue,
 } from '#test/support/fastgpt-content-types';
@@ -140,6 +142,20 @@ describe("FastGPT's documented examples, answered in FastGPT's types", () => {
       a: 'sss',
       indexes: [{ type: 'default' }, { text: '旧的自定义索引1' }, { text: '新增的自定义索引' }],
     });
+  });
+
+  it("collection/paths and data/insertData answer as FastGPT's web client reads them", async () => {
+    const folder = await api.ok<string>(api.post(P.createCollection, { datasetId, name: '目录', type: 'folder' }));
+    const collectionId = await api.ok<string>(
+      api.post(P.createCollection, { datasetId, parentId: folder, name: '手动', type: 'virtual' }),
+    );
+
+    const paths = fastgpt(fastgptCollectionPaths, await api.ok(api.get(P.paths, { parentId: collectionId })));
+    expect(paths.map((p) => p.parentName)).toEqual(['目录', '手动']);
+    fastgpt(
+      fastgptInsertDataResponse,
+      await api.ok(api.post(P.insertData, { collectionId, q: '你是谁？', a: 'FastGPT' })),
+    );
   });
 
   it('training/getDatasetTrainingQueue answers {rebuildingCount, trainingCount}', async () => {

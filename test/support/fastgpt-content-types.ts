@@ -105,3 +105,12 @@ export const fastgptCreateTextResponse = z.looseObject({
   collectionId: objectId,
   results: z.looseObject({ insertLen: z.number() }),
 });
+
+/**
+ * `collection/paths`: `ParentTreePathItemType[]` (packages/global/common/parentFolder/type.ts), as the web client's
+ * `getDatasetCollectionPathById` reads it (projects/app/src/web/core/dataset/api.ts).
+ */
+export const fastgptCollectionPaths = z.array(z.looseObject({ parentId: z.string(), parentName: z.string() }));
+
+/** `data/insertData`: the new data's id (the handler returns `insertId`). */
+export const fastgptInsertDataResponse = objectId;
