@@ -10,6 +10,7 @@ import { toChannelItem } from '#shared/repositories/channels';
 import { TABLES } from '#shared/tables';
 import { startFakeOpenAi } from '#test/support/fake-upstreams';
 import { type Figure, figure, median } from './figures.ts';
+import { relayEvent } from './relay.ts';
 
 const run = promisify(execFile);
 
@@ -144,19 +145,7 @@ export async function measureColdRequests(options: ColdRequestOptions): Promise<
       upstream: upstream.url,
       key: UPSTREAM_KEY,
       body: BODY,
-      event: {
-        resource: '/v1/chat/completions',
-        path: '/v1/chat/completions',
-        httpMethod: 'POST',
-        headers: {},
-        body: JSON.stringify(BODY),
-        isBase64Encoded: false,
-        requestContext: {
-          requestId: 'bench',
-          authorizer: { scope: 'relay', keyId: 'bench', groups: '["default"]', models: '', ips: '', expiresAt: '' },
-          identity: { sourceIp: '127.0.0.1' },
-        },
-      },
+      event: relayEvent(BODY),
       context: { awsRequestId: 'bench', functionName: 'relay', functionVersion: '$LATEST', memoryLimitInMB: '512' },
     };
     const modules: [string, 'relay' | 'floor', string][] = [
