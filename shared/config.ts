@@ -259,12 +259,17 @@ export type ConsoleConfig = z.infer<typeof consoleEnvSchema>;
 /** How embedding recall finds the nearest vectors (docs/knowledge-base-search.md, "Adapters"). */
 export const VECTOR_SEARCH_MODES = ['index', 'exact'] as const;
 
-/** The optional environment of a function that writes the search's indexes (shared/kb/wiring.ts, chunkIndexWriterFor). */
-const optionalName = z.optional(z.string().check(z.trim(), z.minLength(1)));
-const searchIndexEnv = {
-  [ENV.kbVectorsTable]: optionalName,
-  [ENV.kbTermsTable]: optionalName,
-  [ENV.kbVectorSearch]: z._default(z.enum(VECTOR_SEARCH_MODES), 'exact'),
+/**
+ * The optional environment of a function that writes the search's indexes (shared/kb/wiring.ts, chunkIndexWriterFor).
+ * Built by the schemas that use it, so no other function's cold start builds it.
+ */
+const searchIndexEnv = () => {
+  const optionalName = z.optional(z.string().check(z.trim(), z.minLength(1)));
+  return {
+    [ENV.kbVectorsTable]: optionalName,
+    [ENV.kbTermsTable]: optionalName,
+    [ENV.kbVectorSearch]: z._default(z.enum(VECTOR_SEARCH_MODES), 'exact'),
+  };
 };
 
 /** The search (`POST /api/core/dataset/searchTest`): the datasets table, the content and index tables, the catalogue. */
@@ -309,7 +314,7 @@ export const kbContentEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.kbTrainingQueueUrl]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
-    ...searchIndexEnv,
+    ...searchIndexEnv(),
   }),
 );
 export type KbContentConfig = z.infer<typeof kbContentEnvSchema>;
@@ -323,7 +328,7 @@ export const kbTrainingEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.kbRelayGroup]: z._default(z.string().check(z.trim(), z.minLength(1)), DEFAULTS.kbRelayGroup),
-    ...searchIndexEnv,
+    ...searchIndexEnv(),
   }),
 );
 export type KbTrainingConfig = z.infer<typeof kbTrainingEnvSchema>;
@@ -334,6 +339,6 @@ export const deleteDatasetEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.kbContentTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
-    ...searchIndexEnv,
+    ...searchIndexEnv(),
   }),
 );

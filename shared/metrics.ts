@@ -97,8 +97,21 @@ const metricsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
  * environment) turns printing off; Powertools reads that variable itself.
  */
 export function createMetrics(env: NodeJS.ProcessEnv = process.env): Metrics {
+  return deferredMetrics(env)();
+}
+
+/**
+ * The same Metrics, made on first use: for a function that records its metrics only after its response (the relay,
+ * docs/performance.md, "The relay's module load"), the construction leaves the cold start. The namespace is still
+ * checked here, at cold start, so a bad one fails naming the variable before any request.
+ */
+export function deferredMetrics(env: NodeJS.ProcessEnv = process.env): () => Metrics {
   const config = loadConfig(metricsEnvSchema, env);
-  return new Metrics({ namespace: config[ENV.metricsNamespace], serviceName: METRICS_SERVICE });
+  let metrics: Metrics | undefined;
+  return () => {
+    metrics ??= new Metrics({ namespace: config[ENV.metricsNamespace], serviceName: METRICS_SERVICE });
+    return metrics;
+  };
 }
 
 /** Records one data point of a business metric for this invocation (written by flushMetrics). */

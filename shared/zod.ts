@@ -8,10 +8,18 @@
  * zod/mini loads no messages: English is configured here, once, so an issue without a message of
  * ours reads as it does with classic zod, bundled or not.
  */
-import { config } from 'zod/mini';
+import { config, type core } from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 
-config(en());
+// English is built on the first message zod needs from it, not at every function's cold start (docs/performance.md,
+// "The relay's module load"); the messages are en()'s own.
+let english: core.$ZodErrorMap | undefined;
+config({
+  localeError: (issue) => {
+    english ??= en().localeError;
+    return english(issue);
+  },
+});
 
 export * from 'zod/mini';
 

@@ -1,8 +1,8 @@
 import { documentClient } from '#shared/clients/dynamodb';
 import { ENV, loadConfig, relayEnvSchema } from '#shared/config';
 import { streamifyResponse } from '#shared/lambda-streaming';
-import { createLogger } from '#shared/logger';
-import { createMetrics } from '#shared/metrics';
+import { deferredLogger } from '#shared/logger';
+import { deferredMetrics } from '#shared/metrics';
 import { lastUsedMarker } from '#shared/relay/last-used';
 import { recordRelayMetrics } from '#shared/relay/metrics';
 import { quotaOnDynamo, relayOnDynamo } from '#shared/relay/runtime';
@@ -14,13 +14,15 @@ import { writeReply } from './stream-reply.ts';
  * The `/v1` routes (docs/relay.md): one streaming function, so the three routes share one channel snapshot, one health
  * cache and one keep-alive pool per execution environment. The handler only turns the event into a reply and writes it;
  * the usage record, the per-channel metrics and the key's `lastUsedAt` (at most once a minute) are written after the
- * response has ended (`done`), so they never delay a byte.
+ * response has ended (`done`), so they never delay a byte. The Logger and Metrics are made on their first line, not at
+ * cold start: a request logs nothing on its way to the first byte unless something fails, and metrics are written after
+ * the response (docs/performance.md, "The relay's module load").
  */
 const config = loadConfig(relayEnvSchema);
-const logger = createLogger('relay', config.LOG_LEVEL);
+const logger = deferredLogger('relay', config.LOG_LEVEL);
 const quota = quotaOnDynamo(documentClient, config, logger);
 const relay = relayOnDynamo(documentClient, config, logger, quota);
-const metrics = createMetrics();
+const metrics = deferredMetrics();
 const relayKeysTable = config[ENV.relayKeysTable];
 const markUsed = relayKeysTable
   ? lastUsedMarker(new RelayKeysRepository(documentClient, relayKeysTable))
@@ -41,7 +43,7 @@ export const handler = streamifyResponse(async (event, responseStream, context) 
   try {
     const record = await reply.done;
     if (record) {
-      recordRelayMetrics(metrics, record);
+      recordRelayMetrics(metrics(), record);
       await markUsed(record.keyId);
     }
   } catch (error) {

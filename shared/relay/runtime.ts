@@ -1,4 +1,3 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV, type RelayConfig } from '../config.ts';
 import { createDynamoRelay } from './dynamo-relay.ts';
@@ -6,6 +5,7 @@ import { DynamoQuotaStore, DynamoRatioSource, QuotaMeter } from './quota.ts';
 import { QuotaLeases } from './quota-lease.ts';
 import { DynamoLeaseStore } from './quota-lease-store.ts';
 import type { Relay } from './relay.ts';
+import type { RelayLogger } from './responses.ts';
 
 /**
  * The routing core on DynamoDB from a function's configuration (the `/v1` function, the channel test), built once per
@@ -14,7 +14,7 @@ import type { Relay } from './relay.ts';
 export function relayOnDynamo(
   client: DynamoDBDocumentClient,
   config: RelayConfig,
-  logger: Logger,
+  logger: RelayLogger,
   meter?: QuotaMeter,
 ): Relay {
   return createDynamoRelay({
@@ -41,7 +41,7 @@ export function relayOnDynamo(
 export function quotaOnDynamo(
   client: DynamoDBDocumentClient,
   config: RelayConfig,
-  logger: Logger,
+  logger: RelayLogger,
 ): QuotaMeter | undefined {
   const table = config[ENV.relayKeysTable];
   if (table === undefined) return undefined;

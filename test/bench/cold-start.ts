@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { writeConsolePage } from '#functions/console/build';
 import { FUNCTION_ENTRIES, type FunctionName } from '#shared/routes';
 import { type Bundle, bundleFunction } from './bundle.ts';
+import { benchColdRequest } from './cold-request.ts';
 import { type Figure, figure, median } from './figures.ts';
 
 const run = promisify(execFile);
@@ -263,6 +264,17 @@ export async function benchColdStart(options: ColdStartOptions): Promise<Figure[
       );
     }
   }
+  // What the relay leaves out of its module load must not land before its first request's first byte.
+  figures.push(
+    ...(await benchColdRequest({
+      workDir: options.workDir,
+      processes: options.processes,
+      functionEnv: BENCH_FUNCTION_ENV,
+      relay: bundles.get('relay')!.file,
+      floor: floors.get('relay')!.file,
+      log: options.log,
+    })),
+  );
   return figures;
 }
 

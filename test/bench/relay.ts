@@ -46,7 +46,7 @@ const STREAM_BODY = { ...BODY, stream: true };
 const KEY = 'sk-bench-upstream-key-000000000000000000000000';
 
 /** A relay caller's event as API Gateway hands it to the function. */
-function relayEvent(body: unknown): APIGatewayProxyEvent {
+export function relayEvent(body: unknown): APIGatewayProxyEvent {
   return {
     resource: '/v1/chat/completions',
     path: '/v1/chat/completions',

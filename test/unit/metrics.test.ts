@@ -4,6 +4,7 @@ import {
   addMetric,
   BUSINESS_METRICS,
   createMetrics,
+  deferredMetrics,
   flushMetrics,
   LOCAL_METRICS_NAMESPACE,
   METRICS_SERVICE,
@@ -102,6 +103,20 @@ describe('business metrics', () => {
   ])('fails at cold start on %s, naming the variable', (_, namespace) => {
     expect(() => createMetrics({ POWERTOOLS_METRICS_NAMESPACE: namespace })).toThrow(ConfigError);
     expect(() => createMetrics({ POWERTOOLS_METRICS_NAMESPACE: namespace })).toThrow(/POWERTOOLS_METRICS_NAMESPACE/);
+    // Made on first use, the Metrics' namespace is still checked when the function starts.
+    expect(() => deferredMetrics({ POWERTOOLS_METRICS_NAMESPACE: namespace })).toThrow(/POWERTOOLS_METRICS_NAMESPACE/);
+  });
+
+  it('made on first use, gives one Metrics per execution environment, in the namespace read at cold start', () => {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    const env = { POWERTOOLS_METRICS_NAMESPACE: 'Acme/Deferred' };
+    const metrics = deferredMetrics(env);
+    env.POWERTOOLS_METRICS_NAMESPACE = 'Acme/Changed';
+
+    const text = createdAndFlushed(metrics());
+
+    expect(metrics()).toBe(metrics());
+    expect(emfRecords(text).map((r) => r.namespace)).toEqual(['Acme/Deferred']);
   });
 
   it('defines a distinct CloudWatch name for every business metric, counts in Count and the duration in Milliseconds', () => {

@@ -1,4 +1,5 @@
 import type { Message } from '@smithy/core/event-streams';
+import { fromUtf8, toUtf8 } from '@smithy/core/serde';
 import type { SseEvent } from '../sse.ts';
 
 /*
@@ -33,10 +34,7 @@ export function messageEvent(message: Message): SseEvent {
 
 /** The events of an event-stream body, each as soon as its last byte arrives; a bad CRC or length throws. */
 export async function* decodeEventStream(body: AsyncIterable<Uint8Array | string>): AsyncGenerator<SseEvent> {
-  const [{ EventStreamCodec }, { fromUtf8, toUtf8 }] = await Promise.all([
-    import('@smithy/core/event-streams'),
-    import('@smithy/core/serde'),
-  ]);
+  const { EventStreamCodec } = await import('@smithy/core/event-streams');
   const codec = new EventStreamCodec(toUtf8, fromUtf8);
   let buffer: Buffer = Buffer.alloc(0);
   for await (const chunk of body) {

@@ -1,3 +1,4 @@
+import { Hash } from '@smithy/core/serde';
 import type { RelayChannel } from '../contract.ts';
 
 /*
@@ -78,7 +79,7 @@ export async function signBedrockRequest(input: SignInput): Promise<Record<strin
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = value;
   const headers: Record<string, string> = { ...input.headers, host: url.host };
-  const [{ SignatureV4 }, { Hash }] = await Promise.all([import('@smithy/signature-v4'), import('@smithy/core/serde')]);
+  const { SignatureV4 } = await import('@smithy/signature-v4');
   const signer = new SignatureV4({
     service: BEDROCK_SIGNING_SERVICE,
     region: input.region,
