@@ -1,4 +1,5 @@
 import { ENV } from '#shared/config';
+import type { ChannelReviewFunction, KnowledgeBaseFunction } from '#shared/routes';
 import type { AppFunction } from './constructs/function.ts';
 import type { TableAction } from './constructs/table.ts';
 import type { StageConfig } from './stage-config.ts';
@@ -7,21 +8,6 @@ import type { StageConfig } from './stage-config.ts';
  * The small table functions of the stack as data (infra/stack.ts makes one AppFunction of each): for every function,
  * its route, exactly the DynamoDB calls its code makes (with a comment saying why) and any larger size.
  */
-
-export type KnowledgeBaseFunction =
-  | 'create-dataset'
-  | 'create-dataset-folder'
-  | 'list-datasets'
-  | 'dataset-detail'
-  | 'update-dataset'
-  | 'delete-dataset'
-  | 'dataset-paths';
-export type ChannelReviewFunction =
-  | 'list-channels'
-  | 'get-channel'
-  | 'update-channel'
-  | 'delete-channel'
-  | 'batch-delete-channels';
 
 /** What sets one small table function apart: its route, exactly the calls its code makes, and any larger size. */
 export interface TableFunctionSpec {

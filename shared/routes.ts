@@ -7,21 +7,11 @@ export type Scope = 'dataset' | 'admin' | 'relay';
 export type ApiName = 'dataset' | 'proxy' | 'relay';
 export type FunctionName =
   | KbSourceFunction
-  | 'create-dataset'
-  | 'create-dataset-folder'
-  | 'list-datasets'
-  | 'dataset-detail'
-  | 'update-dataset'
-  | 'delete-dataset'
-  | 'dataset-paths'
+  | KnowledgeBaseFunction
   | 'search-test'
   | KbContentFunction
   | 'import-legacygw'
-  | 'list-channels'
-  | 'get-channel'
-  | 'update-channel'
-  | 'delete-channel'
-  | 'batch-delete-channels'
+  | ChannelReviewFunction
   | 'usage'
   | 'test-channel'
   | 'list-keys'
@@ -37,6 +27,22 @@ export type FunctionName =
   | 'retest-channels'
   | 'authorizer';
 
+/** The dataset and folder calls: small functions on the datasets table (infra/table-function-specs.ts). */
+export type KnowledgeBaseFunction =
+  | 'create-dataset'
+  | 'create-dataset-folder'
+  | 'list-datasets'
+  | 'dataset-detail'
+  | 'update-dataset'
+  | 'delete-dataset'
+  | 'dataset-paths';
+/** The channel review calls: small functions on the channels table (infra/table-function-specs.ts). */
+export type ChannelReviewFunction =
+  | 'list-channels'
+  | 'get-channel'
+  | 'update-channel'
+  | 'delete-channel'
+  | 'batch-delete-channels';
 /** The knowledge base's content functions (docs/knowledge-base-api.md, "Collections, data and training"). */
 export type KbContentFunction = 'kb-collections' | 'kb-data' | 'train-collection';
 /** The knowledge base's source calls: link and file collections, and reading a source (docs/knowledge-base-sources.md). */

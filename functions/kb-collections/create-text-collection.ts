@@ -4,6 +4,7 @@ import { newObjectId } from '#shared/ids';
 import { type CollectionDeps, requireDataset, storeCollection, storeText } from '#shared/kb/collections';
 import type { SourceFileStore } from '#shared/kb/contract';
 import type { CreateTextCollectionBody } from '#shared/schemas/kb-content';
+import { collectionOfCall } from './create-collection.ts';
 
 export interface CreateTextCollectionDeps extends CollectionDeps {
   readonly files: Pick<SourceFileStore, 'put'>;
@@ -27,11 +28,7 @@ export async function createTextCollection(
   await storeText(deps.files, caller.teamId, body.name, body.text, fileId);
   const record = await storeCollection(
     {
-      teamId: caller.teamId,
-      tmbId: caller.tmbId,
-      datasetId: body.datasetId,
-      parentId: body.parentId,
-      name: body.name,
+      ...collectionOfCall(caller, body),
       type: 'virtual',
       settings: {
         trainingType: body.trainingType,
@@ -40,8 +37,6 @@ export async function createTextCollection(
         ...(body.indexSize ? { indexSize: body.indexSize } : {}),
         ...(body.qaPrompt ? { qaPrompt: body.qaPrompt } : {}),
       },
-      ...(body.metadata ? { metadata: body.metadata } : {}),
-      ...(body.tags ? { tags: body.tags } : {}),
       fileId,
       rawTextLength: body.text.length,
       hashRawText: createHash('sha256').update(body.text, 'utf8').digest('hex'),

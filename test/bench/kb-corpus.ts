@@ -1,3 +1,5 @@
+import { seededRandom } from '#test/support/seeded-random';
+
 /*
  * The knowledge-base training bench's corpus (test/bench/kb-training.ts): documents of real-looking English and
  * Chinese prose, Markdown headings and paragraphs, assembled from seeded picks of the sentences below, so every run
@@ -50,21 +52,10 @@ const CHINESE = [
   '用户访谈表明，大多数人按产品名称而不是按类别搜索。',
 ];
 
-/** A small seeded generator (mulberry32), so the corpus is the same in every run. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** `count` documents of about `length` characters, English and Chinese alternating. */
 export function corpus(count: number, length: number, seed = 20261127): { name: string; text: string }[] {
-  const next = seeded(seed);
+  // Seeded, so the corpus is the same in every run.
+  const next = seededRandom(seed);
   const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)] as T;
   return Array.from({ length: count }, (_, n) => {
     const chinese = n % 2 === 1;

@@ -23,8 +23,9 @@ import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { KbContentRepository } from '#shared/repositories/kb-content';
 import type { TableName } from '#shared/tables';
 import { startFakeOpenAi } from '#test/support/fake-upstreams';
+import { seededRandom } from '#test/support/seeded-random';
 import { type Figure, figure, median } from './figures.ts';
-import { corpus, seeded } from './kb-corpus.ts';
+import { corpus } from './kb-corpus.ts';
 
 /*
  * `npm run bench -- --only kb-training` (docs/performance.md, "Knowledge-base training"): text collections trained
@@ -65,7 +66,7 @@ const TMB = 'f'.repeat(24);
 
 /** A few unit vectors, each input given one by a hash of its text: the upstream costs the same as a real answer's size. */
 function vectorPool(): (input: string) => number[] {
-  const next = seeded(7);
+  const next = seededRandom(7);
   const pool = Array.from({ length: 64 }, () => {
     const v = Array.from({ length: DIMENSIONS }, () => next() * 2 - 1);
     const norm = Math.hypot(...v);

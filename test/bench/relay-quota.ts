@@ -19,6 +19,7 @@ import { DynamoLeaseStore } from '#shared/relay/quota-lease-store';
 import { createRelay, type Relay } from '#shared/relay/relay';
 import { MemoryUsageSink } from '#shared/relay/usage-store';
 import { TABLES } from '#shared/tables';
+import { proxyEvent } from '#test/support/events';
 import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
 import { type Figure, figure, median, quantile } from './figures.ts';
 
@@ -50,27 +51,16 @@ const RATIOS: RatioConfig = {
 };
 
 function event(limited: boolean): APIGatewayProxyEvent {
-  return {
-    resource: '/v1/chat/completions',
-    path: '/v1/chat/completions',
-    httpMethod: 'POST',
-    headers: {},
-    body: JSON.stringify(BODY),
-    isBase64Encoded: false,
-    requestContext: {
-      requestId: 'bench',
-      authorizer: {
-        scope: 'relay',
-        keyId: KEY_ID,
-        groups: '["default"]',
-        models: '',
-        ips: '',
-        expiresAt: '',
-        ...(limited ? { quota: 'limited' } : {}),
-      },
-      identity: { sourceIp: '127.0.0.1' },
-    },
-  } as unknown as APIGatewayProxyEvent;
+  const authorizer = {
+    scope: 'relay',
+    keyId: KEY_ID,
+    groups: '["default"]',
+    models: '',
+    ips: '',
+    expiresAt: '',
+    ...(limited ? { quota: 'limited' } : {}),
+  };
+  return proxyEvent('/v1/chat/completions', JSON.stringify(BODY), authorizer, '127.0.0.1');
 }
 
 function relayOver(upstream: FakeUpstream, usage: UsageSink): Relay {

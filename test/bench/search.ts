@@ -12,6 +12,7 @@ import { vectorBytes } from '#shared/kb/search/vector-store';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import type { TableName } from '#shared/tables';
 import { chunkItem, collectionItem, putItems } from '#test/support/kb-search-items';
+import { seededRandom } from '#test/support/seeded-random';
 import { type Figure, figure } from './figures.ts';
 
 /*
@@ -30,18 +31,6 @@ export interface SearchBenchOptions {
 
 const DIMENSIONS = 256;
 const MODES: readonly SearchMode[] = ['fullTextRecall', 'embedding', 'mixedRecall'];
-
-/** A small seeded generator, so every run searches the same knowledge base. */
-function random(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // A vocabulary of English and Chinese words with Zipf-like frequencies: a few words in most chunks, most in few.
 const SYLLABLES = ['ka', 'lo', 'mi', 'ne', 'su', 'ra', 'to', 'vi', 'de', 'po', 'ge', 'zu'];
@@ -83,7 +72,8 @@ export async function benchSearch(options: SearchBenchOptions): Promise<Figure[]
   const figures: Figure[] = [];
   try {
     await ensureTables(dynamo, names);
-    const next = random(20261127);
+    // Seeded, so every run searches the same knowledge base.
+    const next = seededRandom(20261127);
     const words = vocabulary(5_000, next);
     const teamId = 'a'.repeat(24);
     for (const size of options.sizes) {

@@ -32,8 +32,7 @@ describe('stale channels in the preview', () => {
     const withoutRow1 = world.db.dsn(
       await world.db.createDatabase(undefined, `${FIXTURE_SQL}\nDELETE FROM channels WHERE id = 1;`),
     );
-    const { page, recorder } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await files.openSignedIn();
 
     await previewImport(page, withoutRow1);
 
@@ -57,8 +56,7 @@ describe('stale channels in the preview', () => {
 
   it('shows no stale section when every stored channel still has its row', async () => {
     await resetChannels(world);
-    const { page } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page } = await files.openSignedIn();
 
     await previewImport(page, world.dsn);
 
@@ -70,8 +68,7 @@ describe("a fork's table", () => {
   it('is refused naming its column, then read as the gateway chosen, at 390 px', async () => {
     await resetChannels(world, false);
     const fork = world.db.dsn(await world.db.createDatabase(undefined, FORK));
-    const { page } = await files.open({ width: 390, height: 900 });
-    await signIn(page, world.server.credentials.adminKey);
+    const { page } = await files.openSignedIn({ width: 390, height: 900 });
 
     await page.getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database").fill(fork);
     await page.getByRole('button', { name: 'Preview import' }).click();
@@ -109,8 +106,7 @@ describe('console fixes (docs/console.md)', () => {
 
   it('filters by provider in any case and by group, names the groups, and says which filters leave the table empty', async () => {
     await resetChannels(world);
-    const { page } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page } = await files.openSignedIn();
     const apply = async (fields: { provider?: string; group?: string; keyword?: string }) => {
       await page.getByLabel('Provider').fill(fields.provider ?? '');
       await page.getByLabel('Group', { exact: true }).fill(fields.group ?? '');
@@ -141,8 +137,7 @@ describe('console fixes (docs/console.md)', () => {
     { width: 390, height: 844 },
   ])('shows a save error beside its field, announced, with focus on the field, at $width px', async (viewport) => {
     await resetChannels(world);
-    const { page } = await files.open(viewport);
-    await signIn(page, world.server.credentials.adminKey);
+    const { page } = await files.openSignedIn(viewport);
 
     await page.locator('#channels-body [data-action="edit"]').first().click();
     const dialog = page.locator('#edit-dialog');

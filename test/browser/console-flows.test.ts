@@ -22,12 +22,11 @@ import {
   runImport,
   screenshot,
   seriousA11yViolations,
-  signIn,
   tableRows,
   useConsoleWorld,
 } from './console.helpers.ts';
 
-const { world, open } = useConsoleWorld();
+const { world, open, openSignedIn } = useConsoleWorld();
 
 describe('the admin key', () => {
   it("shows the API's message for a wrong key and keeps nothing: no storage, no field value, no data", async () => {
@@ -50,9 +49,7 @@ describe('the admin key', () => {
 
   it('keeps the pasted key in sessionStorage only, survives a reload of the tab, and forgets it on request', async () => {
     await resetChannels(world);
-    const { page, recorder } = await open();
-
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     const stored = await page.evaluate('JSON.stringify({ ...sessionStorage })');
     await page.reload();
     await page
@@ -72,8 +69,7 @@ describe('the admin key', () => {
 describe('import with a preview', () => {
   it('previews the fixture: counts, each skipped row with its reason, each warning with its legacy id; writes nothing', async () => {
     await resetChannels(world, false);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
 
     await previewImport(page, world.dsn);
 
@@ -101,8 +97,7 @@ describe('import with a preview', () => {
 
   it('imports for real after the preview, shows the same report, and the table then holds the 21 channels', async () => {
     await resetChannels(world, false);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     await previewImport(page, world.dsn);
 
     await runImport(page);
@@ -124,8 +119,7 @@ describe('import with a preview', () => {
 
   it("shows the API's message for a DSN the import refuses, and forgets the DSN", async () => {
     await resetChannels(world, false);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
 
     await page
       .getByLabel("DSN of the legacy gateway's MySQL or PostgreSQL database")
@@ -143,8 +137,7 @@ describe('import with a preview', () => {
 describe('review and fix', () => {
   it('shows masked keys, filters by provider and by keyword, and pages through', async () => {
     await resetChannels(world);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     await screenshot(page.locator('#channels-section'), 'console-channels.png');
 
     const firstPage = await tableRows(page);
@@ -184,8 +177,7 @@ describe('review and fix', () => {
 
   it('edits a channel with the keyboard only: the dialog keeps focus, saves the models, marks the row edited and gives focus back', async () => {
     await resetChannels(world);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     await page.getByLabel('Provider').fill('gemini');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.locator('#page-info').filter({ hasText: 'Page 1 of 1 · 1 channel' }).waitFor();
@@ -243,8 +235,7 @@ describe('review and fix', () => {
     await resetChannels(world, false);
     const seeded = reviewChannel(1, { name: 'azure-eu', provider: 'azure', settings: settingsWithSecrets() });
     await seedChannels(world.server, [seeded]);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     expect(await page.locator('#channels-body td[data-label="Settings"]').innerText()).toBe(
       '2 model mappings; priority 10; weight 3; groups default, vip; tag, API version, region, proxy, headers, parameters, status codes, other',
     );
@@ -302,8 +293,7 @@ describe('review and fix', () => {
     await resetChannels(world, false);
     const seeded = reviewChannel(1, { name: 'fork-secrets', settings: settingsWithForkSecrets() });
     await seedChannels(world.server, [seeded]);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
 
     await page.getByRole('button', { name: 'Edit fork-secrets' }).click();
     await page.getByRole('dialog', { name: 'Edit fork-secrets' }).waitFor();
@@ -327,8 +317,7 @@ describe('review and fix', () => {
 
   it('closes the edit dialog with Escape without saving and returns focus to its Edit button', async () => {
     await resetChannels(world);
-    const { page } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page } = await openSignedIn();
     const edit = page.getByRole('button', { name: 'Edit qwen' });
 
     await edit.focus();
@@ -344,8 +333,7 @@ describe('review and fix', () => {
 
   it("shows the API's message inside the dialog when an edit is refused, and saves nothing", async () => {
     await resetChannels(world);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     await page.getByRole('button', { name: 'Edit qwen' }).click();
 
     await page.getByLabel('Base URL').fill('ftp://not-http.example.com');
@@ -360,8 +348,7 @@ describe('review and fix', () => {
 
   it('deletes one channel only after confirmation, and nothing when the confirmation is cancelled', async () => {
     await resetChannels(world);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
 
     await page.getByRole('button', { name: 'Delete qwen' }).click();
     await page.getByRole('dialog', { name: 'Delete qwen?' }).waitFor();
@@ -383,8 +370,7 @@ describe('review and fix', () => {
 
   it('selects several channels and deletes them together after confirmation', async () => {
     await resetChannels(world);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
 
     await page.getByLabel('Per page').selectOption('25');
     await page.getByRole('button', { name: 'Apply filters' }).click();
@@ -406,8 +392,7 @@ describe('review and fix', () => {
 
   it('has no serious or critical accessibility violation with the report, the table and each dialog open', async () => {
     await resetChannels(world, false);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     await previewImport(page, world.dsn);
     await runImport(page);
 
@@ -428,8 +413,7 @@ describe('review and fix', () => {
 
   it('is usable at 360 px wide: no sideways scrolling, every row readable, the edit dialog fits', async () => {
     await resetChannels(world);
-    const { page, recorder } = await open({ width: 360, height: 740 });
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn({ width: 360, height: 740 });
 
     const pageWidth = await page.evaluate('document.documentElement.scrollWidth');
     const firstRow = await page.locator('#channels-body tr').first().boundingBox();

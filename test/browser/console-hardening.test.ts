@@ -44,8 +44,7 @@ describe('the console', () => {
     const [first, second] = (await world.channels.scan()).sort((a, b) => a.id.localeCompare(b.id));
     await rename(first!.id, SPOOFED);
     await rename(second!.id, HIDDEN);
-    const { page, recorder } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await files.openSignedIn();
     await page.getByLabel('Keyword').fill('billing');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     const spoofedRow = page.locator('#channels-body tr[data-id]', { hasText: 'billing' });

@@ -8,16 +8,9 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_RELAY_KEY_MAX_AGE_MS } from '#infra/local/backend';
 import { pageStores } from '#test/support/browser';
-import {
-  activeLabel,
-  expectCleanRun,
-  screenshot,
-  seriousA11yViolations,
-  signIn,
-  useConsoleWorld,
-} from './console.helpers.ts';
+import { activeLabel, expectCleanRun, screenshot, seriousA11yViolations, useConsoleWorld } from './console.helpers.ts';
 
-const { world, open } = useConsoleWorld();
+const { world, openSignedIn } = useConsoleWorld();
 
 async function tabTo(page: Page, target: string, limit = 200): Promise<void> {
   for (let i = 0; i < limit && (await activeLabel(page)) !== target; i++) await page.keyboard.press('Tab');
@@ -67,8 +60,7 @@ async function createFromKeyboard(page: Page, name: string, quota = ''): Promise
 
 describe('relay keys at desktop width', () => {
   it('shows a new key whole once; after Done no whole key is in the DOM or storage, and the list masks it', async () => {
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     await page
       .locator('#keys-status')
       .filter({ hasText: /keys?\./ })
@@ -104,8 +96,7 @@ describe('relay keys at desktop width', () => {
   });
 
   it('edits, disables and deletes a key with the keyboard; the relay follows', async () => {
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
     const key = await createFromKeyboard(page, 'ops');
     await page.getByRole('button', { name: 'Done' }).click();
 
@@ -141,8 +132,7 @@ describe('relay keys at desktop width', () => {
   });
 
   it('forgets a shown key when the admin key is forgotten', async () => {
-    const { page } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page } = await openSignedIn();
     const key = await createFromKeyboard(page, 'forgotten');
 
     await page.getByRole('button', { name: 'Forget the key' }).click();
@@ -154,8 +144,7 @@ describe('relay keys at desktop width', () => {
 
 describe('relay keys at 390 px', () => {
   it('fit without sideways scrolling: the new key and the list as cards', async () => {
-    const { page, recorder } = await open({ width: 390, height: 844 });
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn({ width: 390, height: 844 });
     const key = await createFromKeyboard(page, 'phone');
 
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);

@@ -15,7 +15,6 @@ import {
   resetChannels,
   screenshot,
   seriousA11yViolations,
-  signIn,
   useConsoleWorld,
 } from './console.helpers.ts';
 
@@ -100,8 +99,7 @@ describe('routes in the import preview', () => {
 
   it('says so when no model loses its channels', async () => {
     await resetChannels(world, false);
-    const { page, recorder } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await files.openSignedIn();
 
     await previewImport(page, world.dsn);
 

@@ -9,7 +9,7 @@ import { GATEWAYS, gatewaySql } from '#test/fixtures/tokens/gateway-tokens';
 import { legacyKey, writeOneApiTokensFile } from '#test/fixtures/tokens/legacy-tokens';
 import { pageStores } from '#test/support/browser';
 import { useTempDir } from '#test/support/temp-dir';
-import { expectCleanRun, previewImport, signIn, useConsoleWorld } from './console.helpers.ts';
+import { expectCleanRun, previewImport, useConsoleWorld } from './console.helpers.ts';
 
 const files = useConsoleWorld();
 const dir = useTempDir('console-sqlite-tokens-');
@@ -19,8 +19,7 @@ describe("import from a SQLite file with the gateway's keys", () => {
     const { world } = files;
     const path = join(dir(), 'one-api.db');
     await writeOneApiTokensFile(path);
-    const { page, recorder } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await files.openSignedIn();
 
     await page.getByLabel('SQLite file of the gateway (one-api.db)').setInputFiles(path);
     await page.getByLabel("Also carry the gateway's keys over (its tokens)").check();
@@ -55,8 +54,7 @@ describe("import from a SQLite file with the gateway's keys", () => {
     const gateway = GATEWAYS.newapi;
     const database = await world.db.createDatabase(undefined, gatewaySql('newapi', 'mysql', 'http://127.0.0.1:9'));
     const dsn = world.db.dsn(database);
-    const { page, recorder } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await files.openSignedIn();
     const counts = async () =>
       (await page.locator('#report dl div').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
     const carried = gateway.tokens.length - gateway.skipped;

@@ -233,8 +233,7 @@ describe('import from a SQLite file: what goes wrong', () => {
     async (_, make, message) => {
       await world.channels.clear();
       const path = await make();
-      const { page, recorder } = await files.open();
-      await signIn(page, world.server.credentials.adminKey);
+      const { page, recorder } = await files.openSignedIn();
 
       await pickWithKeyboard(page, path);
       await previewWithKeyboard(page);
@@ -256,8 +255,7 @@ describe('import from a SQLite file: what goes wrong', () => {
       "INSERT INTO channels (id, type, key, status, name, base_url, models) VALUES (2, 1, printf('%.2000000c', 'k'), 1, 'key over', '', 'gpt-4o')",
       "INSERT INTO channels (id, type, key, status, name, base_url, models) VALUES (3, 1, 'sk-sqlite-limits-3', 1, 'url over', 'https://' || printf('%.3000c', 'u'), 'gpt-4o')",
     ]);
-    const { page, recorder } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await files.openSignedIn();
 
     await pickWithKeyboard(page, path);
     await previewWithKeyboard(page);
@@ -277,8 +275,7 @@ describe('import from a SQLite file: what goes wrong', () => {
   it('sends a throttled call again after a pause, and the import completes', async () => {
     const expected = await mysqlChannels('oneapi-channels');
     const path = await sqliteFile('oneapi-channels');
-    const { page, recorder } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await files.openSignedIn();
     let throttled = 0;
     await page.route('**/api/channels/import/rows', async (route) => {
       if ((route.request().postDataJSON() as { dryRun?: boolean }).dryRun === false && throttled++ === 0) {
@@ -303,8 +300,7 @@ describe('import from a SQLite file: what goes wrong', () => {
     await world.channels.clear();
     // Two calls: 5,000 rows, then 150.
     const path = await bigOneApiFile('two-calls.db', 5_150);
-    const { page, recorder } = await files.open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await files.openSignedIn();
     await pickWithKeyboard(page, path);
     await previewWithKeyboard(page);
     await page.getByRole('heading', { name: 'Preview: nothing is written yet' }).waitFor();

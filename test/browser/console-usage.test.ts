@@ -19,11 +19,10 @@ import {
   resetChannels,
   screenshot,
   seriousA11yViolations,
-  signIn,
   useConsoleWorld,
 } from './console.helpers.ts';
 
-const { world, open } = useConsoleWorld();
+const { world, openSignedIn } = useConsoleWorld();
 
 const REASON = '3 authentication failures in a row (401 invalid_api_key)';
 
@@ -126,8 +125,7 @@ const cellTexts = (page: Page, caption: string) =>
 describe('the relay views at desktop width', () => {
   it('marks auto-disabled and not servable channels, tests a channel from the keyboard and re-enables one', async () => {
     const { disabled } = await seedRelayChannels();
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
 
     const backupRow = page.locator(`#channels-body tr[data-id="${disabled.id}"]`);
     expect(await backupRow.locator('td[data-label="Status"]').innerText()).toBe(
@@ -192,8 +190,7 @@ describe('the relay views at desktop width', () => {
   it('shows the usage of a chosen period per channel, per model and the newest requests', async () => {
     const { main, disabled } = await seedRelayChannels();
     await seedUsage(main, disabled);
-    const { page, recorder } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn();
 
     await showUsage(page);
 
@@ -234,8 +231,7 @@ describe('the relay views at desktop width', () => {
 
   it("shows the API's message for a period it refuses", async () => {
     await seedRelayChannels();
-    const { page } = await open();
-    await signIn(page, world.server.credentials.adminKey);
+    const { page } = await openSignedIn();
 
     await page.getByLabel('From (UTC date)').fill('2026-01-01');
     await page.getByLabel('To (UTC date, included)').fill('2026-03-01');
@@ -250,8 +246,7 @@ describe('the relay views at 390 px', () => {
   it('fit without sideways scrolling: usage tables as cards, test results readable', async () => {
     const { main, disabled } = await seedRelayChannels();
     await seedUsage(main, disabled);
-    const { page, recorder } = await open({ width: 390, height: 844 });
-    await signIn(page, world.server.credentials.adminKey);
+    const { page, recorder } = await openSignedIn({ width: 390, height: 844 });
 
     await page.getByRole('button', { name: 'Test hunyuan-pro' }).press('Enter');
     await page.locator('#channels-body .test-result:not(:empty)').waitFor();

@@ -36,7 +36,8 @@ export async function stopConsoleWorld(world: Partial<ConsoleWorld>): Promise<vo
 
 /**
  * A test file's world, started in beforeAll and stopped in afterAll with every tab the file opened:
- * `world()` once started, `open()` a fresh tab on GET /console, `newPage()` a blank tracked tab.
+ * `world()` once started, `open()` a fresh tab on GET /console, `openSignedIn()` the same signed in with the admin
+ * key, `newPage()` a blank tracked tab.
  */
 export function useConsoleWorld() {
   let world: ConsoleWorld | undefined;
@@ -52,12 +53,18 @@ export function useConsoleWorld() {
     if (!world) throw new Error('The console test world is not started');
     return world;
   };
+  const open = async (viewport?: { width: number; height: number }) => {
+    const opened = await openConsole(started(), viewport);
+    pages.push(opened.page);
+    return opened;
+  };
   return {
     /** The file's world, usable from its tests on (each property read goes to the world its beforeAll started). */
     world: new Proxy({} as ConsoleWorld, { get: (_target, name) => Reflect.get(started(), name) }),
-    async open(viewport?: { width: number; height: number }) {
-      const opened = await openConsole(started(), viewport);
-      pages.push(opened.page);
+    open,
+    async openSignedIn(viewport?: { width: number; height: number }) {
+      const opened = await open(viewport);
+      await signIn(opened.page, started().server.credentials.adminKey);
       return opened;
     },
     async newPage(): Promise<Page> {

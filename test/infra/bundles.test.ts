@@ -12,7 +12,7 @@ import { ENV } from '#shared/config';
 import { LOCAL_CREDENTIALS_FILE_ENV, writeLocalCredentials } from '#shared/local-credentials';
 import type { FunctionName } from '#shared/routes';
 import { bundleFunction } from '#test/bench/bundle';
-import { logicalId, removeTempDirs, writeConfigFile } from './synth.ts';
+import { KB_FUNCTIONS, logicalId, REVIEW_FUNCTIONS, removeTempDirs, writeConfigFile } from './synth.ts';
 
 const run = promisify(execFile);
 const EVENTS = join(import.meta.dirname, '..', 'events');
@@ -57,23 +57,8 @@ const withTable = (variable: string, table: string, names: readonly FunctionName
     Record<string, string>
   >;
 const FUNCTION_ENV: Record<FunctionName, Record<string, string>> = {
-  ...withTable(ENV.datasetsTable, 'datasets', [
-    'create-dataset',
-    'create-dataset-folder',
-    'list-datasets',
-    'dataset-detail',
-    'update-dataset',
-    'delete-dataset',
-    'dataset-paths',
-  ]),
-  ...withTable(ENV.channelsTable, 'channels', [
-    'import-legacygw',
-    'list-channels',
-    'get-channel',
-    'update-channel',
-    'delete-channel',
-    'batch-delete-channels',
-  ]),
+  ...withTable(ENV.datasetsTable, 'datasets', ['create-dataset', ...KB_FUNCTIONS]),
+  ...withTable(ENV.channelsTable, 'channels', ['import-legacygw', ...REVIEW_FUNCTIONS]),
   'import-legacygw': {
     [ENV.channelsTable]: 'channels',
     [ENV.channelIdKeySecretId]: 'arn:aws:secretsmanager:us-east-1:123456789012:secret:channel-id-key-AbCdEf',

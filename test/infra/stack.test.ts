@@ -13,8 +13,10 @@ import { DATASETS_BY_PARENT, TABLES, type TableName } from '#shared/tables';
 import {
   allowStatementsOf,
   arnOf,
+  KB_FUNCTIONS,
   logicalId,
   permissionsOf,
+  REVIEW_FUNCTIONS,
   refOf,
   removeTempDirs,
   synthStack,
@@ -41,22 +43,6 @@ const id = {
 const resourcesOf = (type: string): [string, Json][] =>
   Object.entries(template.findResources(type)).map(([key, r]) => [key, r.Properties as Json]);
 const FUNCTIONS = Object.keys(stack.functions) as FunctionName[];
-/** The knowledge-base functions after create, which all read the datasets table. */
-const KB_FUNCTIONS = [
-  'create-dataset-folder',
-  'list-datasets',
-  'dataset-detail',
-  'update-dataset',
-  'delete-dataset',
-  'dataset-paths',
-] as const;
-const REVIEW_FUNCTIONS = [
-  'list-channels',
-  'get-channel',
-  'update-channel',
-  'delete-channel',
-  'batch-delete-channels',
-] as const;
 const indexArnOf = (table: TableName, index: string) =>
   JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [id.table(table), 'Arn'] }, `/index/${index}`]] });
 const functionProps = (name: FunctionName): Json => template.toJSON().Resources[id.fn(name)].Properties as Json;

@@ -7,6 +7,7 @@ import type { IConstruct } from 'constructs';
 import { cdkJsonContext } from '#infra/app';
 import { ServiceStack } from '#infra/stack';
 import { parseStageConfig, type StageConfigFile } from '#infra/stage-config';
+import type { FunctionName } from '#shared/routes';
 
 /** Context that skips esbuild: for tests that inspect the template, not the assets. */
 export const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
@@ -98,3 +99,21 @@ export function allowStatementsOf(
 export const arnOf = (id: string): string => JSON.stringify({ 'Fn::GetAtt': [id, 'Arn'] });
 /** `Ref <id>` as a permissionsOf resource entry (a secret's ARN). */
 export const refOf = (id: string): string => JSON.stringify({ Ref: id });
+
+/** The knowledge-base functions after create, which all read the datasets table (the tests' own list). */
+export const KB_FUNCTIONS = [
+  'create-dataset-folder',
+  'list-datasets',
+  'dataset-detail',
+  'update-dataset',
+  'delete-dataset',
+  'dataset-paths',
+] as const satisfies readonly FunctionName[];
+/** The channel review functions, which all use the channels table. */
+export const REVIEW_FUNCTIONS = [
+  'list-channels',
+  'get-channel',
+  'update-channel',
+  'delete-channel',
+  'batch-delete-channels',
+] as const satisfies readonly FunctionName[];

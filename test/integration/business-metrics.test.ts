@@ -5,14 +5,7 @@ import { freePort } from '#test/support/mariadb';
 import { channelPath } from './channel-review.helpers.ts';
 import { createRequest, expectCreated } from './create-dataset.helpers.ts';
 import { FIXTURE_SQL } from './import.helpers.ts';
-import {
-  callImport,
-  callProxy,
-  expectError,
-  expectNoSecrets,
-  expectReport,
-  useImportHarness,
-} from './import-http.helpers.ts';
+import { expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 import { kbClient } from './knowledge-base.helpers.ts';
 
 // The EMF lines the real create and import handlers print, read back as CloudWatch would parse them.
@@ -20,7 +13,7 @@ import { kbClient } from './knowledge-base.helpers.ts';
 
 const NAMESPACE = 'Test/BusinessMetrics';
 // Read by the handlers at module load (their cold start), which the harness triggers.
-const { db, server, channels } = useImportHarness({
+const { db, server, channels, callImport, callProxy } = useImportHarness({
   POWERTOOLS_METRICS_DISABLED: 'false',
   POWERTOOLS_METRICS_NAMESPACE: NAMESPACE,
 });
@@ -102,8 +95,8 @@ describe('business metrics of the import handler', () => {
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
     await channels.clear();
 
-    const first = await callImport(server, { json: { dsn: db.dsn(database) } });
-    const second = await callImport(server, { json: { dsn: db.dsn(database) } });
+    const first = await callImport({ json: { dsn: db.dsn(database) } });
+    const second = await callImport({ json: { dsn: db.dsn(database) } });
 
     expectReport(first);
     expectReport(second);
@@ -134,7 +127,7 @@ describe('business metrics of the import handler', () => {
   it('prints no metric for a dry run, which stores nothing', async () => {
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
 
-    const reply = await callImport(server, { json: { dsn: db.dsn(database), dryRun: true } });
+    const reply = await callImport({ json: { dsn: db.dsn(database), dryRun: true } });
 
     expect(expectReport(reply).dryRun).toBe(true);
     expect(emfRecords(reply.output)).toEqual([]);
@@ -143,14 +136,14 @@ describe('business metrics of the import handler', () => {
   it('prints ImportsFailed = 1 on the error path when the database is unreachable (502)', async () => {
     const port = await freePort();
 
-    const reply = await callImport(server, { json: { dsn: `importer:pw@tcp(127.0.0.1:${port})/legacy?timeout=2s` } });
+    const reply = await callImport({ json: { dsn: `importer:pw@tcp(127.0.0.1:${port})/legacy?timeout=2s` } });
 
     expectError(reply, 502, /./);
     expect(onlyRecord(reply.output).metrics).toEqual({ ImportsFailed: { unit: 'Count', value: 1 } });
   });
 
   it('prints no metric when the DSN is the caller to fix (400)', async () => {
-    const reply = await callImport(server, { json: { dsn: 'importer:pw@unix(/tmp/sock)/legacy' } });
+    const reply = await callImport({ json: { dsn: 'importer:pw@unix(/tmp/sock)/legacy' } });
 
     expectError(reply, 400, /tcp/);
     expect(emfRecords(reply.output)).toEqual([]);
@@ -161,13 +154,13 @@ describe('business metrics of the channel review API', () => {
   it('prints ChannelsEdited = 1 (Count) for a successful update, and nothing for a refused one', async () => {
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
     await channels.clear();
-    expectReport(await callImport(server, { json: { dsn: db.dsn(database), dryRun: false } }));
+    expectReport(await callImport({ json: { dsn: db.dsn(database), dryRun: false } }));
     const [channel] = await channels.scan();
     const path = channelPath(channel?.id ?? '');
 
-    const edited = await callProxy(server, { method: 'PUT', path, json: { status: 'disabled' } });
-    const refused = await callProxy(server, { method: 'PUT', path, json: { status: 'off' } });
-    const read = await callProxy(server, { method: 'GET', path });
+    const edited = await callProxy({ method: 'PUT', path, json: { status: 'disabled' } });
+    const refused = await callProxy({ method: 'PUT', path, json: { status: 'off' } });
+    const read = await callProxy({ method: 'GET', path });
 
     expect([edited.status, refused.status, read.status]).toEqual([200, 400, 200]);
     expect(onlyRecord(edited.output).metrics).toEqual({ ChannelsEdited: { unit: 'Count', value: 1 } });

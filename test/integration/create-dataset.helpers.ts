@@ -101,6 +101,16 @@ export const NEW_DATASET_DEFAULTS = {
   inheritPermission: true,
 } as const;
 
+/** A create body that gives every optional field of a dataset (none of them a default), as the record keeps them. */
+export const GIVEN_DATASET_FIELDS = {
+  name: 'Docs',
+  intro: 'What it holds',
+  avatar: '/imgs/custom.png',
+  vectorModel: 'bge-m3',
+  agentModel: 'deepseek-chat',
+  vlmModel: 'gpt-4o',
+} as const;
+
 /** The attributes the create call itself writes for a folder; a dataset adds its three model fields. */
 export const CREATED_FOLDER_FIELDS = [
   'id',

@@ -8,6 +8,7 @@ import {
   createRequest,
   expectCreated,
   expectError,
+  GIVEN_DATASET_FIELDS,
   NEW_DATASET_DEFAULTS,
   teamRecords,
 } from './create-dataset.helpers.ts';
@@ -185,18 +186,9 @@ describe('POST /api/core/dataset/create: stored record', () => {
   });
 
   it('stores the given intro, avatar and models', async () => {
-    const body = {
-      name: 'Docs',
-      intro: 'What it holds',
-      avatar: '/imgs/custom.png',
-      vectorModel: 'bge-m3',
-      agentModel: 'deepseek-chat',
-      vlmModel: 'gpt-4o',
-    };
+    const id = expectCreated(await createRequest(server, GIVEN_DATASET_FIELDS, bearer));
 
-    const id = expectCreated(await createRequest(server, body, bearer));
-
-    expect(await stored(team.teamId, id)).toMatchObject(body);
+    expect(await stored(team.teamId, id)).toMatchObject(GIVEN_DATASET_FIELDS);
   });
 
   it('stores a folder with the folder avatar and no model fields', async () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import type { ImportReport } from '#functions/import-legacygw/report';
 import { callImport, callProxy, expectError, expectReport, useImportHarness } from './import-http.helpers.ts';
 import { ROWS_PATH, tableAsRows } from './import-rows.helpers.ts';
 
@@ -32,6 +33,20 @@ const HUB_FORK = `CREATE TABLE channels (${ONEAPI_COLUMNS}, proxy varchar(191), 
   INSERT INTO channels (id, type, \`key\`, status, name, models, region_lock) VALUES
     (1, 1, 'sk-fork-hub-0001', 1, 'hub', 'gpt-4o', 'eu');`;
 
+/**
+ * Asserts the report of a fork read as the family `kind`: every row imported, none skipped, and one item, row 1's
+ * single channel with `warnings`; the routes name `unreadColumns`.
+ */
+function expectForkRead(
+  report: ImportReport,
+  expected: { kind: string; imported: number; warnings: string[]; unreadColumns: string[] },
+): void {
+  expect(report.source.kind).toBe(expected.kind);
+  expect(report.rows).toEqual({ imported: expected.imported, skipped: 0 });
+  expect(report.items).toEqual([{ legacyId: 1, outcome: 'imported', channels: 1, warnings: expected.warnings }]);
+  expect(report.routes.unreadColumns).toEqual(expected.unreadColumns);
+}
+
 async function importOf(sql: string, body: Record<string, unknown>) {
   const database = await db.createDatabase(undefined, sql);
   await channels.clear();
@@ -63,18 +78,12 @@ describe('a table with columns no version of its family has', () => {
   it('imports a One API fork read as One API when asked, warning on each row whose fork columns hold a value', async () => {
     const { reply } = await importOf(RATE_FORK, { family: 'oneapi' });
 
-    const report = expectReport(reply);
-    expect(report.source.kind).toBe('oneapi');
-    expect(report.rows).toEqual({ imported: 2, skipped: 0 });
-    expect(report.items).toEqual([
-      {
-        legacyId: 1,
-        outcome: 'imported',
-        channels: 1,
-        warnings: ['not read (columns no version of One API has): exchange_rate'],
-      },
-    ]);
-    expect(report.routes.unreadColumns).toEqual(['exchange_rate']);
+    expectForkRead(expectReport(reply), {
+      kind: 'oneapi',
+      imported: 2,
+      warnings: ['not read (columns no version of One API has): exchange_rate'],
+      unreadColumns: ['exchange_rate'],
+    });
     expect(await channels.scan()).toHaveLength(2);
   });
 
@@ -87,21 +96,16 @@ describe('a table with columns no version of its family has', () => {
     });
 
     for (const report of [expectReport(reply), expectReport(viaRows)]) {
-      expect(report.source.kind).toBe('newapi');
-      expect(report.rows).toEqual({ imported: 3, skipped: 0 });
-      expect(report.items).toEqual([
-        {
-          legacyId: 1,
-          outcome: 'imported',
-          channels: 1,
-          warnings: [
-            'not read (columns no version of New API has): model_prefix',
-            'key holds commas: New API reads it as one key, a fork may mean several',
-          ],
-        },
-      ]);
-      // Its routes may be prefixed: the report never claims that no route is lost without saying so.
-      expect(report.routes.unreadColumns).toEqual(['model_prefix']);
+      expectForkRead(report, {
+        kind: 'newapi',
+        imported: 3,
+        warnings: [
+          'not read (columns no version of New API has): model_prefix',
+          'key holds commas: New API reads it as one key, a fork may mean several',
+        ],
+        // Its routes may be prefixed: the report never claims that no route is lost without saying so.
+        unreadColumns: ['model_prefix'],
+      });
     }
   });
 

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { proxyErrorResponse } from '#shared/envelopes/proxy';
-import { captureOutput } from '#test/support/capture-output';
 import { startFakeMySql } from '#test/support/fake-mysql';
 import { startFakePostgres } from '#test/support/fake-postgres';
-import { importDeps, runImport, startTestDynamo, type TestDynamo, testLogger } from './import.helpers.ts';
-import { TOO_MUCH_AT_ONCE } from './import-hostile.helpers.ts';
+import { importDeps, startTestDynamo, type TestDynamo } from './import.helpers.ts';
+import { importAnswer, TOO_MUCH_AT_ONCE } from './import-hostile.helpers.ts';
 
 // Review 5: the column query (information_schema) and the count are answered by the server too. Their answers are
 // bounded like the SELECT's rows, and their errors are the import's own words, never the server's.
@@ -32,10 +30,9 @@ describe('a hostile MySQL server answering the metadata queries', () => {
       try {
         const rssBefore = process.memoryUsage().rss;
 
-        const result = await runImport(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
-        const response = proxyErrorResponse(!result.ok && result.error, testLogger());
+        const { answer } = await importAnswer(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
 
-        expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual(TOO_MUCH_AT_ONCE);
+        expect(answer).toEqual(TOO_MUCH_AT_ONCE);
         // Without the bound the driver buffered every row (0.6-1.6 GB) until the query's 10 s timeout.
         expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * MiB);
         expect(fake.hugeBytesWritten()).toBeLessThan(64 * MiB);
@@ -52,21 +49,20 @@ describe('a hostile MySQL server answering the metadata queries', () => {
     async (query) => {
       const fake = await startFakeMySql({ kind: 'metadata-error', query, errno: 1142, columns: COLUMNS });
       const table = await dynamo.createChannelsTable();
-      const output = captureOutput();
       try {
-        const result = await runImport(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
-        const response = proxyErrorResponse(!result.ok && result.error, testLogger('DEBUG'));
-        output.restore();
+        const { answer, logged } = await importAnswer(
+          `u:pw@tcp(127.0.0.1:${fake.port})/legacy`,
+          importDeps(dynamo, table),
+        );
 
         // The same words as the SELECT's 1142: the grant is the operator's to fix.
-        expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({
+        expect(answer).toEqual({
           status: 400,
           body: { success: false, message: 'The MySQL user may not read the channels table' },
         });
-        expect(output.text()).not.toContain('10.1.2.3');
-        expect(output.text()).not.toMatch(/"level":"ERROR"/);
+        expect(logged).not.toContain('10.1.2.3');
+        expect(logged).not.toMatch(/"level":"ERROR"/);
       } finally {
-        output.restore();
         await fake.close();
       }
     },
@@ -80,13 +76,10 @@ describe('a hostile PostgreSQL server answering the column query', () => {
     try {
       const rssBefore = process.memoryUsage().rss;
 
-      const result = await runImport(
-        `postgres://u:pw@127.0.0.1:${fake.port}/legacy?sslmode=disable`,
-        importDeps(dynamo, table),
-      );
-      const response = proxyErrorResponse(!result.ok && result.error, testLogger());
+      const dsn = `postgres://u:pw@127.0.0.1:${fake.port}/legacy?sslmode=disable`;
+      const { answer } = await importAnswer(dsn, importDeps(dynamo, table));
 
-      expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({
+      expect(answer).toEqual({
         status: 502,
         body: {
           success: false,

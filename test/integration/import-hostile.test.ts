@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { proxyErrorResponse } from '#shared/envelopes/proxy';
 import { DeadlineExceededError } from '#shared/errors';
-import { captureOutput } from '#test/support/capture-output';
 import { CLIENT_LOCAL_FILES, startFakeMySql, startStallingProxy } from '#test/support/fake-mysql';
 import { startMariaDb, type TestMariaDb } from '#test/support/mariadb';
 import { FIXTURE_SQL, importDeps, runImport, startTestDynamo, type TestDynamo, testLogger } from './import.helpers.ts';
-import { TOO_MUCH_AT_ONCE } from './import-hostile.helpers.ts';
+import { importAnswer, TOO_MUCH_AT_ONCE } from './import-hostile.helpers.ts';
 
 let db: TestMariaDb;
 let dynamo: TestDynamo;
@@ -33,25 +32,21 @@ describe('a hostile MySQL server', () => {
     await writeFile(secretFile, `${marker}\n`.repeat(50));
     const fake = await startFakeMySql({ kind: 'local-infile', path: secretFile });
     const table = await dynamo.createChannelsTable();
-    const output = captureOutput();
     try {
-      const result = await runImport(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
-      const response = proxyErrorResponse(!result.ok && result.error, testLogger('DEBUG'));
-      output.restore();
+      const { answer, logged } = await importAnswer(
+        `u:pw@tcp(127.0.0.1:${fake.port})/legacy`,
+        importDeps(dynamo, table),
+      );
 
       expect(fake.clientFlags).toHaveLength(1);
       expect(fake.clientFlags[0]! & CLIENT_LOCAL_FILES).toBe(0);
       expect(fake.afterFileRequest).toEqual([Buffer.alloc(0)]);
-      expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({
-        status: 500,
-        body: { success: false, message: 'Internal error' },
-      });
+      expect(answer).toEqual({ status: 500, body: { success: false, message: 'Internal error' } });
       // The driver's message names the requested path; only codes of it reach the log.
-      expect(output.text()).toContain('Unexpected error while reading the legacy database');
-      expect(output.text()).not.toContain(secretFile);
-      expect(output.text()).not.toContain(marker);
+      expect(logged).toContain('Unexpected error while reading the legacy database');
+      expect(logged).not.toContain(secretFile);
+      expect(logged).not.toContain(marker);
     } finally {
-      output.restore();
       await fake.close();
     }
   });
@@ -60,22 +55,19 @@ describe('a hostile MySQL server', () => {
     const password = 'clear-text-password-that-must-not-cross-0123';
     const fake = await startFakeMySql({ kind: 'clear-password' });
     const table = await dynamo.createChannelsTable();
-    const output = captureOutput();
     try {
-      const result = await runImport(`u:${password}@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
-      const response = proxyErrorResponse(!result.ok && result.error, testLogger('DEBUG'));
-      output.restore();
+      const dsn = `u:${password}@tcp(127.0.0.1:${fake.port})/legacy`;
+      const { answer, logged } = await importAnswer(dsn, importDeps(dynamo, table));
 
-      expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({
+      expect(answer).toEqual({
         status: 502,
         body: { success: false, message: expect.stringMatching(/asked for the password in clear text/) },
       });
       // The handshake response went out (with a hashed password); nothing followed the switch request.
       expect(fake.clientPayloads).toHaveLength(1);
       expect(Buffer.concat(fake.clientPayloads).includes(password)).toBe(false);
-      expect(output.text()).not.toContain(password);
+      expect(logged).not.toContain(password);
     } finally {
-      output.restore();
       await fake.close();
     }
   });
@@ -192,21 +184,17 @@ describe('a hostile MySQL server', () => {
       columns: ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group', 'config'],
     });
     const table = await dynamo.createChannelsTable();
-    const output = captureOutput();
     try {
       const rssBefore = process.memoryUsage().rss;
 
-      const result = await runImport(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
-      const response = proxyErrorResponse(!result.ok && result.error, testLogger());
-      output.restore();
+      const { answer } = await importAnswer(`u:pw@tcp(127.0.0.1:${fake.port})/legacy`, importDeps(dynamo, table));
 
-      expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual(TOO_MUCH_AT_ONCE);
+      expect(answer).toEqual(TOO_MUCH_AT_ONCE);
       // mysql2 alone buffers the whole 300 MB chain before parsing it; the guard stops at the first 16 MiB header.
       expect(process.memoryUsage().rss - rssBefore).toBeLessThan(64 * 1024 * 1024);
       expect(fake.hugeBytesWritten()).toBeLessThan(bytes / 4);
       expect(await dynamo.scan(table)).toHaveLength(0);
     } finally {
-      output.restore();
       await fake.close();
     }
   });

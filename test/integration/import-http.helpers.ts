@@ -229,19 +229,30 @@ export async function stopImportHarness(harness: Partial<ImportHarness>): Promis
   await Promise.all([harness.db?.stop(), harness.server?.close()]);
 }
 
+/** A harness and the channel proxy API's calls through its local server. */
+export interface UsedImportHarness extends ImportHarness {
+  /** `callImport` through the harness's server. */
+  callImport(request: Parameters<typeof callImport>[1]): Promise<Exchange>;
+  /** `callProxy` through the harness's server. */
+  callProxy(request: Parameters<typeof callProxy>[1]): Promise<Exchange>;
+}
+
 /**
  * A test file's harness, started before its tests (see `startImportHarness` for `env`) and stopped after
  * them; the engines it returns stand for the started ones inside tests and hooks.
  */
-export function useImportHarness(env: Readonly<Record<string, string>> = {}): ImportHarness {
+export function useImportHarness(env: Readonly<Record<string, string>> = {}): UsedImportHarness {
   let harness: ImportHarness | undefined;
   beforeAll(async () => {
     harness = await startImportHarness(env);
   });
   afterAll(() => stopImportHarness(harness ?? {}));
+  const server = startedInBeforeAll(() => harness?.server, 'the local server');
   return {
     db: startedInBeforeAll(() => harness?.db, 'the MariaDB'),
-    server: startedInBeforeAll(() => harness?.server, 'the local server'),
+    server,
     channels: startedInBeforeAll(() => harness?.channels, 'the channels table'),
+    callImport: (request) => callImport(server, request),
+    callProxy: (request) => callProxy(server, request),
   };
 }

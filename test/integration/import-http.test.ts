@@ -4,8 +4,6 @@ import { freePort } from '#test/support/mariadb';
 import { channelPath } from './channel-review.helpers.ts';
 import { FIXTURE_SQL } from './import.helpers.ts';
 import {
-  callImport,
-  callProxy,
   type Exchange,
   expectData,
   expectError,
@@ -16,7 +14,7 @@ import {
 
 // docs/channel-import.md through HTTP: the local server runs the real authorizer and import handler.
 
-const { db, server, channels } = useImportHarness();
+const { db, server, channels, callImport, callProxy } = useImportHarness();
 
 const secretsOf = (extra: readonly string[] = []) => ({ server, mysqlPassword: db.password, extra });
 
@@ -28,7 +26,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
     await channels.clear();
 
-    const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
+    const reply = await callImport({ json: { dsn: db.dsn(database) } });
 
     const data = expectReport(reply);
     expect(data).toEqual({
@@ -69,11 +67,11 @@ describe('importing the legacy gateway fixture through the local server', () => 
 
   it('creates nothing on a second run: 0 created, 21 unchanged, the table untouched', async () => {
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
-    const first = await callImport(server, { json: { dsn: db.dsn(database) } });
+    const first = await callImport({ json: { dsn: db.dsn(database) } });
     expect(first.status).toBe(200);
     const afterFirst = await channels.scan();
 
-    const second = await callImport(server, { json: { dsn: db.dsn(database) } });
+    const second = await callImport({ json: { dsn: db.dsn(database) } });
 
     const data = expectReport(second);
     expect(data.rows).toEqual({ imported: 18, skipped: 2 });
@@ -87,7 +85,7 @@ describe('importing the legacy gateway fixture through the local server', () => 
     await channels.clear();
     const before = await channels.scan();
 
-    const reply = await callImport(server, { json: { dsn: db.dsn(database), dryRun: true } });
+    const reply = await callImport({ json: { dsn: db.dsn(database), dryRun: true } });
 
     const data = expectReport(reply);
     expect(data).toMatchObject({
@@ -109,7 +107,7 @@ describe('requests the import refuses with 400', () => {
     { problem: 'has no dsn', request: { json: { dryRun: true } }, message: /dsn is required/ },
     { problem: 'has a dsn that is not a string', request: { json: { dsn: 3306 } }, message: /dsn .*string/ },
   ])('rejects a body that $problem', async ({ request, message }) => {
-    const reply = await callImport(server, request);
+    const reply = await callImport(request);
 
     expectError(reply, 400, message);
     expectNoSecrets([reply], secretsOf());
@@ -118,7 +116,7 @@ describe('requests the import refuses with 400', () => {
   it('rejects a malformed DSN without repeating it', async () => {
     const dsn = `${db.user}:${db.password}@tcp(127.0.0.1:${db.port})`;
 
-    const reply = await callImport(server, { json: { dsn } });
+    const reply = await callImport({ json: { dsn } });
 
     expectError(reply, 400, /^DSN has no database name/);
     expectNoSecrets([reply], secretsOf());
@@ -127,7 +125,7 @@ describe('requests the import refuses with 400', () => {
   it('rejects ?allowAllFiles=true, naming the parameter', async () => {
     const dsn = db.dsn('legacy', { params: 'allowAllFiles=true' });
 
-    const reply = await callImport(server, { json: { dsn } });
+    const reply = await callImport({ json: { dsn } });
 
     expectError(reply, 400, /allowAllFiles is not supported/);
     expectNoSecrets([reply], secretsOf());
@@ -136,7 +134,7 @@ describe('requests the import refuses with 400', () => {
   it('rejects ?multiStatements=true, naming the parameter', async () => {
     const dsn = db.dsn('legacy', { params: 'charset=utf8mb4&multiStatements=true' });
 
-    const reply = await callImport(server, { json: { dsn } });
+    const reply = await callImport({ json: { dsn } });
 
     expectError(reply, 400, /multiStatements is not supported/);
     expectNoSecrets([reply], secretsOf());
@@ -145,7 +143,7 @@ describe('requests the import refuses with 400', () => {
   it('refuses a link-local host (the cloud metadata endpoint)', async () => {
     const dsn = `${db.user}:${db.password}@tcp(169.254.169.254:3306)/legacy?timeout=1s`;
 
-    const reply = await callImport(server, { json: { dsn } });
+    const reply = await callImport({ json: { dsn } });
 
     expectError(reply, 400, /link-local/);
     expectNoSecrets([reply], secretsOf());
@@ -155,14 +153,14 @@ describe('requests the import refuses with 400', () => {
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
     const wrong = 'Wr0ng@pa:ss/(x)';
 
-    const reply = await callImport(server, { json: { dsn: db.dsn(database, { password: wrong }) } });
+    const reply = await callImport({ json: { dsn: db.dsn(database, { password: wrong }) } });
 
     expectError(reply, 400, /denied access/);
     expectNoSecrets([reply], secretsOf([wrong]));
   });
 
   it('rejects an unknown database', async () => {
-    const reply = await callImport(server, { json: { dsn: db.dsn(`missing_${Date.now()}`) } });
+    const reply = await callImport({ json: { dsn: db.dsn(`missing_${Date.now()}`) } });
 
     expectError(reply, 400, /does not exist/);
     expectNoSecrets([reply], secretsOf());
@@ -171,7 +169,7 @@ describe('requests the import refuses with 400', () => {
   it('rejects a database without a channels table', async () => {
     const database = await db.createDatabase(undefined, 'CREATE TABLE users (id bigint PRIMARY KEY)');
 
-    const reply = await callImport(server, { json: { dsn: db.dsn(database) } });
+    const reply = await callImport({ json: { dsn: db.dsn(database) } });
 
     expectError(reply, 400, /has no channels table/);
     expectNoSecrets([reply], secretsOf());
@@ -195,7 +193,7 @@ describe('callers without the admin key get 401 and the import does not run', ()
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
     await channels.clear();
 
-    const reply = await callImport(server, { json: { dsn: db.dsn(database) }, authorization: authorization() });
+    const reply = await callImport({ json: { dsn: db.dsn(database) }, authorization: authorization() });
 
     expectError(reply, 401, message);
     expect(await channels.scan()).toEqual([]);
@@ -208,7 +206,7 @@ describe('an unreachable database', () => {
   it('answers 502 for a closed port, at once rather than after the connect timeout', async () => {
     const dsn = `${db.user}:${db.password}@tcp(127.0.0.1:${await freePort()})/legacy?timeout=2s`;
 
-    const reply = await callImport(server, { json: { dsn } });
+    const reply = await callImport({ json: { dsn } });
 
     // "refused", not "timed out": the answer came from the refused connection, not the 2 s timer.
     expectError(reply, 502, /connection was refused/);
@@ -223,12 +221,12 @@ describe('edits survive a re-import of the legacy gateway fixture', () => {
     await channels.clear();
     const exchanges: Exchange[] = [];
     const proxy = async (method: string, path: string, json?: unknown) => {
-      const exchange = await callProxy(server, { method, path, json });
+      const exchange = await callProxy({ method, path, json });
       exchanges.push(exchange);
       return exchange;
     };
     const importOnce = async (dryRun: boolean) => {
-      const exchange = await callImport(server, { json: { dsn: db.dsn(database), dryRun } });
+      const exchange = await callImport({ json: { dsn: db.dsn(database), dryRun } });
       exchanges.push(exchange);
       return expectReport(exchange);
     };
@@ -271,12 +269,12 @@ describe('edits survive a re-import of the legacy gateway fixture', () => {
   it('answers 404 for a channel deleted twice and leaves the next import to create it once', async () => {
     const database = await db.createDatabase(undefined, FIXTURE_SQL);
     await channels.clear();
-    expectReport(await callImport(server, { json: { dsn: db.dsn(database) } }));
+    expectReport(await callImport({ json: { dsn: db.dsn(database) } }));
     const [first] = await channels.scan();
-    await callProxy(server, { method: 'DELETE', path: channelPath(first!.id) });
+    await callProxy({ method: 'DELETE', path: channelPath(first!.id) });
 
-    const again = await callProxy(server, { method: 'DELETE', path: channelPath(first!.id) });
-    const report = expectReport(await callImport(server, { json: { dsn: db.dsn(database) } }));
+    const again = await callProxy({ method: 'DELETE', path: channelPath(first!.id) });
+    const report = expectReport(await callImport({ json: { dsn: db.dsn(database) } }));
 
     expectError(again, 404, /^No channel has this id$/);
     expect(report.channels).toEqual({ created: 1, updated: 0, unchanged: 20, edited: 0 });

@@ -29,7 +29,12 @@ type Expected = Pick<StoredChannel, 'provider' | 'legacyType' | 'name' | 'baseUr
 const enabled = 'enabled' as const;
 const disabled = 'disabled' as const;
 
+/** The channels of a row whose key column holds several keys: one per key, named `<name>`, `<name> #2` and so on. */
+const pooled = (row: Omit<Expected, 'key'>, keys: readonly string[]): Expected[] =>
+  keys.map((key, i) => ({ ...row, key, name: i === 0 ? row.name : `${row.name} #${i + 1}` }));
+
 // docs/channel-import.md and the fixture's rows, channel by channel.
+
 const EXPECTED_CHANNELS: Expected[] = [
   {
     legacyId: 1,
@@ -121,16 +126,18 @@ const EXPECTED_CHANNELS: Expected[] = [
     status: enabled,
     name: 'bedrock-claude',
   },
-  ...['a', 'b', 'c'].map((suffix, i) => ({
-    legacyId: 10,
-    legacyType: 36,
-    provider: 'deepseek',
-    baseUrl: 'https://api.deepseek.com',
-    key: `sk-fixture-deepseek-${suffix}`,
-    models: ['deepseek-chat', 'deepseek-reasoner'],
-    status: enabled,
-    name: i === 0 ? 'deepseek-pool' : `deepseek-pool #${i + 1}`,
-  })),
+  ...pooled(
+    {
+      legacyId: 10,
+      legacyType: 36,
+      provider: 'deepseek',
+      baseUrl: 'https://api.deepseek.com',
+      models: ['deepseek-chat', 'deepseek-reasoner'],
+      status: enabled,
+      name: 'deepseek-pool',
+    },
+    ['sk-fixture-deepseek-a', 'sk-fixture-deepseek-b', 'sk-fixture-deepseek-c'],
+  ),
   {
     legacyId: 11,
     legacyType: 50,
@@ -192,16 +199,18 @@ const EXPECTED_CHANNELS: Expected[] = [
     status: enabled,
     name: 'siliconflow-no-models',
   },
-  ...['a', 'b'].map((suffix, i) => ({
-    legacyId: 18,
-    legacyType: 1,
-    provider: 'openai',
-    baseUrl: 'https://api.openai.com',
-    key: `sk-fixture-crlf-${suffix}`,
-    models: ['gpt-4o-mini', 'GPT-4o-mini'],
-    status: enabled,
-    name: i === 0 ? 'openai-crlf-keys' : 'openai-crlf-keys #2',
-  })),
+  ...pooled(
+    {
+      legacyId: 18,
+      legacyType: 1,
+      provider: 'openai',
+      baseUrl: 'https://api.openai.com',
+      models: ['gpt-4o-mini', 'GPT-4o-mini'],
+      status: enabled,
+      name: 'openai-crlf-keys',
+    },
+    ['sk-fixture-crlf-a', 'sk-fixture-crlf-b'],
+  ),
   {
     legacyId: 20,
     legacyType: 37,

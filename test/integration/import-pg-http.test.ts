@@ -6,19 +6,12 @@ import { startFakePostgres } from '#test/support/fake-postgres';
 import { startedInBeforeAll } from '#test/support/local-server';
 import { freePort } from '#test/support/mariadb';
 import { startPostgres, type TestPostgres } from '#test/support/postgres';
-import {
-  callImport,
-  type Exchange,
-  expectError,
-  expectNoSecrets,
-  expectReport,
-  useImportHarness,
-} from './import-http.helpers.ts';
+import { type Exchange, expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 
 // docs/channel-import.md, "PostgreSQL", through HTTP: the local server runs the real authorizer and import handler.
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8');
-const { db, server, channels } = useImportHarness();
+const { db, server, channels, callImport } = useImportHarness();
 let pgServer: TestPostgres | undefined;
 beforeAll(async () => {
   pgServer = await startPostgres();
@@ -55,10 +48,10 @@ describe('importing the same gateway from MySQL and from PostgreSQL', () => {
     const pgDatabase = await pg.createDatabase(undefined, fixture(pgFile));
     await channels.clear();
 
-    const fromMySql = await callImport(server, { json: { dsn: db.dsn(mysqlDatabase) } });
+    const fromMySql = await callImport({ json: { dsn: db.dsn(mysqlDatabase) } });
     const mysqlChannels = await channels.scan();
     await channels.clear();
-    const fromPostgres = await callImport(server, { json: { dsn: pg.dsn(pgDatabase) } });
+    const fromPostgres = await callImport({ json: { dsn: pg.dsn(pgDatabase) } });
     const pgChannels = await channels.scan();
 
     const mysqlReport = expectReport(fromMySql);
@@ -74,10 +67,10 @@ describe('importing the same gateway from MySQL and from PostgreSQL', () => {
     const mysqlDatabase = await db.createDatabase(undefined, fixture('legacygw-channels.sql'));
     const pgDatabase = await pg.createDatabase(undefined, fixture('legacygw-channels.pg.sql'));
     await channels.clear();
-    const first = await callImport(server, { json: { dsn: db.dsn(mysqlDatabase) } });
+    const first = await callImport({ json: { dsn: db.dsn(mysqlDatabase) } });
     expect(first.status).toBe(200);
 
-    const second = await callImport(server, { json: { dsn: pg.dsn(pgDatabase) } });
+    const second = await callImport({ json: { dsn: pg.dsn(pgDatabase) } });
 
     const report = expectReport(second);
     expect(report.channels).toMatchObject({ created: 0, updated: 0 });
@@ -92,7 +85,7 @@ describe('hostile input on the PostgreSQL path (never a 500, never the password)
     if (hostile.length > 0) expectNoSecrets(hostile, secretsOf());
   });
   const call = async (dsn: string) => {
-    const reply = await callImport(server, { json: { dsn, dryRun: true } });
+    const reply = await callImport({ json: { dsn, dryRun: true } });
     hostile.push(reply);
     expect(reply.status).not.toBe(500);
     return reply;

@@ -7,14 +7,7 @@ import type { ImportReport } from '#shared/schemas/import-report';
 import { SQLITE_FIXTURES, type SqliteFixture, writeSqliteFixture } from '#test/support/sqlite-fixtures';
 import { useTempDir } from '#test/support/temp-dir';
 import { loadSqlite, openFileReader } from '../../scripts/import-sqlite/node-file.ts';
-import {
-  callImport,
-  callProxy,
-  expectError,
-  expectNoSecrets,
-  expectReport,
-  useImportHarness,
-} from './import-http.helpers.ts';
+import { expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 import { comparable, ROWS_PATH, tableAsRows } from './import-rows.helpers.ts';
 
 // docs/channel-import.md, "Rows sent by a client": a table sent as rows imports exactly as the same table read from
@@ -22,7 +15,7 @@ import { comparable, ROWS_PATH, tableAsRows } from './import-rows.helpers.ts';
 // route as a client that read it from SQLite sends it; the reports are equal apart from `source`, the channels apart
 // from where and when they were written.
 
-const { db, server, channels } = useImportHarness();
+const { db, server, channels, callImport, callProxy } = useImportHarness();
 
 const FIXTURES = readdirSync(new URL('../fixtures/', import.meta.url))
   .filter((name) => name.endsWith('.sql') && !/\.(pg|sqlite)\.sql$/.test(name))
@@ -36,11 +29,11 @@ const withoutSource = ({ source, ...report }: ImportReport) => ({
 
 async function importBothWays(database: string, dryRun: boolean) {
   await channels.clear();
-  const viaDsn = await callImport(server, { json: { dsn: db.dsn(database), dryRun } });
+  const viaDsn = await callImport({ json: { dsn: db.dsn(database), dryRun } });
   const dsnChannels = (await channels.scan()).map(comparable);
   await channels.clear();
   const table = await tableAsRows(db, database);
-  const viaRows = await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { ...table, dryRun } });
+  const viaRows = await callProxy({ method: 'POST', path: ROWS_PATH, json: { ...table, dryRun } });
   const rowsChannels = (await channels.scan()).map(comparable);
   return { viaDsn, viaRows, dsnChannels, rowsChannels, table };
 }
@@ -112,13 +105,13 @@ describe('POST /api/channels/import/rows gives what the MariaDB import gives', (
     const database = await db.createDatabase(undefined, fixture('newapi-channels.sql'));
     const table = await tableAsRows(db, database);
     await channels.clear();
-    const whole = expectReport(await callImport(server, { json: { dsn: db.dsn(database) } }));
+    const whole = expectReport(await callImport({ json: { dsn: db.dsn(database) } }));
     const expected = (await channels.scan()).map(comparable);
     await channels.clear();
 
     const reports: ImportReport[] = [];
     for (const call of callsOf(table.columns, table.rows, { dryRun: false, limits: { rows: 3 } })) {
-      reports.push(expectReport(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: call })));
+      reports.push(expectReport(await callProxy({ method: 'POST', path: ROWS_PATH, json: call })));
     }
     const summed = sumReports(reports);
 
@@ -140,7 +133,7 @@ describe('a SQLite file read as the console and the terminal read it, sent throu
     async (name) => {
       const database = await db.createDatabase(undefined, fixture(`${name}.sql`));
       await channels.clear();
-      const viaDsn = expectReport(await callImport(server, { json: { dsn: db.dsn(database) } }));
+      const viaDsn = expectReport(await callImport({ json: { dsn: db.dsn(database) } }));
       const expected = (await channels.scan()).map(comparable);
       await channels.clear();
       const path = join(dir(), `${name}.db`);
@@ -152,7 +145,7 @@ describe('a SQLite file read as the console and the terminal read it, sent throu
       try {
         const rows = [...file.batches()].flat();
         for (const call of callsOf(file.columns(), rows, { dryRun: false })) {
-          reports.push(expectReport(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: call })));
+          reports.push(expectReport(await callProxy({ method: 'POST', path: ROWS_PATH, json: call })));
         }
       } finally {
         file.close();
@@ -174,7 +167,7 @@ describe('a SQLite file read as the console and the terminal read it, sent throu
       [3, 1, 'sk-rows-marker-3', 1, '', 'gpt-4o', 'default', ''],
     ];
 
-    const report = expectReport(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
+    const report = expectReport(await callProxy({ method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
 
     expect(report.items).toEqual([
       { legacyId: 1, outcome: 'skipped', reason: 'key over 1 MiB' },
@@ -192,7 +185,7 @@ describe('POST /api/channels/import/rows refuses what it cannot import, in the p
     await channels.clear();
     const big = 'k'.repeat(5 * 1024 * 1024);
 
-    const reply = await callProxy(server, {
+    const reply = await callProxy({
       method: 'POST',
       path: ROWS_PATH,
       json: { columns: ['id', 'type', 'key', 'status', 'base_url', 'models'], rows: [[1, 1, big, 1, '', 'm']] },
@@ -205,7 +198,7 @@ describe('POST /api/channels/import/rows refuses what it cannot import, in the p
   it('refuses more than 5,000 rows with 413 naming the count', async () => {
     const rows = Array.from({ length: 5_001 }, (_, i) => [i + 1, 1, `sk-${i}`, 1, '', 'm']);
 
-    const reply = await callProxy(server, {
+    const reply = await callProxy({
       method: 'POST',
       path: ROWS_PATH,
       json: { columns: ['id', 'type', 'key', 'status', 'base_url', 'models'], rows },
@@ -237,7 +230,7 @@ describe('POST /api/channels/import/rows refuses what it cannot import, in the p
     ],
     ['a column named twice', { columns: ['id', 'ID'], rows: [] }, /each column once/],
   ])('answers 400 for %s', async (_, json, message) => {
-    expectError(await callProxy(server, { method: 'POST', path: ROWS_PATH, json }), 400, message);
+    expectError(await callProxy({ method: 'POST', path: ROWS_PATH, json }), 400, message);
   });
 
   it('answers 401 without the admin key and writes nothing', async () => {
@@ -245,7 +238,7 @@ describe('POST /api/channels/import/rows refuses what it cannot import, in the p
     const database = await db.createDatabase(undefined, fixture('oneapi-channels.sql'));
     const table = await tableAsRows(db, database);
 
-    const reply = await callProxy(server, {
+    const reply = await callProxy({
       method: 'POST',
       path: ROWS_PATH,
       json: table,

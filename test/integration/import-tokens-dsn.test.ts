@@ -1,25 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { GATEWAYS, gatewaySql } from '#test/fixtures/tokens/gateway-tokens';
-import {
-  callImport,
-  type Exchange,
-  expectError,
-  expectNoSecrets,
-  expectReport,
-  useImportHarness,
-} from './import-http.helpers.ts';
+import { type Exchange, expectError, expectNoSecrets, expectReport, useImportHarness } from './import-http.helpers.ts';
 
 // docs/relay.md, "Keys carried over from the legacy gateway": `"tokens": true` on the DSN route, at its edges: no tokens
 // table, a value over its limit never fetched, the tokens table over the row cap. (Each family and engine end to end:
 // legacy-keys-e2e.test.ts.)
 
-const { db, server, channels } = useImportHarness({ LEGACYGW_MAX_ROWS: '40' });
+const { db, server, channels, callImport } = useImportHarness({ LEGACYGW_MAX_ROWS: '40' });
 const exchanges: Exchange[] = [];
 const UPSTREAM = 'http://127.0.0.1:9';
 
 async function importing(sql: string, json: Record<string, unknown> = {}): Promise<Exchange> {
   const database = await db.createDatabase(undefined, sql);
-  const exchange = await callImport(server, { json: { dsn: db.dsn(database), tokens: true, ...json } });
+  const exchange = await callImport({ json: { dsn: db.dsn(database), tokens: true, ...json } });
   exchanges.push(exchange);
   return exchange;
 }
@@ -43,7 +36,7 @@ describe('POST /api/channels/import/legacygw with "tokens": true', () => {
     const user = `ch${Date.now() % 1_000_000}`;
     await db.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'channels-only-pw'`);
     await db.query(`GRANT SELECT ON \`${database}\`.\`channels\` TO '${user}'@'%'`);
-    const exchange = await callImport(server, {
+    const exchange = await callImport({
       json: { dsn: db.dsn(database, { user, password: 'channels-only-pw' }), tokens: true },
     });
     exchanges.push(exchange);

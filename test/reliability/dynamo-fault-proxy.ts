@@ -1,12 +1,11 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { LocalTableNames } from '#infra/local/backend';
 import { type EngineAccess, ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
 import { startTestEngine, uniqueTableNames } from '#test/support/dynamo-engine';
+import { signedEngineHeaders } from '#test/support/engine-signing';
 import { loadHandler } from '#test/support/handler';
 
 /** What the proxy does with one DynamoDB call. */
@@ -46,29 +45,14 @@ async function forward(
   body: Buffer,
 ): Promise<{ status: number; headers: Headers; body: Buffer }> {
   const url = new URL(`${upstream.endpoint}${req.url ?? '/'}`);
-  const headers: Record<string, string> = { host: url.host };
+  const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === 'string' && (name === 'content-type' || name.startsWith('x-amz-'))) headers[name] = value;
   }
   delete headers['x-amz-date'];
   delete headers['x-amz-content-sha256'];
-  const signer = new SignatureV4({
-    credentials: upstream.credentials,
-    region: 'us-east-1',
-    service: 'dynamodb',
-    sha256: Sha256,
-  });
-  const signed = await signer.sign({
-    method: req.method ?? 'POST',
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: url.pathname,
-    query: {},
-    headers,
-    body,
-  });
-  const { host: _host, ...sent } = signed.headers;
+  const signed = await signedEngineHeaders(upstream, { method: req.method ?? 'POST', url, headers, body });
+  const { host: _host, ...sent } = signed;
   const reply = await fetch(url, { method: req.method, headers: sent, body });
   return { status: reply.status, headers: reply.headers, body: Buffer.from(await reply.arrayBuffer()) };
 }

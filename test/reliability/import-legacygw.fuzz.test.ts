@@ -2,16 +2,9 @@ import { isIP } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseDsn } from '#functions/import-legacygw/dsn';
-import { useTestServer } from '#test/support/local-server';
-import {
-  authorizationHeaders,
-  encodedBody,
-  malformedBody,
-  malformedRequest,
-  nested,
-  proxyReplyProblems,
-} from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest, sampleFuzz } from './harness.ts';
+import { nested, proxyReplyProblems } from './fuzz-requests.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest } from './harness.ts';
+import { useFuzzServer } from './route-fuzz.ts';
 
 const IMPORT_PATH = '/api/channels/import/legacygw';
 const FIELDS = ['dsn', 'dryRun'];
@@ -19,7 +12,7 @@ const FIELDS = ['dsn', 'dryRun'];
 const ALLOWED = '192.0.2.1';
 
 // Every syntactically valid DSN with a literal address outside it is refused before any connection.
-const server = useTestServer({ LEGACYGW_ALLOWED_HOSTS: ALLOWED });
+const { server, proxyRequests } = useFuzzServer({ LEGACYGW_ALLOWED_HOSTS: ALLOWED });
 
 const DSN_PARTS = [
   'mysql://',
@@ -95,13 +88,7 @@ const objects = fc.record(
 
 describe('POST /api/channels/import/legacygw under malformed requests (fuzz through the local server)', () => {
   it(`answers ${FUZZ_RUNS} malformed requests below 500 in the proxy envelope and writes nothing (seed ${FUZZ_SEED})`, async () => {
-    const requests = sampleFuzz(
-      malformedRequest({
-        path: IMPORT_PATH,
-        body: encodedBody(malformedBody(objects, FIELDS)),
-        authorization: authorizationHeaders(server.credentials.adminKey, server.credentials.accessTokens[0]!.token),
-      }),
-    );
+    const requests = proxyRequests({ path: IMPORT_PATH }, { objects, fields: FIELDS });
     const before = await server.countItems('channels');
 
     const { failures, statuses } = await fuzzThrough(server.url, requests, (reply, i) =>

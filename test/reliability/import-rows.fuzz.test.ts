@@ -1,21 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { useTestServer } from '#test/support/local-server';
-import {
-  authorizationHeaders,
-  encodedBody,
-  malformedBody,
-  malformedRequest,
-  nested,
-  proxyReplyProblems,
-} from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest, sampleFuzz } from './harness.ts';
+import { nested, proxyReplyProblems } from './fuzz-requests.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, jsonRequest } from './harness.ts';
+import { useFuzzServer } from './route-fuzz.ts';
 
 const ROWS_PATH = '/api/channels/import/rows';
 const FIELDS = ['columns', 'rows', 'dryRun'];
 const CORE = ['id', 'type', 'key', 'status', 'base_url', 'models'];
 
-const server = useTestServer();
+const { server, proxyRequests } = useFuzzServer();
 
 // Locally both APIs share one host: a near-miss path may get the other API's 404, exactly that body (see the DSN fuzz).
 const cell = fc.oneof(
@@ -40,13 +33,7 @@ const objects = fc.record(
 
 describe('POST /api/channels/import/rows under malformed requests (fuzz through the local server)', () => {
   it(`answers ${FUZZ_RUNS} malformed requests below 500 in the proxy envelope (seed ${FUZZ_SEED})`, async () => {
-    const requests = sampleFuzz(
-      malformedRequest({
-        path: ROWS_PATH,
-        body: encodedBody(malformedBody(objects, FIELDS)),
-        authorization: authorizationHeaders(server.credentials.adminKey, server.credentials.accessTokens[0]!.token),
-      }),
-    );
+    const requests = proxyRequests({ path: ROWS_PATH }, { objects, fields: FIELDS });
 
     const { failures, statuses } = await fuzzThrough(server.url, requests, (reply, i) =>
       proxyReplyProblems(reply, { successAllowed: false, otherApi404: requests[i]!.path !== ROWS_PATH }),

@@ -1,17 +1,10 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestServer } from '#test/support/local-server';
 import { createRequest, expectCreated } from '../integration/create-dataset.helpers.ts';
 import { CONTENT_PATHS as P } from '../integration/kb-content.helpers.ts';
 import { kbRequest } from '../integration/knowledge-base.helpers.ts';
-import {
-  authorizationHeaders,
-  datasetEnvelopeProblems,
-  encodedBody,
-  malformedBody,
-  malformedRequest,
-} from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawResponse, sampleFuzz } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough } from './harness.ts';
+import { datasetReplyProblems, useFuzzServer } from './route-fuzz.ts';
 
 // The knowledge base's content calls (docs/knowledge-base-api.md, "Collections, data and training") under malformed
 // requests through the local server: never a 5xx, always FastGPT's envelope, never the token echoed.
@@ -59,15 +52,11 @@ const BODY_FIELDS = [
   'tags',
 ];
 
-const server = useTestServer();
-let token: { token: string; teamId: string };
+const { server, token, datasetRequests } = useFuzzServer();
 const seeded = { datasets: [] as string[], collections: [] as string[], data: [] as string[] };
 
 beforeAll(async () => {
-  const first = server.credentials.accessTokens[0];
-  if (!first) throw new Error('the local server made no access token');
-  token = first;
-  const bearer = `Bearer ${token.token}`;
+  const bearer = `Bearer ${token().token}`;
   const ok = async (path: string, body: unknown) => {
     const reply = await kbRequest(server, 'POST', path, { bearer, body });
     expect(reply.status).toBe(200);
@@ -141,27 +130,12 @@ function queries(): fc.Arbitrary<string> {
   );
 }
 
-function problems(reply: RawResponse): string[] {
-  const { problems: found, body } = datasetEnvelopeProblems(reply);
-  if (reply.status === 200 && body !== undefined && body.code !== 200) found.push('200 without code 200');
-  if (reply.body.includes(token.token)) found.push('the token is echoed');
-  return found;
-}
-
 describe.each(ROUTES)('%s %s under malformed requests (fuzz through the local server)', (method, path, withQuery) => {
   it(`answers ${RUNS_PER_ROUTE} requests below 500, in the envelope, never echoing the token (seed ${FUZZ_SEED})`, async () => {
-    const requests = sampleFuzz(
-      malformedRequest({
-        path,
-        method,
-        ...(withQuery ? { query: queries() } : {}),
-        body: encodedBody(malformedBody(bodyObjects(), BODY_FIELDS)),
-        authorization: authorizationHeaders(token.token, server.credentials.adminKey),
-      }),
-      RUNS_PER_ROUTE,
-    );
+    const target = { path, method, query: withQuery ? queries() : undefined };
+    const requests = datasetRequests(target, { objects: bodyObjects(), fields: BODY_FIELDS }, RUNS_PER_ROUTE);
 
-    const { failures, statuses } = await fuzzThrough(server.url, requests, problems, 8);
+    const { failures, statuses } = await fuzzThrough(server.url, requests, datasetReplyProblems(token), 8);
 
     expect(failures.slice(0, 5)).toEqual([]);
     // The mix must reach the function: some requests fail its validation, others the gateway's authorizer.

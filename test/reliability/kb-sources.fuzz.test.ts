@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { useTestServer } from '#test/support/local-server';
-import {
-  authorizationHeaders,
-  datasetEnvelopeProblems,
-  encodedBody,
-  malformedBody,
-  malformedRequest,
-} from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, type RawResponse, sampleFuzz } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, sampleFuzz } from './harness.ts';
+import { datasetReplyProblems, useFuzzServer } from './route-fuzz.ts';
 
 /*
  * The source calls under malformed requests through the local server: JSON bodies for link and read, multipart
@@ -16,7 +9,6 @@ import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawRequest, type RawResponse, s
  * and any query for the signed link. Every answer is below 500, in FastGPT's envelope, and never echoes the token.
  */
 
-const RUNS_PER_ROUTE = Math.max(20, Math.ceil(FUZZ_RUNS / 4));
 const FIELDS = [
   'datasetId',
   'parentId',
@@ -29,19 +21,17 @@ const FIELDS = [
 ];
 const UNKNOWN = 'ffffffffffffffffffffffff';
 
-const server = useTestServer();
+const ROUTES = [
+  ['POST /api/core/dataset/collection/create/link', () => jsonRequests('/api/core/dataset/collection/create/link')],
+  ['POST /api/core/dataset/collection/read', () => jsonRequests('/api/core/dataset/collection/read')],
+  ['POST /api/core/dataset/collection/create/localFile (multipart)', multipartRequests],
+  ['GET /api/core/dataset/collection/source', sourceRequests],
+] as const;
+// FUZZ_RUNS requests in all, shared by the routes.
+const RUNS_PER_ROUTE = Math.max(20, Math.ceil(FUZZ_RUNS / ROUTES.length));
 
-function token(): string {
-  const first = server.credentials.accessTokens[0];
-  if (!first) throw new Error('the local server made no access token');
-  return first.token;
-}
-
-function problems(reply: RawResponse): string[] {
-  const found = datasetEnvelopeProblems(reply).problems;
-  if (reply.body.includes(token())) found.push('the token is echoed');
-  return found;
-}
+const { server, token, datasetRequests } = useFuzzServer();
+const problems = datasetReplyProblems(token);
 
 const values = fc.oneof(
   fc.constantFrom(
@@ -64,14 +54,7 @@ const values = fc.oneof(
 const objects = fc.record(Object.fromEntries(FIELDS.map((f) => [f, values])), { requiredKeys: [] });
 
 function jsonRequests(path: string): RawRequest[] {
-  return sampleFuzz(
-    malformedRequest({
-      path,
-      body: encodedBody(malformedBody(objects, FIELDS)),
-      authorization: authorizationHeaders(token(), server.credentials.adminKey),
-    }),
-    RUNS_PER_ROUTE,
-  );
+  return datasetRequests({ path }, { objects, fields: FIELDS }, RUNS_PER_ROUTE);
 }
 
 /** Forms as clients (and broken clients) send them. */
@@ -115,7 +98,7 @@ function multipartRequests(): RawRequest[] {
       method: 'POST',
       path: '/api/core/dataset/collection/create/localFile',
       headers: [
-        ['Authorization', `Bearer ${token()}`],
+        ['Authorization', `Bearer ${token().token}`],
         ['Content-Type', header],
       ],
       body: cut === null ? body : body.subarray(0, cut),
@@ -136,12 +119,7 @@ function sourceRequests(): RawRequest[] {
 }
 
 describe('the source calls under malformed requests (fuzz through the local server)', () => {
-  it.each([
-    ['POST /api/core/dataset/collection/create/link', () => jsonRequests('/api/core/dataset/collection/create/link')],
-    ['POST /api/core/dataset/collection/read', () => jsonRequests('/api/core/dataset/collection/read')],
-    ['POST /api/core/dataset/collection/create/localFile (multipart)', multipartRequests],
-    ['GET /api/core/dataset/collection/source', sourceRequests],
-  ] as const)(
+  it.each(ROUTES)(
     `%s: every answer below 500, in the envelope, never echoing the token (seed ${FUZZ_SEED})`,
     async (_name, requests) => {
       const { failures, statuses } = await fuzzThrough(server.url, requests(), problems, 8);

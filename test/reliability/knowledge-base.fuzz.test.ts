@@ -1,17 +1,10 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { DatasetRecord } from '#shared/repositories/datasets';
-import { useTestServer } from '#test/support/local-server';
 import { createRequest, expectCreated, teamRecords } from '../integration/create-dataset.helpers.ts';
 import { KB_PATHS } from '../integration/knowledge-base.helpers.ts';
-import {
-  authorizationHeaders,
-  datasetEnvelopeProblems,
-  encodedBody,
-  malformedBody,
-  malformedRequest,
-} from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawResponse, sampleFuzz } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough } from './harness.ts';
+import { datasetReplyProblems, useFuzzServer } from './route-fuzz.ts';
 
 // FUZZ_RUNS requests in all, shared by the seven routes.
 const RUNS_PER_ROUTE = Math.max(20, Math.ceil(FUZZ_RUNS / 7));
@@ -28,17 +21,13 @@ const BODY_FIELDS = [
   'vlmModelId',
 ];
 
-const server = useTestServer();
-let token: { token: string; teamId: string };
+const { server, token, datasetRequests } = useFuzzServer();
 let seeded: string[];
 
 beforeAll(async () => {
-  const first = server.credentials.accessTokens[0];
-  if (!first) throw new Error('the local server made no access token');
-  token = first;
   // A small tree for the fuzzed ids to hit: three nested folders, a sibling folder, a dataset in each.
   const make = async (body: Record<string, unknown>) =>
-    expectCreated(await createRequest(server, body, `Bearer ${token.token}`));
+    expectCreated(await createRequest(server, body, `Bearer ${token().token}`));
   const a = await make({ name: 'A', type: 'folder' });
   const b = await make({ name: 'B', type: 'folder', parentId: a });
   const c = await make({ name: 'C', type: 'folder', parentId: b });
@@ -46,14 +35,6 @@ beforeAll(async () => {
   seeded = [a, b, c, d];
   for (const parentId of [a, b, c, d, null]) seeded.push(await make({ name: 'docs', intro: 'alpha', parentId }));
 });
-
-/** The problems with one reply: not the envelope, a 5xx, a 200 without code 200, or the token echoed. */
-function envelopeProblems(reply: RawResponse): string[] {
-  const { problems, body } = datasetEnvelopeProblems(reply);
-  if (reply.status === 200 && body !== undefined && body.code !== 200) problems.push('200 without code 200');
-  if (reply.body.includes(token.token)) problems.push('the token is echoed');
-  return problems;
-}
 
 const ids = () =>
   fc.oneof(
@@ -115,22 +96,14 @@ function queries(): fc.Arbitrary<string> {
 }
 
 async function fuzz(path: string, method: string, concurrency: number, withQuery: boolean) {
-  const requests = sampleFuzz(
-    malformedRequest({
-      path,
-      method,
-      ...(withQuery ? { query: queries() } : {}),
-      body: encodedBody(malformedBody(bodyObjects(), BODY_FIELDS)),
-      authorization: authorizationHeaders(token.token, server.credentials.adminKey),
-    }),
-    RUNS_PER_ROUTE,
-  );
-  return fuzzThrough(server.url, requests, envelopeProblems, concurrency);
+  const target = { path, method, query: withQuery ? queries() : undefined };
+  const requests = datasetRequests(target, { objects: bodyObjects(), fields: BODY_FIELDS }, RUNS_PER_ROUTE);
+  return fuzzThrough(server.url, requests, datasetReplyProblems(token), concurrency);
 }
 
 /** Every record hangs from an existing folder of its team, and no chain of parents loops. */
 async function treeProblems(): Promise<string[]> {
-  const records = await teamRecords(server.documents, token.teamId);
+  const records = await teamRecords(server.documents, token().teamId);
   const byId = new Map<string, DatasetRecord>(records.map((r) => [r.id, r]));
   const problems: string[] = [];
   for (const record of records) {

@@ -1,15 +1,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestServer } from '#test/support/local-server';
 import { createRequest, expectCreated } from '../integration/create-dataset.helpers.ts';
-import {
-  authorizationHeaders,
-  datasetEnvelopeProblems,
-  encodedBody,
-  malformedBody,
-  malformedRequest,
-} from './fuzz-requests.ts';
-import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough, type RawResponse, sampleFuzz } from './harness.ts';
+import { FUZZ_RUNS, FUZZ_SEED, fuzzThrough } from './harness.ts';
+import { datasetReplyProblems, useFuzzServer } from './route-fuzz.ts';
 
 const RUNS = Math.max(30, Math.ceil(FUZZ_RUNS / 4));
 const PATH = '/api/core/dataset/searchTest';
@@ -28,23 +21,12 @@ const BODY_FIELDS = [
   'datasetSearchExtensionBg',
 ];
 
-const server = useTestServer();
-let token: { token: string; teamId: string };
+const { server, token, datasetRequests } = useFuzzServer();
 let datasetId: string;
 
 beforeAll(async () => {
-  const first = server.credentials.accessTokens[0];
-  if (!first) throw new Error('the local server made no access token');
-  token = first;
-  datasetId = expectCreated(await createRequest(server, { name: 'fuzzed' }, `Bearer ${token.token}`));
+  datasetId = expectCreated(await createRequest(server, { name: 'fuzzed' }, `Bearer ${token().token}`));
 });
-
-function envelopeProblems(reply: RawResponse): string[] {
-  const { problems, body } = datasetEnvelopeProblems(reply);
-  if (reply.status === 200 && body !== undefined && body.code !== 200) problems.push('200 without code 200');
-  if (reply.body.includes(token.token)) problems.push('the token is echoed');
-  return problems;
-}
 
 function bodyObjects(): fc.Arbitrary<Record<string, unknown>> {
   const plausible = fc.record(
@@ -80,16 +62,8 @@ function bodyObjects(): fc.Arbitrary<Record<string, unknown>> {
 
 describe(`POST ${PATH} under malformed requests (fuzz through the local server)`, () => {
   it(`answers ${RUNS} requests below 500, in the envelope, never echoing the token (seed ${FUZZ_SEED})`, async () => {
-    const requests = sampleFuzz(
-      malformedRequest({
-        path: PATH,
-        method: 'POST',
-        body: encodedBody(malformedBody(bodyObjects(), BODY_FIELDS)),
-        authorization: authorizationHeaders(token.token, server.credentials.adminKey),
-      }),
-      RUNS,
-    );
-    const { failures, statuses } = await fuzzThrough(server.url, requests, envelopeProblems, 4);
+    const requests = datasetRequests({ path: PATH }, { objects: bodyObjects(), fields: BODY_FIELDS }, RUNS);
+    const { failures, statuses } = await fuzzThrough(server.url, requests, datasetReplyProblems(token), 4);
 
     expect(failures.slice(0, 5)).toEqual([]);
     // The mix reaches the function: some requests pass, others fail validation or the gateway.

@@ -3,13 +3,12 @@ import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
-import { Sha256 } from '@smithy/core/checksum';
-import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENGINE_CREDENTIALS_FILE, type EngineAccess, readEngineCredentialsFile } from '#infra/local/dynamo-engine';
 import { TABLES } from '#shared/tables';
 import { launchBrowser, type TestBrowser } from '#test/support/browser';
 import { ON_ANOTHER_ENGINE } from '#test/support/dynamo-engine';
+import { signedEngineHeaders } from '#test/support/engine-signing';
 import { engineEndpoint, type Started, useNpmStart } from '#test/support/npm-start';
 
 // All about the embedded engine npm start runs; another engine (DYNAMODB_ENDPOINT) is not started by it.
@@ -82,29 +81,14 @@ async function signedRequest(
   body: string,
   sent = body,
 ): Promise<{ status: number; body: string }> {
-  const url = new URL(access.endpoint);
-  const signer = new SignatureV4({
-    credentials: access.credentials,
-    region: 'us-east-1',
-    service: 'dynamodb',
-    sha256: Sha256,
-  });
-  const signed = await signer.sign({
+  const headers = await signedEngineHeaders(access, {
     method: 'POST',
-    protocol: 'http:',
-    hostname: url.hostname,
-    port: Number(url.port),
-    path: '/',
-    query: {},
-    headers: {
-      host: url.host,
-      'content-type': 'application/x-amz-json-1.0',
-      'x-amz-target': `DynamoDB_20120810.${target}`,
-    },
+    url: new URL(access.endpoint),
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': `DynamoDB_20120810.${target}` },
     body,
   });
   return new Promise((resolve, reject) => {
-    const req = request(access.endpoint, { method: 'POST', headers: signed.headers }, (res) => {
+    const req = request(access.endpoint, { method: 'POST', headers }, (res) => {
       let text = '';
       res.on('data', (d) => {
         text += d;

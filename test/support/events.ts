@@ -1,10 +1,14 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 
-/** A REST proxy event for a POST to `path`, as API Gateway builds it behind the authorizer (`null`: no context). */
+/**
+ * A REST proxy event for a POST to `path`, as API Gateway builds it behind the authorizer (`null`: no context), from
+ * `sourceIp` when given.
+ */
 export function proxyEvent(
   path: string,
   body: string | null,
-  authorizer: Record<string, unknown> | null,
+  authorizer: object | null,
+  sourceIp?: string,
 ): APIGatewayProxyEvent {
   return {
     body,
@@ -18,6 +22,9 @@ export function proxyEvent(
     queryStringParameters: null,
     multiValueQueryStringParameters: null,
     stageVariables: null,
-    requestContext: { authorizer } as unknown as APIGatewayProxyEvent['requestContext'],
+    requestContext: {
+      authorizer,
+      ...(sourceIp === undefined ? {} : { identity: { sourceIp } }),
+    } as unknown as APIGatewayProxyEvent['requestContext'],
   };
 }

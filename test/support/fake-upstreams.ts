@@ -156,7 +156,7 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
     });
     const fault = queue.shift() ?? always;
     try {
-      await serve(protocol, options, req, res, url, body, fault);
+      await serve(protocol, options, { req, res, url, body, fault });
     } catch {
       res.destroy();
     }
@@ -181,15 +181,17 @@ async function start(protocol: Protocol, options: FakeOptions): Promise<FakeUpst
   };
 }
 
-async function serve(
-  protocol: Protocol,
-  options: FakeOptions,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  body: Record<string, unknown> | undefined,
-  fault: Fault | undefined,
-): Promise<void> {
+/** One request to a fake: the request, its response, its URL and parsed JSON body, and the fault to play. */
+interface Exchange {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly url: URL;
+  readonly body: Record<string, unknown> | undefined;
+  readonly fault: Fault | undefined;
+}
+
+async function serve(protocol: Protocol, options: FakeOptions, exchange: Exchange): Promise<void> {
+  const { req, res, url, body, fault } = exchange;
   if (fault?.kind === 'reset') {
     req.socket.destroy();
     return;
@@ -218,7 +220,7 @@ async function serve(
     res.end('<html><body>Welcome to nginx!</body></html>');
     return;
   }
-  if (protocol === 'anthropic') return serveAnthropic(options, req, res, url, body, fault);
+  if (protocol === 'anthropic') return serveAnthropic(options, exchange);
   // OpenAI and Azure
   const key =
     protocol === 'azure' ? req.headers['api-key'] : String(req.headers.authorization ?? '').replace(/^Bearer /, '');
@@ -365,14 +367,7 @@ function* bigPieces(bytes: number): Generator<string> {
   for (let total = 0; total < bytes; total += piece.length) yield piece;
 }
 
-async function serveAnthropic(
-  options: FakeOptions,
-  req: IncomingMessage,
-  res: ServerResponse,
-  url: URL,
-  body: Record<string, unknown> | undefined,
-  fault: Fault | undefined,
-): Promise<void> {
+async function serveAnthropic(options: FakeOptions, { req, res, url, body, fault }: Exchange): Promise<void> {
   const anthropicError = (status: number, type: string, message: string) =>
     send(res, status, { type: 'error', error: { type, message } });
   const counting = url.pathname === '/v1/messages/count_tokens';

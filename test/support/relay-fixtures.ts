@@ -4,6 +4,7 @@ import type { RelayCaller, RelayChannel, RelayRequest, RelayResponse, UsageRecor
 import { MemoryHealthStore } from '#shared/relay/health';
 import { createRelay, type Relay, type RelayDeps } from '#shared/relay/relay';
 import { MemoryUsageSink } from '#shared/relay/usage-store';
+import { seededRandom } from './seeded-random.ts';
 
 /** A channel for the relay's tests; the key is a recognisable secret the tests look for. */
 export function channel(overrides: Partial<RelayChannel> & { id: string }): RelayChannel {
@@ -16,18 +17,6 @@ export function channel(overrides: Partial<RelayChannel> & { id: string }): Rela
     status: 'enabled',
     settings: {},
     ...overrides,
-  };
-}
-
-/** Mulberry32: a seeded PRNG, so weight tests never flake. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 

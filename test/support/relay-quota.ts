@@ -1,5 +1,4 @@
 import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { beforeAll } from 'vitest';
 import { type RelayCore, type RelayReply, serveRelay } from '#functions/relay/relay-http';
 import { ensureTable } from '#infra/local/dynamo-engine';
@@ -19,6 +18,7 @@ import { MemoryUsageSink } from '#shared/relay/usage-store';
 import { type RelayKeyRecord, relayAuthorizerContext } from '#shared/relay-keys';
 import { TABLES } from '#shared/tables';
 import { uniqueTableName } from './dynamo-engine.ts';
+import { proxyEvent } from './events.ts';
 import { useTestEngine } from './test-engine.ts';
 
 /*
@@ -181,15 +181,7 @@ export function frontDoor(meter: QuotaMeter, usage: { promptTokens: number; comp
   let n = 0;
   const send = async (key: RelayKeyRecord): Promise<RelayReply & { text: string }> => {
     n += 1;
-    const event = {
-      resource: '/v1/chat/completions',
-      path: '/v1/chat/completions',
-      httpMethod: 'POST',
-      headers: {},
-      body: JSON.stringify(BODY),
-      isBase64Encoded: false,
-      requestContext: { authorizer: relayAuthorizerContext(key), identity: { sourceIp: '203.0.113.7' } },
-    } as unknown as APIGatewayProxyEvent;
+    const event = proxyEvent('/v1/chat/completions', JSON.stringify(BODY), relayAuthorizerContext(key), '203.0.113.7');
     const reply = await serveRelay(event, {
       core,
       requestId: `req-${key.id}-${n}-${Math.random()}`,

@@ -1,4 +1,6 @@
 import JSZip from 'jszip';
+import { expect } from 'vitest';
+import { SourceError } from '#shared/kb/contract';
 
 /*
  * Small real files for the source parsers' tests, built here rather than stored: a PDF written object by object with
@@ -85,4 +87,14 @@ export async function makeDocx(
   zip.file('word/document.xml', document);
   for (const [name, content] of Object.entries(extra)) zip.file(name, content);
   return zip.generateAsync({ type: 'uint8array', compression: 'DEFLATE' });
+}
+
+/** The message of the SourceError `promise` rejects with; the test fails if it resolves or rejects otherwise. */
+export async function refusal(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(SourceError);
+  return (error as SourceError).message;
 }

@@ -6,7 +6,7 @@ import { BUILT_IN_MODEL_CATALOG, parseModelCatalog } from '#shared/model-catalog
 import { DatasetIdConflictError, type DatasetRecord, type DatasetRepository } from '#shared/repositories/datasets';
 import { type CreateDatasetDeps, createDataset } from '../../functions/create-dataset/create-dataset.ts';
 import { createDatasetBodySchema } from '../../functions/create-dataset/schema.ts';
-import { NEW_DATASET_DEFAULTS } from '../integration/create-dataset.helpers.ts';
+import { GIVEN_DATASET_FIELDS, NEW_DATASET_DEFAULTS } from '../integration/create-dataset.helpers.ts';
 
 /** In-memory repository keyed like the table (teamId + id), rejecting an existing key like the conditional put. */
 class InMemoryDatasetRepository implements DatasetRepository {
@@ -94,18 +94,9 @@ describe('createDataset', () => {
   });
 
   it('keeps the given intro, avatar and models', async () => {
-    const body = {
-      name: 'Docs',
-      intro: 'About',
-      avatar: '/a.png',
-      vectorModel: 'bge-m3',
-      agentModel: 'qwen-plus',
-      vlmModel: 'gpt-4o',
-    };
+    await createDataset({ body: valid(GIVEN_DATASET_FIELDS), caller }, deps);
 
-    await createDataset({ body: valid(body), caller }, deps);
-
-    expect([...repo.records.values()][0]).toMatchObject(body);
+    expect([...repo.records.values()][0]).toMatchObject(GIVEN_DATASET_FIELDS);
   });
 
   it('takes teamId and tmbId from the caller, never from the body', async () => {

@@ -11,7 +11,8 @@ import {
   upstreamModel,
   WEIGHT_SMOOTHING,
 } from '#shared/relay/routing';
-import { channel, seededRandom } from '#test/support/relay-fixtures';
+import { channel } from '#test/support/relay-fixtures';
+import { seededRandom } from '#test/support/seeded-random';
 
 const arbChannels = fc
   .array(

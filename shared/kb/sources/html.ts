@@ -12,18 +12,9 @@ const BASE_OPTIONS: HtmlToTextOptions = {
   limits: { maxDepth: 200, maxChildNodes: 20_000, maxInputLength: 8 * 1024 * 1024, ellipsis: '' },
   selectors: [
     { selector: 'a', options: { ignoreHref: true } },
-    { selector: 'img', format: 'skip' },
-    { selector: 'script', format: 'skip' },
-    { selector: 'style', format: 'skip' },
-    { selector: 'noscript', format: 'skip' },
-    { selector: 'form', format: 'skip' },
-    { selector: 'svg', format: 'skip' },
-    { selector: 'h1', options: { uppercase: false } },
-    { selector: 'h2', options: { uppercase: false } },
-    { selector: 'h3', options: { uppercase: false } },
-    { selector: 'h4', options: { uppercase: false } },
-    { selector: 'h5', options: { uppercase: false } },
-    { selector: 'h6', options: { uppercase: false } },
+    ...['img', 'script', 'style', 'noscript', 'form', 'svg'].map((selector) => ({ selector, format: 'skip' })),
+    // Headings as written: the library upper-cases them unless told.
+    ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
     { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
   ],
 };

@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SourceError } from '#shared/kb/contract';
 import { docxText } from '#shared/kb/sources/docx';
 import { csvToMarkdown, fileKind, fileText, MAX_UPLOAD_BYTES, parseCsv } from '#shared/kb/sources/files';
 import { pdfText } from '#shared/kb/sources/pdf';
-import { makeDeepPdf, makeDocx, makePdf, makePdfClaimingPages } from '#test/support/source-files';
+import { makeDeepPdf, makeDocx, makePdf, makePdfClaimingPages, refusal } from '#test/support/source-files';
 
 const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SourceError);
-  return (error as SourceError).message;
-}
 
 describe('fileText: each supported type from a real file', () => {
   it('reads .txt and .md in UTF-8, UTF-8 with BOM, UTF-16 and GB 18030', async () => {

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANY_HOST, parseAllowList } from '#shared/allow-list';
-import { SourceError } from '#shared/kb/contract';
 import { fetchLink, parseLink, readLink } from '#shared/kb/sources/link';
+import { refusal } from '#test/support/source-files';
 
 let server: http.Server;
 let base: string;
@@ -93,15 +93,6 @@ afterAll(async () => {
 });
 
 const allowLocal = { allowedHosts: parseAllowList(['127.0.0.1']) };
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(SourceError);
-  return (error as SourceError).message;
-}
 
 describe('readLink', () => {
   it('reads an HTML page to text with its title', async () => {
