@@ -163,7 +163,13 @@ export interface ChunkVector {
 
 /** Writes the search's indexes; the training core calls it before it marks a chunk ready. */
 export interface ChunkIndexWriter {
-  addFullText(teamId: string, datasetId: string, docs: readonly FullTextDoc[]): Promise<void>;
+  /** `fresh`: the chunks were never indexed (new ids), so nothing of theirs is looked for to remove first. */
+  addFullText(
+    teamId: string,
+    datasetId: string,
+    docs: readonly FullTextDoc[],
+    options?: { readonly fresh?: boolean },
+  ): Promise<void>;
   putVectors(teamId: string, datasetId: string, vectors: readonly ChunkVector[]): Promise<void>;
   /** Removes chunks' vectors and postings (postings may go lazily: a reader never shows a missing chunk). */
   removeChunks(teamId: string, datasetId: string, dataIds: readonly string[]): Promise<void>;

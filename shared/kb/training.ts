@@ -90,6 +90,8 @@ async function trainCollection(
   await setState({ trainingAmount: items.length });
 
   const updateTime = deps.now().toISOString();
+  // Written once, already `ready`: the generation is nobody's until the flip below, which comes after their postings
+  // and vectors, so no reader sees them sooner. Only chunks whose embedding failed are written again (vectorMissing).
   const chunks: ChunkRecord[] = items.map((item, chunkIndex) => {
     const id = deps.newId();
     return {
@@ -105,19 +107,22 @@ async function trainCollection(
       a: item.a,
       indexes: defaultIndexes(id, item),
       generation,
-      ready: false,
+      ready: true,
       updateTime,
     };
   });
   await deps.content.putChunks(chunks);
-  const { ready, error } = await indexChunks(chunks, dataset.vectorModel ?? deps.defaults.vectorModel, deps);
-  await deps.content.putChunks(ready);
+  const { ready, error } = await indexChunks(chunks, dataset.vectorModel ?? deps.defaults.vectorModel, deps, {
+    fresh: true,
+  });
+  const missing = ready.filter((c) => c.vectorMissing);
+  if (missing.length > 0) await deps.content.putChunks(missing);
 
   const flipped = await setState({
     generation,
     status: error === undefined ? 'ready' : 'error',
     ...(error === undefined ? {} : { error }),
-    failedChunks: ready.filter((c) => c.vectorMissing).length,
+    failedChunks: missing.length,
     dataAmount: ready.length,
     trainingAmount: 0,
     trainedAt: deps.now().toISOString(),
@@ -209,6 +214,7 @@ async function indexChunks(
   chunks: readonly ChunkRecord[],
   model: string,
   deps: TrainingDeps,
+  options: { readonly fresh?: boolean } = {},
 ): Promise<{ ready: ChunkRecord[]; error?: string }> {
   if (chunks.length === 0) return { ready: [] };
   const { teamId, datasetId } = chunks[0] as ChunkRecord;
@@ -221,8 +227,10 @@ async function indexChunks(
       chunks.map((c) => ({
         dataId: c.id,
         collectionId: c.collectionId,
+        chunkIndex: c.chunkIndex,
         texts: [c.q, c.a, ...c.indexes.map((i) => i.text)].filter(Boolean),
       })),
+      options,
     ),
     embedChunks(chunks, model, deps),
   ]);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
 import { storeCollection, storeText } from '#shared/kb/collections';
 import { EmbeddingUnavailableError } from '#shared/kb/contract';
+import { readable } from '#shared/kb/data';
 import { type TrainingDeps, train } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
 import type { DatasetRecord } from '#shared/repositories/datasets';
@@ -136,9 +137,9 @@ describe('the training core', () => {
     expect(order).toEqual(['full text started', 'embedding', 'full text failed']);
     const chunks = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
     expect(chunks.length).toBe(3);
-    expect(chunks.some((c) => c.ready)).toBe(false);
     const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
     expect(after).toMatchObject({ generation: 0, status: 'training' });
+    expect(chunks.some((c) => readable(c, after!))).toBe(false);
   });
 
   it('replaces the old generation when a collection is trained again', async () => {

@@ -1,0 +1,91 @@
+/*
+ * The full-text index's document-frequency estimates (docs/knowledge-base-search.md, "Full text"): a count-min sketch,
+ * two rows of 1,024 counters kept as number attributes (`x0`…`x1023`, `y0`…`y1023`) of the knowledge base's `n` item
+ * beside `docs` and `total`. A batch of chunks adds each of its terms' chunk counts to one counter per row; removing
+ * chunks subtracts them. A term's estimate is the smaller of its two counters: never below its true df (other terms
+ * only add to a counter), exact unless both counters are shared with more frequent terms. The search uses it to read
+ * the rarest terms first within its postings budget, and takes the exact df from the postings it reads.
+ *
+ * Why a sketch and not a counter per term: a counter per term cost one UpdateItem per distinct term of every batch
+ * (DynamoDB has no multi-item ADD outside transactions, and dynalite has no transactions), about half the training's
+ * time; the sketch is a few UpdateItems per batch whatever its vocabulary, and its item stays about 20 KB (2,048
+ * counters) however large the vocabulary grows, far below the 400 KB item limit.
+ */
+
+/** Counters per row. */
+export const SKETCH_WIDTH = 1024;
+const ROWS = [
+  { prefix: 'x', seed: 0x811c9dc5 },
+  { prefix: 'y', seed: 0x9747b28c },
+] as const;
+/** DynamoDB's limit on an UpdateExpression is 4 KB; a longer update is split into several. */
+const MAX_EXPRESSION = 3_800;
+
+function fnv1a(text: string, seed: number): number {
+  let hash = seed;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 16777619);
+  return hash >>> 0;
+}
+
+/** The attribute names of a term's counters, one per row. */
+export function sketchCells(term: string): string[] {
+  return ROWS.map(({ prefix, seed }) => `${prefix}${fnv1a(term, seed) % SKETCH_WIDTH}`);
+}
+
+/** The counter changes of adding (`sign` 1) or removing (-1) terms with their chunk counts. */
+export function sketchDeltas(counts: Iterable<readonly [string, number]>, sign: 1 | -1): Map<string, number> {
+  const deltas = new Map<string, number>();
+  for (const [term, count] of counts) {
+    for (const cell of sketchCells(term)) deltas.set(cell, (deltas.get(cell) ?? 0) + sign * count);
+  }
+  for (const [cell, delta] of deltas) if (delta === 0) deltas.delete(cell);
+  return deltas;
+}
+
+/** A term's df estimate from the `n` item (or its projection on the term's cells): at least its true df. */
+export function sketchEstimate(item: Record<string, unknown> | undefined, term: string): number {
+  return Math.max(0, Math.min(...sketchCells(term).map((cell) => Number(item?.[cell] ?? 0))));
+}
+
+export interface CounterUpdate {
+  readonly UpdateExpression: string;
+  readonly ExpressionAttributeValues: Record<string, number>;
+  readonly ExpressionAttributeNames?: Record<string, string>;
+}
+
+/**
+ * The ADD updates of the `n` item for `docs`, `total` and the sketch's deltas: as few as the 4 KB expression limit
+ * allows (one for a batch of a few hundred terms; at most a dozen for any batch, since there are 2,048 counters).
+ * The counters' names are plain (`x12`: no reserved word has a digit); `docs` and `total` go through placeholders.
+ */
+export function counterUpdates(docs: number, total: number, deltas: ReadonlyMap<string, number>): CounterUpdate[] {
+  const updates: CounterUpdate[] = [];
+  let clauses: string[] = ['#docs :docs', '#total :total'];
+  let values: Record<string, number> = { ':docs': docs, ':total': total };
+  let names: Record<string, string> | undefined = { '#docs': 'docs', '#total': 'total' };
+  let length = 'ADD '.length + clauses.join(', ').length;
+  const flush = () => {
+    if (clauses.length > 0) {
+      updates.push({
+        UpdateExpression: `ADD ${clauses.join(', ')}`,
+        ExpressionAttributeValues: values,
+        ...(names ? { ExpressionAttributeNames: names } : {}),
+      });
+    }
+    clauses = [];
+    values = {};
+    names = undefined;
+    length = 'ADD '.length;
+  };
+  for (const [cell, delta] of deltas) {
+    // One placeholder per distinct amount: most amounts are small counts shared by many counters.
+    const placeholder = `:${delta < 0 ? 'm' : 'p'}${Math.abs(delta)}`;
+    const clause = `${cell} ${placeholder}`;
+    if (length + clause.length + 2 > MAX_EXPRESSION) flush();
+    clauses.push(clause);
+    values[placeholder] = delta;
+    length += clause.length + 2;
+  }
+  flush();
+  return updates;
+}
