@@ -93,6 +93,8 @@ function decodePostings(text: string, visit: (posting: Posting) => void): void {
 export interface FullTextIndexOptions {
   /** Single-item writes in flight at once when a removal cuts lines out of blocks (default 16). */
   readonly updateConcurrency?: number;
+  /** Postings one query reads at most (default POSTINGS_BUDGET). */
+  readonly postingsBudget?: number;
 }
 
 export interface AddOptions {
@@ -107,6 +109,7 @@ export interface AddOptions {
 export class DynamoFullTextIndex implements FullTextSearch {
   private readonly writer: BatchWriter;
   private readonly updateConcurrency: number;
+  private readonly postingsBudget: number;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -115,6 +118,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
   ) {
     this.writer = new BatchWriter(client, tableName, { writeConcurrency: 8 });
     this.updateConcurrency = options.updateConcurrency ?? 16;
+    this.postingsBudget = options.postingsBudget ?? POSTINGS_BUDGET;
   }
 
   /** Indexes chunks as one batch; a chunk indexed before is removed first (unless `fresh`). */
@@ -327,7 +331,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
     // reads at most the budget; what it really read frees the rest for the next wave (an estimate raised by a frequent
     // term sharing its counters costs a wave, not the term). A term that fits no more is skipped; the first is read.
     let pending = terms.filter((t) => estimate.get(t)! > 0).sort((a, b) => estimate.get(a)! - estimate.get(b)!);
-    let budget = POSTINGS_BUDGET;
+    let budget = this.postingsBudget;
     const read: { term: string; blocks: Record<string, unknown>[] }[] = [];
     while (pending.length > 0) {
       const wave: string[] = [];

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { POSTINGS_BUDGET } from '#shared/kb/search/full-text-index';
+import {
+  type CounterUpdate,
+  counterUpdates,
+  SKETCH_WIDTH,
+  sketchCells,
+  sketchDeltas,
+  sketchEstimate,
+} from '#shared/kb/search/term-sketch';
+
+/** What DynamoDB makes of the `n` item after the updates: each ADD clause applied, names and values resolved. */
+function apply(updates: readonly CounterUpdate[], item: Record<string, number> = {}): Record<string, number> {
+  for (const update of updates) {
+    expect(update.UpdateExpression.startsWith('ADD ')).toBe(true);
+    for (const clause of update.UpdateExpression.slice(4).split(', ')) {
+      const [name, placeholder] = clause.split(' ') as [string, string];
+      const attribute = update.ExpressionAttributeNames?.[name] ?? name;
+      item[attribute] = (item[attribute] ?? 0) + (update.ExpressionAttributeValues[placeholder] as number);
+    }
+  }
+  return item;
+}
+
+/** A vocabulary with Zipf-like chunk counts: a few terms in most chunks, most in a few. */
+const vocabulary = Array.from({ length: 20_000 }, (_, i) => [`term${i}`, Math.ceil(50_000 / (i + 1))] as const);
+
+describe('the df sketch', () => {
+  it('gives each term one counter per row, the same every time', () => {
+    const cells = sketchCells('知识库');
+    expect(cells).toHaveLength(2);
+    expect(cells[0]).toMatch(/^x\d+$/);
+    expect(cells[1]).toMatch(/^y\d+$/);
+    expect(cells.every((c) => Number(c.slice(1)) < SKETCH_WIDTH)).toBe(true);
+    expect(sketchCells('知识库')).toEqual(cells);
+  });
+
+  it('never estimates a term below its df, and over it by a small part of a query’s postings budget', () => {
+    const item = apply(counterUpdates(0, 0, sketchDeltas(vocabulary, 1)));
+
+    const over = vocabulary.map(([term, df]) => sketchEstimate(item, term) - df).sort((a, b) => a - b);
+
+    expect(over[0]).toBeGreaterThanOrEqual(0);
+    // 20,000 terms in 534,000 postings: about 520 per counter; 99% of the terms are read as if their df were exact
+    // unless a query's terms add up to nearly the whole budget.
+    expect(over[Math.floor(over.length * 0.99)]).toBeLessThan(POSTINGS_BUDGET / 25);
+  });
+
+  it('comes back to zero when what was added is removed, in any grouping', () => {
+    const item = apply(counterUpdates(10, 400, sketchDeltas(vocabulary.slice(0, 500), 1)));
+    apply(counterUpdates(-4, -150, sketchDeltas(vocabulary.slice(0, 200), -1)), item);
+    apply(counterUpdates(-6, -250, sketchDeltas(vocabulary.slice(200, 500), -1)), item);
+
+    expect(Object.values(item).every((v) => v === 0)).toBe(true);
+    expect(item).toMatchObject({ docs: 0, total: 0 });
+  });
+
+  it('splits an update under DynamoDB’s 4 KB expression limit, docs and total counted once', () => {
+    const updates = counterUpdates(3, 120, sketchDeltas(vocabulary, 1));
+
+    expect(updates.length).toBeGreaterThan(1);
+    expect(updates.length).toBeLessThanOrEqual(12);
+    expect(updates.every((u) => u.UpdateExpression.length <= 4096)).toBe(true);
+    const item = apply(updates);
+    expect(item).toMatchObject({ docs: 3, total: 120 });
+    expect(Object.keys(item)).toHaveLength(2 + 2 * SKETCH_WIDTH);
+  });
+
+  it('needs one update for a document’s few hundred terms', () => {
+    const document = vocabulary.slice(0, 150).map(([term]) => [term, 1] as const);
+    expect(counterUpdates(6, 900, sketchDeltas(document, 1))).toHaveLength(1);
+  });
+});
