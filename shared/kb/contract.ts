@@ -114,7 +114,11 @@ export interface ChunkRecord {
   readonly a: string;
   readonly indexes: readonly ChunkIndex[];
   readonly generation: number;
-  /** True once its text and full-text postings are stored (and its vectors, when the embedding succeeded). */
+  /**
+   * Readable once its generation is its collection's. A pushed chunk gets it once its postings (and vectors, when the
+   * embedding succeeded) are stored; a collection's training stores its chunks with it at once, in a generation that
+   * becomes current only after their postings and vectors are stored.
+   */
   readonly ready: boolean;
   /** True when the embedding failed for good: found by full text only. */
   readonly vectorMissing?: boolean;
@@ -161,7 +165,7 @@ export interface ChunkVector {
   readonly chunkIndex?: number;
 }
 
-/** Writes the search's indexes; the training core calls it before it marks a chunk ready. */
+/** Writes the search's indexes; the training core calls it before a chunk can be read. */
 export interface ChunkIndexWriter {
   /** `fresh`: the chunks were never indexed (new ids), so nothing of theirs is looked for to remove first. */
   addFullText(

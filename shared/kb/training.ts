@@ -18,8 +18,8 @@ import type { ChatModel } from './relay-models.ts';
 import type { TrainingMessage } from './training-queue.ts';
 
 /*
- * The training core (docs/knowledge-base-api.md, "Training"): read the source, split, store the chunks unreadable in
- * the next generation, index their text, embed them through the relay, mark them ready, flip the collection's
+ * The training core (docs/knowledge-base-api.md, "Training"): read the source, split, store the chunks once in the
+ * next generation (nobody's yet), index their text while embedding them through the relay, flip the collection's
  * generation in one write, delete the old generation. A reader sees the old set or the new one, never a mix. The
  * deployed function (functions/train-collection) and `npm start`'s in-process queue both call `train`.
  */
@@ -49,6 +49,12 @@ export interface TrainingDeps {
   readonly embedAttempts?: number;
   readonly retryBaseMs?: number;
 }
+
+/**
+ * BatchWriteItem calls in flight per table for the training's content writes: the same as the vector and term
+ * stores' writers, so the chunks never wait behind a smaller bound than their postings and vectors.
+ */
+export const TRAINING_WRITE_CONCURRENCY = 8;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

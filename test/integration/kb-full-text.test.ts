@@ -253,6 +253,37 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     expect(found[0]!.score).toBeCloseTo((await index.search(teamId, plain, 'alpha beta gamma', 10))[0]!.score, 10);
   });
 
+  it('removes chunks of an index written before the sketch without driving its counters below zero', async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const pk = datasetKey(teamId, datasetId);
+    const [kept, gone, collectionId] = [newObjectId(), newObjectId(), newObjectId()];
+    // The layout before 2026-11-28: a counter item per term, blocks without a count, a batch counting `live` chunks.
+    await putItems(documents, termsTable, [
+      { pk, sk: 'n', docs: 2, total: 3 },
+      { pk, sk: 's#honey', df: 2 },
+      { pk, sk: 's#jar', df: 1 },
+      { pk, sk: 't#honey#b1', p: `${kept} ${collectionId} 0 1 1\n${gone} ${collectionId} 1 1 2` },
+      { pk, sk: 't#jar#b1', p: `${gone} ${collectionId} 1 1 2` },
+      { pk, sk: `d#${kept}`, terms: ['honey'], length: 1, batch: 'b1' },
+      { pk, sk: `d#${gone}`, terms: ['honey', 'jar'], length: 2, batch: 'b1' },
+      { pk, sk: 'b#b1', terms: ['honey', 'jar'], live: 2 },
+    ]);
+    const index = new DynamoFullTextIndex(documents, termsTable);
+
+    await index.remove(teamId, datasetId, [gone]);
+    await index.add(teamId, datasetId, [{ dataId: newObjectId(), collectionId, texts: ['honey jar'] }]);
+
+    const items = await termItems(teamId, datasetId);
+    const counters = items.find((i) => i.sk === 'n')!;
+    expect(Object.values(counters).every((v) => typeof v !== 'number' || v >= 0)).toBe(true);
+    expect(counters).toMatchObject({ docs: 2, total: 3 });
+    expect(items.find((i) => i.sk === 't#honey#b1')?.p).toBe(`${kept} ${collectionId} 0 1 1`);
+    expect(items.some((i) => i.sk === 't#jar#b1')).toBe(false);
+    // The chunk left of the old batch is found beside the new one, its df counted from its block.
+    expect((await index.search(teamId, datasetId, 'honey', 10)).map((f) => f.dataId)).toContain(kept);
+  });
+
   it('indexes a chunk written again from its new text only', async () => {
     const kb = await knowledgeBase(['panda']);
     const id = kb.idOf('panda');

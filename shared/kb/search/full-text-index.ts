@@ -155,7 +155,10 @@ export class DynamoFullTextIndex implements FullTextSearch {
           length,
         });
       }
-      requests.push({ PutRequest: { Item: { pk, sk: docSk(doc.dataId), terms: [...tf.keys()], length, batch } } });
+      // `sketch`: counted in the sketch, so its removal subtracts it (an index written before the sketch never added it).
+      requests.push({
+        PutRequest: { Item: { pk, sk: docSk(doc.dataId), terms: [...tf.keys()], length, batch, sketch: true } },
+      });
     }
     for (const [term, postings] of blocks) {
       requests.push({
@@ -197,7 +200,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
     const df = new Map<string, number>();
     let length = 0;
     for (const doc of docs) {
-      for (const term of doc.terms as string[]) df.set(term, (df.get(term) ?? 0) + 1);
+      if (doc.sketch === true) for (const term of doc.terms as string[]) df.set(term, (df.get(term) ?? 0) + 1);
       length += Number(doc.length);
       const batch = String(doc.batch);
       perBatch.set(batch, [...(perBatch.get(batch) ?? []), doc]);
@@ -205,7 +208,10 @@ export class DynamoFullTextIndex implements FullTextSearch {
     // Each step can be repeated (a retried message finds the same `d#` items): the set DELETE and the line cuts are
     // idempotent. The `d#` items go before the counters, so a failure between the two leaves the counters high (the
     // sketch stays an upper bound), never subtracted twice.
-    await Promise.all([...perBatch].map(([batch, inBatch]) => this.removeFromBatch(pk, batch, inBatch)));
+    const batches = new Slots(4);
+    await Promise.all(
+      [...perBatch].map(([batch, inBatch]) => batches.run(() => this.removeFromBatch(pk, batch, inBatch), undefined)),
+    );
     await this.writer.writeAll(docs.map((d) => ({ DeleteRequest: { Key: { pk, sk: d.sk } } })));
     await this.addCounters(pk, -docs.length, -length, sketchDeltas(df, -1));
   }
@@ -237,7 +243,9 @@ export class DynamoFullTextIndex implements FullTextSearch {
     const item = out?.Attributes;
     if (item === undefined) return;
     const left = item.ids as Set<string> | undefined;
-    if (left === undefined || left.size === 0) {
+    // A batch written before the sketch counts `live` chunks instead of naming them: its blocks are only ever cut.
+    const legacy = item.live !== undefined;
+    if (!legacy && (left === undefined || left.size === 0)) {
       // No chunk of the batch is left: its blocks go whole, unread.
       await this.writer.writeAll([
         ...(item.terms as string[]).map((term) => ({
@@ -309,7 +317,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
     );
   }
 
-  /** BM25 over the query's terms; chunks not readable (not ready, old generation) may be among them (the reader filters). */
+  /** BM25 over the query's terms; may include unreadable chunks (not ready, old generation), which the reader drops. */
   async search(teamId: string, datasetId: string, query: string, limit: number): Promise<ScoredRef[]> {
     const terms = [...new Set(segment(query))].slice(0, MAX_QUERY_TERMS);
     if (terms.length === 0 || limit <= 0) return [];
@@ -391,7 +399,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
   }
 }
 
-/** The postings of a term's blocks (each block carries its line count). */
+/** The postings of a term's blocks (each block carries its line count; one written before then is counted). */
 function postingsIn(blocks: readonly Record<string, unknown>[]): number {
-  return blocks.reduce((sum, block) => sum + Number(block.c ?? 0), 0);
+  return blocks.reduce((sum, block) => sum + Number(block.c ?? String(block.p ?? '').split('\n').length), 0);
 }
