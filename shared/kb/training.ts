@@ -75,25 +75,27 @@ async function trainCollection(
   const dataset = await deps.datasets.get(teamId, datasetId);
   if (dataset === undefined) return;
   const current = collection.generation;
-  const setState = (changes: Parameters<TrainingDeps['content']['updateCollection']>[3], remove = false) =>
-    deps.content.updateCollection(teamId, datasetId, collectionId, changes, {
-      expectedGeneration: current,
-      ...(remove ? { remove: ['error', 'failedChunks'] as const } : {}),
-    });
-  if (!(await setState({ status: 'training' }, true))) return;
-
-  // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled.
-  await removeChunks(deps, collection, (c) => c.generation === generation);
+  const setState = (
+    changes: Parameters<TrainingDeps['content']['updateCollection']>[3],
+    remove: readonly ('error' | 'failedChunks')[] = [],
+  ) => deps.content.updateCollection(teamId, datasetId, collectionId, changes, { expectedGeneration: current, remove });
+  // Writing Q&A pairs takes the agent model minutes: the collection shows `training` meanwhile. Reading a source and
+  // splitting it take seconds at most, so chunk training says it once, with the amount, before it deletes or writes.
+  const qa = collection.settings?.trainingType === 'qa';
+  if (qa && !(await setState({ status: 'training' }, ['error', 'failedChunks']))) return;
 
   let items: { q: string; a: string }[];
   try {
     items = await itemsOf(collection, dataset.agentModel ?? deps.defaults.agentModel, deps);
   } catch (error) {
     if (!(error instanceof SourceError || error instanceof EmbeddingUnavailableError)) throw error;
-    await setState({ status: 'error', error: error.message, trainingAmount: 0 });
+    await setState({ status: 'error', error: error.message, trainingAmount: 0 }, qa ? [] : ['failedChunks']);
     return;
   }
-  await setState({ trainingAmount: items.length });
+  if (!(await setState({ status: 'training', trainingAmount: items.length }, ['error', 'failedChunks']))) return;
+
+  // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled.
+  await removeChunks(deps, collection, (c) => c.generation === generation);
 
   const updateTime = deps.now().toISOString();
   // Written once, already `ready`: the generation is nobody's until the flip below, which comes after their postings
@@ -234,7 +236,8 @@ async function indexChunks(
         dataId: c.id,
         collectionId: c.collectionId,
         chunkIndex: c.chunkIndex,
-        texts: [c.q, c.a, ...c.indexes.map((i) => i.text)].filter(Boolean),
+        // Each distinct text once: the default index text is the question itself when there is no answer.
+        texts: [...new Set([c.q, c.a, ...c.indexes.map((i) => i.text)])].filter(Boolean),
       })),
       options,
     ),

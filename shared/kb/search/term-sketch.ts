@@ -1,6 +1,7 @@
 /*
  * The full-text index's document-frequency estimates (docs/knowledge-base-search.md, "Full text"): a count-min sketch,
- * two rows of 1,024 counters kept as number attributes (`x0`…`x1023`, `y0`…`y1023`) of the knowledge base's `n` item
+ * two rows of 1,024 counters kept as number attributes (`s00`…`s0sf`, `s10`…`s1sf`: the row, then the counter's number
+ * in base 36, short so that one UpdateExpression holds a document's changes) of the knowledge base's `n` item
  * beside `docs` and `total`. A batch of chunks adds each of its terms' chunk counts to one counter per row; removing
  * chunks subtracts them. A term's estimate is the smaller of its two counters: never below its true df (other terms
  * only add to a counter), exact unless both counters are shared with more frequent terms. The search uses it to read
@@ -15,8 +16,8 @@
 /** Counters per row. */
 export const SKETCH_WIDTH = 1024;
 const ROWS = [
-  { prefix: 'x', seed: 0x811c9dc5 },
-  { prefix: 'y', seed: 0x9747b28c },
+  { prefix: 's0', seed: 0x811c9dc5 },
+  { prefix: 's1', seed: 0x9747b28c },
 ] as const;
 /** DynamoDB's limit on an UpdateExpression is 4 KB; a longer update is split into several. */
 const MAX_EXPRESSION = 3_800;
@@ -29,7 +30,7 @@ function fnv1a(text: string, seed: number): number {
 
 /** The attribute names of a term's counters, one per row. */
 export function sketchCells(term: string): string[] {
-  return ROWS.map(({ prefix, seed }) => `${prefix}${fnv1a(term, seed) % SKETCH_WIDTH}`);
+  return ROWS.map(({ prefix, seed }) => `${prefix}${(fnv1a(term, seed) % SKETCH_WIDTH).toString(36)}`);
 }
 
 /** The counter changes of adding (`sign` 1) or removing (-1) terms with their chunk counts. */
@@ -55,8 +56,8 @@ export interface CounterUpdate {
 
 /**
  * The ADD updates of the `n` item for `docs`, `total` and the sketch's deltas: as few as the 4 KB expression limit
- * allows (one for a batch of a few hundred terms; at most a dozen for any batch, since there are 2,048 counters).
- * The counters' names are plain (`x12`: no reserved word has a digit); `docs` and `total` go through placeholders.
+ * allows (one for a batch of a couple of hundred terms; at most six for any batch, since there are 2,048 counters).
+ * The counters' names are plain (`s0ab`: no reserved word holds a digit); `docs` and `total` go through placeholders.
  */
 export function counterUpdates(docs: number, total: number, deltas: ReadonlyMap<string, number>): CounterUpdate[] {
   const updates: CounterUpdate[] = [];
@@ -79,7 +80,7 @@ export function counterUpdates(docs: number, total: number, deltas: ReadonlyMap<
   };
   for (const [cell, delta] of deltas) {
     // One placeholder per distinct amount: most amounts are small counts shared by many counters.
-    const placeholder = `:${delta < 0 ? 'm' : 'p'}${Math.abs(delta)}`;
+    const placeholder = delta < 0 ? `:m${-delta}` : `:${delta}`;
     const clause = `${cell} ${placeholder}`;
     if (length + clause.length + 2 > MAX_EXPRESSION) flush();
     clauses.push(clause);
