@@ -21,9 +21,10 @@ import type { FullTextSearch, ScoredRef } from './types.ts';
  *   counters (shared/kb/search/term-sketch.ts), an upper bound of each term's df;
  * - `t#<term>#<batch>`: a postings block, one per term per write batch: `p`, lines of
  *   `dataId collectionId chunkIndex tf length` (chunkIndex -1 when unknown), and `c`, its line count;
- * - `d#<dataId>`: the chunk's `terms`, `length` and `batch`, so removing it finds its postings and counters;
- * - `b#<batch>`: the batch's `terms` and `ids` (the string set of its chunks still indexed): when none is left, its
- *   blocks are deleted whole.
+ * - `d#<dataId>`: the chunk's `terms` (one string, a line per term), `length` and `batch`, so removing it finds its
+ *   postings and counters;
+ * - `b#<batch>`: the batch's `terms` (likewise) and `ids` (the string set of its chunks still indexed): when none is
+ *   left, its blocks are deleted whole.
  * Training writes a batch with BatchWriteItem only, plus the `n` item's ADD (a few UpdateItems, however many terms).
  * No counter is kept per term: a term's df is the count of its postings, which removal keeps exact (a removed chunk's
  * lines are cut out of its blocks). A query reads `n` (its terms' sketch counters, one GetItem), then the blocks of the
@@ -155,9 +156,11 @@ export class DynamoFullTextIndex implements FullTextSearch {
           length,
         });
       }
-      // `sketch`: counted in the sketch, so its removal subtracts it (an index written before the sketch never added it).
+      // `sketch`: counted in the sketch, so its removal subtracts it (an index older than the sketch added nothing).
       requests.push({
-        PutRequest: { Item: { pk, sk: docSk(doc.dataId), terms: [...tf.keys()], length, batch, sketch: true } },
+        PutRequest: {
+          Item: { pk, sk: docSk(doc.dataId), terms: [...tf.keys()].join('\n'), length, batch, sketch: true },
+        },
       });
     }
     for (const [term, postings] of blocks) {
@@ -169,7 +172,12 @@ export class DynamoFullTextIndex implements FullTextSearch {
     }
     requests.push({
       PutRequest: {
-        Item: { pk, sk: batchSk(batch), terms: [...blocks.keys()], ids: new Set(unique.map((d) => d.dataId)) },
+        Item: {
+          pk,
+          sk: batchSk(batch),
+          terms: [...blocks.keys()].join('\n'),
+          ids: new Set(unique.map((d) => d.dataId)),
+        },
       },
     });
     // Counters first: the sketch is then never below a term's df, even while the blocks are written or when writing
@@ -200,7 +208,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
     const df = new Map<string, number>();
     let length = 0;
     for (const doc of docs) {
-      if (doc.sketch === true) for (const term of doc.terms as string[]) df.set(term, (df.get(term) ?? 0) + 1);
+      if (doc.sketch === true) for (const term of termsOf(doc)) df.set(term, (df.get(term) ?? 0) + 1);
       length += Number(doc.length);
       const batch = String(doc.batch);
       perBatch.set(batch, [...(perBatch.get(batch) ?? []), doc]);
@@ -248,14 +256,14 @@ export class DynamoFullTextIndex implements FullTextSearch {
     if (!legacy && (left === undefined || left.size === 0)) {
       // No chunk of the batch is left: its blocks go whole, unread.
       await this.writer.writeAll([
-        ...(item.terms as string[]).map((term) => ({
+        ...termsOf(item).map((term) => ({
           DeleteRequest: { Key: { pk, sk: `${blockPrefix(term)}${batch}` } },
         })),
         { DeleteRequest: { Key: { pk, sk: batchSk(batch) } } },
       ]);
       return;
     }
-    const terms = [...new Set(docs.flatMap((d) => d.terms as string[]))];
+    const terms = [...new Set(docs.flatMap(termsOf))];
     const blocks = await batchGetAll(
       this.client,
       this.tableName,
@@ -397,6 +405,16 @@ export class DynamoFullTextIndex implements FullTextSearch {
         score,
       }));
   }
+}
+
+/**
+ * The terms of a `d#` or `b#` item: one string, a line per term (a term holds no line break: segments are words), which
+ * costs the SDK and the engine far less than a list of hundreds of strings; an item written before then holds a list.
+ */
+function termsOf(item: Record<string, unknown>): string[] {
+  const terms = item.terms;
+  if (Array.isArray(terms)) return terms.map(String);
+  return typeof terms === 'string' && terms !== '' ? terms.split('\n') : [];
 }
 
 /** The postings of a term's blocks (each block carries its line count; one written before then is counted). */
