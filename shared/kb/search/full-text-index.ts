@@ -11,7 +11,7 @@ import { BatchWriter, Slots, type WriteRequest } from '#shared/repositories/batc
 import { datasetKey, type FullTextDoc } from '../contract.ts';
 import { batchGetAll, deletePartition, queryAll } from './dynamo-batch.ts';
 import { segment, termFrequencies } from './segment.ts';
-import { counterUpdates, sketchCells, sketchDeltas, sketchEstimate } from './term-sketch.ts';
+import { CounterCommits, counterUpdates, sketchCells, sketchDeltas, sketchEstimate } from './term-sketch.ts';
 import type { FullTextSearch, ScoredRef } from './types.ts';
 
 /*
@@ -111,6 +111,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
   private readonly writer: BatchWriter;
   private readonly updateConcurrency: number;
   private readonly postingsBudget: number;
+  private readonly counters: CounterCommits;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -120,6 +121,13 @@ export class DynamoFullTextIndex implements FullTextSearch {
     this.writer = new BatchWriter(client, tableName, { writeConcurrency: 8 });
     this.updateConcurrency = options.updateConcurrency ?? 16;
     this.postingsBudget = options.postingsBudget ?? POSTINGS_BUDGET;
+    this.counters = new CounterCommits(async (pk, { docs, total, deltas }) => {
+      await Promise.all(
+        counterUpdates(docs, total, deltas).map((update) =>
+          this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { pk, sk: STATS_SK }, ...update })),
+        ),
+      );
+    });
   }
 
   /** Indexes chunks as one batch; a chunk indexed before is removed first (unless `fresh`). */
@@ -317,12 +325,8 @@ export class DynamoFullTextIndex implements FullTextSearch {
     }
   }
 
-  private async addCounters(pk: string, docs: number, length: number, deltas: ReadonlyMap<string, number>) {
-    await Promise.all(
-      counterUpdates(docs, length, deltas).map((update) =>
-        this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { pk, sk: STATS_SK }, ...update })),
-      ),
-    );
+  private addCounters(pk: string, docs: number, length: number, deltas: ReadonlyMap<string, number>): Promise<void> {
+    return this.counters.add(pk, docs, length, deltas);
   }
 
   /** BM25 over the query's terms; may include unreadable chunks (not ready, old generation), which the reader drops. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { POSTINGS_BUDGET } from '#shared/kb/search/full-text-index';
 import {
+  CounterCommits,
   type CounterUpdate,
   counterUpdates,
   SKETCH_WIDTH,
@@ -69,5 +70,52 @@ describe('the df sketch', () => {
   it('needs one update for a document’s couple of hundred terms', () => {
     const document = vocabulary.slice(0, 230).map(([term]) => [term, 1] as const);
     expect(counterUpdates(6, 900, sketchDeltas(document, 1))).toHaveLength(1);
+  });
+});
+
+describe('the counters’ group commit', () => {
+  it('sends the changes that arrive while an update is in flight together, each caller settled with its update', async () => {
+    const sent: { key: string; docs: number; total: number; deltas: Record<string, number> }[] = [];
+    let release = () => {};
+    const commits = new CounterCommits(async (key, changes) => {
+      sent.push({ key, docs: changes.docs, total: changes.total, deltas: Object.fromEntries(changes.deltas) });
+      if (sent.length === 1) await new Promise<void>((resolve) => (release = resolve));
+    });
+
+    const first = commits.add('kb-1', 1, 10, new Map([['s00', 1]]));
+    const waiting = [
+      commits.add('kb-1', 2, 20, new Map([['s00', 2]])),
+      commits.add('kb-1', -1, -5, new Map([['s01', -1]])),
+    ];
+    const other = commits.add('kb-2', 1, 1, new Map());
+    await other;
+    release();
+    await Promise.all([first, ...waiting]);
+
+    expect(sent).toEqual([
+      { key: 'kb-1', docs: 1, total: 10, deltas: { s00: 1 } },
+      { key: 'kb-2', docs: 1, total: 1, deltas: {} },
+      { key: 'kb-1', docs: 1, total: 15, deltas: { s00: 2, s01: -1 } },
+    ]);
+  });
+
+  it('fails every caller whose changes were in a failed update, and only those', async () => {
+    let calls = 0;
+    let release = () => {};
+    const commits = new CounterCommits(async () => {
+      calls++;
+      if (calls === 1) await new Promise<void>((resolve) => (release = resolve));
+      if (calls === 2) throw new Error('throttled');
+    });
+
+    const first = commits.add('kb', 1, 1, new Map());
+    const second = commits.add('kb', 1, 1, new Map());
+    const third = commits.add('kb', 1, 1, new Map());
+    release();
+
+    await expect(first).resolves.toBeUndefined();
+    await expect(second).rejects.toThrow('throttled');
+    await expect(third).rejects.toThrow('throttled');
+    await expect(commits.add('kb', 1, 1, new Map())).resolves.toBeUndefined();
   });
 });
