@@ -6,7 +6,7 @@ import { splitTextAsFastGpt } from '#shared/kb/chunking';
 import { relayChat, relayEmbedder } from '#shared/kb/relay-models';
 import { linkEnvSchema, sourceStoreEnvSchema } from '#shared/kb/sources/config';
 import { sourceReaderFor } from '#shared/kb/sources/store-wiring';
-import type { TrainingDeps } from '#shared/kb/training';
+import { TRAINING_WRITE_CONCURRENCY, type TrainingDeps } from '#shared/kb/training';
 import { chunkIndexWriterFor, sourceFileStoreFor } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { relayOnDynamo } from '#shared/relay/runtime';
@@ -21,7 +21,9 @@ const logger = createLogger('train-collection', config.LOG_LEVEL);
 const relay = relayOnDynamo(documentClient, config, logger);
 const group = config[ENV.kbRelayGroup];
 const deps: TrainingDeps = {
-  content: new KbContentRepository(documentClient, config[ENV.kbContentTable]),
+  content: new KbContentRepository(documentClient, config[ENV.kbContentTable], {
+    writeConcurrency: TRAINING_WRITE_CONCURRENCY,
+  }),
   datasets: new DynamoDatasetRepository(documentClient, config[ENV.datasetsTable]),
   files: sourceFileStoreFor(config),
   // Link and file collections (shared/kb/sources): links under LINK_ALLOWED_HOSTS' rules, files from the team's prefix.

@@ -114,7 +114,11 @@ export interface ChunkRecord {
   readonly a: string;
   readonly indexes: readonly ChunkIndex[];
   readonly generation: number;
-  /** True once its text and full-text postings are stored (and its vectors, when the embedding succeeded). */
+  /**
+   * Readable once its generation is its collection's. A pushed chunk gets it once its postings (and vectors, when the
+   * embedding succeeded) are stored; a collection's training stores its chunks with it at once, in a generation that
+   * becomes current only after their postings and vectors are stored.
+   */
   readonly ready: boolean;
   /** True when the embedding failed for good: found by full text only. */
   readonly vectorMissing?: boolean;
@@ -161,9 +165,15 @@ export interface ChunkVector {
   readonly chunkIndex?: number;
 }
 
-/** Writes the search's indexes; the training core calls it before it marks a chunk ready. */
+/** Writes the search's indexes; the training core calls it before a chunk can be read. */
 export interface ChunkIndexWriter {
-  addFullText(teamId: string, datasetId: string, docs: readonly FullTextDoc[]): Promise<void>;
+  /** `fresh`: the chunks were never indexed (new ids), so nothing of theirs is looked for to remove first. */
+  addFullText(
+    teamId: string,
+    datasetId: string,
+    docs: readonly FullTextDoc[],
+    options?: { readonly fresh?: boolean },
+  ): Promise<void>;
   putVectors(teamId: string, datasetId: string, vectors: readonly ChunkVector[]): Promise<void>;
   /** Removes chunks' vectors and postings (postings may go lazily: a reader never shows a missing chunk). */
   removeChunks(teamId: string, datasetId: string, dataIds: readonly string[]): Promise<void>;

@@ -18,8 +18,8 @@ import type { ChatModel } from './relay-models.ts';
 import type { TrainingMessage } from './training-queue.ts';
 
 /*
- * The training core (docs/knowledge-base-api.md, "Training"): read the source, split, store the chunks unreadable in
- * the next generation, index their text, embed them through the relay, mark them ready, flip the collection's
+ * The training core (docs/knowledge-base-api.md, "Training"): read the source, split, store the chunks once in the
+ * next generation (nobody's yet), index their text while embedding them through the relay, flip the collection's
  * generation in one write, delete the old generation. A reader sees the old set or the new one, never a mix. The
  * deployed function (functions/train-collection) and `npm start`'s in-process queue both call `train`.
  */
@@ -50,6 +50,12 @@ export interface TrainingDeps {
   readonly retryBaseMs?: number;
 }
 
+/**
+ * BatchWriteItem calls in flight per table for the training's content writes: the same as the vector and term
+ * stores' writers, so the chunks never wait behind a smaller bound than their postings and vectors.
+ */
+export const TRAINING_WRITE_CONCURRENCY = 8;
+
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /** Runs one queued message to its end. Throws only for what a retry of the whole message can fix (storage errors). */
@@ -69,27 +75,31 @@ async function trainCollection(
   const dataset = await deps.datasets.get(teamId, datasetId);
   if (dataset === undefined) return;
   const current = collection.generation;
-  const setState = (changes: Parameters<TrainingDeps['content']['updateCollection']>[3], remove = false) =>
-    deps.content.updateCollection(teamId, datasetId, collectionId, changes, {
-      expectedGeneration: current,
-      ...(remove ? { remove: ['error', 'failedChunks'] as const } : {}),
-    });
-  if (!(await setState({ status: 'training' }, true))) return;
-
-  // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled.
-  await removeChunks(deps, collection, (c) => c.generation === generation);
+  const setState = (
+    changes: Parameters<TrainingDeps['content']['updateCollection']>[3],
+    remove: readonly ('error' | 'failedChunks')[] = [],
+  ) => deps.content.updateCollection(teamId, datasetId, collectionId, changes, { expectedGeneration: current, remove });
+  // Writing Q&A pairs takes the agent model minutes: the collection shows `training` meanwhile. Reading a source and
+  // splitting it take seconds at most, so chunk training says it once, with the amount, before it deletes or writes.
+  const qa = collection.settings?.trainingType === 'qa';
+  if (qa && !(await setState({ status: 'training' }, ['error', 'failedChunks']))) return;
 
   let items: { q: string; a: string }[];
   try {
     items = await itemsOf(collection, dataset.agentModel ?? deps.defaults.agentModel, deps);
   } catch (error) {
     if (!(error instanceof SourceError || error instanceof EmbeddingUnavailableError)) throw error;
-    await setState({ status: 'error', error: error.message, trainingAmount: 0 });
+    await setState({ status: 'error', error: error.message, trainingAmount: 0 }, qa ? [] : ['failedChunks']);
     return;
   }
-  await setState({ trainingAmount: items.length });
+  if (!(await setState({ status: 'training', trainingAmount: items.length }, ['error', 'failedChunks']))) return;
+
+  // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled.
+  await removeChunks(deps, collection, (c) => c.generation === generation);
 
   const updateTime = deps.now().toISOString();
+  // Written once, already `ready`: the generation is nobody's until the flip below, which comes after their postings
+  // and vectors, so no reader sees them sooner. Only chunks whose embedding failed are written again (vectorMissing).
   const chunks: ChunkRecord[] = items.map((item, chunkIndex) => {
     const id = deps.newId();
     return {
@@ -105,19 +115,22 @@ async function trainCollection(
       a: item.a,
       indexes: defaultIndexes(id, item),
       generation,
-      ready: false,
+      ready: true,
       updateTime,
     };
   });
   await deps.content.putChunks(chunks);
-  const { ready, error } = await indexChunks(chunks, dataset.vectorModel ?? deps.defaults.vectorModel, deps);
-  await deps.content.putChunks(ready);
+  const { ready, error } = await indexChunks(chunks, dataset.vectorModel ?? deps.defaults.vectorModel, deps, {
+    fresh: true,
+  });
+  const missing = ready.filter((c) => c.vectorMissing);
+  if (missing.length > 0) await deps.content.putChunks(missing);
 
   const flipped = await setState({
     generation,
     status: error === undefined ? 'ready' : 'error',
     ...(error === undefined ? {} : { error }),
-    failedChunks: ready.filter((c) => c.vectorMissing).length,
+    failedChunks: missing.length,
     dataAmount: ready.length,
     trainingAmount: 0,
     trainedAt: deps.now().toISOString(),
@@ -209,6 +222,7 @@ async function indexChunks(
   chunks: readonly ChunkRecord[],
   model: string,
   deps: TrainingDeps,
+  options: { readonly fresh?: boolean } = {},
 ): Promise<{ ready: ChunkRecord[]; error?: string }> {
   if (chunks.length === 0) return { ready: [] };
   const { teamId, datasetId } = chunks[0] as ChunkRecord;
@@ -221,8 +235,11 @@ async function indexChunks(
       chunks.map((c) => ({
         dataId: c.id,
         collectionId: c.collectionId,
-        texts: [c.q, c.a, ...c.indexes.map((i) => i.text)].filter(Boolean),
+        chunkIndex: c.chunkIndex,
+        // Each distinct text once: the default index text is the question itself when there is no answer.
+        texts: [...new Set([c.q, c.a, ...c.indexes.map((i) => i.text)])].filter(Boolean),
       })),
+      options,
     ),
     embedChunks(chunks, model, deps),
   ]);

@@ -14,7 +14,7 @@ import { createChunkIndexWriter } from '#shared/kb/search/factory';
 import { vectorSortKey } from '#shared/kb/search/vector-layout';
 import { vectorBytes } from '#shared/kb/search/vector-store';
 import { LocalSourceFileStore } from '#shared/kb/sources/file-stores';
-import type { TrainingDeps } from '#shared/kb/training';
+import { TRAINING_WRITE_CONCURRENCY, type TrainingDeps } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
 import { createDynamoRelay } from '#shared/relay/dynamo-relay';
 import { BatchWriter } from '#shared/repositories/batch';
@@ -34,9 +34,9 @@ import { corpus } from './kb-corpus.ts';
  *
  * Product: each document becomes a text collection as the create/text call makes one (text in the source store,
  * collection stored `queued`); then every training message goes to `npm start`'s in-process queue at once, which runs
- * the train-collection function's batch core (split, chunks stored not ready, full-text postings, embeddings through
- * the relay's routing core over a channel stored in the channels table as an import writes it, vectors, chunks ready,
- * generation flipped). Timed from the first message sent until the queue is idle.
+ * the train-collection function's batch core (split, chunks stored once in the next generation, full-text postings,
+ * embeddings through the relay's routing core over a channel stored in the channels table as an import writes it,
+ * vectors, generation flipped). Timed from the first message sent until the queue is idle.
  * Raw: the same documents' chunks, split beforehand (no chunking timed); per document, batch by batch of the same size
  * (32 texts), one embeddings POST with a plain `fetch` to the same fake, then BatchWriteItem of the same number of items
  * the product writes (counted on its client in an untimed first training: chunk, vector, postings, counter, collection
@@ -163,7 +163,8 @@ export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<
       allowedHosts: parseAllowList(['127.0.0.1']),
     });
     const datasets = new DynamoDatasetRepository(client, names.datasets);
-    const content = new KbContentRepository(client, names.kbContent);
+    // As the train-collection handler builds it.
+    const content = new KbContentRepository(client, names.kbContent, { writeConcurrency: TRAINING_WRITE_CONCURRENCY });
     const files = new LocalSourceFileStore(join(options.workDir, 'kb-sources'));
     await mkdir(join(options.workDir, 'kb-sources'), { recursive: true });
     const spent = new Map<string, number>();

@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { newObjectId } from '#shared/ids';
@@ -7,6 +7,7 @@ import { DynamoChunkReader } from '#shared/kb/chunk-reader';
 import { datasetKey, type FullTextDoc } from '#shared/kb/contract';
 import { DynamoFullTextIndex } from '#shared/kb/search/full-text-index';
 import { segment } from '#shared/kb/search/segment';
+import { sketchCells } from '#shared/kb/search/term-sketch';
 import { TABLES } from '#shared/tables';
 import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
 import { chunkItem, collectionItem, putItem, putItems } from '#test/support/kb-search-items';
@@ -52,6 +53,18 @@ afterAll(async () => {
   client?.destroy();
   await engine?.close();
 });
+
+/** Every item of a knowledge base's partition in kbTerms. */
+async function termItems(teamId: string, datasetId: string): Promise<Record<string, unknown>[]> {
+  const out = await documents.send(
+    new QueryCommand({
+      TableName: termsTable,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId) },
+    }),
+  );
+  return out.Items ?? [];
+}
 
 /** A knowledge base holding the passages, one chunk each, indexed and readable. */
 async function knowledgeBase(names: readonly PassageName[] = Object.keys(PASSAGES) as PassageName[]) {
@@ -122,16 +135,153 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     expect((await kb.index.search(kb.teamId, kb.datasetId, 'honey', 10))[0]?.dataId).toBe(kb.idOf('honey'));
 
     await kb.index.remove(kb.teamId, kb.datasetId, [kb.idOf('honey')]);
-    const left = await documents.send(
-      new QueryCommand({
+    const left = await termItems(kb.teamId, kb.datasetId);
+    // Only the counters stay, all at zero: no postings block, no chunk, no batch item.
+    expect(left.map((i) => i.sk)).toEqual(['n']);
+    expect(Object.entries(left[0]!).filter(([name, value]) => !['pk', 'sk'].includes(name) && value !== 0)).toEqual([]);
+  });
+
+  it('cuts a removed chunk out of the blocks its batch shares with chunks that stay', async () => {
+    const kb = await knowledgeBase(['photosynthesisEn', 'honey', 'eiffel']);
+
+    await kb.index.remove(kb.teamId, kb.datasetId, [kb.idOf('honey')]);
+
+    const blocks = (await termItems(kb.teamId, kb.datasetId)).filter((i) => String(i.sk).startsWith('t#'));
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) {
+      const lines = String(block.p).split('\n');
+      expect(lines.some((line) => line.startsWith(`${kb.idOf('honey')} `))).toBe(false);
+      expect(block.c).toBe(lines.length);
+    }
+    // "water" was in the honey and the photosynthesis passages: its block keeps one line.
+    expect(blocks.find((b) => String(b.sk).startsWith('t#water#'))?.c).toBe(1);
+    expect(blocks.some((b) => String(b.sk).startsWith('t#honey#'))).toBe(false);
+  });
+
+  it('ranks after removals exactly as an index that only ever held the chunks left', async () => {
+    const kb = await knowledgeBase();
+    const extra = ['honey', 'photosynthesisEn'].map((name, i) => ({
+      dataId: newObjectId(),
+      collectionId: kb.collection.id,
+      chunkIndex: 100 + i,
+      texts: [PASSAGES[name as PassageName]],
+    }));
+    await kb.index.add(kb.teamId, kb.datasetId, extra);
+    const gone: PassageName[] = ['honey', 'panda', 'retrieval'];
+
+    // Two removals in one batch at once (each rewrites blocks the other also rewrites), and a whole batch.
+    await Promise.all([
+      kb.index.remove(kb.teamId, kb.datasetId, [kb.idOf('honey')]),
+      kb.index.remove(kb.teamId, kb.datasetId, [kb.idOf('panda'), kb.idOf('retrieval')]),
+      kb.index.remove(
+        kb.teamId,
+        kb.datasetId,
+        extra.map((e) => e.dataId),
+      ),
+    ]);
+    const fresh = new DynamoFullTextIndex(documents, termsTable);
+    const freshDataset = newObjectId();
+    const kept = (Object.keys(PASSAGES) as PassageName[]).filter((name) => !gone.includes(name));
+    await fresh.add(
+      kb.teamId,
+      freshDataset,
+      kept.map((name) => ({
+        dataId: kb.idOf(name),
+        collectionId: kb.collection.id,
+        chunkIndex: Object.keys(PASSAGES).indexOf(name),
+        texts: [PASSAGES[name]],
+      })),
+    );
+
+    for (const question of ['plants release oxygen and water', 'honey', '长城有多长', 'the tallest tower in Paris']) {
+      const after = await kb.index.search(kb.teamId, kb.datasetId, question, 10);
+      const expected = await fresh.search(kb.teamId, freshDataset, question, 10);
+      expect(after.map((f) => f.dataId)).toEqual(expected.map((f) => f.dataId));
+      for (const [i, f] of after.entries()) expect(f.score).toBeCloseTo(expected[i]!.score, 10);
+      expect(after.length).toBe(question === 'honey' ? 0 : expected.length);
+      if (question !== 'honey') expect(after.length).toBeGreaterThan(0);
+    }
+    const counters = async (datasetId: string) =>
+      Object.entries((await termItems(kb.teamId, datasetId)).find((i) => i.sk === 'n')!)
+        .filter(([name, value]) => !['pk', 'sk'].includes(name) && value !== 0)
+        .sort();
+    expect(await counters(kb.datasetId)).toEqual(await counters(freshDataset));
+  });
+
+  it('reads the rarest term always and skips a term whose postings would cross the budget', async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const index = new DynamoFullTextIndex(documents, termsTable, { postingsBudget: 2 });
+    const collectionId = newObjectId();
+    const ids = [newObjectId(), newObjectId(), newObjectId()];
+    await index.add(teamId, datasetId, [
+      { dataId: ids[0]!, collectionId, texts: ['common rare'] },
+      { dataId: ids[1]!, collectionId, texts: ['common'] },
+      { dataId: ids[2]!, collectionId, texts: ['common'] },
+    ]);
+
+    expect((await index.search(teamId, datasetId, 'rare common', 10)).map((f) => f.dataId)).toEqual([ids[0]]);
+    expect(await index.search(teamId, datasetId, 'common', 10)).toHaveLength(3);
+  });
+
+  it('reads terms whose estimates another term raised, a wave later, and scores them as if it had not', async () => {
+    const teamId = newObjectId();
+    const collectionId = newObjectId();
+    const docs: FullTextDoc[] = [
+      { dataId: newObjectId(), collectionId, texts: ['alpha beta gamma'] },
+      { dataId: newObjectId(), collectionId, texts: ['delta epsilon'] },
+    ];
+    const plain = newObjectId();
+    const raised = newObjectId();
+    const index = new DynamoFullTextIndex(documents, termsTable, { postingsBudget: 10 });
+    await index.add(teamId, plain, docs);
+    await index.add(teamId, raised, docs);
+    // As if frequent terms shared every counter of alpha, beta and gamma: each estimated at 7 chunks, read at 1.
+    const raise = [...new Set(['alpha', 'beta', 'gamma'].flatMap(sketchCells))];
+    await documents.send(
+      new UpdateCommand({
         TableName: termsTable,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': datasetKey(kb.teamId, kb.datasetId) },
+        Key: { pk: datasetKey(teamId, raised), sk: 'n' },
+        UpdateExpression: `ADD ${raise.map((cell) => `${cell} :six`).join(', ')}`,
+        ExpressionAttributeValues: { ':six': 6 },
       }),
     );
-    // Only counters stay (all at zero): no postings block, no chunk, no batch item.
-    expect(left.Items?.every((i) => i.sk === 'n' || String(i.sk).startsWith('s#'))).toBe(true);
-    expect(left.Items?.find((i) => i.sk === 'n')).toMatchObject({ docs: 0, total: 0 });
+
+    const found = await index.search(teamId, raised, 'alpha beta gamma', 10);
+
+    expect(found.map((f) => f.dataId)).toEqual([docs[0]!.dataId]);
+    expect(found[0]!.score).toBeCloseTo((await index.search(teamId, plain, 'alpha beta gamma', 10))[0]!.score, 10);
+  });
+
+  it('removes chunks of an index written before the sketch without driving its counters below zero', async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const pk = datasetKey(teamId, datasetId);
+    const [kept, gone, collectionId] = [newObjectId(), newObjectId(), newObjectId()];
+    // The layout before 2026-11-28: a counter item per term, blocks without a count, a batch counting `live` chunks.
+    await putItems(documents, termsTable, [
+      { pk, sk: 'n', docs: 2, total: 3 },
+      { pk, sk: 's#honey', df: 2 },
+      { pk, sk: 's#jar', df: 1 },
+      { pk, sk: 't#honey#b1', p: `${kept} ${collectionId} 0 1 1\n${gone} ${collectionId} 1 1 2` },
+      { pk, sk: 't#jar#b1', p: `${gone} ${collectionId} 1 1 2` },
+      { pk, sk: `d#${kept}`, terms: ['honey'], length: 1, batch: 'b1' },
+      { pk, sk: `d#${gone}`, terms: ['honey', 'jar'], length: 2, batch: 'b1' },
+      { pk, sk: 'b#b1', terms: ['honey', 'jar'], live: 2 },
+    ]);
+    const index = new DynamoFullTextIndex(documents, termsTable);
+
+    await index.remove(teamId, datasetId, [gone]);
+    await index.add(teamId, datasetId, [{ dataId: newObjectId(), collectionId, texts: ['honey jar'] }]);
+
+    const items = await termItems(teamId, datasetId);
+    const counters = items.find((i) => i.sk === 'n')!;
+    expect(Object.values(counters).every((v) => typeof v !== 'number' || v >= 0)).toBe(true);
+    expect(counters).toMatchObject({ docs: 2, total: 3 });
+    expect(items.find((i) => i.sk === 't#honey#b1')?.p).toBe(`${kept} ${collectionId} 0 1 1`);
+    expect(items.some((i) => i.sk === 't#jar#b1')).toBe(false);
+    // The chunk left of the old batch is found beside the new one, its df counted from its block.
+    expect((await index.search(teamId, datasetId, 'honey', 10)).map((f) => f.dataId)).toContain(kept);
   });
 
   it('indexes a chunk written again from its new text only', async () => {

@@ -17,7 +17,7 @@ export async function batchGetAll(
   client: DynamoDBDocumentClient,
   tableName: string,
   keys: readonly Record<string, unknown>[],
-  options: { projection?: string; names?: Record<string, string>; concurrency?: number } = {},
+  options: { projection?: string; names?: Record<string, string>; concurrency?: number; consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const slots = new Slots(options.concurrency ?? 8);
   const pages = await Promise.all(
@@ -35,6 +35,7 @@ export async function batchGetAll(
                       Keys: pending,
                       ...(options.projection ? { ProjectionExpression: options.projection } : {}),
                       ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+                      ...(options.consistent ? { ConsistentRead: true } : {}),
                     },
                   },
                 }),

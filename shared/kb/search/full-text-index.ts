@@ -1,23 +1,34 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { BatchWriter, Slots, type WriteRequest } from '#shared/repositories/batch';
 import { datasetKey, type FullTextDoc } from '../contract.ts';
 import { batchGetAll, deletePartition, queryAll } from './dynamo-batch.ts';
 import { segment, termFrequencies } from './segment.ts';
+import { CounterCommits, counterUpdates, sketchCells, sketchDeltas, sketchEstimate } from './term-sketch.ts';
 import type { FullTextSearch, ScoredRef } from './types.ts';
 
 /*
  * The full-text index on DynamoDB (docs/knowledge-base-search.md, "Full text"): table `kbTerms`, one partition per
  * knowledge base (`pk = datasetKey`), sort keys:
- * - `n`: the counters BM25 needs of the whole knowledge base: `docs` (N) and `total` (sum of chunk lengths);
- * - `s#<term>`: `df`, the number of chunks holding the term;
+ * - `n`: what BM25 needs of the whole knowledge base: `docs` (N), `total` (sum of chunk lengths), and the df sketch's
+ *   counters (shared/kb/search/term-sketch.ts), an upper bound of each term's df;
  * - `t#<term>#<batch>`: a postings block, one per term per write batch: `p`, lines of
- *   `dataId collectionId chunkIndex tf length` (chunkIndex -1 when unknown);
- * - `d#<dataId>`: the chunk's `terms`, `length` and `batch`, so removing it corrects the counters;
- * - `b#<batch>`: the batch's `terms` and `live` chunk count: when none is left, its blocks are deleted.
- * A query reads the counters of its terms with one BatchGetItem, then the blocks of each term with one Query. Removed
- * chunks' postings stay in a block until the whole batch is removed; the reader never shows such a chunk (ChunkReader).
+ *   `dataId collectionId chunkIndex tf length` (chunkIndex -1 when unknown), and `c`, its line count;
+ * - `d#<dataId>`: the chunk's `terms` (one string, a line per term), `length` and `batch`, so removing it finds its
+ *   postings and counters;
+ * - `b#<batch>`: the batch's `terms` (likewise) and `ids` (the string set of its chunks still indexed): when none is
+ *   left, its blocks are deleted whole.
+ * Training writes a batch with BatchWriteItem only, plus the `n` item's ADD (a few UpdateItems, however many terms).
+ * No counter is kept per term: a term's df is the count of its postings, which removal keeps exact (a removed chunk's
+ * lines are cut out of its blocks). A query reads `n` (its terms' sketch counters, one GetItem), then the blocks of the
+ * terms its budget allows with one Query each, rarest estimate first, and counts each term's df from what it read.
  */
 
 /** BM25's parameters (Lucene's and Elasticsearch's defaults). */
@@ -32,7 +43,6 @@ export const MAX_QUERY_TERMS = 32;
 export const POSTINGS_BUDGET = 50_000;
 
 const STATS_SK = 'n';
-const termSk = (term: string) => `s#${term}`;
 const blockPrefix = (term: string) => `t#${term}#`;
 const docSk = (dataId: string) => `d#${dataId}`;
 const batchSk = (batch: string) => `b#${batch}`;
@@ -82,14 +92,26 @@ function decodePostings(text: string, visit: (posting: Posting) => void): void {
 }
 
 export interface FullTextIndexOptions {
-  /** UpdateItem calls in flight at once for the counters (default 16). */
+  /** Single-item writes in flight at once when a removal cuts lines out of blocks (default 16). */
   readonly updateConcurrency?: number;
+  /** Postings one query reads at most (default POSTINGS_BUDGET). */
+  readonly postingsBudget?: number;
+}
+
+export interface AddOptions {
+  /**
+   * The chunks were never indexed (new ids, as a collection's training makes): the removal of their earlier postings,
+   * one BatchGetItem, is skipped. A chunk that may have been indexed before must not be added as fresh.
+   */
+  readonly fresh?: boolean;
 }
 
 /** Writes and reads the full-text index of `kbTerms`. */
 export class DynamoFullTextIndex implements FullTextSearch {
   private readonly writer: BatchWriter;
   private readonly updateConcurrency: number;
+  private readonly postingsBudget: number;
+  private readonly counters: CounterCommits;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -98,10 +120,18 @@ export class DynamoFullTextIndex implements FullTextSearch {
   ) {
     this.writer = new BatchWriter(client, tableName, { writeConcurrency: 8 });
     this.updateConcurrency = options.updateConcurrency ?? 16;
+    this.postingsBudget = options.postingsBudget ?? POSTINGS_BUDGET;
+    this.counters = new CounterCommits(async (pk, { docs, total, deltas }) => {
+      await Promise.all(
+        counterUpdates(docs, total, deltas).map((update) =>
+          this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { pk, sk: STATS_SK }, ...update })),
+        ),
+      );
+    });
   }
 
-  /** Indexes chunks as one batch; a chunk indexed before is removed first (its counters corrected). */
-  async add(teamId: string, datasetId: string, docs: readonly FullTextDoc[]): Promise<void> {
+  /** Indexes chunks as one batch; a chunk indexed before is removed first (unless `fresh`). */
+  async add(teamId: string, datasetId: string, docs: readonly FullTextDoc[], options: AddOptions = {}): Promise<void> {
     if (docs.length === 0) return;
     const pk = datasetKey(teamId, datasetId);
     const unique = [...new Map(docs.map((d) => [d.dataId, d])).values()];
@@ -109,11 +139,13 @@ export class DynamoFullTextIndex implements FullTextSearch {
       assertId(doc.dataId, 'dataId');
       assertId(doc.collectionId, 'collectionId');
     }
-    await this.remove(
-      teamId,
-      datasetId,
-      unique.map((d) => d.dataId),
-    );
+    if (options.fresh !== true) {
+      await this.remove(
+        teamId,
+        datasetId,
+        unique.map((d) => d.dataId),
+      );
+    }
     const batch = newBatchId();
     const blocks = new Map<string, Posting[]>();
     const requests: WriteRequest[] = [];
@@ -132,23 +164,45 @@ export class DynamoFullTextIndex implements FullTextSearch {
           length,
         });
       }
-      requests.push({ PutRequest: { Item: { pk, sk: docSk(doc.dataId), terms: [...tf.keys()], length, batch } } });
+      // `sketch`: counted in the sketch, so its removal subtracts it (an index older than the sketch added nothing).
+      requests.push({
+        PutRequest: {
+          Item: { pk, sk: docSk(doc.dataId), terms: [...tf.keys()].join('\n'), length, batch, sketch: true },
+        },
+      });
     }
     for (const [term, postings] of blocks) {
-      requests.push({ PutRequest: { Item: { pk, sk: `${blockPrefix(term)}${batch}`, p: encodePostings(postings) } } });
+      requests.push({
+        PutRequest: {
+          Item: { pk, sk: `${blockPrefix(term)}${batch}`, p: encodePostings(postings), c: postings.length },
+        },
+      });
     }
-    requests.push({ PutRequest: { Item: { pk, sk: batchSk(batch), terms: [...blocks.keys()], live: unique.length } } });
-    await this.writer.writeAll(requests);
-    // Counters last: a reader that sees a block before its df counts it with a slightly high idf, never fails.
+    requests.push({
+      PutRequest: {
+        Item: {
+          pk,
+          sk: batchSk(batch),
+          terms: [...blocks.keys()].join('\n'),
+          ids: new Set(unique.map((d) => d.dataId)),
+        },
+      },
+    });
+    // Counters first: the sketch is then never below a term's df, even while the blocks are written or when writing
+    // them fails (a sketch left high only makes a search read that term a little later).
     await this.addCounters(
       pk,
-      new Map([...blocks].map(([term, postings]) => [term, postings.length])),
       unique.length,
       totalLength,
+      sketchDeltas(
+        [...blocks].map(([term, postings]) => [term, postings.length]),
+        1,
+      ),
     );
+    await this.writer.writeAll(requests);
   }
 
-  /** Removes chunks from the counters, and the blocks of batches left with no chunk. */
+  /** Removes chunks: their lines cut out of their blocks (or their batch's blocks deleted whole), then the counters. */
   async remove(teamId: string, datasetId: string, dataIds: readonly string[]): Promise<void> {
     if (dataIds.length === 0) return;
     const pk = datasetKey(teamId, datasetId);
@@ -158,43 +212,24 @@ export class DynamoFullTextIndex implements FullTextSearch {
       [...new Set(dataIds)].map((id) => ({ pk, sk: docSk(id) })),
     );
     if (docs.length === 0) return;
+    const perBatch = new Map<string, Record<string, unknown>[]>();
     const df = new Map<string, number>();
-    const perBatch = new Map<string, number>();
     let length = 0;
     for (const doc of docs) {
-      for (const term of doc.terms as string[]) df.set(term, (df.get(term) ?? 0) - 1);
-      length -= Number(doc.length);
-      perBatch.set(String(doc.batch), (perBatch.get(String(doc.batch)) ?? 0) + 1);
+      if (doc.sketch === true) for (const term of termsOf(doc)) df.set(term, (df.get(term) ?? 0) + 1);
+      length += Number(doc.length);
+      const batch = String(doc.batch);
+      perBatch.set(batch, [...(perBatch.get(batch) ?? []), doc]);
     }
+    // Each step can be repeated (a retried message finds the same `d#` items): the set DELETE and the line cuts are
+    // idempotent. The `d#` items go before the counters, so a failure between the two leaves the counters high (the
+    // sketch stays an upper bound), never subtracted twice.
+    const batches = new Slots(4);
+    await Promise.all(
+      [...perBatch].map(([batch, inBatch]) => batches.run(() => this.removeFromBatch(pk, batch, inBatch), undefined)),
+    );
     await this.writer.writeAll(docs.map((d) => ({ DeleteRequest: { Key: { pk, sk: d.sk } } })));
-    await this.addCounters(pk, df, -docs.length, length);
-    for (const [batch, count] of perBatch) {
-      const out = await this.client
-        .send(
-          new UpdateCommand({
-            TableName: this.tableName,
-            Key: { pk, sk: batchSk(batch) },
-            UpdateExpression: 'ADD #live :minus',
-            ExpressionAttributeNames: { '#live': 'live' },
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':minus': -count },
-            ReturnValues: 'ALL_NEW',
-          }),
-        )
-        .catch((error: unknown) => {
-          // The batch item is gone already (its last chunks removed by a call that overlapped this one).
-          if (error instanceof ConditionalCheckFailedException) return undefined;
-          throw error;
-        });
-      const item = out?.Attributes;
-      if (item && Number(item.live) <= 0) {
-        const terms = item.terms as string[];
-        await this.writer.writeAll([
-          ...terms.map((term) => ({ DeleteRequest: { Key: { pk, sk: `${blockPrefix(term)}${batch}` } } })),
-          { DeleteRequest: { Key: { pk, sk: batchSk(batch) } } },
-        ]);
-      }
-    }
+    await this.addCounters(pk, -docs.length, -length, sketchDeltas(df, -1));
   }
 
   /** Deletes every item of a knowledge base's partition. */
@@ -202,76 +237,168 @@ export class DynamoFullTextIndex implements FullTextSearch {
     await deletePartition(this.client, this.writer, this.tableName, datasetKey(teamId, datasetId));
   }
 
-  private async addCounters(pk: string, df: Map<string, number>, docs: number, length: number): Promise<void> {
+  private async removeFromBatch(pk: string, batch: string, docs: readonly Record<string, unknown>[]): Promise<void> {
+    const removed = new Set(docs.map((d) => String(d.sk).slice(docSk('').length)));
+    const out = await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk, sk: batchSk(batch) },
+          UpdateExpression: 'DELETE #ids :ids',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#ids': 'ids' },
+          ExpressionAttributeValues: { ':ids': removed },
+          ReturnValues: 'ALL_NEW',
+        }),
+      )
+      .catch((error: unknown) => {
+        // The batch item is gone already, with its blocks (its last chunks removed by an overlapping call).
+        if (error instanceof ConditionalCheckFailedException) return undefined;
+        throw error;
+      });
+    const item = out?.Attributes;
+    if (item === undefined) return;
+    const left = item.ids as Set<string> | undefined;
+    // A batch written before the sketch counts `live` chunks instead of naming them: its blocks are only ever cut.
+    const legacy = item.live !== undefined;
+    if (!legacy && (left === undefined || left.size === 0)) {
+      // No chunk of the batch is left: its blocks go whole, unread.
+      await this.writer.writeAll([
+        ...termsOf(item).map((term) => ({
+          DeleteRequest: { Key: { pk, sk: `${blockPrefix(term)}${batch}` } },
+        })),
+        { DeleteRequest: { Key: { pk, sk: batchSk(batch) } } },
+      ]);
+      return;
+    }
+    const terms = [...new Set(docs.flatMap(termsOf))];
+    const blocks = await batchGetAll(
+      this.client,
+      this.tableName,
+      terms.map((term) => ({ pk, sk: `${blockPrefix(term)}${batch}` })),
+      { consistent: true },
+    );
     const slots = new Slots(this.updateConcurrency);
-    // Names always go through placeholders: DynamoDB reserves hundreds of words (`total` among them).
-    const update = (sk: string, expression: string, values: Record<string, number>, names: Record<string, string>) =>
-      slots.run(
-        () =>
-          this.client.send(
-            new UpdateCommand({
-              TableName: this.tableName,
-              Key: { pk, sk },
-              UpdateExpression: expression,
-              ExpressionAttributeValues: values,
-              ExpressionAttributeNames: names,
-            }),
-          ),
-        undefined,
-      );
-    await Promise.all([
-      update(STATS_SK, 'ADD #docs :d, #total :l', { ':d': docs, ':l': length }, { '#docs': 'docs', '#total': 'total' }),
-      ...[...df].map(([term, n]) => update(termSk(term), 'ADD #df :n', { ':n': n }, { '#df': 'df' })),
-    ]);
+    await Promise.all(
+      blocks.map((block) =>
+        slots.run(() => this.cutLines(pk, String(block.sk), String(block.p ?? ''), removed), undefined),
+      ),
+    );
   }
 
-  /** BM25 over the query's terms; chunks whose postings were removed may still be among them (the reader filters). */
+  /**
+   * Writes a block back without the removed chunks' lines (deletes it when none is left), on the condition that it
+   * is still what was read: removals overlapping in one batch each re-read and cut again instead of undoing another.
+   */
+  private async cutLines(pk: string, sk: string, text: string, removed: ReadonlySet<string>): Promise<void> {
+    let current = text;
+    for (let attempt = 1; ; attempt++) {
+      const lines = current.split('\n');
+      const kept = lines.filter((line) => !removed.has(line.slice(0, line.indexOf(' '))));
+      if (kept.length === lines.length) return;
+      const condition = {
+        ConditionExpression: '#p = :old',
+        ExpressionAttributeNames: { '#p': 'p' },
+        ExpressionAttributeValues: { ':old': current },
+      };
+      try {
+        if (kept.length === 0) {
+          await this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { pk, sk }, ...condition }));
+        } else {
+          await this.client.send(
+            new PutCommand({
+              TableName: this.tableName,
+              Item: { pk, sk, p: kept.join('\n'), c: kept.length },
+              ...condition,
+            }),
+          );
+        }
+        return;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException) || attempt >= 8) throw error;
+        const fresh = await this.client.send(
+          new GetCommand({ TableName: this.tableName, Key: { pk, sk }, ConsistentRead: true }),
+        );
+        if (fresh.Item === undefined) return;
+        current = String(fresh.Item.p ?? '');
+      }
+    }
+  }
+
+  private addCounters(pk: string, docs: number, length: number, deltas: ReadonlyMap<string, number>): Promise<void> {
+    return this.counters.add(pk, docs, length, deltas);
+  }
+
+  /** BM25 over the query's terms; may include unreadable chunks (not ready, old generation), which the reader drops. */
   async search(teamId: string, datasetId: string, query: string, limit: number): Promise<ScoredRef[]> {
     const terms = [...new Set(segment(query))].slice(0, MAX_QUERY_TERMS);
     if (terms.length === 0 || limit <= 0) return [];
     const pk = datasetKey(teamId, datasetId);
-    const counters = await batchGetAll(this.client, this.tableName, [
-      { pk, sk: STATS_SK },
-      ...terms.map((t) => ({ pk, sk: termSk(t) })),
-    ]);
-    const stats = counters.find((c) => c.sk === STATS_SK);
+    const cells = [...new Set(terms.flatMap(sketchCells))];
+    const { Item: stats } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk, sk: STATS_SK },
+        ProjectionExpression: ['#docs', '#total', ...cells].join(', '),
+        ExpressionAttributeNames: { '#docs': 'docs', '#total': 'total' },
+      }),
+    );
     const n = Number(stats?.docs ?? 0);
     if (n <= 0) return [];
     const avgLength = Math.max(1, Number(stats?.total ?? 0) / n);
-    const dfOf = new Map(counters.filter((c) => c.sk !== STATS_SK).map((c) => [String(c.sk).slice(2), Number(c.df)]));
-    const chosen: { term: string; idf: number }[] = [];
-    let budget = POSTINGS_BUDGET;
-    for (const term of terms.filter((t) => (dfOf.get(t) ?? 0) > 0).sort((a, b) => dfOf.get(a)! - dfOf.get(b)!)) {
-      const df = Math.min(dfOf.get(term)!, n);
-      if (chosen.length > 0 && df > budget) continue;
-      budget -= df;
-      // Lucene's idf: never negative, so a term in most chunks still counts a little.
-      chosen.push({ term, idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)) });
+    const estimate = new Map(terms.map((t) => [t, sketchEstimate(stats, t)]));
+    // Rarest estimate first. The estimate is never below the true df, so a wave that fits the budget by estimates
+    // reads at most the budget; what it really read frees the rest for the next wave (an estimate raised by a frequent
+    // term sharing its counters costs a wave, not the term). A term that fits no more is skipped; the first is read.
+    let pending = terms.filter((t) => estimate.get(t)! > 0).sort((a, b) => estimate.get(a)! - estimate.get(b)!);
+    let budget = this.postingsBudget;
+    const read: { term: string; blocks: Record<string, unknown>[] }[] = [];
+    while (pending.length > 0) {
+      const wave: string[] = [];
+      let planned = 0;
+      for (const term of pending) {
+        const next = estimate.get(term)!;
+        if (read.length + wave.length > 0 && planned + next > budget) continue;
+        planned += next;
+        wave.push(term);
+      }
+      if (wave.length === 0) break;
+      pending = pending.filter((t) => !wave.includes(t));
+      const blocks = await Promise.all(
+        wave.map((term) =>
+          queryAll(this.client, {
+            TableName: this.tableName,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': pk, ':prefix': blockPrefix(term) },
+          }),
+        ),
+      );
+      wave.forEach((term, i) => {
+        const termBlocks = blocks[i] ?? [];
+        read.push({ term, blocks: termBlocks });
+        budget -= postingsIn(termBlocks);
+      });
     }
-    const blocks = await Promise.all(
-      chosen.map(({ term }) =>
-        queryAll(this.client, {
-          TableName: this.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': pk, ':prefix': blockPrefix(term) },
-        }),
-      ),
-    );
     const hits = new Map<string, { ref: Posting; batch: string; score: number }>();
-    chosen.forEach(({ term, idf }, i) => {
+    for (const { term, blocks } of read) {
+      // The exact df: removal cuts a removed chunk's lines out of its blocks.
+      const df = Math.min(postingsIn(blocks), n);
+      if (df === 0) continue;
+      // Lucene's idf: never negative, so a term in most chunks still counts a little.
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       const prefixLength = blockPrefix(term).length;
-      for (const block of blocks[i] ?? []) {
+      for (const block of blocks) {
         const batch = String(block.sk).slice(prefixLength);
         decodePostings(String(block.p ?? ''), (posting) => {
           const norm = posting.tf + BM25_K1 * (1 - BM25_B + (BM25_B * posting.length) / avgLength);
           const score = (idf * posting.tf * (BM25_K1 + 1)) / norm;
           const hit = hits.get(posting.dataId);
-          // A chunk indexed again counts from its newest batch only.
+          // A chunk indexed again counts from its newest batch only (left behind only by a failed removal).
           if (!hit || batch > hit.batch) hits.set(posting.dataId, { ref: posting, batch, score });
           else if (batch === hit.batch) hit.score += score;
         });
       }
-    });
+    }
     return [...hits.values()]
       .sort((a, b) => b.score - a.score)
       .slice(0, limit)
@@ -282,4 +409,19 @@ export class DynamoFullTextIndex implements FullTextSearch {
         score,
       }));
   }
+}
+
+/**
+ * The terms of a `d#` or `b#` item: one string, a line per term (a term holds no line break: segments are words), which
+ * costs the SDK and the engine far less than a list of hundreds of strings; an item written before then holds a list.
+ */
+function termsOf(item: Record<string, unknown>): string[] {
+  const terms = item.terms;
+  if (Array.isArray(terms)) return terms.map(String);
+  return typeof terms === 'string' && terms !== '' ? terms.split('\n') : [];
+}
+
+/** The postings of a term's blocks (each block carries its line count; one written before then is counted). */
+function postingsIn(blocks: readonly Record<string, unknown>[]): number {
+  return blocks.reduce((sum, block) => sum + Number(block.c ?? String(block.p ?? '').split('\n').length), 0);
 }

@@ -4,8 +4,7 @@ import type { DynamoVectorStore } from './vector-store.ts';
 
 /**
  * The search's indexes as the training core writes them (shared/kb/contract.ts, ChunkIndexWriter): vectors into
- * `kbVectors`, postings into `kbTerms`. Removal corrects the full-text counters at once; postings of a removed chunk
- * may stay in their block until the block's whole batch is removed, and the reader never shows such a chunk.
+ * `kbVectors`, postings into `kbTerms`. Removal cuts a chunk's postings out of their blocks and corrects the counters.
  */
 export class DynamoChunkIndexWriter implements ChunkIndexWriter {
   constructor(
@@ -13,8 +12,13 @@ export class DynamoChunkIndexWriter implements ChunkIndexWriter {
     private readonly fullText: DynamoFullTextIndex,
   ) {}
 
-  addFullText(teamId: string, datasetId: string, docs: readonly FullTextDoc[]): Promise<void> {
-    return this.fullText.add(teamId, datasetId, docs);
+  addFullText(
+    teamId: string,
+    datasetId: string,
+    docs: readonly FullTextDoc[],
+    options?: { readonly fresh?: boolean },
+  ): Promise<void> {
+    return this.fullText.add(teamId, datasetId, docs, options);
   }
 
   putVectors(teamId: string, datasetId: string, vectors: readonly ChunkVector[]): Promise<void> {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
 import { storeCollection, storeText } from '#shared/kb/collections';
 import { EmbeddingUnavailableError } from '#shared/kb/contract';
+import { readable } from '#shared/kb/data';
 import { type TrainingDeps, train } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
 import type { DatasetRecord } from '#shared/repositories/datasets';
@@ -103,6 +104,50 @@ describe('the training core', () => {
     expect(index.fullText.size).toBe(3);
   });
 
+  it('writes each chunk of a collection once, ready in a generation nobody reads until the flip', async () => {
+    const { files, collection, message } = await textCollection();
+    const written: { ready: boolean; generation: number; id: string }[][] = [];
+    const readableWhenWritten: boolean[] = [];
+    const content: TrainingDeps['content'] = {
+      getCollection: world.content.getCollection.bind(world.content),
+      updateCollection: world.content.updateCollection.bind(world.content),
+      chunksOf: world.content.chunksOf.bind(world.content),
+      deleteKeys: world.content.deleteKeys.bind(world.content),
+      addToCounts: world.content.addToCounts.bind(world.content),
+      putChunks: async (chunks) => {
+        written.push(chunks.map((c) => ({ ready: c.ready, generation: c.generation, id: c.id })));
+        const current = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+        readableWhenWritten.push(...chunks.map((c) => readable(c, current!)));
+        await world.content.putChunks(chunks);
+      },
+    };
+    const index = recordingIndexWriter();
+    const fresh: (boolean | undefined)[] = [];
+
+    await train(
+      message,
+      deps({
+        files,
+        content,
+        index: {
+          ...index,
+          addFullText: async (t, d, docs, options) => {
+            fresh.push(options?.fresh);
+            await index.addFullText(t, d, docs, options);
+          },
+        },
+      }),
+    );
+
+    expect(written).toHaveLength(1);
+    expect(written[0]).toHaveLength(3);
+    expect(written[0]!.every((c) => c.ready && c.generation === 1)).toBe(true);
+    expect(readableWhenWritten).toEqual([false, false, false]);
+    // New ids: the full text looks for no earlier postings of theirs.
+    expect(fresh).toEqual([true]);
+    expect([...index.fullText.values()].map((d) => d.chunkIndex)).toEqual([0, 1, 2]);
+  });
+
   it('indexes the text while it embeds, and makes nothing readable when the postings cannot be written', async () => {
     const { files, collection, message } = await textCollection();
     const index = recordingIndexWriter();
@@ -136,9 +181,9 @@ describe('the training core', () => {
     expect(order).toEqual(['full text started', 'embedding', 'full text failed']);
     const chunks = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
     expect(chunks.length).toBe(3);
-    expect(chunks.some((c) => c.ready)).toBe(false);
     const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
     expect(after).toMatchObject({ generation: 0, status: 'training' });
+    expect(chunks.some((c) => readable(c, after!))).toBe(false);
   });
 
   it('replaces the old generation when a collection is trained again', async () => {
