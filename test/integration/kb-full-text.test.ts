@@ -284,6 +284,26 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     expect((await index.search(teamId, datasetId, 'honey', 10)).map((f) => f.dataId)).toContain(kept);
   });
 
+  it('searches an index written before the sketch as it stands, its terms ordered by their old df items', async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const pk = datasetKey(teamId, datasetId);
+    const [honey, jar, collectionId] = [newObjectId(), newObjectId(), newObjectId()];
+    // The layout before 2026-11-28 only: no sketch counter on `n`, a df item per term.
+    await putItems(documents, termsTable, [
+      { pk, sk: 'n', docs: 2, total: 3 },
+      { pk, sk: 's#honey', df: 2 },
+      { pk, sk: 's#jar', df: 1 },
+      { pk, sk: 't#honey#b1', p: `${honey} ${collectionId} 0 1 1\n${jar} ${collectionId} 1 1 2` },
+      { pk, sk: 't#jar#b1', p: `${jar} ${collectionId} 1 1 2` },
+    ]);
+    const index = new DynamoFullTextIndex(documents, termsTable);
+
+    const found = await index.search(teamId, datasetId, 'honey jar', 10);
+
+    expect(found.map((f) => f.dataId)).toEqual([jar, honey]);
+  });
+
   it('indexes a chunk written again from its new text only', async () => {
     const kb = await knowledgeBase(['panda']);
     const id = kb.idOf('panda');

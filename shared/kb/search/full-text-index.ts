@@ -43,6 +43,8 @@ export const MAX_QUERY_TERMS = 32;
 export const POSTINGS_BUDGET = 50_000;
 
 const STATS_SK = 'n';
+/** The per-term df items of the layout before the sketch (read only, never written). */
+const LEGACY_TERM_PREFIX = 's#';
 const blockPrefix = (term: string) => `t#${term}#`;
 const docSk = (dataId: string) => `d#${dataId}`;
 const batchSk = (batch: string) => `b#${batch}`;
@@ -325,6 +327,20 @@ export class DynamoFullTextIndex implements FullTextSearch {
     }
   }
 
+  /**
+   * The per-term `df` items (`s#<term>`) of an index written before the sketch (2026-11-28): one BatchGetItem, in
+   * parallel with the `n` item's read; a newer index has none, so it finds nothing.
+   */
+  private async legacyCounters(pk: string, terms: readonly string[]): Promise<Map<string, number>> {
+    const items = await batchGetAll(
+      this.client,
+      this.tableName,
+      terms.map((term) => ({ pk, sk: `${LEGACY_TERM_PREFIX}${term}` })),
+      { projection: 'sk, df' },
+    );
+    return new Map(items.map((i) => [String(i.sk).slice(LEGACY_TERM_PREFIX.length), Number(i.df ?? 0)]));
+  }
+
   private addCounters(pk: string, docs: number, length: number, deltas: ReadonlyMap<string, number>): Promise<void> {
     return this.counters.add(pk, docs, length, deltas);
   }
@@ -335,18 +351,23 @@ export class DynamoFullTextIndex implements FullTextSearch {
     if (terms.length === 0 || limit <= 0) return [];
     const pk = datasetKey(teamId, datasetId);
     const cells = [...new Set(terms.flatMap(sketchCells))];
-    const { Item: stats } = await this.client.send(
-      new GetCommand({
-        TableName: this.tableName,
-        Key: { pk, sk: STATS_SK },
-        ProjectionExpression: ['#docs', '#total', ...cells].join(', '),
-        ExpressionAttributeNames: { '#docs': 'docs', '#total': 'total' },
-      }),
-    );
+    const [{ Item: stats }, legacy] = await Promise.all([
+      this.client.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { pk, sk: STATS_SK },
+          ProjectionExpression: ['#docs', '#total', ...cells].join(', '),
+          ExpressionAttributeNames: { '#docs': 'docs', '#total': 'total' },
+        }),
+      ),
+      this.legacyCounters(pk, terms),
+    ]);
     const n = Number(stats?.docs ?? 0);
     if (n <= 0) return [];
     const avgLength = Math.max(1, Number(stats?.total ?? 0) / n);
-    const estimate = new Map(terms.map((t) => [t, sketchEstimate(stats, t)]));
+    // The sketch counts what was indexed since it exists; an index written before it also kept a `df` item per term
+    // (never lowered since), so their sum stays an upper bound of the df either way.
+    const estimate = new Map(terms.map((t) => [t, sketchEstimate(stats, t) + (legacy.get(t) ?? 0)]));
     // Rarest estimate first. The estimate is never below the true df, so a wave that fits the budget by estimates
     // reads at most the budget; what it really read frees the rest for the next wave (an estimate raised by a frequent
     // term sharing its counters costs a wave, not the term). A term that fits no more is skipped; the first is read.
