@@ -96,7 +96,7 @@ describe('rerank through the routing core', () => {
     expect(body.results[0]).toMatchObject({ index: 1 });
     expect(cohere.requests[0]?.body?.model).toBe('rerank-v3.5');
     expect(record).toMatchObject({ requestedModel: MODEL, upstreamModel: 'rerank-v3.5', channelId: 'co' });
-    // Cohere's v1 bills search units, not tokens: unknown, never zero.
+    // Cohere bills rerank in search units, not tokens: unknown, never zero.
     expect(record.promptTokens).toBeUndefined();
     relay.close();
   });

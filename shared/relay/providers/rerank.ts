@@ -5,8 +5,9 @@ import type { ProviderAdapter } from './types.ts';
  * relay. The body `{model, query, documents, top_n, return_documents}` goes upstream as it is (model mapped); the
  * answer `{results: [{index, relevance_score, document?}], usage}` comes back as it is, with its token usage spelled the
  * one way the relay records it. Upstreams spell it three ways: Jina `usage.total_tokens` (New API's RerankHandler counts
- * it as prompt tokens), Xinference and AI Proxy `meta.tokens.input_tokens`, Cohere's v2 `meta.billed_units.input_tokens`
- * (v1 bills `search_units`, which are not tokens: no usage then, never a zero).
+ * it as prompt tokens), Xinference and AI Proxy `meta.tokens.input_tokens`, and `meta.billed_units.input_tokens` where
+ * Cohere bills tokens (New API's cohere rerank handler reads it); Cohere bills rerank in `search_units`, which are not
+ * tokens: no usage then, never a zero.
  */
 
 const count = (v: unknown): number | undefined =>
