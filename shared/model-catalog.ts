@@ -54,6 +54,16 @@ export interface ModelCatalog {
   };
   readonly agent: { readonly models: readonly LlmModelItem[]; readonly default: string };
   readonly vlm: { readonly models: readonly LlmModelItem[]; readonly default: string };
+  /**
+   * FastGPT's rerank models, by name (its `reRankModels` and default rerank model); absent: none configured, and
+   * searchTest reranks only with the model a request names (docs/knowledge-base-search.md, "Rerank").
+   */
+  readonly rerank?: RerankModels;
+}
+
+export interface RerankModels {
+  readonly models: readonly string[];
+  readonly default: string;
 }
 
 type EmbeddingLimits = Pick<EmbeddingModelItem, 'defaultToken' | 'maxToken' | 'weight'>;
@@ -219,11 +229,28 @@ const kindSchema = <K extends ModelKind>(kind: K, entry: z.ZodMiniType<ModelEntr
     }),
   );
 
+const rerankSchema = () =>
+  z
+    .strictObject({
+      models: z.array(modelName()).check(
+        z.minLength(1, 'needs at least one model'),
+        z.refine((names) => new Set(names).size === names.length, 'names a model twice'),
+      ),
+      default: modelName(),
+    })
+    .check(
+      z.refine((k) => k.models.includes(k.default), {
+        message: 'default is not in its models list',
+        path: ['default'],
+      }),
+    );
+
 export const modelCatalogSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({
     vector: kindSchema('vector', embeddingEntry()),
     agent: kindSchema('agent', llmEntry()),
     vlm: kindSchema('vlm', llmEntry()),
+    rerank: z.optional(rerankSchema()),
   }),
 );
 
@@ -308,4 +335,14 @@ export function vectorModelDimensions(catalog: ModelCatalog): { model: string; d
     model,
     dimensions: catalog.vector.dimensions?.[model] ?? KNOWN_DIMENSIONS[model],
   }));
+}
+
+/**
+ * The rerank model a search uses, as FastGPT's getRerankModel picks it: the one asked for when the catalogue lists it,
+ * else the catalogue's default; with no rerank models in the catalogue, the one asked for as it is (the relay's channels
+ * say whether anything serves it), else none.
+ */
+export function rerankModelFor(rerank: RerankModels | undefined, requested: string | undefined): string | undefined {
+  if (rerank === undefined) return requested;
+  return requested !== undefined && rerank.models.includes(requested) ? requested : rerank.default;
 }

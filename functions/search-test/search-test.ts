@@ -4,6 +4,7 @@ import type { CallerContext } from '#shared/http';
 import { EmbeddingUnavailableError } from '#shared/kb/contract';
 import { type SearchDatasetDeps, searchDataset } from '#shared/kb/search/search-dataset';
 import type { QueryExtender, SearchResultItem } from '#shared/kb/search/types';
+import { type RerankModels, rerankModelFor } from '#shared/model-catalog';
 import type { DatasetRepository } from '#shared/repositories/datasets';
 import type { SearchTestBody } from './schema.ts';
 
@@ -11,6 +12,8 @@ export interface SearchTestDeps extends SearchDatasetDeps {
   readonly datasets: Pick<DatasetRepository, 'get'>;
   /** The vector model of a knowledge base that names none: the catalogue's default, as FastGPT uses its default. */
   readonly defaultVectorModel: string;
+  /** The catalogue's rerank models (MODEL_CATALOG `rerank`): the default reranks when a request names none. */
+  readonly rerankModels?: RerankModels;
   /** Absent: `datasetSearchUsingExtensionQuery` is accepted and ignored (docs/knowledge-base-search.md). */
   readonly extender?: QueryExtender;
   readonly now?: () => number;
@@ -60,6 +63,7 @@ export async function searchTest(
     }
   }
 
+  const rerankModel = rerankModelFor(deps.rerankModels, body.rerankModel);
   try {
     const result = await searchDataset(
       {
@@ -73,7 +77,7 @@ export async function searchTest(
         searchMode: body.searchMode,
         embeddingWeight: body.embeddingWeight,
         usingReRank: body.usingReRank,
-        ...(body.rerankModel ? { rerankModel: body.rerankModel } : {}),
+        ...(rerankModel ? { rerankModel } : {}),
         rerankWeight: body.rerankWeight,
       },
       deps,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RelayCaller, RelayEndpoint, RelayResponse } from '../relay/contract.ts';
 import type { Relay } from '../relay/relay.ts';
 import { type Embedder, EmbeddingUnavailableError } from './contract.ts';
+import type { Reranker } from './search/types.ts';
 
 /*
  * The knowledge base reaches models through the relay's routing core, in process (docs/knowledge-base-api.md,
@@ -99,5 +100,41 @@ export function relayChat(relay: Pick<Relay, 'handle'>, group: string): ChatMode
     const content = choice?.message?.content;
     if (typeof content !== 'string') throw new ModelCallError(`the chat answer of ${model} has no text`, true);
     return content;
+  };
+}
+
+/**
+ * A Reranker over the routing core: one rerank request in Jina's and Cohere's body (docs/relay.md, "Rerank") with every
+ * document, as FastGPT's reRankRecall sends it (`top_n` all of them, no documents echoed back); the answer's results by
+ * document id, best first. A document with no text is not sent, as FastGPT leaves it out.
+ */
+export function relayReranker(relay: Pick<Relay, 'handle'>, group: string): Reranker {
+  return {
+    async rerank(model, query, documents, signal) {
+      const sent = documents.filter((d) => d.text.trim() !== '');
+      if (sent.length === 0) return [];
+      const body = {
+        model,
+        query,
+        documents: sent.map((d) => d.text.trim()),
+        top_n: sent.length,
+        return_documents: false,
+      };
+      const out = await call(relay, group, 'rerank', body, signal);
+      if (!Array.isArray(out.results)) throw new ModelCallError(`the rerank answer of ${model} has no results`, true);
+      const seen = new Set<number>();
+      const ranked: { id: string; score: number }[] = [];
+      for (const result of out.results as { index?: unknown; relevance_score?: unknown }[]) {
+        const index = result?.index;
+        if (typeof index !== 'number' || !Number.isInteger(index) || seen.has(index)) continue;
+        const document = sent[index];
+        if (document === undefined) continue;
+        seen.add(index);
+        const score = result.relevance_score;
+        ranked.push({ id: document.id, score: typeof score === 'number' && Number.isFinite(score) ? score : 0 });
+      }
+      // Upstreams answer best first; a stable sort keeps their order and mends one that does not.
+      return ranked.sort((a, b) => b.score - a.score);
+    },
   };
 }

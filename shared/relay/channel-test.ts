@@ -2,6 +2,7 @@ import type { ChannelTestResult, RelayChannel, RelayEndpoint } from './contract.
 import { classifyError, scrub } from './errors.ts';
 import type { Clock } from './health.ts';
 import { type Outbound, readBounded } from './outbound.ts';
+import { endpointAdapter } from './providers/endpoints.ts';
 import { adapterFor } from './providers/index.ts';
 import type { TokenPost } from './providers/types.ts';
 import { prepareBody } from './request-body.ts';
@@ -18,7 +19,16 @@ export interface ChannelTestDeps {
   readonly tokenPost: TokenPost;
 }
 
-/** Sends the channel's test request: its `testModel`, else its first model; embeddings for an embedding model. */
+const TEST_BODIES: Readonly<Record<'chat' | 'embeddings' | 'rerank', (model: string) => Record<string, unknown>>> = {
+  chat: (model) => ({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 }),
+  embeddings: (model) => ({ model, input: 'hi' }),
+  rerank: (model) => ({ model, query: 'hi', documents: ['hi'], top_n: 1 }),
+};
+
+/**
+ * Sends the channel's test request: its `testModel`, else its first model; embeddings for an embedding model, rerank
+ * for a rerank model.
+ */
 export async function testChannel(channel: RelayChannel, deps: ChannelTestDeps): Promise<ChannelTestResult> {
   const { clock, outbound, tokenPost } = deps;
   const started = clock.now();
@@ -30,14 +40,17 @@ export async function testChannel(channel: RelayChannel, deps: ChannelTestDeps):
     model,
     ...(message !== undefined ? { message: scrub(message, channel) } : {}),
   });
-  const adapter = adapterFor(channel.provider);
-  if (!adapter) return result(false, 0, `provider ${channel.provider} is not servable yet`);
-  const endpoint: RelayEndpoint =
-    /embedding/i.test(model) && adapter.endpoints.includes('embeddings') ? 'embeddings' : 'chat';
-  const body =
-    endpoint === 'embeddings'
-      ? { model, input: 'hi' }
-      : { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 8 };
+  const providerAdapter = adapterFor(channel.provider);
+  if (!providerAdapter) return result(false, 0, `provider ${channel.provider} is not servable yet`);
+  // A rerank model (New API tests one by its name too) is asked to rerank where the provider serves it.
+  const rerank = /rerank/i.test(model) ? endpointAdapter(channel.provider, 'rerank') : undefined;
+  const adapter = rerank ?? providerAdapter;
+  const endpoint: RelayEndpoint = rerank
+    ? 'rerank'
+    : /embedding/i.test(model) && adapter.endpoints.includes('embeddings')
+      ? 'embeddings'
+      : 'chat';
+  const body = TEST_BODIES[endpoint](model);
   const controller = new AbortController();
   try {
     const upstream = adapter.buildRequest({

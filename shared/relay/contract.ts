@@ -8,9 +8,10 @@ import type { ChannelSettings } from '../schemas/channel-settings.ts';
 
 /**
  * The endpoints the relay serves through channels: OpenAI's chat and embeddings, Anthropic's Messages (`messages`) and
- * OpenAI's Responses (`responses`) (docs/relay.md, "Endpoints").
+ * OpenAI's Responses (`responses`) (docs/relay.md, "Endpoints"), and Jina's and Cohere's rerank (`rerank`), which only
+ * the knowledge base's search calls, in process: no `/v1` route serves it (docs/relay.md, "Rerank").
  */
-export type RelayEndpoint = 'chat' | 'embeddings' | 'messages' | 'responses' | 'count_tokens';
+export type RelayEndpoint = 'chat' | 'embeddings' | 'messages' | 'responses' | 'count_tokens' | 'rerank';
 
 /** Every RelayEndpoint, for schemas and checks. */
 export const RELAY_ENDPOINTS: readonly RelayEndpoint[] = [
@@ -19,6 +20,7 @@ export const RELAY_ENDPOINTS: readonly RelayEndpoint[] = [
   'messages',
   'responses',
   'count_tokens',
+  'rerank',
 ];
 
 /** A channel's status as the relay reads it; `auto-disabled` is set by the relay after repeated authentication failures. */

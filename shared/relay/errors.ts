@@ -75,6 +75,7 @@ export const ENDPOINT_NAMES: Readonly<Record<RelayEndpoint, string>> = {
   messages: "Anthropic's Messages API (/v1/messages)",
   responses: "OpenAI's Responses API (/v1/responses; docs/relay.md lists the providers that do)",
   count_tokens: "Anthropic's token counting (/v1/messages/count_tokens: anthropic and aws channels)",
+  rerank: 'rerank (/v1/rerank; docs/relay.md lists the providers that do)',
 };
 
 /** The status the caller gets for an upstream status, through the channel's statusCodeMapping. */

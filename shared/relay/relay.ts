@@ -6,6 +6,7 @@ import type {
   ChannelTestResult,
   RelayCaller,
   RelayChannel,
+  RelayEndpoint,
   RelayRequest,
   RelayResponse,
   UsageAttempt,
@@ -45,6 +46,9 @@ export { classifyStatus, errorEnvelope, isInvalidKey, isRetried, mappedStatus, s
 export { prepareBody } from './request-body.ts';
 export type { RelayLogger } from './responses.ts';
 export { MAX_ANSWER_BYTES } from './upstream-answer.ts';
+
+/** Endpoints whose upstreams answer JSON only, whatever `stream` says. */
+const JSON_ONLY: ReadonlySet<RelayEndpoint> = new Set(['embeddings', 'rerank']);
 
 export interface RelayDeps {
   readonly channels: ChannelSource;
@@ -103,9 +107,9 @@ export function createRelay(deps: RelayDeps): Relay {
     const pending: Promise<unknown>[] = [];
     const attempts: UsageAttempt[] = [];
     const model = typeof request.body.model === 'string' ? request.body.model : '';
-    // Chat, Messages and Responses stream when asked; embeddings never do (main's ba82c2d: `stream: true` on embeddings
-    // must not make an upstream's JSON answer count as a failure).
-    const stream = request.endpoint !== 'embeddings' && request.body.stream === true;
+    // Chat, Messages and Responses stream when asked; embeddings and rerank never do (main's ba82c2d: `stream: true` on
+    // embeddings must not make an upstream's JSON answer count as a failure).
+    const stream = !JSON_ONLY.has(request.endpoint) && request.body.stream === true;
     const wantsUsage =
       typeof request.body.stream_options === 'object' &&
       request.body.stream_options !== null &&

@@ -19,8 +19,8 @@ export function prepareBody(
     else messages.unshift({ role: 'system', content: prompt });
     body.messages = messages;
   }
-  // OpenAI's embeddings have no `stream`: an upstream never streams them (the relay answers them as JSON).
-  if (request.endpoint === 'embeddings') delete body.stream;
+  // OpenAI's embeddings and Jina's rerank have no `stream`: an upstream never streams them (answered as JSON).
+  if (request.endpoint === 'embeddings' || request.endpoint === 'rerank') delete body.stream;
   if (body.stream === true && adapter.streamUsageOption) {
     const options = typeof body.stream_options === 'object' && body.stream_options !== null ? body.stream_options : {};
     body.stream_options = { ...options, include_usage: true };

@@ -14,7 +14,7 @@ export const usageRecordSchema = /* @__PURE__ */ z.moduleSchema(() =>
     time: z.string(),
     keyId: z.string(),
     group: z.string(),
-    endpoint: z.enum(['chat', 'embeddings', 'messages', 'responses', 'count_tokens']),
+    endpoint: z.enum(['chat', 'embeddings', 'messages', 'responses', 'count_tokens', 'rerank']),
     requestedModel: z.string(),
     upstreamModel: z.optional(z.string()),
     channelId: z.optional(z.string()),

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ENV } from '#shared/config';
-import { MAX_VECTOR_INDEXES_PER_TABLE } from '#shared/kb/search/vector-layout';
+import { MAX_VECTOR_DIMENSIONS, MAX_VECTOR_INDEXES_PER_TABLE } from '#shared/kb/search/vector-layout';
 import { logicalId, permissionsOf, removeTempDirs, synthStack } from './synth.ts';
 
 /*
@@ -67,7 +67,26 @@ describe('search tables', () => {
           vlm: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
         },
       }),
-    ).toThrow(/5 distinct dimensions .* at most 4 vector indexes/);
+    ).toThrow(
+      new RegExp(
+        `${MAX_VECTOR_INDEXES_PER_TABLE + 1} distinct dimensions .* at most ${MAX_VECTOR_INDEXES_PER_TABLE} vector`,
+      ),
+    );
+  });
+
+  it('refuses at synth a vector model longer than a vector index takes', () => {
+    expect(() =>
+      synthStack({
+        modelCatalog: {
+          vector: {
+            models: [{ model: 'huge-embedder', dimensions: MAX_VECTOR_DIMENSIONS + 1 }],
+            default: 'huge-embedder',
+          },
+          agent: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
+          vlm: { models: ['gpt-4o-mini'], default: 'gpt-4o-mini' },
+        },
+      }),
+    ).toThrow(/4097 dimensions, but a DynamoDB vector index takes at most 4096/);
   });
 });
 

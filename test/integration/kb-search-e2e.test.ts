@@ -19,6 +19,7 @@ const PASSAGES: Record<string, string> = {
   tea: '龙井茶是产于杭州西湖一带的绿茶，以色绿、香郁、味甘、形美著称，是中国十大名茶之一。',
 };
 
+const RERANKER = 'bge-reranker-v2-m3';
 const server = useTestServer({ RELAY_ALLOWED_HOSTS: '127.0.0.1' });
 let upstream: FakeUpstream;
 let api: ReturnType<typeof contentClient>;
@@ -29,7 +30,17 @@ beforeAll(async () => {
   upstream = await startFakeOpenAi({ embed: bagOfWordsEmbedding() });
   const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
   const rows = [
-    [1, 1, 'sk-kb-search-e2e-0123456789abcdef', 1, 'embeddings', upstream.url, 'text-embedding-3-small', 'default'],
+    // One OpenAI channel (type 1) that embeds and reranks (the fake answers /v1/rerank as Jina does).
+    [
+      1,
+      1,
+      'sk-kb-search-e2e-0123456789abcdef',
+      1,
+      'models',
+      upstream.url,
+      `text-embedding-3-small,${RERANKER}`,
+      'default',
+    ],
   ];
   expectData(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
   api = await newContentClient(server);
@@ -49,9 +60,9 @@ interface SearchItem {
   score: { type: string; value: number; index: number }[];
 }
 
-async function search(text: string, searchMode: string) {
-  return api.ok<{ list: SearchItem[]; searchMode: string }>(
-    api.post('/api/core/dataset/searchTest', { datasetId, text, searchMode, limit: 5000, similarity: 0 }),
+async function search(text: string, searchMode: string, extra: Record<string, unknown> = {}) {
+  return api.ok<{ list: SearchItem[]; searchMode: string; usingReRank: boolean }>(
+    api.post('/api/core/dataset/searchTest', { datasetId, text, searchMode, limit: 5000, similarity: 0, ...extra }),
   );
 }
 
@@ -79,6 +90,34 @@ describe('trained text found by searchTest', () => {
     const calls = upstream.requests.slice(before).filter((r) => r.path.endsWith('/embeddings'));
     expect(calls).toHaveLength(1);
     expect(calls[0]?.body?.model).toBe('text-embedding-3-small');
+  });
+
+  it('reranks the candidates through the channel that lists the rerank model', async () => {
+    const before = upstream.requests.length;
+    const result = await search('How do green plants make glucose from sunlight?', 'mixedRecall', {
+      usingReRank: true,
+      rerankModel: RERANKER,
+      rerankWeight: 1,
+    });
+    expect(result.usingReRank).toBe(true);
+    expect(result.list[0]?.sourceName).toBe('photosynthesis');
+    expect(result.list[0]?.score).toEqual([{ type: 'reRank', value: expect.any(Number), index: 0 }]);
+    const calls = upstream.requests.slice(before).filter((r) => r.path === '/v1/rerank');
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.body).toMatchObject({ model: RERANKER, query: 'How do green plants make glucose from sunlight?' });
+    expect(Array.isArray(calls[0]?.body?.documents) && calls[0].body.documents.length).toBeGreaterThan(1);
+  });
+
+  it('answers without rerank when the rerank channel fails', async () => {
+    upstream.fault({ kind: 'server-error' }, 3);
+    const result = await search('What causes the tides of the oceans?', 'fullTextRecall', {
+      usingReRank: true,
+      rerankModel: RERANKER,
+    });
+    upstream.clearFaults();
+    expect(result.usingReRank).toBe(false);
+    expect(result.list[0]?.sourceName).toBe('tides');
+    expect(result.list[0]?.score.map((s) => s.type)).toEqual(['fullText']);
   });
 
   it('no longer finds a collection once it is deleted', async () => {

@@ -6,6 +6,7 @@ import { ensureTable, localDynamoClient } from '#infra/local/dynamo-engine';
 import { newObjectId } from '#shared/ids';
 import type { ChunkVector } from '#shared/kb/contract';
 import type { VectorSearch } from '#shared/kb/search/types';
+import { MAX_SEARCH_TOP_K } from '#shared/kb/search/vector-layout';
 import { ExactVectorSearch } from '#shared/kb/search/vector-search-exact';
 import { IndexVectorSearch } from '#shared/kb/search/vector-search-index';
 import { DynamoVectorStore, type VectorForm } from '#shared/kb/search/vector-store';
@@ -54,6 +55,14 @@ const cosineDistance = (a: readonly number[], b: readonly number[]) => {
 function searchVectorsStandIn(tableName: string, sent: SearchVectorsCommandInput[]) {
   return async (input: SearchVectorsCommandInput) => {
     sent.push(input);
+    // The service's range (shared/kb/search/vector-layout.ts MAX_SEARCH_TOP_K) and its refusal.
+    const topK = input.TopK ?? 0;
+    if (!Number.isInteger(topK) || topK < 1 || topK > MAX_SEARCH_TOP_K) {
+      throw Object.assign(
+        new Error(`Provided TopK value '${topK}' is out of valid range. The value must be between 1 and 100 inclusive`),
+        { name: 'ValidationException' },
+      );
+    }
     const dimensions = Number(input.IndexName?.replace('vectors', ''));
     const pk = input.ExpressionAttributeValues?.[':pk']?.S;
     const items = await documents.send(
@@ -178,6 +187,15 @@ describe('SearchVectors adapter', () => {
         TopK: 14,
       },
     ]);
+  });
+
+  it("asks for at most SearchVectors' 100 results, however many chunks a recall wants", async () => {
+    const h = await harness('index');
+    const [team, dataset] = [newObjectId(), newObjectId()];
+    await h.store.put(team, dataset, [vector('a', 0, [0.5, 0.25, 1]), vector('b', 0, [1, 0, 0])]);
+    const found = await h.search.nearest(team, dataset, [0.5, 0.25, 1], 100);
+    expect(h.sent.map((input) => input.TopK)).toEqual([MAX_SEARCH_TOP_K]);
+    expect(found.map((r) => r.dataId)).toEqual(['a', 'b']);
   });
 
   it('refuses a dimension the stack made no index for, naming it', async () => {

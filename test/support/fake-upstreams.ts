@@ -1,12 +1,14 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type RerankStyle, rerankAnswer } from './fake-rerank.ts';
 import { serveResponses } from './fake-responses.ts';
 
 /*
  * Fake upstreams on 127.0.0.1 for the relay's tests, one per wire protocol, written from the providers' API
  * references: OpenAI (chat, streamed chat as `data:` events ending `data: [DONE]`, embeddings, models), Azure OpenAI
- * (deployment path, `api-version` required, `api-key` header), OpenAI's Responses API on both (fake-responses.ts) and Anthropic Messages (non-stream and the SSE events
+ * (deployment path, `api-version` required, `api-key` header), OpenAI's Responses API on both (fake-responses.ts), Jina's
+ * and Cohere's rerank on the OpenAI one (fake-rerank.ts) and Anthropic Messages (non-stream and the SSE events
  * message_start, content_block_start/delta/stop, message_delta with usage, message_stop, ping, error). Each records
  * the requests it got and takes faults on demand.
  */
@@ -51,6 +53,10 @@ export interface FakeOptions {
   readonly eventGapMs?: number;
   /** OpenAI embeddings: the vector of one input (default: the same small vector for every input). */
   readonly embed?: (input: string) => number[];
+  /** OpenAI-compatible `/v1/rerank`: Jina's answer (default) or Cohere's. */
+  readonly rerankStyle?: RerankStyle;
+  /** OpenAI-compatible `/v1/rerank`: a document's relevance to the query (default: the share of the query's words). */
+  readonly rerankScore?: (query: string, document: string) => number;
 }
 
 export interface FakeUpstream {
@@ -245,6 +251,10 @@ async function serve(protocol: Protocol, options: FakeOptions, exchange: Exchang
       );
     }
     return;
+  }
+  if (protocol === 'openai' && req.method === 'POST' && url.pathname.endsWith('/rerank')) {
+    const answer = rerankAnswer(body, options.rerankStyle ?? 'jina', options.rerankScore);
+    return send(res, answer.status, answer.body);
   }
   let endpoint: string | undefined;
   // OpenAI's Responses API: /v1/responses on OpenAI, Azure's v1 API path on Azure.
@@ -482,7 +492,7 @@ async function serveAnthropic(options: FakeOptions, { req, res, url, body, fault
   res.end(event('message_stop', {}));
 }
 
-/** An OpenAI-compatible upstream (any path ending in /chat/completions, /embeddings or /models). */
+/** An OpenAI-compatible upstream (any path ending in /chat/completions, /embeddings, /rerank or /models). */
 export const startFakeOpenAi = (options: FakeOptions = {}) => start('openai', options);
 /** An Azure OpenAI upstream: /openai/deployments/{deployment}/{chat/completions|embeddings}?api-version=…, `api-key`. */
 export const startFakeAzure = (options: FakeOptions = {}) => start('azure', options);

@@ -133,6 +133,8 @@ export async function searchDataset(input: SearchDatasetInput, deps: SearchDatas
 
   let reRankResults: SearchResultItem[] = [];
   if (usingReRank && deps.reranker && input.rerankModel) {
+    // FastGPT's candidates: the embedding list, then the full-text items not in it, repeated text left out (at most
+    // 100 in one-list modes, 140 in mixed recall).
     const seen = new Set(embeddingResults.map((i) => i.id));
     const candidates = uniqueText([...embeddingResults, ...fullTextResults.filter((i) => !seen.has(i.id))]);
     try {
@@ -142,10 +144,13 @@ export async function searchDataset(input: SearchDatasetInput, deps: SearchDatas
         candidates.map((i) => ({ id: i.id, text: `${i.q}\n${i.a}` })),
       );
       if (ranked.length === 0) throw new Error('Rerank returned nothing');
+      const byId = new Map(candidates.map((c) => [c.id, c]));
       reRankResults = ranked.flatMap((r, index) => {
-        const target = candidates.find((c) => c.id === r.id);
+        const target = byId.get(r.id);
         return target ? [{ ...target, score: [{ type: 'reRank' as const, value: r.score || 0, index }] }] : [];
       });
+      // `usingReRank` says the order was reranked: an answer that names none of the candidates did not rerank.
+      if (reRankResults.length === 0) throw new Error('Rerank named no candidate');
     } catch {
       // FastGPT answers without rerank when the rerank call fails, and says so (`usingReRank: false`).
       usingReRank = false;

@@ -44,13 +44,14 @@ export interface SearchResultItem extends SearchableChunk {
   score: SearchScore[];
 }
 
-/** A rerank model (FastGPT's ReRankModelItemType) behind an interface: the relay has no rerank endpoint yet. */
+/** A rerank model (FastGPT's reRankRecall), reached through the relay's routing core (shared/kb/relay-models.ts). */
 export interface Reranker {
   /** Relevance of each document to the query, as `{id, score}` best first; may leave documents out. */
   rerank(
     model: string,
     query: string,
     documents: readonly { id: string; text: string }[],
+    signal?: AbortSignal,
   ): Promise<{ id: string; score: number }[]>;
 }
 

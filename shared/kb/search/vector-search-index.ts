@@ -1,7 +1,7 @@
 import { type DynamoDBClient, SearchVectorsCommand } from '@aws-sdk/client-dynamodb';
 import { datasetKey } from '../contract.ts';
 import type { ScoredRef, VectorSearch } from './types.ts';
-import { VECTOR_REF_ATTRIBUTES, vectorIndexName } from './vector-layout.ts';
+import { MAX_SEARCH_TOP_K, VECTOR_REF_ATTRIBUTES, vectorIndexName } from './vector-layout.ts';
 
 /**
  * Embedding recall on DynamoDB's vector index (deployed): one SearchVectors on the index of the query's dimension, its
@@ -32,8 +32,9 @@ export class IndexVectorSearch implements VectorSearch {
         ExpressionAttributeNames: { '#pk': 'pk' },
         ExpressionAttributeValues: { ':pk': { S: datasetKey(teamId, datasetId) } },
         ProjectionExpression: VECTOR_REF_ATTRIBUTES.join(', '),
-        // Several index texts of one chunk may come back: ask for more, keep each chunk's nearest.
-        TopK: Math.min(topK * 2, 1000),
+        // Several index texts of one chunk may come back: ask for more, keep each chunk's nearest; SearchVectors takes
+        // at most 100, so a recall of 100 chunks gets 100 index texts (fewer chunks when a chunk has several).
+        TopK: Math.min(topK * 2, MAX_SEARCH_TOP_K),
       }),
     );
     const best = new Map<string, ScoredRef>();

@@ -5,6 +5,7 @@ import { anthropicCountTokens, bedrockCountTokens } from './count-tokens.ts';
 import { ADAPTERS, adapterFor } from './index.ts';
 import { messagesViaChat } from './messages-via-chat.ts';
 import { anthropicMessages, responsesPassthrough } from './passthrough.ts';
+import { rerankVia } from './rerank.ts';
 import { baseUrlOf, type ProviderAdapter } from './types.ts';
 
 /*
@@ -18,6 +19,8 @@ import { baseUrlOf, type ProviderAdapter } from './types.ts';
  *   (the same URL rule as their chat, `/responses` in place of `/chat/completions`), and azure through Azure's v1 API
  *   (`{base}/openai/v1/responses`, `api-key`, the deployment as model, as for chat). No other provider is a candidate.
  * - count_tokens: anthropic passes it through, aws answers it with Bedrock's CountTokens; no other provider.
+ * - rerank: the OpenAI-compatible providers whose adapter lists it (providers/index.ts `RERANK`), at
+ *   `{base}{versionPath}/rerank` with the adapter's headers (rerank.ts).
  */
 
 const sameRulesAsChat = (provider: string): ProviderAdapter => {
@@ -51,6 +54,7 @@ const COUNT_TOKENS: Readonly<Record<string, ProviderAdapter>> = {
 };
 
 const viaChat = new Map<ProviderAdapter, ProviderAdapter>();
+const reranks = new Map<ProviderAdapter, ProviderAdapter>();
 
 /** The adapter that serves `provider` on `endpoint`; undefined = not a candidate for that endpoint. */
 export function endpointAdapter(provider: string, endpoint: RelayEndpoint): ProviderAdapter | undefined {
@@ -74,5 +78,14 @@ export function endpointAdapter(provider: string, endpoint: RelayEndpoint): Prov
       return Object.hasOwn(RESPONSES, provider) ? RESPONSES[provider] : undefined;
     case 'count_tokens':
       return Object.hasOwn(COUNT_TOKENS, provider) ? COUNT_TOKENS[provider] : undefined;
+    case 'rerank': {
+      if (!adapter.endpoints.includes('rerank')) return undefined;
+      let rerank = reranks.get(adapter);
+      if (rerank === undefined) {
+        rerank = rerankVia(adapter);
+        reranks.set(adapter, rerank);
+      }
+      return rerank;
+    }
   }
 }

@@ -12,31 +12,38 @@ import { vertexAdapter } from './vertex.ts';
  * relay/adaptor/<name>/adaptor.go GetRequestURL) and New API (QuantumNous/new-api main of 2026-11).
  */
 
-const v1 = (defaultBaseUrl?: string) =>
-  openAiCompatible({ versionPath: '/v1', ...(defaultBaseUrl ? { defaultBaseUrl } : {}) });
+const v1 = (defaultBaseUrl?: string, rerank = false) =>
+  openAiCompatible({ versionPath: '/v1', rerank, ...(defaultBaseUrl ? { defaultBaseUrl } : {}) });
 /** An OpenAI-compatible upstream outside New API's `streamSupportedChannels`: no `stream_options` sent. */
-const v1Plain = (defaultBaseUrl?: string) =>
-  openAiCompatible({ versionPath: '/v1', streamOptions: false, ...(defaultBaseUrl ? { defaultBaseUrl } : {}) });
+const v1Plain = (defaultBaseUrl?: string, rerank = false) =>
+  openAiCompatible({ versionPath: '/v1', streamOptions: false, rerank, ...(defaultBaseUrl ? { defaultBaseUrl } : {}) });
+/**
+ * Rerank (`{base}/v1/rerank`, Jina's and Cohere's body) where New API relays it (docs/relay.md, "Rerank"): its OpenAI
+ * adaptor, which serves OpenAI, custom, the OpenAI resellers, 360 and 01.AI, and its SiliconFlow, Xinference, Jina and
+ * Cohere adaptors.
+ */
+const RERANK = true;
 
 export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
   openai: openAiCompatible({
     defaultBaseUrl: 'https://api.openai.com',
     versionPath: '/v1',
+    rerank: RERANK,
     headers: (s): Record<string, string> => (s.organization ? { 'openai-organization': s.organization } : {}),
   }),
   // One API's type 8: the request path (/v1/chat/completions) appended to the operator's base URL.
-  custom: v1(),
+  custom: v1(undefined, RERANK),
   // One API's type 50: the base URL carries its own version path, so /v1 is not added.
-  'openai-compatible': openAiCompatible({ versionPath: '' }),
-  api2d: v1('https://oa.api2d.net'),
-  closeai: v1('https://api.closeai-proxy.xyz'),
-  'openai-sb': v1('https://api.openai-sb.com'),
-  'openai-max': v1('https://api.openaimax.com'),
-  ohmygpt: v1('https://api.ohmygpt.com'),
-  ails: v1('https://api.caipacity.com'),
-  aiproxy: v1('https://api.aiproxy.io'),
-  api2gpt: v1('https://api.api2gpt.com'),
-  aigc2d: v1('https://api.aigc2d.com'),
+  'openai-compatible': openAiCompatible({ versionPath: '', rerank: RERANK }),
+  api2d: v1('https://oa.api2d.net', RERANK),
+  closeai: v1('https://api.closeai-proxy.xyz', RERANK),
+  'openai-sb': v1('https://api.openai-sb.com', RERANK),
+  'openai-max': v1('https://api.openaimax.com', RERANK),
+  ohmygpt: v1('https://api.ohmygpt.com', RERANK),
+  ails: v1('https://api.caipacity.com', RERANK),
+  aiproxy: v1('https://api.aiproxy.io', RERANK),
+  api2gpt: v1('https://api.api2gpt.com', RERANK),
+  aigc2d: v1('https://api.aigc2d.com', RERANK),
   deepseek: v1('https://api.deepseek.com'),
   moonshot: v1('https://api.moonshot.cn'),
   mistral: v1Plain('https://api.mistral.ai'),
@@ -45,12 +52,12 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
   xai: v1('https://api.x.ai'),
   // The default base already ends in /api.
   openrouter: v1Plain('https://openrouter.ai/api'),
-  siliconflow: v1Plain('https://api.siliconflow.cn'),
-  lingyiwanwu: v1Plain('https://api.lingyiwanwu.com'),
+  siliconflow: v1Plain('https://api.siliconflow.cn', RERANK),
+  lingyiwanwu: v1Plain('https://api.lingyiwanwu.com', RERANK),
   stepfun: v1Plain('https://api.stepfun.com'),
   together: v1Plain('https://api.together.xyz'),
   // One API's CompatibleChannels (relay/adaptor/openai/compatible.go) serve these with the OpenAI adaptor.
-  ai360: v1Plain('https://ai.360.cn'),
+  ai360: v1Plain('https://ai.360.cn', RERANK),
   baichuan: v1Plain('https://api.baichuan-ai.com'),
   // New API's perplexity adaptor: {base}/chat/completions, no version path; chat only.
   perplexity: openAiCompatible({
@@ -60,7 +67,7 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
     streamOptions: false,
   }),
   // A self-hosted Xinference server's OpenAI-compatible API (no default base).
-  xinference: v1Plain(),
+  xinference: v1Plain(undefined, RERANK),
   ollama: v1('http://localhost:11434'),
   // Zhipu's v4 API is OpenAI's protocol and takes the API key as a bearer token; One API's zhipu adaptor sends glm-4
   // and later through /api/paas/v4 (v3-only models such as chatglm_pro are not served).
@@ -82,6 +89,23 @@ export const ADAPTERS: Readonly<Record<string, ProviderAdapter>> = {
   novita: openAiCompatible({
     defaultBaseUrl: 'https://api.novita.ai/v3/openai',
     versionPath: '',
+    streamOptions: false,
+  }),
+  // New API's Jina adaptor: embeddings and rerank, no chat.
+  jina: openAiCompatible({
+    defaultBaseUrl: 'https://api.jina.ai',
+    versionPath: '/v1',
+    chat: false,
+    rerank: RERANK,
+    streamOptions: false,
+  }),
+  // Cohere's chat is a protocol of its own (New API converts it); its rerank takes Jina's body (New API's cohere adaptor).
+  cohere: openAiCompatible({
+    defaultBaseUrl: 'https://api.cohere.ai',
+    versionPath: '/v1',
+    chat: false,
+    embeddings: false,
+    rerank: RERANK,
     streamOptions: false,
   }),
   azure,

@@ -14,6 +14,13 @@ export interface OpenAiCompatibleSpec {
   /** Extra headers every request carries (e.g. OpenAI's organization). */
   readonly headers?: (settings: { organization?: string }) => Record<string, string>;
   readonly embeddings?: boolean;
+  /** Whether the upstream serves chat (default true); Jina and Cohere are reached for embeddings and rerank only. */
+  readonly chat?: boolean;
+  /**
+   * Whether the upstream serves Jina's and Cohere's rerank at `{base}{versionPath}/rerank` (default false; docs/relay.md,
+   * "Rerank" says which slugs and why).
+   */
+  readonly rerank?: boolean;
   /**
    * Whether the upstream takes `stream_options` (default true). New API sends it only to the channel types in its
    * `streamSupportedChannels` (relay/common/relay_info.go) and removes it for the others: some reject unknown fields.
@@ -23,7 +30,11 @@ export interface OpenAiCompatibleSpec {
 
 export function openAiCompatible(spec: OpenAiCompatibleSpec): ProviderAdapter {
   return {
-    endpoints: spec.embeddings === false ? ['chat'] : ['chat', 'embeddings'],
+    endpoints: [
+      ...(spec.chat === false ? [] : (['chat'] as const)),
+      ...(spec.embeddings === false ? [] : (['embeddings'] as const)),
+      ...(spec.rerank === true ? (['rerank'] as const) : []),
+    ],
     streamUsageOption: spec.streamOptions !== false,
     buildRequest({ channel, endpoint, body }) {
       const url = `${baseUrlOf(channel, spec.defaultBaseUrl)}${spec.versionPath}${ENDPOINT_PATHS[endpoint]}`;

@@ -93,6 +93,7 @@ export const ENDPOINT_PATHS: Readonly<Record<RelayEndpoint, string>> = {
   messages: '/messages',
   responses: '/responses',
   count_tokens: '/messages/count_tokens',
+  rerank: '/rerank',
 };
 
 /** One SSE event with its name, as Anthropic's and OpenAI's Responses streams write them. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EmbeddingUnavailableError } from '#shared/kb/contract';
-import { KB_RELAY_KEY_ID, relayChat, relayEmbedder } from '#shared/kb/relay-models';
+import { KB_RELAY_KEY_ID, relayChat, relayEmbedder, relayReranker } from '#shared/kb/relay-models';
 import type { RelayRequest, RelayResponse, UsageRecord } from '#shared/relay/contract';
 
 /** A routing core answering one scripted response, recording what it was asked. */
@@ -107,5 +107,72 @@ describe('the relay chat model', () => {
 
     expect(text).toBe('Q1: a\nA1: b');
     expect(relay.requests[0]).toMatchObject({ endpoint: 'chat', body: { model: 'gpt-4o-mini' } });
+  });
+});
+
+describe('the relay reranker', () => {
+  const docs = [
+    { id: 'x', text: 'first' },
+    { id: 'empty', text: '  ' },
+    { id: 'y', text: 'second' },
+  ];
+
+  it("sends Jina's body with every document that has text and answers ids best first", async () => {
+    const relay = fakeRelay(200, {
+      results: [
+        { index: 1, relevance_score: 0.9 },
+        { index: 0, relevance_score: 0.2 },
+      ],
+      usage: { total_tokens: 5 },
+    });
+
+    const ranked = await relayReranker(relay, 'kb').rerank('bge-reranker', 'q', docs);
+
+    expect(ranked).toEqual([
+      { id: 'y', score: 0.9 },
+      { id: 'x', score: 0.2 },
+    ]);
+    expect(relay.requests[0]).toMatchObject({
+      endpoint: 'rerank',
+      body: { model: 'bge-reranker', query: 'q', documents: ['first', 'second'], top_n: 2, return_documents: false },
+      caller: { keyId: KB_RELAY_KEY_ID, groups: ['kb'] },
+    });
+  });
+
+  it('leaves out results whose index is not one of the documents sent, or repeats one', async () => {
+    const relay = fakeRelay(200, {
+      results: [
+        { index: 7, relevance_score: 1 },
+        { index: 0, relevance_score: 0.5 },
+        { index: 0, relevance_score: 0.4 },
+        { index: '1', relevance_score: 0.3 },
+        { index: 1 },
+      ],
+    });
+
+    const ranked = await relayReranker(relay, 'kb').rerank('m', 'q', docs);
+
+    expect(ranked).toEqual([
+      { id: 'x', score: 0.5 },
+      { id: 'y', score: 0 },
+    ]);
+  });
+
+  it('asks nothing when no document has text', async () => {
+    const relay = fakeRelay(200, { results: [] });
+
+    expect(await relayReranker(relay, 'kb').rerank('m', 'q', [{ id: 'e', text: '' }])).toEqual([]);
+    expect(relay.requests).toHaveLength(0);
+  });
+
+  it('refuses an answer without results, and says when no channel serves the model', async () => {
+    await expect(relayReranker(fakeRelay(200, { data: [] }), 'kb').rerank('m', 'q', docs)).rejects.toMatchObject({
+      message: 'the rerank answer of m has no results',
+    });
+    const none = fakeRelay(503, { error: { code: 'no_channel_none_servable', message: 'x' } });
+    await expect(relayReranker(none, 'kb').rerank('m', 'q', docs)).rejects.toMatchObject({
+      message: 'no channel serves m for group kb (none servable)',
+      retryable: false,
+    });
   });
 });

@@ -209,6 +209,17 @@ describe('searchDataset', () => {
     expect(result.usingReRank).toBe(false);
     expect(result.list.map((i) => i.id)).toEqual(['a']);
   });
+
+  it('answers usingReRank false when the rerank answer names none of the candidates', async () => {
+    const stranger = world({
+      chunks: [chunk('a'), chunk('b')],
+      embedding: refs(['a', 0.9], ['b', 0.8]),
+      rerank: () => [{ id: 'not-a-candidate', score: 0.99 }],
+    });
+    const result = await searchDataset(input({ usingReRank: true, rerankModel: 'm', rerankWeight: 1 }), stranger.deps);
+    expect(result.usingReRank).toBe(false);
+    expect(result.list.map((i) => i.id)).toEqual(['a', 'b']);
+  });
 });
 
 describe('token budget', () => {

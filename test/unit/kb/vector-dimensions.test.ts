@@ -42,8 +42,13 @@ describe('vector model dimensions', () => {
 
   it('counts distinct dimensions and refuses more than a table holds, naming them', () => {
     expect(vectorIndexDimensions([1536, 1024, 1536])).toEqual([1024, 1536]);
-    expect(() => vectorIndexDimensions([256, 512, 768, 1024, 1536])).toThrow(
-      /5 distinct dimensions \(256, 512, 768, 1024, 1536\)/,
+    // DynamoDB's quota: 5 vector indexes a table, 4,096 dimensions an index.
+    expect(vectorIndexDimensions([256, 512, 768, 1024, 1536])).toEqual([256, 512, 768, 1024, 1536]);
+    expect(() => vectorIndexDimensions([256, 512, 768, 1024, 1536, 3072])).toThrow(
+      /6 distinct dimensions \(256, 512, 768, 1024, 1536, 3072\)/,
+    );
+    expect(() => vectorIndexDimensions([1536, 8192])).toThrow(
+      /8192 dimensions, but a DynamoDB vector index takes at most 4096/,
     );
   });
 });
