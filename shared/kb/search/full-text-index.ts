@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   DeleteCommand,
@@ -10,6 +9,20 @@ import {
 import { BatchWriter, Slots, type WriteRequest } from '#shared/repositories/batch';
 import { datasetKey, type FullTextDoc } from '../contract.ts';
 import { batchGetAll, deletePartition, queryAll } from './dynamo-batch.ts';
+import {
+  assertId,
+  batchSk,
+  blockPrefix,
+  decodePostings,
+  docSk,
+  encodePostings,
+  LEGACY_TERM_PREFIX,
+  newBatchId,
+  type Posting,
+  postingsIn,
+  STATS_SK,
+  termsOf,
+} from './postings.ts';
 import { segment, termFrequencies } from './segment.ts';
 import { CounterCommits, counterUpdates, sketchCells, sketchDeltas, sketchEstimate } from './term-sketch.ts';
 import type { FullTextSearch, ScoredRef } from './types.ts';
@@ -41,57 +54,6 @@ export const MAX_QUERY_TERMS = 32;
  * term in most chunks adds almost nothing to BM25 yet costs the most to read). The rarest term is always read.
  */
 export const POSTINGS_BUDGET = 50_000;
-
-const STATS_SK = 'n';
-/** The per-term df items of the layout before the sketch (read only, never written). */
-const LEGACY_TERM_PREFIX = 's#';
-const blockPrefix = (term: string) => `t#${term}#`;
-const docSk = (dataId: string) => `d#${dataId}`;
-const batchSk = (batch: string) => `b#${batch}`;
-
-/** A time-ordered id, so a chunk written twice is counted from its newest batch. */
-function newBatchId(): string {
-  return `${Date.now().toString(36).padStart(9, '0')}${randomBytes(4).toString('hex')}`;
-}
-
-function assertId(id: string, field: string): void {
-  if (!/^[^\s#]+$/u.test(id)) throw new Error(`${field} must not be empty or hold whitespace or '#'`);
-}
-
-interface Posting {
-  dataId: string;
-  collectionId: string;
-  chunkIndex: number;
-  tf: number;
-  length: number;
-}
-
-function encodePostings(postings: readonly Posting[]): string {
-  return postings.map((p) => `${p.dataId} ${p.collectionId} ${p.chunkIndex} ${p.tf} ${p.length}`).join('\n');
-}
-
-/** Calls `visit` for each posting of a block; reads the text in place (a block holds up to a batch's chunks). */
-function decodePostings(text: string, visit: (posting: Posting) => void): void {
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const a = text.indexOf(' ', start);
-    const b = text.indexOf(' ', a + 1);
-    const c = text.indexOf(' ', b + 1);
-    const d = text.indexOf(' ', c + 1);
-    if (a > start && d > c && d < end) {
-      visit({
-        dataId: text.slice(start, a),
-        collectionId: text.slice(a + 1, b),
-        chunkIndex: Number(text.slice(b + 1, c)),
-        tf: Number(text.slice(c + 1, d)),
-        length: Number(text.slice(d + 1, end)),
-      });
-    }
-    start = end + 1;
-  }
-}
 
 export interface FullTextIndexOptions {
   /** Single-item writes in flight at once when a removal cuts lines out of blocks (default 16). */
@@ -430,19 +392,4 @@ export class DynamoFullTextIndex implements FullTextSearch {
         score,
       }));
   }
-}
-
-/**
- * The terms of a `d#` or `b#` item: one string, a line per term (a term holds no line break: segments are words), which
- * costs the SDK and the engine far less than a list of hundreds of strings; an item written before then holds a list.
- */
-function termsOf(item: Record<string, unknown>): string[] {
-  const terms = item.terms;
-  if (Array.isArray(terms)) return terms.map(String);
-  return typeof terms === 'string' && terms !== '' ? terms.split('\n') : [];
-}
-
-/** The postings of a term's blocks (each block carries its line count; one written before then is counted). */
-function postingsIn(blocks: readonly Record<string, unknown>[]): number {
-  return blocks.reduce((sum, block) => sum + Number(block.c ?? String(block.p ?? '').split('\n').length), 0);
 }
