@@ -277,7 +277,8 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     const items = await termItems(teamId, datasetId);
     const counters = items.find((i) => i.sk === 'n')!;
     expect(Object.values(counters).every((v) => typeof v !== 'number' || v >= 0)).toBe(true);
-    expect(counters).toMatchObject({ docs: 2, total: 3 });
+    // One chunk of the old layout is left (two chunks, one counted by the sketch): searches still read the old items.
+    expect(counters).toMatchObject({ docs: 2, total: 3, s2d: 1 });
     expect(items.find((i) => i.sk === 't#honey#b1')?.p).toBe(`${kept} ${collectionId} 0 1 1`);
     expect(items.some((i) => i.sk === 't#jar#b1')).toBe(false);
     // The chunk left of the old batch is found beside the new one, its df counted from its block.
@@ -302,6 +303,16 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     const found = await index.search(teamId, datasetId, 'honey jar', 10);
 
     expect(found.map((f) => f.dataId)).toEqual([jar, honey]);
+  });
+
+  it('counts the chunks its sketch counts, so a newer index never reads the old per-term items', async () => {
+    const kb = await knowledgeBase(['panda', 'eiffel', 'honey']);
+    const counters = async () => (await termItems(kb.teamId, kb.datasetId)).find((i) => i.sk === 'n')!;
+    expect(await counters()).toMatchObject({ docs: 3, s2d: 3 });
+
+    await kb.index.remove(kb.teamId, kb.datasetId, [kb.idOf('panda')]);
+
+    expect(await counters()).toMatchObject({ docs: 2, s2d: 2 });
   });
 
   it('indexes a chunk written again from its new text only', async () => {

@@ -16,7 +16,7 @@ import {
   decodePostings,
   docSk,
   encodePostings,
-  LEGACY_TERM_PREFIX,
+  legacyDfCounters,
   newBatchId,
   type Posting,
   postingsIn,
@@ -24,7 +24,15 @@ import {
   termsOf,
 } from './postings.ts';
 import { segment, termFrequencies } from './segment.ts';
-import { CounterCommits, counterUpdates, sketchCells, sketchDeltas, sketchEstimate } from './term-sketch.ts';
+import {
+  CounterCommits,
+  counterUpdates,
+  SKETCHED_DOCS,
+  sketchCells,
+  sketchDeltas,
+  sketchEstimate,
+  withSketchedDocs,
+} from './term-sketch.ts';
 import type { FullTextSearch, ScoredRef } from './types.ts';
 
 /*
@@ -158,9 +166,12 @@ export class DynamoFullTextIndex implements FullTextSearch {
       pk,
       unique.length,
       totalLength,
-      sketchDeltas(
-        [...blocks].map(([term, postings]) => [term, postings.length]),
-        1,
+      withSketchedDocs(
+        sketchDeltas(
+          [...blocks].map(([term, postings]) => [term, postings.length]),
+          1,
+        ),
+        unique.length,
       ),
     );
     await this.writer.writeAll(requests);
@@ -179,8 +190,12 @@ export class DynamoFullTextIndex implements FullTextSearch {
     const perBatch = new Map<string, Record<string, unknown>[]>();
     const df = new Map<string, number>();
     let length = 0;
+    let sketched = 0;
     for (const doc of docs) {
-      if (doc.sketch === true) for (const term of termsOf(doc)) df.set(term, (df.get(term) ?? 0) + 1);
+      if (doc.sketch === true) {
+        sketched += 1;
+        for (const term of termsOf(doc)) df.set(term, (df.get(term) ?? 0) + 1);
+      }
       length += Number(doc.length);
       const batch = String(doc.batch);
       perBatch.set(batch, [...(perBatch.get(batch) ?? []), doc]);
@@ -193,7 +208,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
       [...perBatch].map(([batch, inBatch]) => batches.run(() => this.removeFromBatch(pk, batch, inBatch), undefined)),
     );
     await this.writer.writeAll(docs.map((d) => ({ DeleteRequest: { Key: { pk, sk: d.sk } } })));
-    await this.addCounters(pk, -docs.length, -length, sketchDeltas(df, -1));
+    await this.addCounters(pk, -docs.length, -length, withSketchedDocs(sketchDeltas(df, -1), -sketched));
   }
 
   /** Deletes every item of a knowledge base's partition. */
@@ -289,20 +304,6 @@ export class DynamoFullTextIndex implements FullTextSearch {
     }
   }
 
-  /**
-   * The per-term `df` items (`s#<term>`) of an index written before the sketch (2026-11-28): one BatchGetItem, in
-   * parallel with the `n` item's read; a newer index has none, so it finds nothing.
-   */
-  private async legacyCounters(pk: string, terms: readonly string[]): Promise<Map<string, number>> {
-    const items = await batchGetAll(
-      this.client,
-      this.tableName,
-      terms.map((term) => ({ pk, sk: `${LEGACY_TERM_PREFIX}${term}` })),
-      { projection: 'sk, df' },
-    );
-    return new Map(items.map((i) => [String(i.sk).slice(LEGACY_TERM_PREFIX.length), Number(i.df ?? 0)]));
-  }
-
   private addCounters(pk: string, docs: number, length: number, deltas: ReadonlyMap<string, number>): Promise<void> {
     return this.counters.add(pk, docs, length, deltas);
   }
@@ -313,22 +314,24 @@ export class DynamoFullTextIndex implements FullTextSearch {
     if (terms.length === 0 || limit <= 0) return [];
     const pk = datasetKey(teamId, datasetId);
     const cells = [...new Set(terms.flatMap(sketchCells))];
-    const [{ Item: stats }, legacy] = await Promise.all([
-      this.client.send(
-        new GetCommand({
-          TableName: this.tableName,
-          Key: { pk, sk: STATS_SK },
-          ProjectionExpression: ['#docs', '#total', ...cells].join(', '),
-          ExpressionAttributeNames: { '#docs': 'docs', '#total': 'total' },
-        }),
-      ),
-      this.legacyCounters(pk, terms),
-    ]);
+    const { Item: stats } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { pk, sk: STATS_SK },
+        ProjectionExpression: ['#docs', '#total', SKETCHED_DOCS, ...cells].join(', '),
+        ExpressionAttributeNames: { '#docs': 'docs', '#total': 'total' },
+      }),
+    );
     const n = Number(stats?.docs ?? 0);
     if (n <= 0) return [];
     const avgLength = Math.max(1, Number(stats?.total ?? 0) / n);
-    // The sketch counts what was indexed since it exists; an index written before it also kept a `df` item per term
-    // (never lowered since), so their sum stays an upper bound of the df either way.
+    // The sketch counts what was indexed since it exists. While the index still holds chunks written before it (more
+    // `docs` than the sketch counts), their terms are counted by the old `df` items (never lowered since): the sum
+    // stays an upper bound either way, and an index without such chunks reads nothing more.
+    const legacy =
+      n > Number(stats?.[SKETCHED_DOCS] ?? 0)
+        ? await legacyDfCounters(this.client, this.tableName, pk, terms)
+        : new Map();
     const estimate = new Map(terms.map((t) => [t, sketchEstimate(stats, t) + (legacy.get(t) ?? 0)]));
     // Rarest estimate first. The estimate is never below the true df, so a wave that fits the budget by estimates
     // reads at most the budget; what it really read frees the rest for the next wave (an estimate raised by a frequent

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { batchGetAll } from './dynamo-batch.ts';
 
 /*
  * The full-text index's stored layout (shared/kb/search/full-text-index.ts describes the items): sort keys, batch ids
@@ -69,4 +71,16 @@ export function termsOf(item: Record<string, unknown>): string[] {
 /** The postings of a term's blocks (each block carries its line count; one written before then is counted). */
 export function postingsIn(blocks: readonly Record<string, unknown>[]): number {
   return blocks.reduce((sum, block) => sum + Number(block.c ?? String(block.p ?? '').split('\n').length), 0);
+}
+
+/** The per-term `df` items (`s#<term>`) of an index written before the sketch (2026-11-28): one BatchGetItem. */
+export async function legacyDfCounters(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  pk: string,
+  terms: readonly string[],
+): Promise<Map<string, number>> {
+  const keys = terms.map((term) => ({ pk, sk: `${LEGACY_TERM_PREFIX}${term}` }));
+  const items = await batchGetAll(client, tableName, keys, { projection: 'sk, df' });
+  return new Map(items.map((i) => [String(i.sk).slice(LEGACY_TERM_PREFIX.length), Number(i.df ?? 0)]));
 }

@@ -43,6 +43,19 @@ export function sketchDeltas(counts: Iterable<readonly [string, number]>, sign: 
   return deltas;
 }
 
+/**
+ * The `n` item's count of chunks the sketch counts (`docs` counts every chunk): while `docs` is larger, the index still
+ * holds chunks written before the sketch, whose terms only the old per-term items count. Named with a digit like the
+ * counters (no reserved word), and never one of them (theirs start `s0` or `s1`).
+ */
+export const SKETCHED_DOCS = 's2d';
+
+/** The sketch's deltas with the change to the count of chunks it counts (`SKETCHED_DOCS`). */
+export function withSketchedDocs(deltas: Map<string, number>, docs: number): Map<string, number> {
+  if (docs !== 0) deltas.set(SKETCHED_DOCS, docs);
+  return deltas;
+}
+
 /** A term's df estimate from the `n` item (or its projection on the term's cells): at least its true df. */
 export function sketchEstimate(item: Record<string, unknown> | undefined, term: string): number {
   return Math.max(0, Math.min(...sketchCells(term).map((cell) => Number(item?.[cell] ?? 0))));
