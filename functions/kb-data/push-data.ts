@@ -113,8 +113,23 @@ async function queueItems(
     });
   }
   if (chunks.length > 0) {
-    await deps.content.putChunks(chunks);
-    await deps.content.addToCounts(teamId, datasetId, collection.id, { trainingAmount: chunks.length });
+    // Counted and marked before they are written: a training that flips the collection meanwhile then knows to look
+    // for them (StoredCollection.pushedData). If the write fails, the count is taken back; the mark only costs a read.
+    await deps.content.addToCounts(
+      teamId,
+      datasetId,
+      collection.id,
+      { trainingAmount: chunks.length },
+      { pushedData: true },
+    );
+    try {
+      await deps.content.putChunks(chunks);
+    } catch (error) {
+      await deps.content
+        .addToCounts(teamId, datasetId, collection.id, { trainingAmount: -chunks.length })
+        .catch(() => undefined);
+      throw error;
+    }
     await deps.queue.send({
       kind: 'data',
       teamId,

@@ -78,11 +78,22 @@ async function trainCollection(
   const setState = (
     changes: Parameters<TrainingDeps['content']['updateCollection']>[3],
     remove: readonly ('error' | 'failedChunks')[] = [],
-  ) => deps.content.updateCollection(teamId, datasetId, collectionId, changes, { expectedGeneration: current, remove });
+  ) =>
+    deps.content.updateCollection(teamId, datasetId, collectionId, changes, {
+      expectedGeneration: current,
+      remove,
+      returnOld: true,
+    });
   // Writing Q&A pairs takes the agent model minutes: the collection shows `training` meanwhile. Reading a source and
   // splitting it take seconds at most, so chunk training says it once, with the amount, before it deletes or writes.
+  // Only an attempt that found the collection already `training` may follow an earlier attempt's chunk writes.
   const qa = collection.settings?.trainingType === 'qa';
-  if (qa && !(await setState({ status: 'training' }, ['error', 'failedChunks']))) return;
+  let resumed = false;
+  if (qa) {
+    const before = await setState({ status: 'training' }, ['error', 'failedChunks']);
+    if (before === false) return;
+    resumed = before.status === 'training';
+  }
 
   let items: { q: string; a: string }[];
   try {
@@ -92,10 +103,13 @@ async function trainCollection(
     await setState({ status: 'error', error: error.message, trainingAmount: 0 }, qa ? [] : ['failedChunks']);
     return;
   }
-  if (!(await setState({ status: 'training', trainingAmount: items.length }, ['error', 'failedChunks']))) return;
+  const before = await setState({ status: 'training', trainingAmount: items.length }, ['error', 'failedChunks']);
+  if (before === false) return;
+  if (!qa) resumed = before.status === 'training';
 
-  // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled.
-  await removeChunks(deps, collection, (c) => c.generation === generation);
+  // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled. Chunks of
+  // this generation are written only after the update above, so a collection that was not `training` has none.
+  if (resumed) await removeChunks(deps, collection, (c) => c.generation === generation);
 
   const updateTime = deps.now().toISOString();
   // Written once, already `ready`: the generation is nobody's until the flip below, which comes after their postings
@@ -135,12 +149,16 @@ async function trainCollection(
     trainingAmount: 0,
     trainedAt: deps.now().toISOString(),
   });
-  if (!flipped) {
+  if (flipped === false) {
     // Deleted or re-trained meanwhile: this generation is nobody's.
     await removeChunks(deps, collection, (c) => c.generation === generation);
     return;
   }
-  await removeChunks(deps, collection, (c) => c.generation !== generation);
+  // The old generation's chunks: only a collection trained before, or one that data was pushed into (its mark is set
+  // before the pushed chunks are written), can hold any. A first training of a text, link or file collection has none.
+  if (current > 0 || flipped.pushedData === true) {
+    await removeChunks(deps, collection, (c) => c.generation !== generation);
+  }
 }
 
 /** Embeds chunks pushed or edited one by one, then makes the new ones readable and counts them. */

@@ -28,6 +28,11 @@ export interface StoredCollection extends CollectionRecord {
   readonly trainingAmount: number;
   /** When training last finished (ISO 8601). */
   readonly trainedAt?: string;
+  /**
+   * Set by pushData and insertData before they write chunks: the collection may hold chunks its training did not write,
+   * so the training's flip looks for chunks of other generations (shared/kb/training.ts).
+   */
+  readonly pushedData?: boolean;
 }
 
 export type CollectionChanges = Partial<
@@ -167,15 +172,16 @@ export class KbContentRepository extends TableRepository {
 
   /**
    * Writes the named fields of an existing collection (and, when given, only if its generation is still `expected`);
-   * false when it is gone or has moved on.
+   * false when it is gone or has moved on, else the collection as it was before the write when `returnOld` is asked
+   * (one write either way), or an empty object.
    */
   async updateCollection(
     teamId: string,
     datasetId: string,
     id: string,
     changes: CollectionChanges,
-    options: { remove?: readonly ('error' | 'failedChunks')[]; expectedGeneration?: number } = {},
-  ): Promise<boolean> {
+    options: { remove?: readonly ('error' | 'failedChunks')[]; expectedGeneration?: number; returnOld?: boolean } = {},
+  ): Promise<false | Partial<StoredCollection>> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets: string[] = [];
@@ -198,9 +204,9 @@ export class KbContentRepository extends TableRepository {
     const expression = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes}` : '']
       .filter(Boolean)
       .join(' ');
-    if (expression === '') return true;
+    if (expression === '') return {};
     try {
-      await this.client.send(
+      const out = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: datasetKey(teamId, datasetId), sk: collectionSortKey(id) },
@@ -208,32 +214,45 @@ export class KbContentRepository extends TableRepository {
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+          ...(options.returnOld ? { ReturnValues: 'ALL_OLD' } : {}),
         }),
       );
-      return true;
+      return (out.Attributes as Partial<StoredCollection> | undefined) ?? {};
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;
     }
   }
 
-  /** Adds `by` to a collection's counts (negative to take away); a gone collection is left alone. */
+  /**
+   * Adds `by` to a collection's counts (negative to take away); a gone collection is left alone. `pushedData` also
+   * marks the collection as holding chunks no training wrote (StoredCollection.pushedData), in the same write.
+   */
   async addToCounts(
     teamId: string,
     datasetId: string,
     id: string,
     by: { dataAmount?: number; trainingAmount?: number },
+    options: { pushedData?: boolean } = {},
   ): Promise<void> {
     const adds = Object.entries(by).filter(([, n]) => n !== undefined && n !== 0);
-    if (adds.length === 0) return;
+    if (adds.length === 0 && options.pushedData !== true) return;
+    const values: Record<string, unknown> = Object.fromEntries(adds.map(([f, n]) => [`:${f}`, n]));
+    if (options.pushedData === true) values[':pushed'] = true;
+    const expression = [
+      options.pushedData === true ? 'SET pushedData = :pushed' : '',
+      adds.length > 0 ? `ADD ${adds.map(([f]) => `${f} :${f}`).join(', ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: datasetKey(teamId, datasetId), sk: collectionSortKey(id) },
-          UpdateExpression: `ADD ${adds.map(([f]) => `${f} :${f}`).join(', ')}`,
+          UpdateExpression: expression,
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: Object.fromEntries(adds.map(([f, n]) => [`:${f}`, n])),
+          ExpressionAttributeValues: values,
         }),
       );
     } catch (error) {

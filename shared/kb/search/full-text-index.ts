@@ -41,7 +41,8 @@ import type { FullTextSearch, ScoredRef } from './types.ts';
  * - `n`: what BM25 needs of the whole knowledge base: `docs` (N), `total` (sum of chunk lengths), and the df sketch's
  *   counters (shared/kb/search/term-sketch.ts), an upper bound of each term's df;
  * - `t#<term>#<batch>`: a postings block, one per term per write batch: `p`, lines of
- *   `dataId collectionId chunkIndex tf length` (chunkIndex -1 when unknown), and `c`, its line count;
+ *   `dataId collectionId chunkIndex tf length` (chunkIndex -1 when unknown); its line count is its postings count (a
+ *   block written before 2026-11-28 also carries it as `c`: one attribute more per item costs every write);
  * - `d#<dataId>`: the chunk's `terms` (one string, a line per term), `length` and `batch`, so removing it finds its
  *   postings and counters;
  * - `b#<batch>`: the batch's `terms` (likewise) and `ids` (the string set of its chunks still indexed): when none is
@@ -146,7 +147,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
     for (const [term, postings] of blocks) {
       requests.push({
         PutRequest: {
-          Item: { pk, sk: `${blockPrefix(term)}${batch}`, p: encodePostings(postings), c: postings.length },
+          Item: { pk, sk: `${blockPrefix(term)}${batch}`, p: encodePostings(postings) },
         },
       });
     }
@@ -287,7 +288,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
           await this.client.send(
             new PutCommand({
               TableName: this.tableName,
-              Item: { pk, sk, p: kept.join('\n'), c: kept.length },
+              Item: { pk, sk, p: kept.join('\n') },
               ...condition,
             }),
           );

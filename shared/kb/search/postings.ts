@@ -68,9 +68,20 @@ export function termsOf(item: Record<string, unknown>): string[] {
   return typeof terms === 'string' && terms !== '' ? terms.split('\n') : [];
 }
 
-/** The postings of a term's blocks (each block carries its line count; one written before then is counted). */
+/** The postings of a term's blocks: their lines (a block written before 2026-11-28 also carries the count as `c`). */
 export function postingsIn(blocks: readonly Record<string, unknown>[]): number {
-  return blocks.reduce((sum, block) => sum + Number(block.c ?? String(block.p ?? '').split('\n').length), 0);
+  let sum = 0;
+  for (const block of blocks) {
+    if (typeof block.c === 'number') {
+      sum += block.c;
+      continue;
+    }
+    const p = String(block.p ?? '');
+    if (p === '') continue;
+    sum += 1;
+    for (let at = p.indexOf('\n'); at !== -1; at = p.indexOf('\n', at + 1)) sum += 1;
+  }
+  return sum;
 }
 
 /** The per-term `df` items (`s#<term>`) of an index written before the sketch (2026-11-28): one BatchGetItem. */

@@ -1,3 +1,4 @@
+import { GroupCommit } from '#shared/repositories/group-commit';
 /*
  * The full-text index's document-frequency estimates (docs/knowledge-base-search.md, "Full text"): a count-min sketch,
  * two rows of 1,024 counters kept as number attributes (`s00`…`s0sf`, `s10`…`s1sf`: the row, then the counter's number
@@ -112,53 +113,31 @@ export interface CounterChanges {
 }
 
 /**
- * Group commit of the `n` item's ADDs: while an update of a knowledge base's `n` is in flight, the changes that arrive
- * for it wait and go together in the next one, and each caller's promise settles when the update holding its changes
- * does. Every batch of a knowledge base adds to that one item, and an update of a 2,048-counter item costs the engine
- * several BatchWriteItem calls' work (20-35 ms each on dynalite here), so many collections trained at once in one
- * process (`npm start`'s queue, an SQS batch) share a few updates instead of queueing one each. A caller still awaits
- * its own changes before it goes on, so the sketch stays an upper bound of every df.
+ * Group commit of the `n` item's ADDs (shared/repositories/group-commit.ts): every batch of a knowledge base adds to that
+ * one item, and an update of a 2,048-counter item costs the engine several BatchWriteItem calls' work (20-35 ms each on
+ * dynalite here). A caller awaits its own changes before it goes on, so the sketch stays an upper bound of every df.
  */
 export class CounterCommits {
-  private readonly waiting = new Map<string, { changes: CounterChanges; settle: ((error?: unknown) => void)[] }>();
-  private readonly inFlight = new Set<string>();
+  private readonly group: GroupCommit<CounterChanges>;
 
-  constructor(private readonly send: (key: string, changes: CounterChanges) => Promise<void>) {}
+  constructor(send: (key: string, changes: CounterChanges) => Promise<void>) {
+    this.group = new GroupCommit<CounterChanges>(
+      () => ({ docs: 0, total: 0, deltas: new Map() }),
+      (into, changes) => {
+        into.docs += changes.docs;
+        into.total += changes.total;
+        for (const [cell, delta] of changes.deltas) {
+          const sum = (into.deltas.get(cell) ?? 0) + delta;
+          if (sum === 0) into.deltas.delete(cell);
+          else into.deltas.set(cell, sum);
+        }
+      },
+      send,
+    );
+  }
 
   /** Adds `changes` to the item `key`; resolves once they are stored. */
   add(key: string, docs: number, total: number, deltas: ReadonlyMap<string, number>): Promise<void> {
-    let entry = this.waiting.get(key);
-    if (entry === undefined) {
-      entry = { changes: { docs: 0, total: 0, deltas: new Map() }, settle: [] };
-      this.waiting.set(key, entry);
-    }
-    entry.changes.docs += docs;
-    entry.changes.total += total;
-    for (const [cell, delta] of deltas) entry.changes.deltas.set(cell, (entry.changes.deltas.get(cell) ?? 0) + delta);
-    const settle = entry.settle;
-    const stored = new Promise<void>((resolve, reject) =>
-      settle.push((error) => (error === undefined ? resolve() : reject(error))),
-    );
-    if (!this.inFlight.has(key)) void this.drain(key);
-    return stored;
-  }
-
-  private async drain(key: string): Promise<void> {
-    this.inFlight.add(key);
-    try {
-      for (let entry = this.waiting.get(key); entry !== undefined; entry = this.waiting.get(key)) {
-        this.waiting.delete(key);
-        for (const [cell, delta] of entry.changes.deltas) if (delta === 0) entry.changes.deltas.delete(cell);
-        let failure: unknown;
-        try {
-          await this.send(key, entry.changes);
-        } catch (error) {
-          failure = error ?? new Error('the counters update failed');
-        }
-        for (const settle of entry.settle) settle(failure);
-      }
-    } finally {
-      this.inFlight.delete(key);
-    }
+    return this.group.add(key, { docs, total, deltas: new Map(deltas) });
   }
 }

@@ -1,5 +1,6 @@
 import { type DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { BatchWriter, Slots, type WriteRequest } from '#shared/repositories/batch';
+import { GroupCommit } from '#shared/repositories/group-commit';
 import { type ChunkVector, datasetKey } from '../contract.ts';
 import { deletePartition, queryAll } from './dynamo-batch.ts';
 import {
@@ -21,6 +22,8 @@ export function vectorBytes(vector: readonly number[]): Uint8Array {
 /** Writes and removes the vectors of `kbVectors` (shared/kb/search/vector-layout.ts). */
 export class DynamoVectorStore {
   private readonly writer: BatchWriter;
+  /** The knowledge base's vector version (`w`, read by the exact search's cache), bumped once for many writers. */
+  private readonly versions: GroupCommit<{ n: number }>;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -28,6 +31,13 @@ export class DynamoVectorStore {
     private readonly form: VectorForm,
   ) {
     this.writer = new BatchWriter(client, tableName, { writeConcurrency: 8 });
+    this.versions = new GroupCommit(
+      () => ({ n: 0 }),
+      (into, changes) => {
+        into.n += changes.n;
+      },
+      (pk, { n }) => this.bump(pk, n),
+    );
   }
 
   async put(teamId: string, datasetId: string, vectors: readonly ChunkVector[]): Promise<void> {
@@ -84,14 +94,19 @@ export class DynamoVectorStore {
     await deletePartition(this.client, this.writer, this.tableName, datasetKey(teamId, datasetId));
   }
 
-  private async bumpVersion(pk: string): Promise<void> {
+  /** Resolves once a version bump that began after the caller's writes is stored. */
+  private bumpVersion(pk: string): Promise<void> {
+    return this.versions.add(pk, { n: 1 });
+  }
+
+  private async bump(pk: string, n: number): Promise<void> {
     await this.client.send(
       new UpdateCommand({
         TableName: this.tableName,
         Key: { pk, sk: VECTOR_VERSION_SK },
-        UpdateExpression: 'ADD #w :one',
+        UpdateExpression: 'ADD #w :n',
         ExpressionAttributeNames: { '#w': 'w' },
-        ExpressionAttributeValues: { ':one': 1 },
+        ExpressionAttributeValues: { ':n': n },
       }),
     );
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
 import { storeCollection, storeText } from '#shared/kb/collections';
-import { EmbeddingUnavailableError } from '#shared/kb/contract';
+import { chunkSortKey, EmbeddingUnavailableError } from '#shared/kb/contract';
 import { readable } from '#shared/kb/data';
 import { type TrainingDeps, train } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
@@ -80,6 +80,19 @@ function deps(overrides: Partial<TrainingDeps> & Pick<TrainingDeps, 'files'>): T
     defaults: { vectorModel: 'text-embedding-3-small', agentModel: 'gpt-4o-mini' },
     sleep: async () => {},
     ...overrides,
+  };
+}
+
+/** The content repository's calls the training core makes, bound to the test tables. */
+function pickContent(): TrainingDeps['content'] {
+  const c = world.content;
+  return {
+    getCollection: c.getCollection.bind(c),
+    updateCollection: c.updateCollection.bind(c),
+    chunksOf: c.chunksOf.bind(c),
+    putChunks: c.putChunks.bind(c),
+    deleteKeys: c.deleteKeys.bind(c),
+    addToCounts: c.addToCounts.bind(c),
   };
 }
 
@@ -199,6 +212,87 @@ describe('the training core', () => {
     expect(second.every((c) => c.generation === 2)).toBe(true);
     expect(second.some((c) => first.some((f) => f.id === c.id))).toBe(false);
     expect([...index.fullText.keys()].sort()).toEqual(second.map((c) => c.id).sort());
+  });
+
+  it('reads no chunks in a first training; a retried message removes what its earlier attempt wrote', async () => {
+    const { files, collection, message } = await textCollection();
+    const queried: number[] = [];
+    const content: TrainingDeps['content'] = {
+      ...pickContent(),
+      chunksOf: async (t, d, c) => {
+        queried.push(1);
+        return world.content.chunksOf(t, d, c);
+      },
+    };
+    const index = recordingIndexWriter();
+    // The first attempt stops after its chunks are written (its postings fail), as a crash or a timeout would.
+    const failing = {
+      ...index,
+      addFullText: async () => {
+        throw new Error('postings write failed');
+      },
+    };
+    await expect(train(message, deps({ files, content, index: failing }))).rejects.toThrow('postings write failed');
+    expect(queried).toEqual([]);
+    const left = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    expect(left).toHaveLength(3);
+
+    // The retry finds the collection `training`: it removes the leftovers, then writes its own.
+    await train(message, deps({ files, content, index }));
+    const after = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    expect(after).toHaveLength(3);
+    expect(after.some((c) => left.some((l) => l.id === c.id))).toBe(false);
+    expect(queried).toHaveLength(1);
+    expect(await world.content.getCollection(TEAM, collection.datasetId, collection.id)).toMatchObject({
+      generation: 1,
+      status: 'ready',
+      dataAmount: 3,
+    });
+  });
+
+  it('looks for chunks of other generations at the flip only when data was pushed into the collection', async () => {
+    const { files, collection, message } = await textCollection();
+    // pushData marks the collection before it writes (functions/kb-data/push-data.ts): a chunk of generation 0.
+    await world.content.addToCounts(
+      TEAM,
+      collection.datasetId,
+      collection.id,
+      { trainingAmount: 1 },
+      { pushedData: true },
+    );
+    const pushedId = newObjectId();
+    await world.content.putChunks([
+      {
+        pk: collection.pk,
+        sk: chunkSortKey(collection.id, 0, pushedId),
+        id: pushedId,
+        teamId: TEAM,
+        tmbId: 'member-1',
+        datasetId: collection.datasetId,
+        collectionId: collection.id,
+        chunkIndex: 0,
+        q: 'pushed',
+        a: '',
+        indexes: [],
+        generation: 0,
+        ready: false,
+        updateTime: new Date().toISOString(),
+      },
+    ]);
+    const queried: number[] = [];
+    const content: TrainingDeps['content'] = {
+      ...pickContent(),
+      chunksOf: async (t, d, c) => {
+        queried.push(1);
+        return world.content.chunksOf(t, d, c);
+      },
+    };
+
+    await train(message, deps({ files, content }));
+
+    expect(queried).toHaveLength(1);
+    const chunks = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    expect(chunks.map((c) => c.generation)).toEqual([1, 1, 1]);
   });
 
   it('records on the collection that no channel serves the vector model, and keeps the chunks for full text', async () => {
