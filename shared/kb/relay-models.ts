@@ -40,8 +40,11 @@ async function call(
     caller,
     signal: signal ?? new AbortController().signal,
   });
-  const text = await readAll(response);
   const model = String(body.model);
+  // A provider's answer is handed over parsed (no second read and parse of what the relay already parsed); the relay's
+  // own error envelopes are read from the body.
+  if (response.status === 200 && response.takeJson !== undefined) return { ...response.takeJson() };
+  const text = await readAll(response);
   let parsed: Record<string, unknown> | undefined;
   try {
     parsed = JSON.parse(text) as Record<string, unknown>;

@@ -68,6 +68,12 @@ export interface RelayResponse {
   readonly body: AsyncIterable<Uint8Array>;
   /** Settles once the body is consumed (or abandoned) and the usage record is written or its write failed (logged). */
   readonly done: Promise<UsageRecord>;
+  /**
+   * A provider's whole JSON answer, already parsed, for a caller in the same process (the knowledge base's embeddings,
+   * rerank and Q&A calls, shared/kb/relay-models.ts) instead of reading `body`: the answer counts as delivered, as if the
+   * body had been read to its end. Only on a non-stream upstream answer; either this or `body`, once.
+   */
+  readonly takeJson?: () => Readonly<Record<string, unknown>>;
 }
 
 /** Why an attempt failed, as the failover rules class it (docs/relay.md, "Retries and failover"). */

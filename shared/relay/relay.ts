@@ -154,8 +154,12 @@ export function createRelay(deps: RelayDeps): Relay {
       log,
       finish,
     };
-    const whole = (status: number, text: string, fields: Partial<UsageRecord> = {}): RelayResponse =>
-      wholeResponse(answer, status, text, fields);
+    const whole = (
+      status: number,
+      text: string,
+      fields: Partial<UsageRecord> = {},
+      json?: Record<string, unknown>,
+    ): RelayResponse => wholeResponse(answer, status, text, fields, json);
 
     if (model === '') {
       return whole(400, errorEnvelope('you must provide a model parameter', 'invalid_request_error', null, 'model'));
@@ -287,7 +291,8 @@ export function createRelay(deps: RelayDeps): Relay {
         if (health.get(channel.id))
           background(pending, deps.health.recordSuccess(channel.id), 'health reset', channel.id);
         attempts.push({ channelId: channel.id, status });
-        return whole(status, answer.text, { upstreamModel: sentModel, channelId: channel.id, ...answer.usage });
+        const fields = { upstreamModel: sentModel, channelId: channel.id, ...answer.usage };
+        return whole(status, answer.text, fields, answer.json);
       }
       if (!contentType.includes(adapter.streamContentType ?? 'text/event-stream')) {
         // A stream asked for and JSON (or HTML) answered: One API counts this as a failure too.

@@ -52,10 +52,22 @@ export function wholeResponse(
   status: number,
   text: string,
   fields: Partial<UsageRecord> = {},
+  json?: Record<string, unknown>,
 ): RelayResponse {
   const { done, settle } = settlement();
   const { clock, arrived, signal, finish } = context;
+  let taken = false;
+  // The parsed answer handed over whole (RelayResponse.takeJson): delivered at once, as a body read to its end is.
+  const takeJson = (answer: Record<string, unknown>) => () => {
+    if (taken) throw new Error('the answer was already taken');
+    taken = true;
+    const firstByteMs = clock.now() - arrived;
+    void finish({ ...fields, status, clientGone: signal.aborted, firstByteMs }).then(settle);
+    return answer;
+  };
   async function* body(): AsyncGenerator<Uint8Array> {
+    if (taken) throw new Error('the answer was already taken');
+    taken = true;
     let firstByteMs: number | undefined;
     let gone = true;
     try {
@@ -75,9 +87,12 @@ export function wholeResponse(
     status,
     headers: { 'content-type': 'application/json', 'x-request-id': context.requestId },
     body: settledBody(body(), async () => {
+      if (taken) return;
+      taken = true;
       void finish({ ...fields, status, clientGone: true }).then(settle);
     }),
     done,
+    ...(json !== undefined ? { takeJson: takeJson(json) } : {}),
   };
 }
 

@@ -29,7 +29,7 @@ function usageFrom(value: unknown): TokenUsage | undefined {
 export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 export type JsonAnswer =
-  | { kind: 'ok'; text: string; usage: TokenUsage }
+  | { kind: 'ok'; text: string; json: Record<string, unknown>; usage: TokenUsage }
   | { kind: 'failed'; errorClass: AttemptErrorClass };
 
 /** A non-stream success: the whole JSON answer, converted to OpenAI's when the provider differs. */
@@ -64,9 +64,9 @@ export async function readJsonAnswer(
   }
   if (adapter.convertResponse) {
     const converted = adapter.convertResponse(json, model);
-    return { kind: 'ok', text: JSON.stringify(converted), usage: usageFrom(converted.usage) ?? {} };
+    return { kind: 'ok', text: JSON.stringify(converted), json: converted, usage: usageFrom(converted.usage) ?? {} };
   }
-  return { kind: 'ok', text: raw, usage: usageFrom(json.usage) ?? {} };
+  return { kind: 'ok', text: raw, json, usage: usageFrom(json.usage) ?? {} };
 }
 
 export interface OpenStream {

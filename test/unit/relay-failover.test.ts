@@ -52,6 +52,33 @@ describe('relay answers and failover', () => {
     relay.close();
   });
 
+  it('hands an in-process caller the parsed answer, recorded as delivered, and never the body as well', async () => {
+    // prepare
+    const { relay, usage } = twoTiers();
+    // act
+    const response = await relay.handle(chatRequest({}));
+    const answer = response.takeJson?.();
+    const record = await response.done;
+    // assert
+    expect(answer).toMatchObject({ model: 'gpt-4o-mini-2024-07-18', object: 'chat.completion' });
+    expect(record).toMatchObject({ channelId: 'first', status: 200, clientGone: false, totalTokens: 18 });
+    expect(record.firstByteMs).toBeGreaterThanOrEqual(0);
+    expect(usage.records).toHaveLength(1);
+    expect(() => response.takeJson?.()).toThrow('already taken');
+    await expect(readText(response)).rejects.toThrow('already taken');
+    expect(usage.records).toHaveLength(1);
+    relay.close();
+  });
+
+  it('offers no parsed answer for its own error envelopes', async () => {
+    const { relay } = testRelay([]);
+    const response = await relay.handle(chatRequest({}));
+    expect(response.status).toBe(503);
+    expect(response.takeJson).toBeUndefined();
+    await readText(response);
+    relay.close();
+  });
+
   it('sends the mapped model upstream', async () => {
     // prepare
     const { relay } = testRelay([

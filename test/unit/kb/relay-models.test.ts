@@ -47,6 +47,26 @@ describe('the relay embedder', () => {
     });
   });
 
+  it("takes the routing core's parsed answer without reading the body again", async () => {
+    const answer = { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [3, 4] }] };
+    const relay = {
+      async handle(request: RelayRequest): Promise<RelayResponse> {
+        return {
+          status: 200,
+          headers: { 'content-type': 'application/json', 'x-request-id': request.requestId },
+          body: (async function* () {
+            yield* [];
+            throw new Error('the body was read');
+          })(),
+          done: Promise.resolve({} as UsageRecord),
+          takeJson: () => answer,
+        };
+      },
+    };
+
+    await expect(relayEmbedder(relay, 'kb').embed('m', ['a'])).resolves.toEqual([[3, 4]]);
+  });
+
   it('says no channel serves the model for the group, not worth retrying', async () => {
     const relay = fakeRelay(503, {
       error: {
