@@ -8,7 +8,7 @@ import { datasetKey, type FullTextDoc } from '#shared/kb/contract';
 import { DynamoFullTextIndex } from '#shared/kb/search/full-text-index';
 import { postingsIn } from '#shared/kb/search/postings';
 import { segment } from '#shared/kb/search/segment';
-import { sketchCells } from '#shared/kb/search/term-sketch';
+import { readSketch, sketchCells } from '#shared/kb/search/term-sketch';
 import { TABLES } from '#shared/tables';
 import { startTestEngine, type TestEngine, uniqueTableName } from '#test/support/dynamo-engine';
 import { chunkItem, collectionItem, putItem, putItems } from '#test/support/kb-search-items';
@@ -34,6 +34,11 @@ const PASSAGES = {
   fuji: '富士山は日本で最も高い山で、標高は3776メートルです。山梨県と静岡県にまたがっています。',
 } as const;
 type PassageName = keyof typeof PASSAGES;
+
+/** What the `n` item counts (its version aside): chunks, their length, the sketched chunks and the sketch's counters. */
+function countersOf(item: Record<string, unknown> | undefined) {
+  return { docs: item?.docs, total: item?.total, s2d: item?.s2d, sketch: readSketch(item) };
+}
 
 let engine: TestEngine;
 let client: DynamoDBClient;
@@ -139,7 +144,7 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     const left = await termItems(kb.teamId, kb.datasetId);
     // Only the counters stay, all at zero: no postings block, no chunk, no batch item.
     expect(left.map((i) => i.sk)).toEqual(['n']);
-    expect(Object.entries(left[0]!).filter(([name, value]) => !['pk', 'sk'].includes(name) && value !== 0)).toEqual([]);
+    expect(countersOf(left[0])).toEqual({ docs: 0, total: 0, s2d: 0, sketch: {} });
   });
 
   it('cuts a removed chunk out of the blocks its batch shares with chunks that stay', async () => {
@@ -206,10 +211,25 @@ describe('full-text recall (BM25 on kbTerms)', () => {
       if (question !== 'honey') expect(after.length).toBeGreaterThan(0);
     }
     const counters = async (datasetId: string) =>
-      Object.entries((await termItems(kb.teamId, datasetId)).find((i) => i.sk === 'n')!)
-        .filter(([name, value]) => !['pk', 'sk'].includes(name) && value !== 0)
-        .sort();
+      countersOf((await termItems(kb.teamId, datasetId)).find((i) => i.sk === 'n'));
     expect(await counters(kb.datasetId)).toEqual(await counters(freshDataset));
+  });
+
+  it('counts every chunk when other processes write the same counters at the same time', async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const sequential = newObjectId();
+    const names = Object.keys(PASSAGES) as PassageName[];
+    const docs = names.map((name) => ({ dataId: newObjectId(), collectionId: newObjectId(), texts: [PASSAGES[name]] }));
+    // Four writers, as four Lambda functions training collections of one knowledge base: none shares a group commit.
+    const writers = Array.from({ length: 4 }, () => new DynamoFullTextIndex(documents, termsTable));
+    await Promise.all(docs.map((doc, i) => writers[i % writers.length]!.add(teamId, datasetId, [doc], { fresh: true })));
+    const one = new DynamoFullTextIndex(documents, termsTable);
+    for (const doc of docs) await one.add(teamId, sequential, [doc], { fresh: true });
+
+    const counters = async (id: string) => countersOf((await termItems(teamId, id)).find((i) => i.sk === 'n'));
+    expect((await counters(datasetId)).docs).toBe(docs.length);
+    expect(await counters(datasetId)).toEqual(await counters(sequential));
   });
 
   it('reads the rarest term always and skips a term whose postings would cross the budget', async () => {

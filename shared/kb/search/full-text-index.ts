@@ -26,12 +26,14 @@ import {
 import { segment, termFrequencies } from './segment.ts';
 import {
   CounterCommits,
-  counterUpdates,
+  readSketch,
+  SKETCH_ATTRIBUTE,
   SKETCHED_DOCS,
   sketchCells,
   sketchDeltas,
   sketchEstimate,
   withSketchedDocs,
+  writeCounters,
 } from './term-sketch.ts';
 import type { FullTextSearch, ScoredRef } from './types.ts';
 
@@ -94,13 +96,9 @@ export class DynamoFullTextIndex implements FullTextSearch {
     this.writer = new BatchWriter(client, tableName, { writeConcurrency: 8 });
     this.updateConcurrency = options.updateConcurrency ?? 16;
     this.postingsBudget = options.postingsBudget ?? POSTINGS_BUDGET;
-    this.counters = new CounterCommits(async (pk, { docs, total, deltas }) => {
-      await Promise.all(
-        counterUpdates(docs, total, deltas).map((update) =>
-          this.client.send(new UpdateCommand({ TableName: this.tableName, Key: { pk, sk: STATS_SK }, ...update })),
-        ),
-      );
-    });
+    this.counters = new CounterCommits((pk, changes) =>
+      writeCounters(client, tableName, { pk, sk: STATS_SK }, changes),
+    );
   }
 
   /** Indexes chunks as one batch; a chunk indexed before is removed first (unless `fresh`). */
@@ -315,14 +313,16 @@ export class DynamoFullTextIndex implements FullTextSearch {
     if (terms.length === 0 || limit <= 0) return [];
     const pk = datasetKey(teamId, datasetId);
     const cells = [...new Set(terms.flatMap(sketchCells))];
+    // The sketch's bytes, and the terms' counter attributes of an `n` item written before them.
     const { Item: stats } = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
         Key: { pk, sk: STATS_SK },
-        ProjectionExpression: ['#docs', '#total', SKETCHED_DOCS, ...cells].join(', '),
+        ProjectionExpression: ['#docs', '#total', SKETCHED_DOCS, SKETCH_ATTRIBUTE, ...cells].join(', '),
         ExpressionAttributeNames: { '#docs': 'docs', '#total': 'total' },
       }),
     );
+    const sketch = readSketch(stats, cells);
     const n = Number(stats?.docs ?? 0);
     if (n <= 0) return [];
     const avgLength = Math.max(1, Number(stats?.total ?? 0) / n);
@@ -333,7 +333,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
       n > Number(stats?.[SKETCHED_DOCS] ?? 0)
         ? await legacyDfCounters(this.client, this.tableName, pk, terms)
         : new Map();
-    const estimate = new Map(terms.map((t) => [t, sketchEstimate(stats, t) + (legacy.get(t) ?? 0)]));
+    const estimate = new Map(terms.map((t) => [t, sketchEstimate(sketch, t) + (legacy.get(t) ?? 0)]));
     // Rarest estimate first. The estimate is never below the true df, so a wave that fits the budget by estimates
     // reads at most the budget; what it really read frees the rest for the next wave (an estimate raised by a frequent
     // term sharing its counters costs a wave, not the term). A term that fits no more is skipped; the first is read.

@@ -1,17 +1,21 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { GroupCommit } from '#shared/repositories/group-commit';
 /*
  * The full-text index's document-frequency estimates (docs/knowledge-base-search.md, "Full text"): a count-min sketch,
- * two rows of 1,024 counters kept as number attributes (`s00`…`s0sf`, `s10`…`s1sf`: the row, then the counter's number
- * in base 36, short so that one UpdateExpression holds a document's changes) of the knowledge base's `n` item
- * beside `docs` and `total`. A batch of chunks adds each of its terms' chunk counts to one counter per row; removing
- * chunks subtracts them. A term's estimate is the smaller of its two counters: never below its true df (other terms
- * only add to a counter), exact unless both counters are shared with more frequent terms. The search uses it to read
- * the rarest terms first within its postings budget, and takes the exact df from the postings it reads.
+ * two rows of 1,024 counters, named `s00`…`s0sf`, `s10`…`s1sf` (the row, then the counter's number in base 36), kept in
+ * the knowledge base's `n` item beside `docs` and `total` as one binary attribute of 8 KB. A batch of chunks adds each
+ * of its terms' chunk counts to one counter per row; removing chunks subtracts them. A term's estimate is the smaller of
+ * its two counters: never below its true df (other terms only add to a counter), exact unless both counters are shared
+ * with more frequent terms. The search uses it to read the rarest terms first within its postings budget, and takes
+ * the exact df from the postings it reads.
  *
  * Why a sketch and not a counter per term: a counter per term cost one UpdateItem per distinct term of every batch
  * (DynamoDB has no multi-item ADD outside transactions, and dynalite has no transactions), about half the training's
- * time; the sketch is a few UpdateItems per batch whatever its vocabulary, and its item stays about 20 KB (2,048
- * counters) however large the vocabulary grows, far below the 400 KB item limit.
+ * time; the sketch's item stays 8 KB however large the vocabulary grows. Why bytes written whole and not a number
+ * attribute per counter with ADD (as from the morning to the evening of 2026-11-28, items that are read and rewritten
+ * as they are): an ADD of a document's ~460 counters costs DynamoDB the whole 20 KB item in write units and dynalite
+ * about 12 ms of parsing, where a read and a conditional write of 8 KB cost about 2 ms (docs/performance.md).
  */
 
 /** Counters per row. */
@@ -20,8 +24,6 @@ const ROWS = [
   { prefix: 's0', seed: 0x811c9dc5 },
   { prefix: 's1', seed: 0x9747b28c },
 ] as const;
-/** DynamoDB's limit on an UpdateExpression is 4 KB; a longer update is split into several. */
-const MAX_EXPRESSION = 3_800;
 
 function fnv1a(text: string, seed: number): number {
   let hash = seed;
@@ -62,47 +64,65 @@ export function sketchEstimate(item: Record<string, unknown> | undefined, term: 
   return Math.max(0, Math.min(...sketchCells(term).map((cell) => Number(item?.[cell] ?? 0))));
 }
 
-export interface CounterUpdate {
-  readonly UpdateExpression: string;
-  readonly ExpressionAttributeValues: Record<string, number>;
-  readonly ExpressionAttributeNames?: Record<string, string>;
+/** The `n` item's attribute holding the sketch: its 2,048 counters as little-endian uint32 bytes (8 KB). */
+export const SKETCH_ATTRIBUTE = 'k';
+/** The `n` item's version, raised by every write: a write that finds another version read and computes again. */
+export const COUNTERS_VERSION = 'v';
+
+/** A counter's place in the sketch's bytes (row, then counter), from its name. */
+function cellIndex(cell: string): number {
+  return Number(cell[1]) * SKETCH_WIDTH + Number.parseInt(cell.slice(2), 36);
 }
 
 /**
- * The ADD updates of the `n` item for `docs`, `total` and the sketch's deltas: as few as the 4 KB expression limit
- * allows (one for a batch of a couple of hundred terms; at most six for any batch, since there are 2,048 counters).
- * The counters' names are plain (`s0ab`: no reserved word holds a digit); `docs` and `total` go through placeholders.
+ * The sketch of an `n` item as counters by name: from its bytes, and from the counter attributes an item written before
+ * the bytes (2026-11-28) holds, or a projection of them. The counters asked for, or all of them.
  */
-export function counterUpdates(docs: number, total: number, deltas: ReadonlyMap<string, number>): CounterUpdate[] {
-  const updates: CounterUpdate[] = [];
-  let clauses: string[] = ['#docs :docs', '#total :total'];
-  let values: Record<string, number> = { ':docs': docs, ':total': total };
-  let names: Record<string, string> | undefined = { '#docs': 'docs', '#total': 'total' };
-  let length = 'ADD '.length + clauses.join(', ').length;
-  const flush = () => {
-    if (clauses.length > 0) {
-      updates.push({
-        UpdateExpression: `ADD ${clauses.join(', ')}`,
-        ExpressionAttributeValues: values,
-        ...(names ? { ExpressionAttributeNames: names } : {}),
-      });
-    }
-    clauses = [];
-    values = {};
-    names = undefined;
-    length = 'ADD '.length;
-  };
-  for (const [cell, delta] of deltas) {
-    // One placeholder per distinct amount: most amounts are small counts shared by many counters.
-    const placeholder = delta < 0 ? `:m${-delta}` : `:${delta}`;
-    const clause = `${cell} ${placeholder}`;
-    if (length + clause.length + 2 > MAX_EXPRESSION) flush();
-    clauses.push(clause);
-    values[placeholder] = delta;
-    length += clause.length + 2;
+export function readSketch(
+  item: Record<string, unknown> | undefined,
+  cells?: readonly string[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  const bytes = item?.[SKETCH_ATTRIBUTE];
+  const view = bytes instanceof Uint8Array ? new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength) : undefined;
+  const names =
+    cells ?? ROWS.flatMap((row) => Array.from({ length: SKETCH_WIDTH }, (_, i) => `${row.prefix}${i.toString(36)}`));
+  for (const cell of names) {
+    const at = cellIndex(cell) * 4;
+    const fromBytes = view !== undefined && at + 4 <= view.byteLength ? view.getUint32(at, true) : 0;
+    const count = fromBytes + Number(item?.[cell] ?? 0);
+    if (count !== 0) out[cell] = count;
   }
-  flush();
-  return updates;
+  return out;
+}
+
+/**
+ * The `n` item's fields after `changes`: `docs`, `total`, the count of sketched chunks and the sketch's bytes (the
+ * counters of an older item folded in; a count never below zero).
+ */
+export function applyCounters(
+  item: Record<string, unknown> | undefined,
+  changes: CounterChanges,
+): { docs: number; total: number; [SKETCHED_DOCS]: number; [SKETCH_ATTRIBUTE]: Uint8Array } {
+  const counters = new Uint32Array(ROWS.length * SKETCH_WIDTH);
+  for (const [cell, count] of Object.entries(readSketch(item))) counters[cellIndex(cell)] = count;
+  let sketched = Number(item?.[SKETCHED_DOCS] ?? 0);
+  for (const [cell, delta] of changes.deltas) {
+    if (cell === SKETCHED_DOCS) sketched += delta;
+    else {
+      const at = cellIndex(cell);
+      counters[at] = Math.max(0, (counters[at] as number) + delta);
+    }
+  }
+  const bytes = new Uint8Array(counters.length * 4);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < counters.length; i++) view.setUint32(i * 4, counters[i] as number, true);
+  return {
+    docs: Number(item?.docs ?? 0) + changes.docs,
+    total: Number(item?.total ?? 0) + changes.total,
+    [SKETCHED_DOCS]: sketched,
+    [SKETCH_ATTRIBUTE]: bytes,
+  };
 }
 
 /** Changes to one `n` item: chunks, total length, and the sketch's counters. */
@@ -113,9 +133,9 @@ export interface CounterChanges {
 }
 
 /**
- * Group commit of the `n` item's ADDs (shared/repositories/group-commit.ts): every batch of a knowledge base adds to that
- * one item, and an update of a 2,048-counter item costs the engine several BatchWriteItem calls' work (20-35 ms each on
- * dynalite here). A caller awaits its own changes before it goes on, so the sketch stays an upper bound of every df.
+ * Group commit of the `n` item's changes (shared/repositories/group-commit.ts): every batch of a knowledge base changes
+ * that one item, each write reads and rewrites it, so many collections trained at once in one process share a few
+ * writes. A caller awaits its own changes before it goes on, so the sketch stays an upper bound of every df.
  */
 export class CounterCommits {
   private readonly group: GroupCommit<CounterChanges>;
@@ -139,5 +159,47 @@ export class CounterCommits {
   /** Adds `changes` to the item `key`; resolves once they are stored. */
   add(key: string, docs: number, total: number, deltas: ReadonlyMap<string, number>): Promise<void> {
     return this.group.add(key, { docs, total, deltas: new Map(deltas) });
+  }
+}
+
+/** Reads and writes of the `n` item one change may take when other processes write it at the same time. */
+const COUNTER_ATTEMPTS = 8;
+
+/**
+ * Reads the `n` item, applies the changes and writes it whole on the condition that nobody wrote it meanwhile (its
+ * version); another writer's win (another process training the same knowledge base) means read and apply again.
+ */
+export async function writeCounters(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  key: { readonly pk: string; readonly sk: string },
+  changes: CounterChanges,
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const { Item } = await client.send(new GetCommand({ TableName: tableName, Key: key, ConsistentRead: true }));
+    const version = Item?.[COUNTERS_VERSION];
+    const condition =
+      typeof version === 'number'
+        ? {
+            ConditionExpression: '#v = :v',
+            ExpressionAttributeNames: { '#v': COUNTERS_VERSION },
+            ExpressionAttributeValues: { ':v': version },
+          }
+        : Item === undefined
+          ? { ConditionExpression: 'attribute_not_exists(pk)' }
+          : { ConditionExpression: 'attribute_not_exists(#v)', ExpressionAttributeNames: { '#v': COUNTERS_VERSION } };
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: tableName,
+          Item: { ...key, ...applyCounters(Item, changes), [COUNTERS_VERSION]: Number(version ?? 0) + 1 },
+          ...condition,
+        }),
+      );
+      return;
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException) || attempt >= COUNTER_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+    }
   }
 }

@@ -1,26 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { POSTINGS_BUDGET } from '#shared/kb/search/full-text-index';
 import {
+  applyCounters,
   CounterCommits,
-  type CounterUpdate,
-  counterUpdates,
+  readSketch,
   SKETCH_WIDTH,
   sketchCells,
   sketchDeltas,
   sketchEstimate,
 } from '#shared/kb/search/term-sketch';
 
-/** What DynamoDB makes of the `n` item after the updates: each ADD clause applied, names and values resolved. */
-function apply(updates: readonly CounterUpdate[], item: Record<string, number> = {}): Record<string, number> {
-  for (const update of updates) {
-    expect(update.UpdateExpression.startsWith('ADD ')).toBe(true);
-    for (const clause of update.UpdateExpression.slice(4).split(', ')) {
-      const [name, placeholder] = clause.split(' ') as [string, string];
-      const attribute = update.ExpressionAttributeNames?.[name] ?? name;
-      item[attribute] = (item[attribute] ?? 0) + (update.ExpressionAttributeValues[placeholder] as number);
-    }
-  }
-  return item;
+/** The `n` item after the changes, as the counters' writer stores it. */
+function apply(docs: number, total: number, deltas: Map<string, number>, item?: Record<string, unknown>) {
+  return applyCounters(item, { docs, total, deltas });
 }
 
 /** A vocabulary with Zipf-like chunk counts: a few terms in most chunks, most in a few. */
@@ -37,9 +29,9 @@ describe('the df sketch', () => {
   });
 
   it('never estimates a term below its df, and over it by a small part of a query’s postings budget', () => {
-    const item = apply(counterUpdates(0, 0, sketchDeltas(vocabulary, 1)));
+    const sketch = readSketch(apply(0, 0, sketchDeltas(vocabulary, 1)));
 
-    const over = vocabulary.map(([term, df]) => sketchEstimate(item, term) - df).sort((a, b) => a - b);
+    const over = vocabulary.map(([term, df]) => sketchEstimate(sketch, term) - df).sort((a, b) => a - b);
 
     expect(over[0]).toBeGreaterThanOrEqual(0);
     // 20,000 terms in 534,000 postings: about 520 per counter; 99% of the terms are read as if their df were exact
@@ -48,28 +40,31 @@ describe('the df sketch', () => {
   });
 
   it('comes back to zero when what was added is removed, in any grouping', () => {
-    const item = apply(counterUpdates(10, 400, sketchDeltas(vocabulary.slice(0, 500), 1)));
-    apply(counterUpdates(-4, -150, sketchDeltas(vocabulary.slice(0, 200), -1)), item);
-    apply(counterUpdates(-6, -250, sketchDeltas(vocabulary.slice(200, 500), -1)), item);
+    let item: Record<string, unknown> = apply(10, 400, sketchDeltas(vocabulary.slice(0, 500), 1));
+    item = apply(-4, -150, sketchDeltas(vocabulary.slice(0, 200), -1), item);
+    item = apply(-6, -250, sketchDeltas(vocabulary.slice(200, 500), -1), item);
 
-    expect(Object.values(item).every((v) => v === 0)).toBe(true);
+    expect(readSketch(item)).toEqual({});
     expect(item).toMatchObject({ docs: 0, total: 0 });
   });
 
-  it('splits an update under DynamoDB’s 4 KB expression limit, docs and total counted once', () => {
-    const updates = counterUpdates(3, 120, sketchDeltas(vocabulary, 1));
-
-    expect(updates.length).toBeGreaterThan(1);
-    expect(updates.length).toBeLessThanOrEqual(12);
-    expect(updates.every((u) => u.UpdateExpression.length <= 4096)).toBe(true);
-    const item = apply(updates);
+  it('keeps 2,048 counters in 8 KB, whatever the vocabulary', () => {
+    const item = apply(3, 120, sketchDeltas(vocabulary, 1));
+    expect(item.k.byteLength).toBe(2 * SKETCH_WIDTH * 4);
+    expect(Object.keys(readSketch(item))).toHaveLength(2 * SKETCH_WIDTH);
     expect(item).toMatchObject({ docs: 3, total: 120 });
-    expect(Object.keys(item)).toHaveLength(2 + 2 * SKETCH_WIDTH);
   });
 
-  it('needs one update for a document’s couple of hundred terms', () => {
-    const document = vocabulary.slice(0, 230).map(([term]) => [term, 1] as const);
-    expect(counterUpdates(6, 900, sketchDeltas(document, 1))).toHaveLength(1);
+  it('folds in the counter attributes of an item written before the bytes, once', () => {
+    const [a, b] = sketchCells('knowledge') as [string, string];
+    const old = { docs: 2, total: 30, s2d: 2, [a]: 2, [b]: 2 };
+
+    const item = apply(1, 10, sketchDeltas([['knowledge', 1]], 1), old);
+
+    expect(item).toMatchObject({ docs: 3, total: 40, s2d: 2 });
+    expect(sketchEstimate(readSketch(item), 'knowledge')).toBe(3);
+    // The old item's projection on the cells a search asks for reads the same.
+    expect(sketchEstimate(readSketch(old, [a, b]), 'knowledge')).toBe(2);
   });
 });
 
