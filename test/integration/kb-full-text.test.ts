@@ -223,7 +223,9 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     const docs = names.map((name) => ({ dataId: newObjectId(), collectionId: newObjectId(), texts: [PASSAGES[name]] }));
     // Four writers, as four Lambda functions training collections of one knowledge base: none shares a group commit.
     const writers = Array.from({ length: 4 }, () => new DynamoFullTextIndex(documents, termsTable));
-    await Promise.all(docs.map((doc, i) => writers[i % writers.length]!.add(teamId, datasetId, [doc], { fresh: true })));
+    await Promise.all(
+      docs.map((doc, i) => writers[i % writers.length]!.add(teamId, datasetId, [doc], { fresh: true })),
+    );
     const one = new DynamoFullTextIndex(documents, termsTable);
     for (const doc of docs) await one.add(teamId, sequential, [doc], { fresh: true });
 
