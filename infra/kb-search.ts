@@ -91,8 +91,9 @@ export function addKbSearchResources(scope: Construct, props: KbSearchResourcesP
   // BatchGetItem reads found chunks and their collections by key; Query on byId finds a chunk by id alone.
   searchTest.useTable(kbContent, ENV.kbContentTable, ['BatchGetItem']);
   searchTest.useIndex(kbContent, KB_CONTENT_BY_ID.name, ['Query']);
-  // BatchGetItem reads the counters of the query's terms, Query the postings of each.
-  searchTest.useTable(kbTerms, ENV.kbTermsTable, ['BatchGetItem', 'Query']);
+  // GetItem reads the `n` item (the df sketch), BatchGetItem the old per-term counters of an index written before it,
+  // Query the postings of each term.
+  searchTest.useTable(kbTerms, ENV.kbTermsTable, ['GetItem', 'BatchGetItem', 'Query']);
   // SearchVectors on the vector indexes only: the function reads no vector item.
   searchTest.setEnvironment(ENV.kbVectorsTable, kbVectors.table.tableName);
   if (dimensions.length > 0) {

@@ -229,15 +229,20 @@ export function useRelayCore(fn: AppFunction, relay: KbResourcesProps['relay'], 
 /**
  * What a function needs to write or remove the search's indexes (shared/kb/search, through ChunkIndexWriter): vectors
  * in `kbVectors` (BatchWriteItem writes and deletes, Query finds a chunk's or a knowledge base's vectors, UpdateItem the
- * per-knowledge-base version the exact search's cache checks) and postings in `kbTerms` (BatchWriteItem, BatchGetItem of
- * counters, UpdateItem of counters, Query of a batch's or a knowledge base's items). `index` mode writes vectors in the
- * form DynamoDB's vector indexes read (docs/knowledge-base-search.md).
+ * per-knowledge-base version the exact search's cache checks) and postings in `kbTerms` (BatchWriteItem of blocks and
+ * chunk items, BatchGetItem of a removal's chunk items, GetItem and PutItem of the `n` item and of a block cut on
+ * removal, DeleteItem of a block left empty, UpdateItem of a batch's chunk set, Query of a batch's or a knowledge base's
+ * items; test/infra/kb-search.test.ts checks this list against the commands the index's code sends). `index` mode writes
+ * vectors in the form DynamoDB's vector indexes read (docs/knowledge-base-search.md).
  */
 export function useSearchIndexes(
   fn: AppFunction,
   tables: { readonly kbVectors: AppTable; readonly kbTerms: AppTable },
+  use: 'write' | 'drop' = 'write',
 ): void {
   fn.setEnvironment(ENV.kbVectorSearch, 'index');
   fn.useTable(tables.kbVectors, ENV.kbVectorsTable, ['BatchWriteItem', 'Query', 'UpdateItem']);
-  fn.useTable(tables.kbTerms, ENV.kbTermsTable, ['BatchWriteItem', 'BatchGetItem', 'UpdateItem', 'Query']);
+  // `drop`: a knowledge base's delete removes its partitions whole (Query and BatchWriteItem), nothing item by item.
+  const itemCalls = use === 'write' ? (['GetItem', 'PutItem', 'DeleteItem'] as const) : [];
+  fn.useTable(tables.kbTerms, ENV.kbTermsTable, ['BatchWriteItem', 'BatchGetItem', ...itemCalls, 'UpdateItem', 'Query']);
 }

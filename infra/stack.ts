@@ -227,7 +227,7 @@ export class ServiceStack extends Stack {
     for (const fn of [kb.functions['kb-collections'], kb.functions['kb-data'], kb.functions['train-collection']]) {
       useSearchIndexes(fn, kbSearch.tables);
     }
-    useSearchIndexes(knowledgeBase['delete-dataset'], kbSearch.tables);
+    useSearchIndexes(knowledgeBase['delete-dataset'], kbSearch.tables, 'drop');
 
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')

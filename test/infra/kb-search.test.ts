@@ -106,7 +106,8 @@ describe('search-test function', () => {
     const vectors = tableId('kbVectors');
     expect(new Map(dynamo)).toEqual(
       new Map([
-        ['dynamodb:GetItem', new Set([arn(tableId('datasets'))])],
+        // The knowledge base; the full-text index's `n` item (the df sketch).
+        ['dynamodb:GetItem', new Set([arn(tableId('datasets')), arn(tableId('kbTerms'))])],
         ['dynamodb:BatchGetItem', new Set([arn(tableId('kbContent')), arn(tableId('kbTerms'))])],
         [
           'dynamodb:Query',

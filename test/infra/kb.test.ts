@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TRAINING_MAX_RECEIVES, TRAINING_TIMEOUT } from '#infra/kb';
 import { ENV } from '#shared/config';
@@ -121,8 +122,10 @@ describe('least privilege', () => {
 
   it('lets kb-collections read the knowledge base, keep collections, queue training and put and delete source files', () => {
     expect(grants('kb-collections')).toEqual({
-      'dynamodb:GetItem': [content, datasets].sort(),
-      'dynamodb:PutItem': [content],
+      'dynamodb:GetItem': [content, datasets, terms].sort(),
+      'dynamodb:PutItem': [content, terms].sort(),
+      // The full-text index's `n` item and a block cut on removal (infra/kb.ts, useSearchIndexes).
+      'dynamodb:DeleteItem': [terms],
       'dynamodb:UpdateItem': [content, vectors, terms].sort(),
       'dynamodb:Query': [
         content,
@@ -143,8 +146,10 @@ describe('least privilege', () => {
 
   it('lets kb-data read the knowledge base, keep chunks and queue their embedding, and touch no file', () => {
     expect(grants('kb-data')).toEqual({
-      'dynamodb:GetItem': [content, datasets].sort(),
-      'dynamodb:PutItem': [content],
+      'dynamodb:GetItem': [content, datasets, terms].sort(),
+      'dynamodb:PutItem': [content, terms].sort(),
+      // The full-text index's `n` item and a block cut on removal (infra/kb.ts, useSearchIndexes).
+      'dynamodb:DeleteItem': [terms],
       'dynamodb:UpdateItem': [content, vectors, terms].sort(),
       'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name), vectors, terms].sort(),
       'dynamodb:BatchWriteItem': [content, vectors, terms].sort(),
@@ -158,8 +163,9 @@ describe('least privilege', () => {
   it("lets train-collection consume the queue, write chunks, read source files and make the relay's calls, and write nothing of datasets", () => {
     const found = grants('train-collection');
 
-    expect(found['dynamodb:GetItem']).toEqual([content, datasets].sort());
-    expect(found['dynamodb:PutItem']).toEqual([arnOf(id.table('usage'))]);
+    expect(found['dynamodb:GetItem']).toEqual([content, datasets, terms].sort());
+    expect(found['dynamodb:PutItem']).toEqual([arnOf(id.table('usage')), terms].sort());
+    expect(found['dynamodb:DeleteItem']).toEqual([terms, arnOf(id.table('relayState'))].sort());
     expect(found['dynamodb:BatchWriteItem']).toEqual([content, vectors, terms].sort());
     expect(found['dynamodb:Scan']).toEqual([arnOf(id.table('channels'))]);
     expect(found['s3:GetObject']).toEqual([objects]);
@@ -167,6 +173,38 @@ describe('least privilege', () => {
     expect(found['sqs:ReceiveMessage']).toEqual([arnOf(trainingQueueId)]);
     expect(found['sqs:DeleteMessage']).toEqual([arnOf(trainingQueueId)]);
     expect(found['sqs:SendMessage']).toBeUndefined();
+  });
+
+  it("grants every function that writes the search's indexes each call the index's code sends", () => {
+    // The DynamoDB commands named in the full-text index's and the vector store's sources (a call added there without
+    // its grant fails deployed only: AccessDenied). BatchWriter sends BatchWriteItem.
+    const action: Record<string, string> = {
+      GetCommand: 'GetItem',
+      PutCommand: 'PutItem',
+      DeleteCommand: 'DeleteItem',
+      UpdateCommand: 'UpdateItem',
+      QueryCommand: 'Query',
+      BatchGetCommand: 'BatchGetItem',
+      BatchWriteCommand: 'BatchWriteItem',
+      BatchWriter: 'BatchWriteItem',
+    };
+    const sent = (files: string[]) =>
+      new Set(
+        files.flatMap((file) =>
+          [...readFileSync(new URL(`../../shared/kb/search/${file}`, import.meta.url), 'utf8').matchAll(/new (\w+)\(/g)]
+            .map((m) => action[m[1] as string])
+            .filter((a): a is string => a !== undefined),
+        ),
+      );
+    const termsCalls = sent(['full-text-index.ts', 'postings.ts', 'term-sketch.ts', 'dynamo-batch.ts']);
+    // The vector store's own commands, and the Query of dynamo-batch.ts's queryAll and deletePartition it calls.
+    const vectorCalls = new Set([...sent(['vector-store.ts']), 'Query']);
+    expect(termsCalls).toContain('GetItem');
+    for (const name of ['kb-collections', 'kb-data', 'train-collection'] as const) {
+      const found = grants(name);
+      for (const call of termsCalls) expect(found[`dynamodb:${call}`], `${name} ${call}`).toContain(terms);
+      for (const call of vectorCalls) expect(found[`dynamodb:${call}`], `${name} ${call}`).toContain(vectors);
+    }
   });
 
   it('never lets a content call read the channels table (its keys)', () => {

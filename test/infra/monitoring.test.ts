@@ -221,7 +221,8 @@ describe('alarms', () => {
     // search's reads (infra/kb-search.ts): chunks and collections by key, term counters and postings.
     kbContent: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'BatchWriteItem', 'BatchGetItem'],
     kbVectors: ['BatchWriteItem', 'Query', 'UpdateItem'],
-    kbTerms: ['BatchGetItem', 'Query', 'BatchWriteItem', 'UpdateItem'],
+    // The search's GetItem of the `n` item; the index writers' read and rewrite of `n` and of a block cut on removal.
+    kbTerms: ['GetItem', 'BatchGetItem', 'Query', 'BatchWriteItem', 'PutItem', 'DeleteItem', 'UpdateItem'],
   };
   // A table no function calls item operations on yet (kbVectors: SearchVectors only, until the training core writes it).
   it.each((Object.keys(TABLES) as TableName[]).filter((name) => GRANTED[name].length > 0))(
