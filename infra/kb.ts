@@ -244,5 +244,11 @@ export function useSearchIndexes(
   fn.useTable(tables.kbVectors, ENV.kbVectorsTable, ['BatchWriteItem', 'Query', 'UpdateItem']);
   // `drop`: a knowledge base's delete removes its partitions whole (Query and BatchWriteItem), nothing item by item.
   const itemCalls = use === 'write' ? (['GetItem', 'PutItem', 'DeleteItem'] as const) : [];
-  fn.useTable(tables.kbTerms, ENV.kbTermsTable, ['BatchWriteItem', 'BatchGetItem', ...itemCalls, 'UpdateItem', 'Query']);
+  fn.useTable(tables.kbTerms, ENV.kbTermsTable, [
+    'BatchWriteItem',
+    'BatchGetItem',
+    ...itemCalls,
+    'UpdateItem',
+    'Query',
+  ]);
 }
