@@ -1,6 +1,6 @@
 import type { CallerContext } from '#shared/http';
 import type { ChunkIndexWriter } from '#shared/kb/contract';
-import { readable, requireChunk } from '#shared/kb/data';
+import { ofCurrentSet, readable, requireChunk } from '#shared/kb/data';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
 import type { IdQuery } from '#shared/schemas/dataset-fields';
 
@@ -24,11 +24,7 @@ export async function deleteData(
       teamId,
       datasetId,
       collectionId,
-      readable(chunk, collection)
-        ? { dataAmount: -1 }
-        : chunk.generation === collection.generation
-          ? { trainingAmount: -1 }
-          : {},
+      readable(chunk, collection) ? { dataAmount: -1 } : ofCurrentSet(chunk, collection) ? { trainingAmount: -1 } : {},
     );
   }
   return 'success';

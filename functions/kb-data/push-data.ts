@@ -3,6 +3,7 @@ import type { CallerContext } from '#shared/http';
 import { newObjectId } from '#shared/ids';
 import { type CollectionDeps, requireCollection, requireDataset } from '#shared/kb/collections';
 import { type ChunkRecord, chunkSortKey, datasetKey } from '#shared/kb/contract';
+import { ofCurrentSet } from '#shared/kb/data';
 import { countTokens } from '#shared/kb/tokens';
 import { defaultIndexes } from '#shared/kb/training';
 import { type ModelCatalog, modelItem } from '#shared/model-catalog';
@@ -64,8 +65,8 @@ async function queueItems(
   const dataset = await requireDataset(deps.datasets, teamId, datasetId);
   const maxToken = modelItem(deps.catalog, 'vector', dataset.vectorModel).maxToken;
 
-  const existing = (await deps.content.chunksOf(teamId, datasetId, collection.id)).filter(
-    (c) => c.generation === collection.generation,
+  const existing = (await deps.content.chunksOf(teamId, datasetId, collection.id)).filter((c) =>
+    ofCurrentSet(c, collection),
   );
   const seen = new Set(existing.map((c) => contentKey(c.q, c.a)));
   let nextIndex = existing.reduce((max, c) => Math.max(max, c.chunkIndex + 1), 0);
@@ -109,27 +110,13 @@ async function queueItems(
       indexes: [...defaultIndexes(id, { q, a }), ...custom],
       generation: collection.generation,
       ready: false,
+      pushed: true,
       updateTime,
     });
   }
   if (chunks.length > 0) {
-    // Counted and marked before they are written: a training that flips the collection meanwhile then knows to look
-    // for them (StoredCollection.pushedData). If the write fails, the count is taken back; the mark only costs a read.
-    await deps.content.addToCounts(
-      teamId,
-      datasetId,
-      collection.id,
-      { trainingAmount: chunks.length },
-      { pushedData: true },
-    );
-    try {
-      await deps.content.putChunks(chunks);
-    } catch (error) {
-      await deps.content
-        .addToCounts(teamId, datasetId, collection.id, { trainingAmount: -chunks.length })
-        .catch(() => undefined);
-      throw error;
-    }
+    await deps.content.putChunks(chunks);
+    await deps.content.addToCounts(teamId, datasetId, collection.id, { trainingAmount: chunks.length });
     await deps.queue.send({
       kind: 'data',
       teamId,

@@ -32,6 +32,7 @@ const CHUNK_ATTRIBUTES = [
   'a',
   'generation',
   'ready',
+  'pushed',
   'updateTime',
 ];
 const COLLECTION_ATTRIBUTES = [
@@ -160,6 +161,6 @@ function isReadable(
     collection.teamId === teamId &&
     collection.datasetId === datasetId &&
     collection.forbid !== true &&
-    chunk.generation === collection.generation
+    (chunk.generation === collection.generation || chunk.pushed === true)
   );
 }

@@ -122,6 +122,11 @@ export interface ChunkRecord {
   readonly ready: boolean;
   /** True when the embedding failed for good: found by full text only. */
   readonly vectorMissing?: boolean;
+  /**
+   * Written by pushData or insertData, not by a training: readable whatever the collection's generation once ready,
+   * and never removed by a training's flip (data pushed while a collection's first training runs stays, as in FastGPT).
+   */
+  readonly pushed?: boolean;
   readonly updateTime: string;
 }
 

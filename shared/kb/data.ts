@@ -4,7 +4,7 @@ import type { ChunkRecord } from './contract.ts';
 
 /*
  * Data (FastGPT's word for a chunk) as its calls show it (docs/knowledge-base-api.md, "Data"). A chunk is shown once it
- * is readable: trained (`ready`) and of its collection's current generation.
+ * is readable: trained (`ready`) and of its collection's current generation, or pushed one by one (any generation).
  */
 
 /** The caller's chunk with this id, or 404/501006 (absent or another team's: never said which). */
@@ -20,7 +20,15 @@ export async function requireChunk(
 
 /** True when a reader may see the chunk. */
 export function readable(chunk: ChunkRecord, collection: Pick<StoredCollection, 'generation'>): boolean {
-  return chunk.ready && chunk.generation === collection.generation;
+  return chunk.ready && ofCurrentSet(chunk, collection);
+}
+
+/** The chunk is of the collection's current set: its current generation, or pushed one by one (any generation). */
+export function ofCurrentSet(
+  chunk: Pick<ChunkRecord, 'generation' | 'pushed'>,
+  collection: Pick<StoredCollection, 'generation'>,
+): boolean {
+  return chunk.generation === collection.generation || chunk.pushed === true;
 }
 
 /** A list item of data/v2/list (and of the deprecated data/list). */

@@ -75,24 +75,37 @@ async function trainCollection(
   const dataset = await deps.datasets.get(teamId, datasetId);
   if (dataset === undefined) return;
   const current = collection.generation;
-  const setState = (
-    changes: Parameters<TrainingDeps['content']['updateCollection']>[3],
-    remove: readonly ('error' | 'failedChunks')[] = [],
-  ) =>
+  type Update = Parameters<TrainingDeps['content']['updateCollection']>;
+  const setState = (changes: Update[3], remove: readonly ('error' | 'failedChunks')[] = [], more: Update[4] = {}) =>
     deps.content.updateCollection(teamId, datasetId, collectionId, changes, {
       expectedGeneration: current,
       remove,
       returnOld: true,
+      ...more,
     });
+  // A first training's counts are added to, not set: data pushed into the collection meanwhile counts beside its chunks
+  // (pushed chunks stay, ChunkRecord.pushed). The queued collection counted 1 (shared/kb/collections.ts).
+  const first = current === 0;
+  /** Sets `changes` with `add` unless an earlier attempt already did (the collection is `training`): then without. */
+  const once = async (
+    changes: Update[3],
+    remove: readonly ('error' | 'failedChunks')[],
+    add: NonNullable<Update[4]>['add'],
+  ) => {
+    const fresh = await setState(changes, remove, { add, unlessStatus: 'training' });
+    if (fresh !== false) return { before: fresh, resumed: false };
+    const again = await setState(changes, remove);
+    return again === false ? undefined : { before: again, resumed: true };
+  };
   // Writing Q&A pairs takes the agent model minutes: the collection shows `training` meanwhile. Reading a source and
   // splitting it take seconds at most, so chunk training says it once, with the amount, before it deletes or writes.
   // Only an attempt that found the collection already `training` may follow an earlier attempt's chunk writes.
   const qa = collection.settings?.trainingType === 'qa';
   let resumed = false;
   if (qa) {
-    const before = await setState({ status: 'training' }, ['error', 'failedChunks']);
-    if (before === false) return;
-    resumed = before.status === 'training';
+    const claimed = await once({ status: 'training' }, ['error', 'failedChunks'], undefined);
+    if (claimed === undefined) return;
+    resumed = claimed.resumed;
   }
 
   let items: { q: string; a: string }[];
@@ -100,16 +113,30 @@ async function trainCollection(
     items = await itemsOf(collection, dataset.agentModel ?? deps.defaults.agentModel, deps);
   } catch (error) {
     if (!(error instanceof SourceError || error instanceof EmbeddingUnavailableError)) throw error;
-    await setState({ status: 'error', error: error.message, trainingAmount: 0 }, qa ? [] : ['failedChunks']);
+    const failed = { status: 'error' as const, error: error.message };
+    const remove = qa ? [] : (['failedChunks'] as const);
+    // A first training takes back the queued collection's 1 (an earlier attempt's amount is not known: then 0).
+    if (
+      !first ||
+      (await setState(failed, remove, { add: { trainingAmount: -1 }, unlessStatus: 'training' })) === false
+    ) {
+      await setState({ ...failed, trainingAmount: 0 }, remove);
+    }
     return;
   }
-  const before = await setState({ status: 'training', trainingAmount: items.length }, ['error', 'failedChunks']);
-  if (before === false) return;
-  if (!qa) resumed = before.status === 'training';
+  if (!first) {
+    const before = await setState({ status: 'training', trainingAmount: items.length }, ['error', 'failedChunks']);
+    if (before === false) return;
+    if (!qa) resumed = before.status === 'training';
+  } else if (!qa) {
+    const claimed = await once({ status: 'training' }, ['error', 'failedChunks'], { trainingAmount: items.length - 1 });
+    if (claimed === undefined) return;
+    resumed = claimed.resumed;
+  } else if (!resumed && (await setState({}, [], { add: { trainingAmount: items.length - 1 } })) === false) return;
 
   // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled. Chunks of
   // this generation are written only after the update above, so a collection that was not `training` has none.
-  if (resumed) await removeChunks(deps, collection, (c) => c.generation === generation);
+  if (resumed) await removeChunks(deps, collection, (c) => c.generation === generation && c.pushed !== true);
 
   const updateTime = deps.now().toISOString();
   // Written once, already `ready`: the generation is nobody's until the flip below, which comes after their postings
@@ -140,25 +167,26 @@ async function trainCollection(
   const missing = ready.filter((c) => c.vectorMissing);
   if (missing.length > 0) await deps.content.putChunks(missing);
 
-  const flipped = await setState({
-    generation,
-    status: error === undefined ? 'ready' : 'error',
-    ...(error === undefined ? {} : { error }),
-    failedChunks: missing.length,
-    dataAmount: ready.length,
-    trainingAmount: 0,
-    trainedAt: deps.now().toISOString(),
-  });
+  const flipped = await setState(
+    {
+      generation,
+      status: error === undefined ? 'ready' : 'error',
+      ...(error === undefined ? {} : { error }),
+      failedChunks: missing.length,
+      ...(first ? {} : { dataAmount: ready.length, trainingAmount: 0 }),
+      trainedAt: deps.now().toISOString(),
+    },
+    [],
+    first ? { add: { dataAmount: ready.length, trainingAmount: -items.length } } : {},
+  );
   if (flipped === false) {
     // Deleted or re-trained meanwhile: this generation is nobody's.
-    await removeChunks(deps, collection, (c) => c.generation === generation);
+    await removeChunks(deps, collection, (c) => c.generation === generation && c.pushed !== true);
     return;
   }
-  // The old generation's chunks: only a collection trained before, or one that data was pushed into (its mark is set
-  // before the pushed chunks are written), can hold any. A first training of a text, link or file collection has none.
-  if (current > 0 || flipped.pushedData === true) {
-    await removeChunks(deps, collection, (c) => c.generation !== generation);
-  }
+  // The old generation's chunks: only a collection trained before holds any (a training writes its own generation;
+  // pushed chunks stay whatever their generation).
+  if (current > 0) await removeChunks(deps, collection, (c) => c.generation !== generation && c.pushed !== true);
 }
 
 /** Embeds chunks pushed or edited one by one, then makes the new ones readable and counts them. */

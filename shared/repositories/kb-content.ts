@@ -28,11 +28,6 @@ export interface StoredCollection extends CollectionRecord {
   readonly trainingAmount: number;
   /** When training last finished (ISO 8601). */
   readonly trainedAt?: string;
-  /**
-   * Set by pushData and insertData before they write chunks: the collection may hold chunks its training did not write,
-   * so the training's flip looks for chunks of other generations (shared/kb/training.ts).
-   */
-  readonly pushedData?: boolean;
 }
 
 export type CollectionChanges = Partial<
@@ -180,7 +175,15 @@ export class KbContentRepository extends TableRepository {
     datasetId: string,
     id: string,
     changes: CollectionChanges,
-    options: { remove?: readonly ('error' | 'failedChunks')[]; expectedGeneration?: number; returnOld?: boolean } = {},
+    options: {
+      remove?: readonly ('error' | 'failedChunks')[];
+      expectedGeneration?: number;
+      returnOld?: boolean;
+      /** Counts added (negative to take away) in the same write. */
+      add?: { readonly dataAmount?: number; readonly trainingAmount?: number };
+      /** Only if the collection's status is not this one. */
+      unlessStatus?: StoredCollection['status'];
+    } = {},
   ): Promise<false | Partial<StoredCollection>> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
@@ -195,13 +198,27 @@ export class KbContentRepository extends TableRepository {
       names[`#r${i}`] = field;
       return `#r${i}`;
     });
+    const adds = Object.entries(options.add ?? {}).filter(([, n]) => n !== undefined && n !== 0);
+    for (const [i, [field, n]] of adds.entries()) {
+      names[`#a${i}`] = field;
+      values[`:a${i}`] = n;
+    }
     let condition = 'attribute_exists(pk)';
+    if (options.unlessStatus !== undefined) {
+      names['#status'] = 'status';
+      values[':unless'] = options.unlessStatus;
+      condition += ' AND #status <> :unless';
+    }
     if (options.expectedGeneration !== undefined) {
       names['#gen'] = 'generation';
       values[':gen'] = options.expectedGeneration;
       condition += ' AND #gen = :gen';
     }
-    const expression = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes}` : '']
+    const expression = [
+      sets.length > 0 ? `SET ${sets.join(', ')}` : '',
+      removes.length ? `REMOVE ${removes}` : '',
+      adds.length > 0 ? `ADD ${adds.map((_, i) => `#a${i} :a${i}`).join(', ')}` : '',
+    ]
       .filter(Boolean)
       .join(' ');
     if (expression === '') return {};
@@ -224,35 +241,23 @@ export class KbContentRepository extends TableRepository {
     }
   }
 
-  /**
-   * Adds `by` to a collection's counts (negative to take away); a gone collection is left alone. `pushedData` also
-   * marks the collection as holding chunks no training wrote (StoredCollection.pushedData), in the same write.
-   */
+  /** Adds `by` to a collection's counts (negative to take away); a gone collection is left alone. */
   async addToCounts(
     teamId: string,
     datasetId: string,
     id: string,
     by: { dataAmount?: number; trainingAmount?: number },
-    options: { pushedData?: boolean } = {},
   ): Promise<void> {
     const adds = Object.entries(by).filter(([, n]) => n !== undefined && n !== 0);
-    if (adds.length === 0 && options.pushedData !== true) return;
-    const values: Record<string, unknown> = Object.fromEntries(adds.map(([f, n]) => [`:${f}`, n]));
-    if (options.pushedData === true) values[':pushed'] = true;
-    const expression = [
-      options.pushedData === true ? 'SET pushedData = :pushed' : '',
-      adds.length > 0 ? `ADD ${adds.map(([f]) => `${f} :${f}`).join(', ')}` : '',
-    ]
-      .filter(Boolean)
-      .join(' ');
+    if (adds.length === 0) return;
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: datasetKey(teamId, datasetId), sk: collectionSortKey(id) },
-          UpdateExpression: expression,
+          UpdateExpression: `ADD ${adds.map(([f]) => `${f} :${f}`).join(', ')}`,
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: values,
+          ExpressionAttributeValues: Object.fromEntries(adds.map(([f, n]) => [`:${f}`, n])),
         }),
       );
     } catch (error) {

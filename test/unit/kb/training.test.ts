@@ -250,35 +250,29 @@ describe('the training core', () => {
     });
   });
 
-  it('looks for chunks of other generations at the flip only when data was pushed into the collection', async () => {
+  it('keeps data pushed while a first training runs, counted beside its chunks, and reads no chunk to flip', async () => {
     const { files, collection, message } = await textCollection();
-    // pushData marks the collection before it writes (functions/kb-data/push-data.ts): a chunk of generation 0.
-    await world.content.addToCounts(
-      TEAM,
-      collection.datasetId,
-      collection.id,
-      { trainingAmount: 1 },
-      { pushedData: true },
-    );
+    // pushData's writes (functions/kb-data/push-data.ts): a chunk of generation 0, not yet ready, counted as training.
     const pushedId = newObjectId();
-    await world.content.putChunks([
-      {
-        pk: collection.pk,
-        sk: chunkSortKey(collection.id, 0, pushedId),
-        id: pushedId,
-        teamId: TEAM,
-        tmbId: 'member-1',
-        datasetId: collection.datasetId,
-        collectionId: collection.id,
-        chunkIndex: 0,
-        q: 'pushed',
-        a: '',
-        indexes: [],
-        generation: 0,
-        ready: false,
-        updateTime: new Date().toISOString(),
-      },
-    ]);
+    const pushed = {
+      pk: collection.pk,
+      sk: chunkSortKey(collection.id, 0, pushedId),
+      id: pushedId,
+      teamId: TEAM,
+      tmbId: 'member-1',
+      datasetId: collection.datasetId,
+      collectionId: collection.id,
+      chunkIndex: 0,
+      q: 'pushed',
+      a: '',
+      indexes: [],
+      generation: 0,
+      ready: false,
+      pushed: true,
+      updateTime: new Date().toISOString(),
+    } as const;
+    await world.content.putChunks([pushed]);
+    await world.content.addToCounts(TEAM, collection.datasetId, collection.id, { trainingAmount: 1 });
     const queried: number[] = [];
     const content: TrainingDeps['content'] = {
       ...pickContent(),
@@ -290,9 +284,25 @@ describe('the training core', () => {
 
     await train(message, deps({ files, content }));
 
-    expect(queried).toHaveLength(1);
+    expect(queried).toEqual([]);
     const chunks = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
-    expect(chunks.map((c) => c.generation)).toEqual([1, 1, 1]);
+    expect(chunks.map((c) => c.generation).sort()).toEqual([0, 1, 1, 1]);
+    // The queued collection's 1 became its 3 chunks, then 0; the pushed item still waits for its own message.
+    let after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({ generation: 1, status: 'ready', dataAmount: 3, trainingAmount: 1 });
+
+    // Its message, after the flip: the pushed chunk becomes readable although its generation is the old one.
+    await train(
+      { kind: 'data', teamId: TEAM, datasetId: collection.datasetId, collectionId: collection.id, dataIds: [pushedId] },
+      deps({ files }),
+    );
+    after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({ dataAmount: 4, trainingAmount: 0 });
+    const readableNow = (await world.content.chunksOf(TEAM, collection.datasetId, collection.id)).filter((c) =>
+      readable(c, after!),
+    );
+    expect(readableNow.map((c) => c.q)).toContain('pushed');
+    expect(readableNow).toHaveLength(4);
   });
 
   it('records on the collection that no channel serves the vector model, and keeps the chunks for full text', async () => {
