@@ -96,6 +96,19 @@ function pickContent(): TrainingDeps['content'] {
   };
 }
 
+/** The content calls, counting the training's chunk queries. */
+function countingChunkQueries() {
+  const queried: number[] = [];
+  const content: TrainingDeps['content'] = {
+    ...pickContent(),
+    chunksOf: async (t, d, c) => {
+      queried.push(1);
+      return world.content.chunksOf(t, d, c);
+    },
+  };
+  return { content, queried };
+}
+
 describe('the training core', () => {
   it('trains a text collection into ready chunks of the next generation, embedded and indexed', async () => {
     const { files, collection, message } = await textCollection();
@@ -216,14 +229,7 @@ describe('the training core', () => {
 
   it('reads no chunks in a first training; a retried message removes what its earlier attempt wrote', async () => {
     const { files, collection, message } = await textCollection();
-    const queried: number[] = [];
-    const content: TrainingDeps['content'] = {
-      ...pickContent(),
-      chunksOf: async (t, d, c) => {
-        queried.push(1);
-        return world.content.chunksOf(t, d, c);
-      },
-    };
+    const { content, queried } = countingChunkQueries();
     const index = recordingIndexWriter();
     // The first attempt stops after its chunks are written (its postings fail), as a crash or a timeout would.
     const failing = {
@@ -273,14 +279,7 @@ describe('the training core', () => {
     } as const;
     await world.content.putChunks([pushed]);
     await world.content.addToCounts(TEAM, collection.datasetId, collection.id, { trainingAmount: 1 });
-    const queried: number[] = [];
-    const content: TrainingDeps['content'] = {
-      ...pickContent(),
-      chunksOf: async (t, d, c) => {
-        queried.push(1);
-        return world.content.chunksOf(t, d, c);
-      },
-    };
+    const { content, queried } = countingChunkQueries();
 
     await train(message, deps({ files, content }));
 
