@@ -10,6 +10,7 @@ import {
   datasetKey,
   type SearchableChunk,
 } from './contract.ts';
+import { ofCurrentSet } from './data.ts';
 import { batchGetAll, queryAll } from './search/dynamo-batch.ts';
 import type { ChunkRef, ChunkRefReader } from './search/types.ts';
 
@@ -161,6 +162,6 @@ function isReadable(
     collection.teamId === teamId &&
     collection.datasetId === datasetId &&
     collection.forbid !== true &&
-    (chunk.generation === collection.generation || chunk.pushed === true)
+    ofCurrentSet(chunk, collection)
   );
 }

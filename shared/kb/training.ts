@@ -80,22 +80,22 @@ async function trainCollection(
     deps.content.updateCollection(teamId, datasetId, collectionId, changes, {
       expectedGeneration: current,
       remove,
-      returnOld: true,
       ...more,
     });
   // A first training's counts are added to, not set: data pushed into the collection meanwhile counts beside its chunks
   // (pushed chunks stay, ChunkRecord.pushed). The queued collection counted 1 (shared/kb/collections.ts).
   const first = current === 0;
-  /** Sets `changes` with `add` unless an earlier attempt already did (the collection is `training`): then without. */
-  const once = async (
-    changes: Update[3],
-    remove: readonly ('error' | 'failedChunks')[],
-    add: NonNullable<Update[4]>['add'],
-  ) => {
-    const fresh = await setState(changes, remove, { add, unlessStatus: 'training' });
-    if (fresh !== false) return { before: fresh, resumed: false };
-    const again = await setState(changes, remove);
-    return again === false ? undefined : { before: again, resumed: true };
+  /**
+   * Marks the collection `training` with `changes` and `add`; when an earlier attempt of this message already did (it is
+   * `training`: it may have written chunks), with `changes` alone. Undefined when it is gone or has moved on.
+   */
+  const claim = async (changes: Update[3], add?: NonNullable<Update[4]>['add']) => {
+    const remove = ['error', 'failedChunks'] as const;
+    if (
+      await setState({ ...changes, status: 'training' }, remove, { ...(add ? { add } : {}), unlessStatus: 'training' })
+    )
+      return 'fresh';
+    return (await setState({ ...changes, status: 'training' }, remove)) ? 'resumed' : undefined;
   };
   // Writing Q&A pairs takes the agent model minutes: the collection shows `training` meanwhile. Reading a source and
   // splitting it take seconds at most, so chunk training says it once, with the amount, before it deletes or writes.
@@ -103,9 +103,9 @@ async function trainCollection(
   const qa = collection.settings?.trainingType === 'qa';
   let resumed = false;
   if (qa) {
-    const claimed = await once({ status: 'training' }, ['error', 'failedChunks'], undefined);
+    const claimed = await claim({});
     if (claimed === undefined) return;
-    resumed = claimed.resumed;
+    resumed = claimed === 'resumed';
   }
 
   let items: { q: string; a: string }[];
@@ -124,15 +124,14 @@ async function trainCollection(
     }
     return;
   }
-  if (!first) {
-    const before = await setState({ status: 'training', trainingAmount: items.length }, ['error', 'failedChunks']);
-    if (before === false) return;
-    if (!qa) resumed = before.status === 'training';
-  } else if (!qa) {
-    const claimed = await once({ status: 'training' }, ['error', 'failedChunks'], { trainingAmount: items.length - 1 });
+  // The amount: a first training turns the queued 1 into its item count (once), a re-training sets it.
+  const amount = first ? {} : { trainingAmount: items.length };
+  const added = first ? { trainingAmount: items.length - 1 } : undefined;
+  if (!qa) {
+    const claimed = await claim(amount, added);
     if (claimed === undefined) return;
-    resumed = claimed.resumed;
-  } else if (!resumed && (await setState({}, [], { add: { trainingAmount: items.length - 1 } })) === false) return;
+    resumed = claimed === 'resumed';
+  } else if (!(first && resumed) && !(await setState(amount, [], added ? { add: added } : {}))) return;
 
   // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled. Chunks of
   // this generation are written only after the update above, so a collection that was not `training` has none.

@@ -57,10 +57,14 @@ export function wholeResponse(
   const { done, settle } = settlement();
   const { clock, arrived, signal, finish } = context;
   let taken = false;
+  // The parsed answer, kept only until the body or it is taken (a front door reading the body holds one copy, not two).
+  let parsed = json;
   // The parsed answer handed over whole (RelayResponse.takeJson): delivered at once, as a body read to its end is.
-  const takeJson = (answer: Record<string, unknown>) => () => {
-    if (taken) throw new Error('the answer was already taken');
+  const takeJson = () => {
+    if (taken || parsed === undefined) throw new Error('the answer was already taken');
     taken = true;
+    const answer = parsed;
+    parsed = undefined;
     const firstByteMs = clock.now() - arrived;
     void finish({ ...fields, status, clientGone: signal.aborted, firstByteMs }).then(settle);
     return answer;
@@ -68,6 +72,7 @@ export function wholeResponse(
   async function* body(): AsyncGenerator<Uint8Array> {
     if (taken) throw new Error('the answer was already taken');
     taken = true;
+    parsed = undefined;
     let firstByteMs: number | undefined;
     let gone = true;
     try {
@@ -92,7 +97,7 @@ export function wholeResponse(
       void finish({ ...fields, status, clientGone: true }).then(settle);
     }),
     done,
-    ...(json !== undefined ? { takeJson: takeJson(json) } : {}),
+    ...(json !== undefined ? { takeJson } : {}),
   };
 }
 

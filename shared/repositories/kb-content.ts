@@ -167,8 +167,7 @@ export class KbContentRepository extends TableRepository {
 
   /**
    * Writes the named fields of an existing collection (and, when given, only if its generation is still `expected`);
-   * false when it is gone or has moved on, else the collection as it was before the write when `returnOld` is asked
-   * (one write either way), or an empty object.
+   * false when it is gone or has moved on (or, with `unlessStatus`, has that status).
    */
   async updateCollection(
     teamId: string,
@@ -178,13 +177,12 @@ export class KbContentRepository extends TableRepository {
     options: {
       remove?: readonly ('error' | 'failedChunks')[];
       expectedGeneration?: number;
-      returnOld?: boolean;
       /** Counts added (negative to take away) in the same write. */
       add?: { readonly dataAmount?: number; readonly trainingAmount?: number };
       /** Only if the collection's status is not this one. */
       unlessStatus?: StoredCollection['status'];
     } = {},
-  ): Promise<false | Partial<StoredCollection>> {
+  ): Promise<boolean> {
     const names: Record<string, string> = {};
     const values: Record<string, unknown> = {};
     const sets: string[] = [];
@@ -221,9 +219,9 @@ export class KbContentRepository extends TableRepository {
     ]
       .filter(Boolean)
       .join(' ');
-    if (expression === '') return {};
+    if (expression === '') return true;
     try {
-      const out = await this.client.send(
+      await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { pk: datasetKey(teamId, datasetId), sk: collectionSortKey(id) },
@@ -231,10 +229,9 @@ export class KbContentRepository extends TableRepository {
           ConditionExpression: condition,
           ExpressionAttributeNames: names,
           ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
-          ...(options.returnOld ? { ReturnValues: 'ALL_OLD' } : {}),
         }),
       );
-      return (out.Attributes as Partial<StoredCollection> | undefined) ?? {};
+      return true;
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) return false;
       throw error;

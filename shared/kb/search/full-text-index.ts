@@ -32,7 +32,6 @@ import {
   sketchCells,
   sketchDeltas,
   sketchEstimate,
-  withSketchedDocs,
   writeCounters,
 } from './term-sketch.ts';
 import type { FullTextSearch, ScoredRef } from './types.ts';
@@ -161,18 +160,15 @@ export class DynamoFullTextIndex implements FullTextSearch {
     });
     // Counters first: the sketch is then never below a term's df, even while the blocks are written or when writing
     // them fails (a sketch left high only makes a search read that term a little later).
-    await this.addCounters(
-      pk,
-      unique.length,
-      totalLength,
-      withSketchedDocs(
-        sketchDeltas(
-          [...blocks].map(([term, postings]) => [term, postings.length]),
-          1,
-        ),
-        unique.length,
+    await this.counters.add(pk, {
+      docs: unique.length,
+      total: totalLength,
+      sketched: unique.length,
+      deltas: sketchDeltas(
+        [...blocks].map(([term, postings]) => [term, postings.length]),
+        1,
       ),
-    );
+    });
     await this.writer.writeAll(requests);
   }
 
@@ -207,7 +203,12 @@ export class DynamoFullTextIndex implements FullTextSearch {
       [...perBatch].map(([batch, inBatch]) => batches.run(() => this.removeFromBatch(pk, batch, inBatch), undefined)),
     );
     await this.writer.writeAll(docs.map((d) => ({ DeleteRequest: { Key: { pk, sk: d.sk } } })));
-    await this.addCounters(pk, -docs.length, -length, withSketchedDocs(sketchDeltas(df, -1), -sketched));
+    await this.counters.add(pk, {
+      docs: -docs.length,
+      total: -length,
+      sketched: -sketched,
+      deltas: sketchDeltas(df, -1),
+    });
   }
 
   /** Deletes every item of a knowledge base's partition. */
@@ -301,10 +302,6 @@ export class DynamoFullTextIndex implements FullTextSearch {
         current = String(fresh.Item.p ?? '');
       }
     }
-  }
-
-  private addCounters(pk: string, docs: number, length: number, deltas: ReadonlyMap<string, number>): Promise<void> {
-    return this.counters.add(pk, docs, length, deltas);
   }
 
   /** BM25 over the query's terms; may include unreadable chunks (not ready, old generation), which the reader drops. */

@@ -53,12 +53,6 @@ export function sketchDeltas(counts: Iterable<readonly [string, number]>, sign: 
  */
 export const SKETCHED_DOCS = 's2d';
 
-/** The sketch's deltas with the change to the count of chunks it counts (`SKETCHED_DOCS`). */
-export function withSketchedDocs(deltas: Map<string, number>, docs: number): Map<string, number> {
-  if (docs !== 0) deltas.set(SKETCHED_DOCS, docs);
-  return deltas;
-}
-
 /** A term's df estimate from the `n` item (or its projection on the term's cells): at least its true df. */
 export function sketchEstimate(item: Record<string, unknown> | undefined, term: string): number {
   return Math.max(0, Math.min(...sketchCells(term).map((cell) => Number(item?.[cell] ?? 0))));
@@ -104,31 +98,30 @@ export function applyCounters(
   item: Record<string, unknown> | undefined,
   changes: CounterChanges,
 ): { docs: number; total: number; [SKETCHED_DOCS]: number; [SKETCH_ATTRIBUTE]: Uint8Array } {
-  const counters = new Uint32Array(ROWS.length * SKETCH_WIDTH);
-  for (const [cell, count] of Object.entries(readSketch(item))) counters[cellIndex(cell)] = count;
-  let sketched = Number(item?.[SKETCHED_DOCS] ?? 0);
-  for (const [cell, delta] of changes.deltas) {
-    if (cell === SKETCHED_DOCS) sketched += delta;
-    else {
-      const at = cellIndex(cell);
-      counters[at] = Math.max(0, (counters[at] as number) + delta);
-    }
-  }
-  const bytes = new Uint8Array(counters.length * 4);
+  const bytes = new Uint8Array(ROWS.length * SKETCH_WIDTH * 4);
+  const old = item?.[SKETCH_ATTRIBUTE];
+  if (old instanceof Uint8Array) bytes.set(old.subarray(0, bytes.length));
   const view = new DataView(bytes.buffer);
-  for (let i = 0; i < counters.length; i++) view.setUint32(i * 4, counters[i] as number, true);
+  const add = (at: number, delta: number) =>
+    view.setUint32(at * 4, Math.max(0, view.getUint32(at * 4, true) + delta), true);
+  // An item written before the bytes holds its counters as attributes named like the cells.
+  for (const [name, value] of Object.entries(item ?? {})) {
+    if (/^s[01][0-9a-z]+$/.test(name) && typeof value === 'number') add(cellIndex(name), value);
+  }
+  for (const [cell, delta] of changes.deltas) add(cellIndex(cell), delta);
   return {
     docs: Number(item?.docs ?? 0) + changes.docs,
     total: Number(item?.total ?? 0) + changes.total,
-    [SKETCHED_DOCS]: sketched,
+    [SKETCHED_DOCS]: Number(item?.[SKETCHED_DOCS] ?? 0) + changes.sketched,
     [SKETCH_ATTRIBUTE]: bytes,
   };
 }
 
-/** Changes to one `n` item: chunks, total length, and the sketch's counters. */
+/** Changes to one `n` item: chunks, total length, chunks the sketch counts, and the sketch's counters. */
 export interface CounterChanges {
   docs: number;
   total: number;
+  sketched: number;
   readonly deltas: Map<string, number>;
 }
 
@@ -142,10 +135,11 @@ export class CounterCommits {
 
   constructor(send: (key: string, changes: CounterChanges) => Promise<void>) {
     this.group = new GroupCommit<CounterChanges>(
-      () => ({ docs: 0, total: 0, deltas: new Map() }),
+      () => ({ docs: 0, total: 0, sketched: 0, deltas: new Map() }),
       (into, changes) => {
         into.docs += changes.docs;
         into.total += changes.total;
+        into.sketched += changes.sketched;
         for (const [cell, delta] of changes.deltas) {
           const sum = (into.deltas.get(cell) ?? 0) + delta;
           if (sum === 0) into.deltas.delete(cell);
@@ -157,8 +151,8 @@ export class CounterCommits {
   }
 
   /** Adds `changes` to the item `key`; resolves once they are stored. */
-  add(key: string, docs: number, total: number, deltas: ReadonlyMap<string, number>): Promise<void> {
-    return this.group.add(key, { docs, total, deltas: new Map(deltas) });
+  add(key: string, changes: Readonly<CounterChanges>): Promise<void> {
+    return this.group.add(key, { ...changes, deltas: new Map(changes.deltas) });
   }
 }
 

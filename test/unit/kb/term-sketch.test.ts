@@ -12,7 +12,7 @@ import {
 
 /** The `n` item after the changes, as the counters' writer stores it. */
 function apply(docs: number, total: number, deltas: Map<string, number>, item?: Record<string, unknown>) {
-  return applyCounters(item, { docs, total, deltas });
+  return applyCounters(item, { docs, total, sketched: 0, deltas });
 }
 
 /** A vocabulary with Zipf-like chunk counts: a few terms in most chunks, most in a few. */
@@ -77,12 +77,12 @@ describe('the counters’ group commit', () => {
       if (sent.length === 1) await new Promise<void>((resolve) => (release = resolve));
     });
 
-    const first = commits.add('kb-1', 1, 10, new Map([['s00', 1]]));
+    const first = commits.add('kb-1', { docs: 1, total: 10, sketched: 0, deltas: new Map([['s00', 1]]) });
     const waiting = [
-      commits.add('kb-1', 2, 20, new Map([['s00', 2]])),
-      commits.add('kb-1', -1, -5, new Map([['s01', -1]])),
+      commits.add('kb-1', { docs: 2, total: 20, sketched: 0, deltas: new Map([['s00', 2]]) }),
+      commits.add('kb-1', { docs: -1, total: -5, sketched: 0, deltas: new Map([['s01', -1]]) }),
     ];
-    const other = commits.add('kb-2', 1, 1, new Map());
+    const other = commits.add('kb-2', { docs: 1, total: 1, sketched: 0, deltas: new Map() });
     await other;
     release();
     await Promise.all([first, ...waiting]);
@@ -103,14 +103,14 @@ describe('the counters’ group commit', () => {
       if (calls === 2) throw new Error('throttled');
     });
 
-    const first = commits.add('kb', 1, 1, new Map());
-    const second = commits.add('kb', 1, 1, new Map());
-    const third = commits.add('kb', 1, 1, new Map());
+    const first = commits.add('kb', { docs: 1, total: 1, sketched: 0, deltas: new Map() });
+    const second = commits.add('kb', { docs: 1, total: 1, sketched: 0, deltas: new Map() });
+    const third = commits.add('kb', { docs: 1, total: 1, sketched: 0, deltas: new Map() });
     release();
 
     await expect(first).resolves.toBeUndefined();
     await expect(second).rejects.toThrow('throttled');
     await expect(third).rejects.toThrow('throttled');
-    await expect(commits.add('kb', 1, 1, new Map())).resolves.toBeUndefined();
+    await expect(commits.add('kb', { docs: 1, total: 1, sketched: 0, deltas: new Map() })).resolves.toBeUndefined();
   });
 });
