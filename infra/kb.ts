@@ -161,9 +161,10 @@ export function addKbResources(scope: Construct, props: KbResourcesProps): KbRes
     bundledEnvironment: modelCatalog,
     ...common,
   });
-  train.useTable(datasets, ENV.datasetsTable, ['GetItem']);
-  // GetItem and UpdateItem move the collection through its states; Query reads its chunks; BatchWriteItem writes them.
-  train.useTable(kbContent, ENV.kbContentTable, ['GetItem', 'UpdateItem', 'Query', 'BatchWriteItem']);
+  // One BatchGetItem reads a message's collection and its knowledge base together (shared/repositories/training-subjects.ts).
+  train.useTable(datasets, ENV.datasetsTable, ['BatchGetItem']);
+  // UpdateItem moves the collection through its states; Query reads its chunks; BatchWriteItem writes them.
+  train.useTable(kbContent, ENV.kbContentTable, ['BatchGetItem', 'UpdateItem', 'Query', 'BatchWriteItem']);
   useRelayCore(train, props.relay, config);
   useFiles(train, ['get']);
   // One message at a time per collection group; a failed message is reported alone (partial batch response).
@@ -223,7 +224,7 @@ export function useRelayCore(fn: AppFunction, relay: KbResourcesProps['relay'], 
   fn.setEnvironment(ENV.usageRetentionDays, String(config.relay.usageRetentionDays));
   fn.useTable(relay.channels, ENV.channelsTable, ['Scan', 'UpdateItem']);
   fn.useTable(relay.relayState, ENV.relayStateTable, ['Query', 'UpdateItem', 'DeleteItem']);
-  fn.useTable(relay.usage, ENV.usageTable, ['PutItem']);
+  fn.useTable(relay.usage, ENV.usageTable, ['BatchWriteItem']);
 }
 
 /**

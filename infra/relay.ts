@@ -100,7 +100,8 @@ export function addRelayResources(scope: Construct, props: RelayResourcesProps):
   relay.useTable(channels, ENV.channelsTable, ['Scan', 'UpdateItem']);
   // One Query reads every channel's health; UpdateItem counts failures; DeleteItem forgets them at a success.
   relay.useTable(relayState, ENV.relayStateTable, ['Query', 'UpdateItem', 'DeleteItem']);
-  relay.useTable(usage, ENV.usageTable, ['PutItem']);
+  // BatchWriteItem writes the usage records, those of concurrent requests together (shared/relay/usage-store.ts).
+  relay.useTable(usage, ENV.usageTable, ['BatchWriteItem']);
   // Quotas (docs/relay.md, "Quotas"): one Query of the byId index finds a limited key's item (once per instance), and
   // conditional UpdateItems (ADD) reserve and settle its quota. No GetItem, so no key lookup by hash.
   relay.useTable(relayKeys, ENV.relayKeysTable, ['UpdateItem']);

@@ -10,8 +10,8 @@ import { TRAINING_WRITE_CONCURRENCY, type TrainingDeps } from '#shared/kb/traini
 import { chunkIndexWriterFor, sourceFileStoreFor } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { relayOnDynamo } from '#shared/relay/runtime';
-import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { KbContentRepository } from '#shared/repositories/kb-content';
+import { TrainingSubjects } from '#shared/repositories/training-subjects';
 import * as z from '#shared/zod';
 import { trainBatch } from './train-collection.ts';
 
@@ -24,7 +24,10 @@ const deps: TrainingDeps = {
   content: new KbContentRepository(documentClient, config[ENV.kbContentTable], {
     writeConcurrency: TRAINING_WRITE_CONCURRENCY,
   }),
-  datasets: new DynamoDatasetRepository(documentClient, config[ENV.datasetsTable]),
+  subjects: new TrainingSubjects(documentClient, {
+    kbContent: config[ENV.kbContentTable],
+    datasets: config[ENV.datasetsTable],
+  }),
   files: sourceFileStoreFor(config),
   // Link and file collections (shared/kb/sources): links under LINK_ALLOWED_HOSTS' rules, files from the team's prefix.
   sources: sourceReaderFor(sourcesConfig),

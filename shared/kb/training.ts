@@ -1,5 +1,5 @@
-import type { DatasetRepository } from '../repositories/datasets.ts';
 import type { KbContentRepository, StoredCollection } from '../repositories/kb-content.ts';
+import type { TrainingSubjects } from '../repositories/training-subjects.ts';
 import {
   type ChunkIndexWriter,
   type ChunkRecord,
@@ -27,9 +27,10 @@ import type { TrainingMessage } from './training-queue.ts';
 export interface TrainingDeps {
   readonly content: Pick<
     KbContentRepository,
-    'getCollection' | 'updateCollection' | 'chunksOf' | 'putChunks' | 'deleteKeys' | 'addToCounts'
+    'updateCollection' | 'chunksOf' | 'putChunks' | 'deleteKeys' | 'addToCounts'
   >;
-  readonly datasets: Pick<DatasetRepository, 'get'>;
+  /** The message's collection and its knowledge base, read together. */
+  readonly subjects: Pick<TrainingSubjects, 'read'>;
   readonly files: Pick<SourceFileStore, 'get'>;
   /** Reads link and file collections (shared/kb/sources); absent = such collections fail with a clear error. */
   readonly sources?: SourceReader;
@@ -69,10 +70,9 @@ async function trainCollection(
   deps: TrainingDeps,
 ): Promise<void> {
   const { teamId, datasetId, collectionId, generation } = message;
-  const collection = await deps.content.getCollection(teamId, datasetId, collectionId);
+  const { collection, dataset } = await deps.subjects.read(teamId, datasetId, collectionId);
   // Gone, or a newer training already took over: nothing to do.
   if (collection === undefined || collection.generation >= generation || collection.type === 'folder') return;
-  const dataset = await deps.datasets.get(teamId, datasetId);
   if (dataset === undefined) return;
   const current = collection.generation;
   type Update = Parameters<TrainingDeps['content']['updateCollection']>;
@@ -191,8 +191,7 @@ async function trainCollection(
 /** Embeds chunks pushed or edited one by one, then makes the new ones readable and counts them. */
 async function trainData(message: Extract<TrainingMessage, { kind: 'data' }>, deps: TrainingDeps): Promise<void> {
   const { teamId, datasetId, collectionId } = message;
-  const collection = await deps.content.getCollection(teamId, datasetId, collectionId);
-  const dataset = await deps.datasets.get(teamId, datasetId);
+  const { collection, dataset } = await deps.subjects.read(teamId, datasetId, collectionId);
   if (collection === undefined || dataset === undefined) return;
   const wanted = new Set(message.dataIds);
   const chunks = (await deps.content.chunksOf(teamId, datasetId, collectionId)).filter((c) => wanted.has(c.id));

@@ -1,4 +1,6 @@
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriter } from '../repositories/batch.ts';
+import { GroupCommit } from '../repositories/group-commit.ts';
 import type { UsageRecord, UsageSink } from './contract.ts';
 
 /*
@@ -32,15 +34,30 @@ export function usageItem(record: UsageRecord, retentionDays = DEFAULT_USAGE_RET
   return item;
 }
 
+/**
+ * Writes each record as one item of a BatchWriteItem: a lone record goes at once; records that arrive while a write is
+ * in flight (many model calls in one process, as `npm start` trains hundreds of collections at once) wait and go
+ * together in the next one, 25 per call. Each caller's promise settles when the call holding its record does.
+ */
 export class DynamoUsageSink implements UsageSink {
+  private readonly writer: BatchWriter;
+  private readonly pending: GroupCommit<Record<string, unknown>[]>;
+
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    client: DynamoDBDocumentClient,
+    tableName: string,
     private readonly retentionDays = DEFAULT_USAGE_RETENTION_DAYS,
-  ) {}
+  ) {
+    this.writer = new BatchWriter(client, tableName, { writeConcurrency: 4 });
+    this.pending = new GroupCommit<Record<string, unknown>[]>(
+      () => [],
+      (into, items) => void into.push(...items),
+      (_key, items) => this.writer.writeAll(items.map((Item) => ({ PutRequest: { Item } }))),
+    );
+  }
 
   async write(record: UsageRecord): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: usageItem(record, this.retentionDays) }));
+    await this.pending.add('usage', [usageItem(record, this.retentionDays)]);
   }
 }
 

@@ -4,11 +4,19 @@ import {
   RequestLimitExceeded,
   ThrottlingException,
 } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandInput,
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+} from '@aws-sdk/lib-dynamodb';
 
 // DynamoDB's per-call limits.
 export const GET_BATCH = 100;
 export const WRITE_BATCH = 25;
+
+/** What one BatchGetItem call reads: at most 100 keys over every table named. */
+export type GetRequests = NonNullable<BatchGetCommandInput['RequestItems']>;
 
 /** One request of a BatchWriteItem call. */
 export type WriteRequest =
@@ -59,6 +67,40 @@ export class BatchRetry {
       }
       requests = unprocessed;
       await this.backoff(attempt, signal);
+    }
+  }
+
+  /**
+   * Sends one BatchGetItem until every key is read; the items found (any order), per table of `requests`. A call that
+   * returned items made progress (DynamoDB stops at 16 MB a call, so large items take several calls): only calls that
+   * return nothing count as failed attempts.
+   */
+  async getBatch(
+    client: DynamoDBDocumentClient,
+    requests: GetRequests,
+    signal?: AbortSignal,
+  ): Promise<Record<string, Record<string, unknown>[]>> {
+    const found: Record<string, Record<string, unknown>[]> = {};
+    for (const table of Object.keys(requests)) found[table] = [];
+    let pending = requests;
+    for (let attempt = 1; ; attempt++) {
+      const request = new BatchGetCommand({ RequestItems: pending });
+      const out = await this.tryOnce(() => client.send(request, { abortSignal: signal }), attempt, signal);
+      if (!out) continue;
+      let read = 0;
+      for (const [table, items] of Object.entries(out.Responses ?? {})) {
+        found[table]?.push(...items);
+        read += items.length;
+      }
+      // The keys left, each table's request otherwise as first sent (projection, consistency).
+      const left = Object.entries(out.UnprocessedKeys ?? {}).filter(([, r]) => (r.Keys?.length ?? 0) > 0);
+      if (left.length === 0) return found;
+      pending = Object.fromEntries(left.map(([table, r]) => [table, { ...requests[table], Keys: r.Keys }]));
+      if (read > 0) attempt = 0;
+      else {
+        if (attempt >= this.maxAttempts) throw new Error('BatchGetItem left keys unprocessed after every retry');
+        await this.backoff(attempt, signal);
+      }
     }
   }
 

@@ -1,6 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchGetCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -112,8 +111,6 @@ export interface ChannelRepositoryOptions extends BatchWriterOptions {
   scanSegments?: number;
 }
 
-type Key = { id: string };
-
 /** Channel storage over the DynamoDB Document client; batch calls only (dynalite supports them). */
 export class ChannelRepository extends TableRepository implements ChannelStore, ChannelReviewStore {
   private readonly scanSegments: number;
@@ -200,28 +197,15 @@ export class ChannelRepository extends TableRepository implements ChannelStore, 
       : {};
     // BatchGetItem rejects a request that names the same key twice.
     for (const batch of chunks([...new Set(ids)], GET_BATCH)) {
-      let keys: Key[] = batch.map((id) => ({ id }));
-      for (let attempt = 1; keys.length > 0; attempt++) {
-        const request = new BatchGetCommand({
-          // Strong reads, so a re-run right after an import classifies what it just wrote.
-          RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true, ...projection } },
-        });
-        const out = await this.retry.tryOnce(() => this.client.send(request, { abortSignal: signal }), attempt, signal);
-        if (!out) continue;
-        const items = out.Responses?.[this.tableName] ?? [];
-        for (const item of items) {
-          const channel = fromChannelItem<T>(item);
-          found.set(channel.id, channel);
-        }
-        keys = (out.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as Key[];
-        // A call that returned items made progress: DynamoDB stops at 16 MB a call, so a page of large channels
-        // takes several calls. Only calls that return nothing count as failed attempts.
-        if (items.length > 0) attempt = 0;
-        else if (keys.length > 0) {
-          if (attempt >= this.retry.maxAttempts)
-            throw new Error('BatchGetItem left keys unprocessed after every retry');
-          await this.retry.backoff(attempt, signal);
-        }
+      // Strong reads, so a re-run right after an import classifies what it just wrote.
+      const out = await this.retry.getBatch(
+        this.client,
+        { [this.tableName]: { Keys: batch.map((id) => ({ id })), ConsistentRead: true, ...projection } },
+        signal,
+      );
+      for (const item of out[this.tableName] ?? []) {
+        const channel = fromChannelItem<T>(item);
+        found.set(channel.id, channel);
       }
     }
     return found;

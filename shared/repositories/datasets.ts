@@ -22,6 +22,12 @@ export interface DatasetRecord {
   updateTime: string;
 }
 
+/** A stored dataset item as its record: `parentKey` is the index's copy of teamId + parentId, not part of it. */
+export function datasetRecordOf(item: Record<string, unknown>): DatasetRecord {
+  const { parentKey: _parentKey, ...record } = item;
+  return record as unknown as DatasetRecord;
+}
+
 /** The fields of a record a list shows (what the by-parent index projects). */
 export type DatasetSummary = Pick<
   DatasetRecord,
@@ -123,10 +129,7 @@ export class DynamoDatasetRepository extends TableRepository implements DatasetT
     const { Item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { teamId, id }, ConsistentRead: true }),
     );
-    if (!Item) return undefined;
-    // parentKey is the index's copy of teamId + parentId, not part of the record.
-    const { parentKey: _parentKey, ...record } = Item;
-    return record as DatasetRecord;
+    return Item === undefined ? undefined : datasetRecordOf(Item);
   }
 
   async put(record: DatasetRecord): Promise<void> {

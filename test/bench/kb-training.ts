@@ -21,6 +21,7 @@ import { BatchWriter } from '#shared/repositories/batch';
 import { toChannelItem } from '#shared/repositories/channel-item';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { KbContentRepository } from '#shared/repositories/kb-content';
+import { TrainingSubjects } from '#shared/repositories/training-subjects';
 import type { TableName } from '#shared/tables';
 import { startFakeOpenAi } from '#test/support/fake-upstreams';
 import { seededRandom } from '#test/support/seeded-random';
@@ -100,14 +101,16 @@ function timed(deps: TrainingDeps, spent: Map<string, number>): TrainingDeps {
   const embedder: Embedder = { embed: time('embeddings (relay)', deps.embedder.embed.bind(deps.embedder)) };
   const c = deps.content;
   const content: TrainingDeps['content'] = {
-    getCollection: time('collection reads/updates', c.getCollection.bind(c)),
     updateCollection: time('collection reads/updates', c.updateCollection.bind(c)),
     chunksOf: time('chunk queries', c.chunksOf.bind(c)),
     putChunks: time('chunk writes', c.putChunks.bind(c)),
     deleteKeys: time('chunk deletes', c.deleteKeys.bind(c)),
     addToCounts: c.addToCounts.bind(c),
   };
-  return { ...deps, index, embedder, content };
+  const subjects: TrainingDeps['subjects'] = {
+    read: time('collection reads/updates', deps.subjects.read.bind(deps.subjects)),
+  };
+  return { ...deps, index, embedder, content, subjects };
 }
 
 export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<Figure[]> {
@@ -171,7 +174,7 @@ export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<
     const deps = timed(
       {
         content,
-        datasets,
+        subjects: new TrainingSubjects(client, { kbContent: names.kbContent, datasets: names.datasets }),
         files,
         split: splitTextAsFastGpt,
         embedder: relayEmbedder(relay, 'default'),

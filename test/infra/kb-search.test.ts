@@ -132,7 +132,8 @@ describe('search-test function', () => {
     const found = permissionsOf(template, role());
     // The relay's core as the training uses it (infra/kb.ts, useRelayCore): the channels, health, one usage record.
     expect(found.get('dynamodb:Scan')).toEqual(new Set([arn(tableId('channels'))]));
-    expect(found.get('dynamodb:PutItem')).toEqual(new Set([arn(tableId('usage'))]));
+    expect(found.get('dynamodb:BatchWriteItem')).toEqual(new Set([arn(tableId('usage'))]));
+    expect(found.get('dynamodb:PutItem')).toBeUndefined();
     const writes = [...found].filter(([a]) => a.startsWith('dynamodb:') && /Put|Update|Delete|Write/.test(a));
     const kbTables = (['datasets', 'kbContent', 'kbVectors', 'kbTerms'] as const).map(tableId);
     const kbWrites = writes.flatMap(([, r]) => [...r]).filter((r) => kbTables.some((t) => r.includes(t)));

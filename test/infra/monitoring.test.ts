@@ -208,10 +208,10 @@ describe('alarms', () => {
   });
 
   const GRANTED: Record<TableName, string[]> = {
-    datasets: ['GetItem', 'PutItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
+    datasets: ['GetItem', 'PutItem', 'Query', 'UpdateItem', 'BatchWriteItem', 'BatchGetItem'],
     channels: ['BatchGetItem', 'BatchWriteItem', 'Scan', 'GetItem', 'UpdateItem', 'DeleteItem'],
-    // The relay's PutItem of each record, the usage API's Query.
-    usage: ['PutItem', 'Query'],
+    // The relay's BatchWriteItem of the records, the usage API's Query.
+    usage: ['BatchWriteItem', 'Query'],
     // The authorizer's GetItem by keyed hash; the token import's GetItem and PutItem; the relay's quota UpdateItem and
     // Query by id; the key API's list, create, lookup by id, update and delete.
     relayKeys: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'Scan', 'DeleteItem'],

@@ -265,6 +265,56 @@ describe('relay usage records on DynamoDB', () => {
     const all = await db.documents.send(new ScanCommand({ TableName: tableName }));
     expect(all.Items?.[0]).not.toHaveProperty('completionTokens');
   });
+
+  it('writes the records of concurrent requests together, a lone one at once, each caller told when its own is stored', async () => {
+    // prepare: a client that counts its calls
+    const tableName = await table(RELAY_TABLES.usage, 'usage');
+    const documents = DynamoDBDocumentClient.from(db.client);
+    const calls: string[] = [];
+    documents.middlewareStack.add(
+      (next, context) => (args) => {
+        calls.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCalls' },
+    );
+    const sink = new DynamoUsageSink(documents, tableName, 90);
+    const record = (n: number): UsageRecord => ({
+      requestId: `req-${n}`,
+      time: `2026-11-27T12:00:${String(n % 60).padStart(2, '0')}.000Z`,
+      keyId: 'key-1',
+      group: 'default',
+      endpoint: 'embeddings',
+      requestedModel: 'text-embedding-3-small',
+      upstreamModel: 'text-embedding-3-small',
+      channelId: 'c1',
+      attempts: [{ channelId: 'c1', status: 200 }],
+      status: 200,
+      durationMs: 5,
+      stream: false,
+      clientGone: false,
+    });
+    const stored = async () =>
+      (await db.documents.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }))).Items ?? [];
+    // act: one alone, then 60 at once
+    await sink.write(record(0));
+    const lone = [...calls];
+    const stages = await Promise.all(
+      Array.from({ length: 60 }, async (_, i) => {
+        await sink.write(record(i + 1));
+        // Each caller's record is stored when its promise settles.
+        return (await stored()).some((item) => item.requestId === `req-${i + 1}`);
+      }),
+    );
+    // assert
+    expect(lone).toEqual(['BatchWriteItemCommand']);
+    expect(stages.every(Boolean)).toBe(true);
+    expect((await stored()).map((i) => i.requestId).sort()).toEqual(
+      Array.from({ length: 61 }, (_, i) => `req-${i}`).sort(),
+    );
+    // The first of the 60 goes alone; the 59 that arrive meanwhile go together, 25 per call.
+    expect(calls.filter((c) => c === 'BatchWriteItemCommand').length).toBeLessThanOrEqual(1 + 1 + 3);
+  });
 });
 
 describe('the relay wired to DynamoDB', () => {

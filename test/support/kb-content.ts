@@ -11,6 +11,7 @@ import type {
 } from '#shared/kb/contract';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { KbContentRepository } from '#shared/repositories/kb-content';
+import { TrainingSubjects } from '#shared/repositories/training-subjects';
 import { startTestEngine, uniqueTableNames } from './dynamo-engine.ts';
 import { startedInBeforeAll } from './local-server.ts';
 
@@ -22,6 +23,7 @@ import { startedInBeforeAll } from './local-server.ts';
 export interface KbContentWorld {
   readonly content: KbContentRepository;
   readonly datasets: DynamoDatasetRepository;
+  readonly subjects: TrainingSubjects;
 }
 
 /** This test file's repositories on fresh tables (dynalite, or the shared engine of DYNAMODB_ENDPOINT). */
@@ -36,6 +38,7 @@ export function useKbContentTables(): KbContentWorld {
     world = {
       content: new KbContentRepository(documents, names.kbContent),
       datasets: new DynamoDatasetRepository(documents, names.datasets),
+      subjects: new TrainingSubjects(documents, { kbContent: names.kbContent, datasets: names.datasets }),
       close: async () => {
         client.destroy();
         await engine.close();

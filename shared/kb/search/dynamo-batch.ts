@@ -1,9 +1,4 @@
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  QueryCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BatchRetry, type BatchWriter, chunks, GET_BATCH, Slots } from '#shared/repositories/batch';
 
 /*
@@ -23,34 +18,15 @@ export async function batchGetAll(
   const pages = await Promise.all(
     chunks(keys, GET_BATCH).map((batch) =>
       slots.run(async () => {
-        const found: Record<string, unknown>[] = [];
-        let pending: Record<string, unknown>[] = batch;
-        for (let attempt = 1; pending.length > 0; attempt++) {
-          const out = await retry.tryOnce(
-            () =>
-              client.send(
-                new BatchGetCommand({
-                  RequestItems: {
-                    [tableName]: {
-                      Keys: pending,
-                      ...(options.projection ? { ProjectionExpression: options.projection } : {}),
-                      ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
-                      ...(options.consistent ? { ConsistentRead: true } : {}),
-                    },
-                  },
-                }),
-              ),
-            attempt,
-            undefined,
-          );
-          if (!out) continue;
-          found.push(...(out.Responses?.[tableName] ?? []));
-          pending = (out.UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-          if (pending.length === 0) break;
-          if (attempt >= retry.maxAttempts) throw new Error(`BatchGetItem left ${pending.length} key(s) unprocessed`);
-          await retry.backoff(attempt, undefined);
-        }
-        return found;
+        const found = await retry.getBatch(client, {
+          [tableName]: {
+            Keys: batch,
+            ...(options.projection ? { ProjectionExpression: options.projection } : {}),
+            ...(options.names ? { ExpressionAttributeNames: options.names } : {}),
+            ...(options.consistent ? { ConsistentRead: true } : {}),
+          },
+        });
+        return found[tableName] ?? [];
       }, undefined),
     ),
   );

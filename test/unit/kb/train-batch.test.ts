@@ -15,11 +15,11 @@ const message = (collectionId: string) => ({
 /** Training deps whose first read fails for the collections named (a storage error), and succeeds otherwise. */
 function deps(failing: readonly string[], reads: string[]): TrainingDeps {
   return {
-    content: {
-      async getCollection(_t: string, _d: string, id: string) {
+    subjects: {
+      async read(_t: string, _d: string, id: string) {
         reads.push(id);
         if (failing.includes(id)) throw new Error('ProvisionedThroughputExceededException');
-        return undefined;
+        return {};
       },
     },
   } as unknown as TrainingDeps;

@@ -71,7 +71,7 @@ async function textCollection(text = TEXT, trainingType: 'chunk' | 'qa' = 'chunk
 function deps(overrides: Partial<TrainingDeps> & Pick<TrainingDeps, 'files'>): TrainingDeps {
   return {
     content: world.content,
-    datasets: world.datasets,
+    subjects: world.subjects,
     split: paragraphSplit,
     embedder: scriptedEmbedder(),
     index: recordingIndexWriter(),
@@ -87,7 +87,6 @@ function deps(overrides: Partial<TrainingDeps> & Pick<TrainingDeps, 'files'>): T
 function pickContent(): TrainingDeps['content'] {
   const c = world.content;
   return {
-    getCollection: c.getCollection.bind(c),
     updateCollection: c.updateCollection.bind(c),
     chunksOf: c.chunksOf.bind(c),
     putChunks: c.putChunks.bind(c),
@@ -135,7 +134,6 @@ describe('the training core', () => {
     const written: { ready: boolean; generation: number; id: string }[][] = [];
     const readableWhenWritten: boolean[] = [];
     const content: TrainingDeps['content'] = {
-      getCollection: world.content.getCollection.bind(world.content),
       updateCollection: world.content.updateCollection.bind(world.content),
       chunksOf: world.content.chunksOf.bind(world.content),
       deleteKeys: world.content.deleteKeys.bind(world.content),

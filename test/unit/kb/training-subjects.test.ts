@@ -1,0 +1,102 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import { newObjectId } from '#shared/ids';
+import { storeCollection } from '#shared/kb/collections';
+import { collectionSortKey, datasetKey } from '#shared/kb/contract';
+import type { DatasetRecord } from '#shared/repositories/datasets';
+import { TrainingSubjects } from '#shared/repositories/training-subjects';
+import { useKbContentTables } from '#test/support/kb-content';
+
+const world = useKbContentTables();
+const TEAM = 'team-subjects';
+
+async function datasetWithCollection() {
+  const time = new Date().toISOString();
+  const dataset: DatasetRecord = {
+    id: newObjectId(),
+    teamId: TEAM,
+    tmbId: 'member-1',
+    parentId: null,
+    type: 'dataset',
+    name: 'KB',
+    intro: '',
+    avatar: '',
+    vectorModel: 'text-embedding-3-small',
+    agentModel: 'gpt-4o-mini',
+    inheritPermission: true,
+    createTime: time,
+    updateTime: time,
+  };
+  await world.datasets.put(dataset);
+  const collection = await storeCollection(
+    {
+      teamId: TEAM,
+      tmbId: 'member-1',
+      datasetId: dataset.id,
+      parentId: null,
+      name: 'notes',
+      type: 'virtual',
+      settings: { trainingType: 'chunk', chunkSize: 1000 },
+      train: false,
+    },
+    {
+      datasets: world.datasets,
+      content: world.content,
+      queue: { send: async () => {} },
+      now: () => new Date(),
+    },
+  );
+  return { dataset, collection };
+}
+
+describe("a training message's subjects", () => {
+  it('reads the collection and its knowledge base as the repositories store them', async () => {
+    const { dataset, collection } = await datasetWithCollection();
+
+    const found = await world.subjects.read(TEAM, dataset.id, collection.id);
+
+    expect(found.dataset).toEqual(await world.datasets.get(TEAM, dataset.id));
+    expect(found.collection).toEqual(await world.content.getCollection(TEAM, dataset.id, collection.id));
+    expect(found.dataset).not.toHaveProperty('parentKey');
+  });
+
+  it("finds nothing of another team's ids, nor a collection that is not there", async () => {
+    const { dataset, collection } = await datasetWithCollection();
+
+    expect(await world.subjects.read('team-other', dataset.id, collection.id)).toEqual({});
+    expect(await world.subjects.read(TEAM, dataset.id, newObjectId())).toEqual({ dataset: expect.any(Object) });
+  });
+});
+
+describe('the subjects read on the wire', () => {
+  const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+  const dynamo = mockClient(documents);
+  const subjects = new TrainingSubjects(documents, { kbContent: 'content-t', datasets: 'datasets-t' });
+  afterEach(() => dynamo.reset());
+
+  it('is one strongly consistent BatchGetItem of both keys, its unprocessed keys asked again as first sent', async () => {
+    const collection = { pk: datasetKey(TEAM, 'd1'), sk: collectionSortKey('c1'), id: 'c1' };
+    dynamo
+      .on(BatchGetCommand)
+      .resolvesOnce({
+        Responses: { 'content-t': [collection] },
+        UnprocessedKeys: { 'datasets-t': { Keys: [{ teamId: TEAM, id: 'd1' }] } },
+      })
+      .resolvesOnce({ Responses: { 'datasets-t': [{ teamId: TEAM, id: 'd1', parentKey: `${TEAM}#root` }] } });
+
+    const found = await subjects.read(TEAM, 'd1', 'c1');
+
+    expect(found).toEqual({ collection, dataset: { teamId: TEAM, id: 'd1' } });
+    const calls = dynamo.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems);
+    expect(calls).toEqual([
+      {
+        'content-t': { Keys: [{ pk: datasetKey(TEAM, 'd1'), sk: collectionSortKey('c1') }], ConsistentRead: true },
+        'datasets-t': { Keys: [{ teamId: TEAM, id: 'd1' }], ConsistentRead: true },
+      },
+      { 'datasets-t': { Keys: [{ teamId: TEAM, id: 'd1' }], ConsistentRead: true } },
+    ]);
+    expect(dynamo.commandCalls(GetCommand)).toHaveLength(0);
+  });
+});
