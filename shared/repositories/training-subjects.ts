@@ -1,14 +1,17 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { collectionSortKey, datasetKey } from '#shared/kb/contract';
-import { BatchRetry } from './batch.ts';
+import { BatchRetry, chunks, GET_BATCH } from './batch.ts';
 import { type DatasetRecord, datasetRecordOf } from './datasets.ts';
+import { GroupCommit } from './group-commit.ts';
 import type { StoredCollection } from './kb-content.ts';
 
 /*
  * What a training message is about (shared/kb/training.ts): the collection it names and that collection's knowledge
- * base, read together in one strongly consistent BatchGetItem over `kbContent` and `datasets` instead of two GetItems.
- * One request fewer per message: when `npm start` trains hundreds of collections at once, every single-item request
- * costs the embedded engine as much as a batch of writes (docs/performance.md, "Knowledge-base training").
+ * base, read together in strongly consistent BatchGetItem calls over `kbContent` and `datasets` instead of two
+ * GetItems. A lone message's read goes at once, as one call; reads that arrive while one is in flight (`npm start`'s
+ * queue starts hundreds of trainings at once) wait and go together in the next, 50 messages per call, each key asked
+ * once. Each single-item request costs the local engine about what a batch of writes does (docs/performance.md,
+ * "Knowledge-base training").
  */
 
 export interface TrainingSubject {
@@ -16,8 +19,25 @@ export interface TrainingSubject {
   readonly dataset?: DatasetRecord;
 }
 
+interface Wanted {
+  readonly teamId: string;
+  readonly datasetId: string;
+  readonly collectionId: string;
+  found?: TrainingSubject;
+}
+
+/** Messages per call: two keys each, within BatchGetItem's 100. */
+const SUBJECTS_PER_CALL = GET_BATCH / 2;
+
 export class TrainingSubjects {
   private readonly retry = new BatchRetry();
+  private readonly reads = new GroupCommit<Wanted[]>(
+    () => [],
+    (into, wanted) => void into.push(...wanted),
+    async (_key, wanted) => {
+      await Promise.all(chunks(wanted, SUBJECTS_PER_CALL).map((some) => this.readSome(some)));
+    },
+  );
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -26,19 +46,34 @@ export class TrainingSubjects {
 
   /** The collection and its knowledge base as they stand (either undefined when absent). */
   async read(teamId: string, datasetId: string, collectionId: string): Promise<TrainingSubject> {
+    const wanted: Wanted = { teamId, datasetId, collectionId };
+    await this.reads.add('subjects', [wanted]);
+    return wanted.found ?? {};
+  }
+
+  private async readSome(wanted: readonly Wanted[]): Promise<void> {
     const { kbContent, datasets } = this.tables;
-    const found = await this.retry.getBatch(this.client, {
-      [kbContent]: {
-        Keys: [{ pk: datasetKey(teamId, datasetId), sk: collectionSortKey(collectionId) }],
-        ConsistentRead: true,
-      },
-      [datasets]: { Keys: [{ teamId, id: datasetId }], ConsistentRead: true },
+    const contentKey = (w: Wanted) => ({
+      pk: datasetKey(w.teamId, w.datasetId),
+      sk: collectionSortKey(w.collectionId),
     });
-    const collection = found[kbContent]?.[0] as StoredCollection | undefined;
-    const dataset = found[datasets]?.[0];
-    return {
-      ...(collection === undefined ? {} : { collection }),
-      ...(dataset === undefined ? {} : { dataset: datasetRecordOf(dataset) }),
-    };
+    const datasetKeyOf = (w: Wanted) => ({ teamId: w.teamId, id: w.datasetId });
+    // BatchGetItem refuses a key asked twice in one call (many collections of one knowledge base).
+    const distinct = <K>(keys: K[]) => [...new Map(keys.map((k) => [JSON.stringify(k), k])).values()];
+    const found = await this.retry.getBatch(this.client, {
+      [kbContent]: { Keys: distinct(wanted.map(contentKey)), ConsistentRead: true },
+      [datasets]: { Keys: distinct(wanted.map(datasetKeyOf)), ConsistentRead: true },
+    });
+    const collections = new Map((found[kbContent] ?? []).map((item) => [`${item.pk}\n${item.sk}`, item]));
+    const knowledgeBases = new Map((found[datasets] ?? []).map((item) => [`${item.teamId}\n${item.id}`, item]));
+    for (const w of wanted) {
+      const key = contentKey(w);
+      const collection = collections.get(`${key.pk}\n${key.sk}`) as StoredCollection | undefined;
+      const dataset = knowledgeBases.get(`${w.teamId}\n${w.datasetId}`);
+      w.found = {
+        ...(collection === undefined ? {} : { collection }),
+        ...(dataset === undefined ? {} : { dataset: datasetRecordOf(dataset) }),
+      };
+    }
   }
 }

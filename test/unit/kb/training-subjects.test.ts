@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, type BatchGetCommandInput, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
@@ -67,6 +67,38 @@ describe("a training message's subjects", () => {
 
     expect(await world.subjects.read('team-other', dataset.id, collection.id)).toEqual({});
     expect(await world.subjects.read(TEAM, dataset.id, newObjectId())).toEqual({ dataset: expect.any(Object) });
+  });
+});
+
+describe('subjects read at once', () => {
+  it('go together while a read is in flight, 50 messages per call, each knowledge base asked once per call', async () => {
+    const { dataset, collection } = await datasetWithCollection();
+    const documents = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+    const dynamo = mockClient(documents);
+    const subjects = new TrainingSubjects(documents, { kbContent: 'content-t', datasets: 'datasets-t' });
+    // Answers from the real tables' items: the collection for its own id, nothing for the others.
+    const stored = await world.subjects.read(TEAM, dataset.id, collection.id);
+    dynamo.on(BatchGetCommand).callsFake(async (input: BatchGetCommandInput) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const keys = input.RequestItems?.['content-t']?.Keys ?? [];
+      return {
+        Responses: {
+          'content-t': keys.filter((k) => k.sk === collectionSortKey(collection.id)).map(() => stored.collection),
+          'datasets-t': [{ ...stored.dataset, parentKey: 'x' }],
+        },
+      };
+    });
+    const ids = [collection.id, ...Array.from({ length: 120 }, () => newObjectId())];
+
+    const found = await Promise.all(ids.map((id) => subjects.read(TEAM, dataset.id, id)));
+
+    expect(found[0]).toEqual(stored);
+    expect(found.slice(1).every((f) => f.collection === undefined && f.dataset?.id === dataset.id)).toBe(true);
+    const calls = dynamo.commandCalls(BatchGetCommand).map((c) => c.args[0].input.RequestItems);
+    // The first alone; the 120 that arrived meanwhile in three calls of at most 50.
+    expect(calls.map((c) => c?.['content-t']?.Keys?.length)).toEqual([1, 50, 50, 20]);
+    expect(calls.map((c) => c?.['datasets-t']?.Keys)).toEqual(calls.map(() => [{ teamId: TEAM, id: dataset.id }]));
+    dynamo.restore();
   });
 });
 
