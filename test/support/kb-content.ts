@@ -1,6 +1,8 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
 import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import { newObjectId } from '#shared/ids';
+import { storeCollection } from '#shared/kb/collections';
 import type {
   ChunkIndexWriter,
   ChunkVector,
@@ -9,7 +11,8 @@ import type {
   SourceFileStore,
   SplitText,
 } from '#shared/kb/contract';
-import { DynamoDatasetRepository } from '#shared/repositories/datasets';
+import type { TrainingMessage } from '#shared/kb/training-queue';
+import { type DatasetRecord, DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { KbContentRepository } from '#shared/repositories/kb-content';
 import { TrainingSubjects } from '#shared/repositories/training-subjects';
 import { startTestEngine, uniqueTableNames } from './dynamo-engine.ts';
@@ -47,6 +50,55 @@ export function useKbContentTables(): KbContentWorld {
   });
   afterAll(async () => world?.close());
   return startedInBeforeAll(() => world, 'the content tables');
+}
+
+/** Stores a knowledge base of `teamId` with FastGPT's default models, as create-dataset does. */
+export async function storeKnowledgeBase(world: KbContentWorld, teamId: string): Promise<DatasetRecord> {
+  const time = new Date().toISOString();
+  const record: DatasetRecord = {
+    id: newObjectId(),
+    teamId,
+    tmbId: 'member-1',
+    parentId: null,
+    type: 'dataset',
+    name: 'KB',
+    intro: '',
+    avatar: '/icon/logo.svg',
+    vectorModel: 'text-embedding-3-small',
+    agentModel: 'gpt-4o-mini',
+    inheritPermission: true,
+    createTime: time,
+    updateTime: time,
+  };
+  await world.datasets.put(record);
+  return record;
+}
+
+/** Stores a virtual collection as create/text does (`fileId` its text), queueing its training to `send` when given. */
+export function storeTextCollection(
+  world: KbContentWorld,
+  dataset: Pick<DatasetRecord, 'teamId' | 'id'>,
+  options: { trainingType?: 'chunk' | 'qa'; fileId?: string; send?: (message: TrainingMessage) => Promise<void> } = {},
+) {
+  return storeCollection(
+    {
+      teamId: dataset.teamId,
+      tmbId: 'member-1',
+      datasetId: dataset.id,
+      parentId: null,
+      name: 'notes',
+      type: 'virtual',
+      settings: { trainingType: options.trainingType ?? 'chunk', chunkSize: 1000 },
+      ...(options.fileId === undefined ? {} : { fileId: options.fileId }),
+      train: options.send !== undefined,
+    },
+    {
+      datasets: world.datasets,
+      content: world.content,
+      queue: { send: options.send ?? (async () => {}) },
+      now: () => new Date(),
+    },
+  );
 }
 
 /** A source store in memory. */

@@ -3,51 +3,16 @@ import { BatchGetCommand, type BatchGetCommandInput, DynamoDBDocumentClient, Get
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
-import { storeCollection } from '#shared/kb/collections';
 import { collectionSortKey, datasetKey } from '#shared/kb/contract';
-import type { DatasetRecord } from '#shared/repositories/datasets';
 import { TrainingSubjects } from '#shared/repositories/training-subjects';
-import { useKbContentTables } from '#test/support/kb-content';
+import { storeKnowledgeBase, storeTextCollection, useKbContentTables } from '#test/support/kb-content';
 
 const world = useKbContentTables();
 const TEAM = 'team-subjects';
 
 async function datasetWithCollection() {
-  const time = new Date().toISOString();
-  const dataset: DatasetRecord = {
-    id: newObjectId(),
-    teamId: TEAM,
-    tmbId: 'member-1',
-    parentId: null,
-    type: 'dataset',
-    name: 'KB',
-    intro: '',
-    avatar: '',
-    vectorModel: 'text-embedding-3-small',
-    agentModel: 'gpt-4o-mini',
-    inheritPermission: true,
-    createTime: time,
-    updateTime: time,
-  };
-  await world.datasets.put(dataset);
-  const collection = await storeCollection(
-    {
-      teamId: TEAM,
-      tmbId: 'member-1',
-      datasetId: dataset.id,
-      parentId: null,
-      name: 'notes',
-      type: 'virtual',
-      settings: { trainingType: 'chunk', chunkSize: 1000 },
-      train: false,
-    },
-    {
-      datasets: world.datasets,
-      content: world.content,
-      queue: { send: async () => {} },
-      now: () => new Date(),
-    },
-  );
+  const dataset = await storeKnowledgeBase(world, TEAM);
+  const collection = await storeTextCollection(world, dataset);
   return { dataset, collection };
 }
 

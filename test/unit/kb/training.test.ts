@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
-import { storeCollection, storeText } from '#shared/kb/collections';
+import { storeText } from '#shared/kb/collections';
 import { chunkSortKey, EmbeddingUnavailableError } from '#shared/kb/contract';
 import { readable } from '#shared/kb/data';
 import { type TrainingDeps, train } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
-import type { DatasetRecord } from '#shared/repositories/datasets';
 import {
   memoryFileStore,
   paragraphSplit,
   recordingIndexWriter,
   scriptedEmbedder,
+  storeKnowledgeBase,
+  storeTextCollection,
   useKbContentTables,
 } from '#test/support/kb-content';
 
@@ -18,26 +19,7 @@ const world = useKbContentTables();
 const TEAM = 'team-train';
 const TEXT = 'FastGPT is a knowledge base platform.\n\n知识库的向量检索很重要。\n\nChunks are embedded in batches.';
 
-async function newDataset(): Promise<DatasetRecord> {
-  const time = new Date().toISOString();
-  const record: DatasetRecord = {
-    id: newObjectId(),
-    teamId: TEAM,
-    tmbId: 'member-1',
-    parentId: null,
-    type: 'dataset',
-    name: 'KB',
-    intro: '',
-    avatar: '/icon/logo.svg',
-    vectorModel: 'text-embedding-3-small',
-    agentModel: 'gpt-4o-mini',
-    inheritPermission: true,
-    createTime: time,
-    updateTime: time,
-  };
-  await world.datasets.put(record);
-  return record;
-}
+const newDataset = () => storeKnowledgeBase(world, TEAM);
 
 /** A text collection as create/text stores it, and the message it queues. */
 async function textCollection(text = TEXT, trainingType: 'chunk' | 'qa' = 'chunk') {
@@ -46,25 +28,11 @@ async function textCollection(text = TEXT, trainingType: 'chunk' | 'qa' = 'chunk
   const sent: TrainingMessage[] = [];
   const fileId = newObjectId();
   await storeText(files, TEAM, 'notes', text, fileId);
-  const collection = await storeCollection(
-    {
-      teamId: TEAM,
-      tmbId: 'member-1',
-      datasetId: dataset.id,
-      parentId: null,
-      name: 'notes',
-      type: 'virtual',
-      settings: { trainingType, chunkSize: 1000 },
-      fileId,
-      train: true,
-    },
-    {
-      datasets: world.datasets,
-      content: world.content,
-      queue: { send: async (m) => void sent.push(m) },
-      now: () => new Date(),
-    },
-  );
+  const collection = await storeTextCollection(world, dataset, {
+    trainingType,
+    fileId,
+    send: async (m) => void sent.push(m),
+  });
   return { dataset, files, collection, message: sent[0] as TrainingMessage };
 }
 
