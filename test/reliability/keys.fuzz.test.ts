@@ -73,7 +73,11 @@ describe('key API under malformed requests (fuzz through the local server)', () 
     const rest = await fuzzThrough(server.url, others, (reply) => proxyReplyProblems(reply, { successAllowed: true }));
 
     expect([...created.failures, ...rest.failures].slice(0, 5)).toEqual([]);
-    expect(rest.replies.filter((r) => WHOLE_KEY.test(r.body)).map((r) => r.body.slice(0, 200))).toEqual([]);
+    // The fuzzer may send a list's request with another method (target() in fuzz-requests.ts): as POST it is a create,
+    // and its answer a create's.
+    const isCreate = (r: RawRequest) => r.method === 'POST' && /^\/api\/keys\/?(\?|$)/.test(r.path);
+    const leaks = rest.replies.filter((r, i) => !isCreate(others[i] as RawRequest) && WHOLE_KEY.test(r.body));
+    expect(leaks.map((r) => r.body.slice(0, 200))).toEqual([]);
     expect(created.statuses.filter((s) => s >= 500)).toEqual([]);
     expect(rest.statuses.filter((s) => [200, 400, 401, 404].includes(s))).toEqual([200, 400, 401, 404]);
   }, 180_000);
