@@ -171,13 +171,23 @@ export interface ChunkVector {
 }
 
 /** Writes the search's indexes; the training core calls it before a chunk can be read. */
+/** How a batch of chunks joins the full-text index. */
+export interface AddFullTextOptions {
+  /** The chunks were never indexed (new ids), so nothing of theirs is looked for to remove first. */
+  readonly fresh?: boolean;
+  /**
+   * Nothing is written until this settles, and nothing at all when it rejects: the chunks' own write, so their postings
+   * are computed while it is in flight yet never stored before them (a retry finds what to remove by the chunks).
+   */
+  readonly after?: Promise<unknown>;
+}
+
 export interface ChunkIndexWriter {
-  /** `fresh`: the chunks were never indexed (new ids), so nothing of theirs is looked for to remove first. */
   addFullText(
     teamId: string,
     datasetId: string,
     docs: readonly FullTextDoc[],
-    options?: { readonly fresh?: boolean },
+    options?: AddFullTextOptions,
   ): Promise<void>;
   putVectors(teamId: string, datasetId: string, vectors: readonly ChunkVector[]): Promise<void>;
   /** Removes chunks' vectors and postings (postings may go lazily: a reader never shows a missing chunk). */

@@ -1,6 +1,7 @@
 import type { KbContentRepository, StoredCollection } from '../repositories/kb-content.ts';
 import type { TrainingSubjects } from '../repositories/training-subjects.ts';
 import {
+  type AddFullTextOptions,
   type ChunkIndexWriter,
   type ChunkRecord,
   type ChunkVector,
@@ -159,9 +160,11 @@ async function trainCollection(
       updateTime,
     };
   });
-  await deps.content.putChunks(chunks);
+  // Their postings are computed and their embeddings asked for while they are written; neither is stored before them.
+  const stored = deps.content.putChunks(chunks);
   const { ready, error } = await indexChunks(chunks, dataset.vectorModel ?? deps.defaults.vectorModel, deps, {
     fresh: true,
+    after: stored,
   });
   const missing = ready.filter((c) => c.vectorMissing);
   if (missing.length > 0) await deps.content.putChunks(missing);
@@ -266,12 +269,17 @@ async function indexChunks(
   chunks: readonly ChunkRecord[],
   model: string,
   deps: TrainingDeps,
-  options: { readonly fresh?: boolean } = {},
+  options: AddFullTextOptions = {},
 ): Promise<{ ready: ChunkRecord[]; error?: string }> {
-  if (chunks.length === 0) return { ready: [] };
+  if (chunks.length === 0) {
+    await options.after;
+    return { ready: [] };
+  }
   const { teamId, datasetId } = chunks[0] as ChunkRecord;
   // The postings and the embeddings side by side: neither needs the other, and the chunks stay unreadable until both
   // are done. Both are awaited to their end before a failure of either is thrown.
+  // Awaited below whatever either side does; marked handled now, so a side that stops early leaves no stray rejection.
+  options.after?.catch(() => undefined);
   const [fullText, embedding] = await Promise.allSettled([
     deps.index.addFullText(
       teamId,
@@ -285,8 +293,9 @@ async function indexChunks(
       })),
       options,
     ),
-    embedChunks(chunks, model, deps),
+    embedChunks(chunks, model, deps, options.after),
   ]);
+  await options.after;
   if (fullText.status === 'rejected') throw fullText.reason;
   if (embedding.status === 'rejected') throw embedding.reason;
   const { embedded, error } = embedding.value;
@@ -302,6 +311,7 @@ async function embedChunks(
   chunks: readonly ChunkRecord[],
   model: string,
   deps: TrainingDeps,
+  after?: Promise<unknown>,
 ): Promise<{ embedded: Set<string>; error?: string }> {
   const { teamId, datasetId } = chunks[0] as ChunkRecord;
   const texts = chunks.flatMap((c) => c.indexes.map((index, indexNo) => ({ chunk: c, indexNo, text: index.text })));
@@ -321,6 +331,7 @@ async function embedChunks(
         indexNo: t.indexNo,
         vector: vectors[i] as number[],
       }));
+      await after;
       await deps.index.putVectors(teamId, datasetId, rows);
       for (const t of batch) embedded.add(t.chunk.id);
     } catch (e) {

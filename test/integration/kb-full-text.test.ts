@@ -351,6 +351,31 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     expect(await kb.index.search(kb.teamId, kb.datasetId, '大熊猫', 10)).toEqual([]);
   });
 
+  it('writes nothing until the chunks it waits for are stored, and nothing at all when their write fails', async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const index = new DynamoFullTextIndex(documents, termsTable);
+    const doc = { dataId: newObjectId(), collectionId: newObjectId(), texts: [PASSAGES.panda] };
+    let store = () => {};
+    const stored = new Promise<void>((resolve) => {
+      store = resolve;
+    });
+
+    const adding = index.add(teamId, datasetId, [doc], { fresh: true, after: stored });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await termItems(teamId, datasetId)).toEqual([]);
+    store();
+    await adding;
+    expect((await index.search(teamId, datasetId, '大熊猫', 10)).map((f) => f.dataId)).toEqual([doc.dataId]);
+
+    const failedDataset = newObjectId();
+    const failed = Promise.reject(new Error('chunk write failed'));
+    await expect(index.add(teamId, failedDataset, [doc], { fresh: true, after: failed })).rejects.toThrow(
+      'chunk write failed',
+    );
+    expect(await termItems(teamId, failedDataset)).toEqual([]);
+  });
+
   it('removes a whole knowledge base', async () => {
     const kb = await knowledgeBase(['panda', 'eiffel']);
     await kb.index.removeDataset(kb.teamId, kb.datasetId);

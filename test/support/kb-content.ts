@@ -132,7 +132,8 @@ export function recordingIndexWriter(): ChunkIndexWriter & {
     fullText,
     vectors,
     removedDatasets,
-    addFullText: async (_t, _d, docs) => {
+    addFullText: async (_t, _d, docs, options) => {
+      await options?.after;
       for (const doc of docs) fullText.set(doc.dataId, doc);
     },
     putVectors: async (_t, _d, rows) => {

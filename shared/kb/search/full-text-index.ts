@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { BatchWriter, Slots, type WriteRequest } from '#shared/repositories/batch';
-import { datasetKey, type FullTextDoc } from '../contract.ts';
+import { type AddFullTextOptions, datasetKey, type FullTextDoc } from '../contract.ts';
 import { batchGetAll, deletePartition, queryAll } from './dynamo-batch.ts';
 import {
   assertId,
@@ -72,14 +72,6 @@ export interface FullTextIndexOptions {
   readonly postingsBudget?: number;
 }
 
-export interface AddOptions {
-  /**
-   * The chunks were never indexed (new ids, as a collection's training makes): the removal of their earlier postings,
-   * one BatchGetItem, is skipped. A chunk that may have been indexed before must not be added as fresh.
-   */
-  readonly fresh?: boolean;
-}
-
 /** Writes and reads the full-text index of `kbTerms`. */
 export class DynamoFullTextIndex implements FullTextSearch {
   private readonly writer: BatchWriter;
@@ -100,21 +92,22 @@ export class DynamoFullTextIndex implements FullTextSearch {
     );
   }
 
-  /** Indexes chunks as one batch; a chunk indexed before is removed first (unless `fresh`). */
-  async add(teamId: string, datasetId: string, docs: readonly FullTextDoc[], options: AddOptions = {}): Promise<void> {
+  /**
+   * Indexes chunks as one batch; a chunk indexed before is removed first (unless `fresh`: a chunk that may have been
+   * indexed before must not be added as fresh). The postings are computed at once, the writes wait for `after`.
+   */
+  async add(
+    teamId: string,
+    datasetId: string,
+    docs: readonly FullTextDoc[],
+    options: AddFullTextOptions = {},
+  ): Promise<void> {
     if (docs.length === 0) return;
     const pk = datasetKey(teamId, datasetId);
     const unique = [...new Map(docs.map((d) => [d.dataId, d])).values()];
     for (const doc of unique) {
       assertId(doc.dataId, 'dataId');
       assertId(doc.collectionId, 'collectionId');
-    }
-    if (options.fresh !== true) {
-      await this.remove(
-        teamId,
-        datasetId,
-        unique.map((d) => d.dataId),
-      );
     }
     const batch = newBatchId();
     const blocks = new Map<string, Posting[]>();
@@ -158,6 +151,14 @@ export class DynamoFullTextIndex implements FullTextSearch {
         },
       },
     });
+    await options.after;
+    if (options.fresh !== true) {
+      await this.remove(
+        teamId,
+        datasetId,
+        unique.map((d) => d.dataId),
+      );
+    }
     // Counters first: the sketch is then never below a term's df, even while the blocks are written or when writing
     // them fails (a sketch left high only makes a search read that term a little later).
     await this.counters.add(pk, {

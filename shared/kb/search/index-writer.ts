@@ -1,4 +1,4 @@
-import type { ChunkIndexWriter, ChunkVector, FullTextDoc } from '../contract.ts';
+import type { AddFullTextOptions, ChunkIndexWriter, ChunkVector, FullTextDoc } from '../contract.ts';
 import type { DynamoFullTextIndex } from './full-text-index.ts';
 import type { DynamoVectorStore } from './vector-store.ts';
 
@@ -16,7 +16,7 @@ export class DynamoChunkIndexWriter implements ChunkIndexWriter {
     teamId: string,
     datasetId: string,
     docs: readonly FullTextDoc[],
-    options?: { readonly fresh?: boolean },
+    options?: AddFullTextOptions,
   ): Promise<void> {
     return this.fullText.add(teamId, datasetId, docs, options);
   }

@@ -76,7 +76,7 @@ export function segment(text: string, options: SegmentOptions = {}): string[] {
   const terms: string[] = [];
   const keep = (word: string) => {
     // English possessives: "base's" is found by "base".
-    const term = word.replace(/['’]s$/u, '');
+    const term = word.endsWith('s') ? word.replace(/['’]s$/u, '') : word;
     if (term.length > MAX_TERM_LENGTH) return;
     if (dropStopWords && STOP_WORDS.has(term)) return;
     terms.push(term);
@@ -90,11 +90,25 @@ export function segment(text: string, options: SegmentOptions = {}): string[] {
 const SIMPLE_TOKEN = /^[(["']*([a-z]+)[)\]"'.,;:!?]*$/;
 const TOKEN = /[^ \t\n\r\f\v]+/g;
 
-/** Intl.Segmenter's word-like segments of a folded text, in order. */
-function intlWords(text: string, keep: (word: string) => void): void {
-  // The locale only picks the dictionary ICU prefers; its CJK dictionary covers Chinese and Japanese alike.
+// The locale only picks the dictionary ICU prefers; its CJK dictionary covers Chinese and Japanese alike.
+const wordSegmenter = (): Intl.Segmenter => {
   segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' });
-  for (const part of segmenter.segment(text)) if (part.isWordLike) keep(part.segment);
+  return segmenter;
+};
+
+/**
+ * Intl.Segmenter's word-like segments of a folded text, in order, asked segment by segment from the end of the one
+ * before (`containing`): the same boundaries as iterating, at about four fifths of the cost on Chinese, where V8's work
+ * per segment is most of the time (docs/performance.md). test/unit/kb/segment.test.ts holds it to the iteration.
+ */
+function intlWords(text: string, keep: (word: string) => void): void {
+  const segments = wordSegmenter().segment(text);
+  for (let at = 0; at < text.length; ) {
+    const part = segments.containing(at);
+    if (part === undefined) return;
+    if (part.isWordLike) keep(part.segment);
+    at = part.index + part.segment.length;
+  }
 }
 
 /**
@@ -123,10 +137,10 @@ function wordsOf(folded: string, keep: (word: string) => void): void {
   if (regionStart >= 0) intlWords(folded.slice(regionStart, regionEnd), keep);
 }
 
-/** The word-like segments of a folded text by `Intl.Segmenter` alone (the reference the fast path is tested against). */
+/** The word-like segments of a folded text by iterating `Intl.Segmenter` (the reference the fast path is tested against). */
 export function intlWordSegments(folded: string): string[] {
   const words: string[] = [];
-  intlWords(folded, (w) => words.push(w));
+  for (const part of wordSegmenter().segment(folded)) if (part.isWordLike) words.push(part.segment);
   return words;
 }
 

@@ -178,6 +178,72 @@ describe('the training core', () => {
     expect(chunks.some((c) => readable(c, after!))).toBe(false);
   });
 
+  it('embeds and computes postings while the chunks are written, and stores neither before them', async () => {
+    const { files, collection, message } = await textCollection();
+    const index = recordingIndexWriter();
+    const order: string[] = [];
+    let releaseChunks = () => {};
+    const content: TrainingDeps['content'] = {
+      ...pickContent(),
+      putChunks: async (chunks) => {
+        order.push('chunk write started');
+        await new Promise<void>((resolve) => {
+          releaseChunks = resolve;
+        });
+        await world.content.putChunks(chunks);
+        order.push('chunks stored');
+      },
+    };
+    const embedder = scriptedEmbedder();
+    const recording: TrainingDeps['index'] = {
+      ...index,
+      addFullText: async (t, d, docs, options) => {
+        order.push('full text asked');
+        await index.addFullText(t, d, docs, options);
+        order.push('postings stored');
+      },
+      putVectors: async (t, d, rows) => {
+        order.push('vectors stored');
+        await index.putVectors(t, d, rows);
+      },
+    };
+    const embedding = {
+      async embed(model: string, texts: readonly string[]) {
+        order.push('embedding');
+        const vectors = await embedder.embed(model, texts);
+        releaseChunks();
+        return vectors;
+      },
+    };
+
+    await train(message, deps({ files, content, index: recording, embedder: embedding }));
+
+    expect(order.slice(0, 3)).toEqual(['chunk write started', 'full text asked', 'embedding']);
+    expect(order.indexOf('chunks stored')).toBeLessThan(order.indexOf('postings stored'));
+    expect(order.indexOf('chunks stored')).toBeLessThan(order.indexOf('vectors stored'));
+    const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({ status: 'ready', generation: 1, dataAmount: 3 });
+  });
+
+  it('stores no postings or vectors when the chunks cannot be written, and fails the message for a retry', async () => {
+    const { files, collection, message } = await textCollection();
+    const index = recordingIndexWriter();
+    const content: TrainingDeps['content'] = {
+      ...pickContent(),
+      putChunks: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        throw new Error('chunk write failed');
+      },
+    };
+
+    await expect(train(message, deps({ files, content, index }))).rejects.toThrow('chunk write failed');
+
+    expect(index.fullText.size).toBe(0);
+    expect(index.vectors.size).toBe(0);
+    const after = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    expect(after).toMatchObject({ generation: 0, status: 'training' });
+  });
+
   it('replaces the old generation when a collection is trained again', async () => {
     const { files, collection, message } = await textCollection();
     const index = recordingIndexWriter();
