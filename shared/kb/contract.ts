@@ -170,7 +170,6 @@ export interface ChunkVector {
   readonly chunkIndex?: number;
 }
 
-/** Writes the search's indexes; the training core calls it before a chunk can be read. */
 /** How a batch of chunks joins the full-text index. */
 export interface AddFullTextOptions {
   /** The chunks were never indexed (new ids), so nothing of theirs is looked for to remove first. */
@@ -182,6 +181,7 @@ export interface AddFullTextOptions {
   readonly after?: Promise<unknown>;
 }
 
+/** Writes the search's indexes; the training core calls it before a chunk can be read. */
 export interface ChunkIndexWriter {
   addFullText(
     teamId: string,
