@@ -76,6 +76,26 @@ function countingChunkQueries() {
   return { content, queried };
 }
 
+/** A scripted embedder that notes each call in `order` and settles `answered` once it has answered the first. */
+function answeringEmbedder(order: string[]) {
+  const embedder = scriptedEmbedder();
+  let answer = () => {};
+  const answered = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  return {
+    answered,
+    embedder: {
+      async embed(model: string, texts: readonly string[]) {
+        order.push('embedding');
+        const vectors = await embedder.embed(model, texts);
+        answer();
+        return vectors;
+      },
+    },
+  };
+}
+
 describe('the training core', () => {
   it('trains a text collection into ready chunks of the next generation, embedded and indexed', async () => {
     const { files, collection, message } = await textCollection();
@@ -144,25 +164,14 @@ describe('the training core', () => {
     const { files, collection, message } = await textCollection();
     const index = recordingIndexWriter();
     const order: string[] = [];
-    let releaseFullText = () => {};
+    const { embedder: embedding, answered } = answeringEmbedder(order);
     const failing = {
       ...index,
       addFullText: async () => {
         order.push('full text started');
-        await new Promise<void>((resolve) => {
-          releaseFullText = resolve;
-        });
+        await answered;
         order.push('full text failed');
         throw new Error('postings write failed');
-      },
-    };
-    const embedder = scriptedEmbedder();
-    const embedding = {
-      async embed(model: string, texts: readonly string[]) {
-        order.push('embedding');
-        const vectors = await embedder.embed(model, texts);
-        releaseFullText();
-        return vectors;
       },
     };
 
@@ -182,19 +191,16 @@ describe('the training core', () => {
     const { files, collection, message } = await textCollection();
     const index = recordingIndexWriter();
     const order: string[] = [];
-    let releaseChunks = () => {};
+    const { embedder: embedding, answered } = answeringEmbedder(order);
     const content: TrainingDeps['content'] = {
       ...pickContent(),
       putChunks: async (chunks) => {
         order.push('chunk write started');
-        await new Promise<void>((resolve) => {
-          releaseChunks = resolve;
-        });
+        await answered;
         await world.content.putChunks(chunks);
         order.push('chunks stored');
       },
     };
-    const embedder = scriptedEmbedder();
     const recording: TrainingDeps['index'] = {
       ...index,
       addFullText: async (t, d, docs, options) => {
@@ -205,14 +211,6 @@ describe('the training core', () => {
       putVectors: async (t, d, rows) => {
         order.push('vectors stored');
         await index.putVectors(t, d, rows);
-      },
-    };
-    const embedding = {
-      async embed(model: string, texts: readonly string[]) {
-        order.push('embedding');
-        const vectors = await embedder.embed(model, texts);
-        releaseChunks();
-        return vectors;
       },
     };
 
@@ -228,15 +226,17 @@ describe('the training core', () => {
   it('stores no postings or vectors when the chunks cannot be written, and fails the message for a retry', async () => {
     const { files, collection, message } = await textCollection();
     const index = recordingIndexWriter();
+    // The write fails only once an embedding has come back: its vectors are ready to store and must not be.
+    const { embedder, answered } = answeringEmbedder([]);
     const content: TrainingDeps['content'] = {
       ...pickContent(),
       putChunks: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 5));
+        await answered;
         throw new Error('chunk write failed');
       },
     };
 
-    await expect(train(message, deps({ files, content, index }))).rejects.toThrow('chunk write failed');
+    await expect(train(message, deps({ files, content, index, embedder }))).rejects.toThrow('chunk write failed');
 
     expect(index.fullText.size).toBe(0);
     expect(index.vectors.size).toBe(0);
