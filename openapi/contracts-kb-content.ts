@@ -1,13 +1,16 @@
 import * as z from 'zod';
+import { TRAINING_MODES } from '#functions/kb-collections/training-detail';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { datasetIdSchema, pathEntrySchema, permissionSchema } from '#shared/schemas/datasets';
 import {
+  collectionIdQuerySchema,
   collectionPathsQuerySchema,
   createCollectionBodySchema,
   createTextCollectionBodySchema,
   datasetIdQuerySchema,
+  deleteCollectionsBodySchema,
   insertDataBodySchema,
   listCollectionsBodySchema,
   listDataBodySchema,
@@ -137,6 +140,20 @@ const trainingQueueSchema = z.strictObject({
   failedChunkCount: z.int().nonnegative(),
   hasError: z.boolean(),
 });
+const trainingCountsSchema = (description: string) =>
+  z.strictObject(Object.fromEntries(TRAINING_MODES.map((mode) => [mode, z.int().nonnegative()]))).meta({ description });
+const trainingDetailSchema = z.strictObject({
+  trainingType: z.enum(['chunk', 'qa']),
+  advancedTraining: z.strictObject({
+    customPdfParse: z.boolean(),
+    imageIndex: z.boolean(),
+    autoIndexes: z.boolean(),
+  }),
+  queuedCounts: trainingCountsSchema('Other collections’ items ahead of this one: always 0 here'),
+  trainingCounts: trainingCountsSchema('Items in each stage now'),
+  errorCounts: trainingCountsSchema('Failed items of each stage'),
+  trainedCount: z.int().nonnegative().meta({ description: 'Chunks stored' }),
+});
 
 const DATASET_ID = '6740a1f2c3d4e5f6a7b8c9d0';
 const COLLECTION_ID = '6740a1f2c3d4e5f6a7b8c9d1';
@@ -153,6 +170,19 @@ const collectionUpdate = (method: string): RouteContract => ({
     'Changes the fields it names and bumps `updateTime`; an empty `name` leaves the name unchanged. A move goes into a collection folder of the same knowledge base, never into the collection itself or below it.',
   request: { body: updateCollectionBodySchema, bodyExample: { id: COLLECTION_ID, name: 'Renamed' } },
   success: ok('Updated', z.null()),
+  errors: errors('invalidParams', 'missingParams', 'unExistCollection'),
+});
+const collectionDelete = (method: string): RouteContract => ({
+  operationId: method === 'DELETE' ? 'deleteCollection' : 'deleteCollectionPost',
+  summary: `Delete collections with their data, vectors and files (${method})`,
+  description: '`?id=` or a body `{collectionIds}`; a folder goes with everything in it.',
+  request: {
+    query: z.object({ id: id.optional() }),
+    ...(method === 'POST'
+      ? { body: deleteCollectionsBodySchema, bodyExample: { collectionIds: [COLLECTION_ID] } }
+      : {}),
+  },
+  success: ok('Deleted', z.null()),
   errors: errors('invalidParams', 'missingParams', 'unExistCollection'),
 });
 const collectionList = (deprecated: boolean): RouteContract => ({
@@ -243,12 +273,15 @@ const CONTENT: Readonly<Record<string, RouteContract>> = {
   },
   'PUT /api/core/dataset/collection/update': collectionUpdate('PUT'),
   'POST /api/core/dataset/collection/update': collectionUpdate('POST'),
-  'DELETE /api/core/dataset/collection/delete': {
-    operationId: 'deleteCollection',
-    summary: 'Delete collections with their data, vectors and files',
-    description: '`?id=` or a body `{collectionIds}`; a folder goes with everything in it.',
-    request: { query: z.object({ id: id.optional() }) },
-    success: ok('Deleted', z.null()),
+  'DELETE /api/core/dataset/collection/delete': collectionDelete('DELETE'),
+  'POST /api/core/dataset/collection/delete': collectionDelete('POST'),
+  'GET /api/core/dataset/collection/trainingDetail': {
+    operationId: 'getCollectionTrainingDetail',
+    summary: 'The stages of one collection’s training, counted as FastGPT’s training dialog reads them',
+    description:
+      'Every count names each of FastGPT’s training modes. A queued collection is one item in `parse`; a training one counts its items in `qa` (Q&A collections) or `chunk`; chunks without a vector are `chunk` errors; a failed training without such chunks is one error in `parse` (or `qa`).',
+    request: { query: collectionIdQuerySchema },
+    success: ok('The counts', trainingDetailSchema),
     errors: errors('invalidParams', 'missingParams', 'unExistCollection'),
   },
   'POST /api/core/dataset/data/pushData': {

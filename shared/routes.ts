@@ -107,6 +107,10 @@ const KB_CONTENT_ROUTES: readonly RouteDef[] = [
   { method: 'PUT', path: '/api/core/dataset/collection/update', function: 'kb-collections' },
   { method: 'POST', path: '/api/core/dataset/collection/update', function: 'kb-collections' },
   { method: 'DELETE', path: '/api/core/dataset/collection/delete', function: 'kb-collections' },
+  // FastGPT's web client (from 4.10) and its newest OpenAPI document delete with POST and a body of collectionIds.
+  { method: 'POST', path: '/api/core/dataset/collection/delete', function: 'kb-collections' },
+  // The stages of one collection's training, as FastGPT's web client draws them in its training dialog.
+  { method: 'GET', path: '/api/core/dataset/collection/trainingDetail', function: 'kb-collections' },
   { method: 'POST', path: '/api/core/dataset/data/pushData', function: 'kb-data' },
   { method: 'POST', path: '/api/core/dataset/data/insertData', function: 'kb-data' },
   { method: 'POST', path: '/api/core/dataset/data/v2/list', function: 'kb-data' },

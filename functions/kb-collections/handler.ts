@@ -7,6 +7,7 @@ import { contentWiring } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { idField, idQuerySchema } from '#shared/schemas/dataset-fields';
 import {
+  collectionIdQuerySchema,
   collectionPathsQuerySchema,
   createCollectionBodySchema,
   createTextCollectionBodySchema,
@@ -23,6 +24,7 @@ import { createCollection } from './create-collection.ts';
 import { createTextCollection } from './create-text-collection.ts';
 import { deleteCollection } from './delete-collection.ts';
 import { listCollections } from './list-collections.ts';
+import { collectionTrainingDetail } from './training-detail.ts';
 import { trainingStatus } from './training-status.ts';
 import { updateCollection } from './update-collection.ts';
 
@@ -63,6 +65,7 @@ async function training(event: APIGatewayProxyEvent, caller: CallerContext, only
 
 const update: Call = (event, caller) =>
   updateCollection({ body: datasetBody(event, updateCollectionBodySchema), caller }, deps);
+const remove: Call = (event, caller) => deleteCollection({ ids: deleteIds(event), caller }, deps);
 
 const CALLS: Readonly<Record<string, Call>> = {
   [`POST ${BASE}/collection/create`]: (event, caller) =>
@@ -84,7 +87,10 @@ const CALLS: Readonly<Record<string, Call>> = {
     collectionPaths({ query: datasetQuery(event, collectionPathsQuerySchema), caller }, deps),
   [`PUT ${BASE}/collection/update`]: update,
   [`POST ${BASE}/collection/update`]: update,
-  [`DELETE ${BASE}/collection/delete`]: (event, caller) => deleteCollection({ ids: deleteIds(event), caller }, deps),
+  [`DELETE ${BASE}/collection/delete`]: remove,
+  [`POST ${BASE}/collection/delete`]: remove,
+  [`GET ${BASE}/collection/trainingDetail`]: (event, caller) =>
+    collectionTrainingDetail({ query: datasetQuery(event, collectionIdQuerySchema), caller }, deps),
   [`GET ${BASE}/training/getDatasetTrainingQueue`]: (event, caller) => training(event, caller, false),
   [`GET ${BASE}/training/hasDatasetTrainingError`]: (event, caller) => training(event, caller, true),
 };

@@ -141,7 +141,7 @@ export const updateCollectionBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type UpdateCollectionBody = z.output<typeof updateCollectionBodySchema>;
 
-/** DELETE /api/core/dataset/collection/delete: `?id=` or a body `{collectionIds}`. */
+/** DELETE or POST /api/core/dataset/collection/delete: `?id=` or a body `{collectionIds}`. */
 export const deleteCollectionsBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({
     collectionIds: z.optional(z.array(idField('collectionIds')).check(z.maxLength(100, 'at most 100 collectionIds'))),
@@ -227,6 +227,12 @@ export const collectionPathsQuerySchema = /* @__PURE__ */ z.moduleSchema(() =>
   }),
 );
 export type CollectionPathsQuery = z.output<typeof collectionPathsQuerySchema>;
+
+/** GET /api/core/dataset/collection/trainingDetail?collectionId=. */
+export const collectionIdQuerySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({ collectionId: idField('collectionId') }),
+);
+export type CollectionIdQuery = z.output<typeof collectionIdQuerySchema>;
 
 /** GET /api/core/dataset/training/getDatasetTrainingQueue?datasetId=. */
 export const datasetIdQuerySchema = /* @__PURE__ */ z.moduleSchema(() => z.object({ datasetId: idField('datasetId') }));

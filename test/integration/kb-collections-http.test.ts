@@ -206,3 +206,74 @@ describe('collection/paths', () => {
     expectError(await api.get(P.paths, { sourceId: 'nope' }), 400, 507000);
   });
 });
+
+describe('collection/trainingDetail', () => {
+  const zeros = Object.fromEntries(
+    [
+      'parse',
+      'qa',
+      'chunk',
+      'image',
+      'auto',
+      'imageParse',
+      'databaseSchema',
+      'hype',
+      'small2Big',
+      'synonymStandardize',
+      'synonymRestore',
+      'synthesis',
+    ].map((mode) => [mode, 0]),
+  );
+
+  it('counts a training that found no embedding channel: its chunk stored, without a vector, an embedding error', async () => {
+    const created = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: 'T', text: 'Some text.' }),
+    );
+    await api.trained(created.collectionId);
+
+    expect(await api.ok(api.get(P.trainingDetail, { collectionId: created.collectionId }))).toEqual({
+      trainingType: 'chunk',
+      advancedTraining: { customPdfParse: false, imageIndex: false, autoIndexes: false },
+      queuedCounts: zeros,
+      trainingCounts: zeros,
+      errorCounts: { ...zeros, chunk: 1 },
+      trainedCount: 1,
+    });
+  });
+
+  it('answers every count 0 for an empty collection (ready: nothing to train)', async () => {
+    const id = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Manual' }));
+
+    expect(await api.ok(api.get(P.trainingDetail, { collectionId: id }))).toMatchObject({
+      queuedCounts: zeros,
+      trainingCounts: zeros,
+      errorCounts: zeros,
+      trainedCount: 0,
+    });
+  });
+
+  it("answers 501003 for another team's collection and an unknown one, 507004 without an id, 507000 for a malformed one", async () => {
+    const id = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Mine' }));
+
+    expectError(await other.get(P.trainingDetail, { collectionId: id }), 404, 501003);
+    expectError(await api.get(P.trainingDetail, { collectionId: UNKNOWN_ID }), 404, 501003);
+    expectError(await api.get(P.trainingDetail, {}), 400, 507004);
+    expectError(await api.get(P.trainingDetail, { collectionId: 'nope' }), 400, 507000);
+  });
+});
+
+describe('collection/delete by POST (FastGPT’s web client from 4.10)', () => {
+  it('deletes the collections of a body of collectionIds, and none when one of them is another team’s', async () => {
+    const mine = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Mine' }));
+    const theirs = await other.ok<string>(
+      other.post(P.createCollection, { datasetId: await other.dataset(), name: 'Theirs' }),
+    );
+
+    expectError(await api.post(P.delete, { collectionIds: [mine, theirs] }), 404, 501003);
+    expect(await api.ok(api.get(P.detail, { id: mine }))).toMatchObject({ _id: mine });
+
+    expect(await api.ok(api.post(P.delete, { collectionIds: [mine] }))).toBeNull();
+    expectError(await api.get(P.detail, { id: mine }), 404, 501003);
+    expect(await other.ok(other.get(P.detail, { id: theirs }))).toMatchObject({ _id: theirs });
+  });
+});

@@ -16,6 +16,7 @@ export const CONTENT_PATHS = {
   paths: '/api/core/dataset/collection/paths',
   update: '/api/core/dataset/collection/update',
   delete: '/api/core/dataset/collection/delete',
+  trainingDetail: '/api/core/dataset/collection/trainingDetail',
   pushData: '/api/core/dataset/data/pushData',
   insertData: '/api/core/dataset/data/insertData',
   dataV2: '/api/core/dataset/data/v2/list',

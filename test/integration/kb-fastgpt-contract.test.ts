@@ -11,6 +11,7 @@ import {
   fastgptDataPagingData,
   fastgptInsertDataResponse,
   fastgptPushDataResponse,
+  fastgptTrainingDetail,
   fastgptTrainingQueue,
 } from '#test/support/fastgpt-content-types';
 import { useTestServer } from '#test/support/local-server';
@@ -160,6 +161,24 @@ describe("FastGPT's documented examples, answered in FastGPT's types", () => {
 
   it('training/getDatasetTrainingQueue answers {rebuildingCount, trainingCount}', async () => {
     fastgpt(fastgptTrainingQueue, await api.ok(api.get(P.trainingQueue, { datasetId })));
+  });
+
+  it('collection/trainingDetail answers GetCollectionTrainingDetailResponse, every training mode counted', async () => {
+    const created = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: '训练详情', text: '第一段。\n\nSecond paragraph.' }),
+    );
+    await api.trained(created.collectionId);
+
+    fastgpt(fastgptTrainingDetail, await api.ok(api.get(P.trainingDetail, { collectionId: created.collectionId })));
+  });
+
+  it('collection/delete by POST with {collectionIds}, as the web client sends it (delDatasetCollectionById)', async () => {
+    const a = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'posted' }));
+
+    await api.ok(api.post(P.delete, { collectionIds: [a] }));
+
+    const page = await api.ok<{ list: { _id: string }[] }>(api.post(P.listV2, { datasetId, pageSize: 30 }));
+    expect(page.list.map((c) => c._id)).not.toContain(a);
   });
 
   it('collection/delete with a body of collectionIds (FastGPT ≥ 4.12) deletes each', async () => {

@@ -18,6 +18,8 @@ const ROUTES = [
   ['GET', P.paths, true],
   ['PUT', P.update, false],
   ['DELETE', P.delete, true],
+  ['POST', P.delete, true],
+  ['GET', P.trainingDetail, true],
   ['POST', P.pushData, false],
   ['POST', P.insertData, false],
   ['POST', P.dataV2, false],
@@ -116,7 +118,7 @@ function bodyObjects(): fc.Arbitrary<Record<string, unknown>> {
 
 function queries(): fc.Arbitrary<string> {
   const pair = fc.tuple(
-    fc.constantFrom('id', 'datasetId', 'sourceId', 'parentId', 'id[]', '__proto__', 'x'),
+    fc.constantFrom('id', 'datasetId', 'collectionId', 'sourceId', 'parentId', 'id[]', '__proto__', 'x'),
     fc.oneof(ids(), fc.constantFrom(...seeded.data, '')),
   );
   return fc.oneof(

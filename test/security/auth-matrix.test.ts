@@ -214,6 +214,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   '/api/core/dataset/collection/paths': { query: `sourceId=${UNKNOWN_ID}` },
   '/api/core/dataset/collection/update': { body: JSON.stringify({ id: UNKNOWN_ID, name: 'matrix' }) },
   '/api/core/dataset/collection/delete': { query: `id=${UNKNOWN_ID}` },
+  '/api/core/dataset/collection/trainingDetail': { query: `collectionId=${UNKNOWN_ID}` },
   '/api/core/dataset/data/pushData': { body: JSON.stringify({ collectionId: UNKNOWN_ID, data: [{ q: 'q' }] }) },
   '/api/core/dataset/data/insertData': { body: JSON.stringify({ collectionId: UNKNOWN_ID, q: 'q' }) },
   '/api/core/dataset/data/v2/list': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },

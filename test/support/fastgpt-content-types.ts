@@ -112,5 +112,34 @@ export const fastgptCreateTextResponse = z.looseObject({
  */
 export const fastgptCollectionPaths = z.array(z.looseObject({ parentId: z.string(), parentName: z.string() }));
 
+/**
+ * `collection/trainingDetail`: `GetCollectionTrainingDetailResponseSchema` (packages/global/openapi/core/dataset/
+ * collection/api.ts, v4.16): its counts are `z.record(z.enum(TrainingModeEnum), z.number())`, which in zod 4 requires
+ * every mode; the modes as the handler (projects/app/src/pages/api/core/dataset/collection/trainingDetail.ts at
+ * 054c3f18) lists them.
+ */
+const trainingModes = z.enum([
+  'parse',
+  'qa',
+  'chunk',
+  'image',
+  'auto',
+  'imageParse',
+  'databaseSchema',
+  'hype',
+  'small2Big',
+  'synonymStandardize',
+  'synonymRestore',
+  'synthesis',
+]);
+export const fastgptTrainingDetail = z.looseObject({
+  trainingType: z.enum(['chunk', 'qa', 'auto', 'backup', 'template', 'parse', 'image', 'imageParse']).optional(),
+  advancedTraining: z.looseObject({ customPdfParse: z.boolean(), imageIndex: z.boolean(), autoIndexes: z.boolean() }),
+  queuedCounts: z.record(trainingModes, z.number()),
+  trainingCounts: z.record(trainingModes, z.number()),
+  errorCounts: z.record(trainingModes, z.number()),
+  trainedCount: z.number(),
+});
+
 /** `data/insertData`: the new data's id (the handler returns `insertId`). */
 export const fastgptInsertDataResponse = objectId;
