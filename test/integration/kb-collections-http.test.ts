@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { FASTGPT_TRAINING_MODES } from '#test/support/fastgpt-content-types';
 import { useTestServer } from '#test/support/local-server';
 import { expectError } from './create-dataset.helpers.ts';
 import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
@@ -208,22 +209,7 @@ describe('collection/paths', () => {
 });
 
 describe('collection/trainingDetail', () => {
-  const zeros = Object.fromEntries(
-    [
-      'parse',
-      'qa',
-      'chunk',
-      'image',
-      'auto',
-      'imageParse',
-      'databaseSchema',
-      'hype',
-      'small2Big',
-      'synonymStandardize',
-      'synonymRestore',
-      'synthesis',
-    ].map((mode) => [mode, 0]),
-  );
+  const zeros = Object.fromEntries(FASTGPT_TRAINING_MODES.map((mode) => [mode, 0]));
 
   it('counts a training that found no embedding channel: its chunk stored, without a vector, an embedding error', async () => {
     const created = await api.ok<{ collectionId: string }>(

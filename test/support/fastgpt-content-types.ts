@@ -132,6 +132,8 @@ const trainingModes = z.enum([
   'synonymRestore',
   'synthesis',
 ]);
+/** FastGPT's training modes, every one a key of each trainingDetail count. */
+export const FASTGPT_TRAINING_MODES = trainingModes.options;
 export const fastgptTrainingDetail = z.looseObject({
   trainingType: z.enum(['chunk', 'qa', 'auto', 'backup', 'template', 'parse', 'image', 'imageParse']).optional(),
   advancedTraining: z.looseObject({ customPdfParse: z.boolean(), imageIndex: z.boolean(), autoIndexes: z.boolean() }),
