@@ -15,6 +15,7 @@ import {
   listCollectionsBodySchema,
   listDataBodySchema,
   pushDataBodySchema,
+  retrainCollectionBodySchema,
   updateCollectionBodySchema,
   updateDataBodySchema,
 } from '#shared/schemas/kb-content';
@@ -252,6 +253,18 @@ const CONTENT: Readonly<Record<string, RouteContract>> = {
     },
     success: ok('Created', z.strictObject({ collectionId: id, results: z.strictObject({ insertLen: z.literal(0) }) })),
     errors: errors('invalidParams', 'missingParams', 'unExistDataset', 'unExistCollection', 'tooManyRequests'),
+  },
+  'POST /api/core/dataset/collection/create/reTrainingCollection': {
+    operationId: 'retrainCollection',
+    summary: 'Train a collection again from its source with new chunk settings',
+    description:
+      'Settings not sent keep the collection’s. The collection keeps its id (FastGPT answers a new one) and its chunks until the new ones replace them in one write. A collection being trained answers 429; one without a source (a folder, data entered by hand) 507000.',
+    request: {
+      body: retrainCollectionBodySchema,
+      bodyExample: { datasetId: DATASET_ID, collectionId: COLLECTION_ID, trainingType: 'chunk', chunkSize: 500 },
+    },
+    success: ok('Queued; the collection’s id', z.strictObject({ collectionId: id })),
+    errors: errors('invalidParams', 'missingParams', 'unExistCollection', 'tooManyRequests'),
   },
   'POST /api/core/dataset/collection/listV2': collectionList(false),
   'POST /api/core/dataset/collection/list': collectionList(true),

@@ -98,6 +98,8 @@ export interface ApiDef {
 const KB_CONTENT_ROUTES: readonly RouteDef[] = [
   { method: 'POST', path: '/api/core/dataset/collection/create', function: 'kb-collections' },
   { method: 'POST', path: '/api/core/dataset/collection/create/text', function: 'kb-collections' },
+  // FastGPT's "train again" with new chunk settings (its web client's re-import of a collection).
+  { method: 'POST', path: '/api/core/dataset/collection/create/reTrainingCollection', function: 'kb-collections' },
   { method: 'POST', path: '/api/core/dataset/collection/listV2', function: 'kb-collections' },
   // Deprecated in FastGPT, still called by older clients: the same function answers its older page shape.
   { method: 'POST', path: '/api/core/dataset/collection/list', function: 'kb-collections' },

@@ -15,6 +15,7 @@ import {
   deleteCollectionsBodySchema,
   listCollectionsBodySchema,
   MAX_TEXT_BYTES,
+  retrainCollectionBodySchema,
   updateCollectionBodySchema,
 } from '#shared/schemas/kb-content';
 import * as z from '#shared/zod';
@@ -24,6 +25,7 @@ import { createCollection } from './create-collection.ts';
 import { createTextCollection } from './create-text-collection.ts';
 import { deleteCollection } from './delete-collection.ts';
 import { listCollections } from './list-collections.ts';
+import { retrainCollection } from './retrain-collection.ts';
 import { collectionTrainingDetail } from './training-detail.ts';
 import { trainingStatus } from './training-status.ts';
 import { updateCollection } from './update-collection.ts';
@@ -79,6 +81,8 @@ const CALLS: Readonly<Record<string, Call>> = {
       },
       deps,
     ),
+  [`POST ${BASE}/collection/create/reTrainingCollection`]: (event, caller) =>
+    retrainCollection({ body: datasetBody(event, retrainCollectionBodySchema), caller }, deps),
   [`POST ${BASE}/collection/listV2`]: (event, caller) => list(event, caller, false),
   [`POST ${BASE}/collection/list`]: (event, caller) => list(event, caller, true),
   [`GET ${BASE}/collection/detail`]: (event, caller) =>

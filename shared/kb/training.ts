@@ -83,9 +83,9 @@ async function trainCollection(
       remove,
       ...more,
     });
-  // A first training's counts are added to, not set: data pushed into the collection meanwhile counts beside its chunks
-  // (pushed chunks stay, ChunkRecord.pushed). The queued collection counted 1 (shared/kb/collections.ts).
-  const first = current === 0;
+  // Counts are added to, never set: data pushed into the collection meanwhile counts beside its chunks (pushed chunks
+  // stay, ChunkRecord.pushed). A queued collection counts 1 until it is split, first (shared/kb/collections.ts) and
+  // when it is trained again (shared/kb/retraining.ts).
   /**
    * Marks the collection `training` with `changes` and `add`; when an earlier attempt of this message already did (it is
    * `training`: it may have written chunks), with `changes` alone. Undefined when it is gone or has moved on.
@@ -115,24 +115,21 @@ async function trainCollection(
   } catch (error) {
     if (!(error instanceof SourceError || error instanceof EmbeddingUnavailableError)) throw error;
     const failed = { status: 'error' as const, error: error.message };
-    const remove = qa ? [] : (['failedChunks'] as const);
-    // A first training takes back the queued collection's 1 (an earlier attempt's amount is not known: then 0).
-    if (
-      !first ||
-      (await setState(failed, remove, { add: { trainingAmount: -1 }, unlessStatus: 'training' })) === false
-    ) {
+    // A collection trained before keeps its chunks, and so the count of those without a vector.
+    const remove = qa || current > 0 ? [] : (['failedChunks'] as const);
+    // Takes back the queued collection's 1 (an earlier attempt's amount is not known: then 0).
+    if ((await setState(failed, remove, { add: { trainingAmount: -1 }, unlessStatus: 'training' })) === false) {
       await setState({ ...failed, trainingAmount: 0 }, remove);
     }
     return;
   }
-  // The amount: a first training turns the queued 1 into its item count (once), a re-training sets it.
-  const amount = first ? {} : { trainingAmount: items.length };
-  const added = first ? { trainingAmount: items.length - 1 } : undefined;
+  // The amount: the queued 1 becomes the item count, once.
+  const added = { trainingAmount: items.length - 1 };
   if (!qa) {
-    const claimed = await claim(amount, added);
+    const claimed = await claim({}, added);
     if (claimed === undefined) return;
     resumed = claimed === 'resumed';
-  } else if (!(first && resumed) && !(await setState(amount, [], added ? { add: added } : {}))) return;
+  } else if (!resumed && !(await setState({}, [], { add: added }))) return;
 
   // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled. Chunks of
   // this generation are written only after the update above, so a collection that was not `training` has none.
@@ -169,26 +166,28 @@ async function trainCollection(
   const missing = ready.filter((c) => c.vectorMissing);
   if (missing.length > 0) await deps.content.putChunks(missing);
 
+  // The old generation's chunks: only a collection trained before holds any (a training writes its own generation;
+  // pushed chunks stay whatever their generation). Read before the flip, so its one write moves the count by the
+  // difference; deleted after it.
+  const replaced =
+    current > 0 ? (await chunksOf(deps, collection)).filter((c) => c.generation !== generation && !c.pushed) : [];
   const flipped = await setState(
     {
       generation,
       status: error === undefined ? 'ready' : 'error',
       ...(error === undefined ? {} : { error }),
       failedChunks: missing.length,
-      ...(first ? {} : { dataAmount: ready.length, trainingAmount: 0 }),
       trainedAt: deps.now().toISOString(),
     },
     [],
-    first ? { add: { dataAmount: ready.length, trainingAmount: -items.length } } : {},
+    { add: { dataAmount: ready.length - replaced.length, trainingAmount: -items.length } },
   );
   if (flipped === false) {
     // Deleted or re-trained meanwhile: this generation is nobody's.
     await removeChunks(deps, collection, (c) => c.generation === generation && c.pushed !== true);
     return;
   }
-  // The old generation's chunks: only a collection trained before holds any (a training writes its own generation;
-  // pushed chunks stay whatever their generation).
-  if (current > 0) await removeChunks(deps, collection, (c) => c.generation !== generation && c.pushed !== true);
+  await dropChunks(deps, collection, replaced);
 }
 
 /** Embeds chunks pushed or edited one by one, then makes the new ones readable and counts them. */
@@ -365,12 +364,17 @@ async function removeChunks(
   collection: StoredCollection,
   which: (chunk: ChunkRecord) => boolean,
 ): Promise<void> {
-  const { teamId, datasetId, id } = collection;
-  const doomed = (await deps.content.chunksOf(teamId, datasetId, id)).filter(which);
+  await dropChunks(deps, collection, (await chunksOf(deps, collection)).filter(which));
+}
+
+const chunksOf = (deps: TrainingDeps, c: StoredCollection) => deps.content.chunksOf(c.teamId, c.datasetId, c.id);
+
+/** Deletes chunks with their postings and vectors (the index first: a chunk is never found without its item). */
+async function dropChunks(deps: TrainingDeps, collection: StoredCollection, doomed: readonly ChunkRecord[]) {
   if (doomed.length === 0) return;
   await deps.index.removeChunks(
-    teamId,
-    datasetId,
+    collection.teamId,
+    collection.datasetId,
     doomed.map((c) => c.id),
   );
   await deps.content.deleteKeys(doomed);

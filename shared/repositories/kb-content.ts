@@ -34,6 +34,7 @@ export type CollectionChanges = Partial<
   Pick<
     StoredCollection,
     | 'name'
+    | 'settings'
     | 'parentId'
     | 'parentKey'
     | 'tags'
@@ -179,8 +180,8 @@ export class KbContentRepository extends TableRepository {
       expectedGeneration?: number;
       /** Counts added (negative to take away) in the same write. */
       add?: { readonly dataAmount?: number; readonly trainingAmount?: number };
-      /** Only if the collection's status is not this one. */
-      unlessStatus?: StoredCollection['status'];
+      /** Only if the collection's status is none of these. */
+      unlessStatus?: StoredCollection['status'] | readonly StoredCollection['status'][];
     } = {},
   ): Promise<boolean> {
     const names: Record<string, string> = {};
@@ -202,10 +203,11 @@ export class KbContentRepository extends TableRepository {
       values[`:a${i}`] = n;
     }
     let condition = 'attribute_exists(pk)';
-    if (options.unlessStatus !== undefined) {
+    const unless = options.unlessStatus === undefined ? [] : [options.unlessStatus].flat();
+    for (const [i, status] of unless.entries()) {
       names['#status'] = 'status';
-      values[':unless'] = options.unlessStatus;
-      condition += ' AND #status <> :unless';
+      values[`:unless${i}`] = status;
+      condition += ` AND #status <> :unless${i}`;
     }
     if (options.expectedGeneration !== undefined) {
       names['#gen'] = 'generation';

@@ -108,6 +108,24 @@ export const createTextCollectionBodySchema = /* @__PURE__ */ z.moduleSchema(() 
 );
 export type CreateTextCollectionBody = z.output<typeof createTextCollectionBodySchema>;
 
+/**
+ * POST /api/core/dataset/collection/create/reTrainingCollection: the collection and the settings to train it with. A
+ * setting not sent keeps the collection's; null (or an empty text) clears an optional one, as FastGPT spreads the body
+ * over the collection. `datasetId`, which FastGPT requires, must name the collection's knowledge base when sent.
+ */
+export const retrainCollectionBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    collectionId: idField('collectionId'),
+    datasetId: z.nullish(idField('datasetId')),
+    trainingType: z.nullish(z.enum(['chunk', 'qa', 'auto'], { error: 'trainingType must be "chunk" or "qa"' })),
+    chunkSize: chunkSettingFields.chunkSize,
+    chunkSplitter: chunkSettingFields.chunkSplitter,
+    indexSize: chunkSettingFields.indexSize,
+    qaPrompt: chunkSettingFields.qaPrompt,
+  }),
+);
+export type RetrainCollectionBody = z.output<typeof retrainCollectionBodySchema>;
+
 /** POST /api/core/dataset/collection/listV2 and the deprecated /list. */
 export const listCollectionsBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({

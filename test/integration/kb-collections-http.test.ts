@@ -263,3 +263,51 @@ describe('collection/delete by POST (FastGPT’s web client from 4.10)', () => {
     expect(await other.ok(other.get(P.detail, { id: theirs }))).toMatchObject({ _id: theirs });
   });
 });
+
+describe('collection/create/reTrainingCollection', () => {
+  const PARAGRAPHS = Array.from(
+    { length: 6 },
+    (_, i) => `Paragraph ${i + 1} of the manual: ${'the setting is explained in plain words here. '.repeat(4)}`,
+  ).join('\n\n');
+
+  it('trains the collection again with new settings, keeping its id; its chunks are replaced and counted', async () => {
+    const created = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: 'Manual', text: PARAGRAPHS, chunkSize: 2000 }),
+    );
+    const first = await api.trained(created.collectionId);
+
+    const answer = await api.ok(
+      api.post(P.retrain, { datasetId, collectionId: created.collectionId, chunkSize: 200, trainingType: 'chunk' }),
+    );
+    const again = await api.trained(created.collectionId);
+
+    expect(first).toMatchObject({ dataAmount: 1, chunkSize: 2000 });
+    expect(answer).toEqual({ collectionId: created.collectionId });
+    expect(again).toMatchObject({ _id: created.collectionId, chunkSize: 200, trainingAmount: 0 });
+    const data = await api.ok<{ list: { q: string }[]; total: number }>(
+      api.post(P.dataV2, { collectionId: created.collectionId, pageSize: 30 }),
+    );
+    expect(data.total).toBeGreaterThan(1);
+    expect(again.dataAmount).toBe(data.total);
+  });
+
+  it('answers 507000 for a collection of data entered by hand (no source) and for a folder', async () => {
+    const manual = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Manual' }));
+    const folder = await api.ok<string>(api.post(P.createCollection, { datasetId, name: 'Dir', type: 'folder' }));
+
+    expectError(await api.post(P.retrain, { collectionId: manual }), 400, 507000);
+    expectError(await api.post(P.retrain, { collectionId: folder }), 400, 507000);
+  });
+
+  it("answers 501003 for another team's collection, an unknown one, or another knowledge base's id; 507004 without an id", async () => {
+    const created = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: 'T', text: 'Some text.' }),
+    );
+    await api.trained(created.collectionId);
+
+    expectError(await other.post(P.retrain, { collectionId: created.collectionId }), 404, 501003);
+    expectError(await api.post(P.retrain, { collectionId: UNKNOWN_ID }), 404, 501003);
+    expectError(await api.post(P.retrain, { collectionId: created.collectionId, datasetId: UNKNOWN_ID }), 404, 501003);
+    expectError(await api.post(P.retrain, { datasetId }), 400, 507004);
+  });
+});

@@ -10,6 +10,7 @@ export const CONTENT_PATHS = {
   createText: '/api/core/dataset/collection/create/text',
   createLink: '/api/core/dataset/collection/create/link',
   createLocalFile: '/api/core/dataset/collection/create/localFile',
+  retrain: '/api/core/dataset/collection/create/reTrainingCollection',
   listV2: '/api/core/dataset/collection/listV2',
   listOld: '/api/core/dataset/collection/list',
   detail: '/api/core/dataset/collection/detail',

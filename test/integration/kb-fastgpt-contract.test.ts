@@ -11,6 +11,7 @@ import {
   fastgptDataPagingData,
   fastgptInsertDataResponse,
   fastgptPushDataResponse,
+  fastgptRetrainResponse,
   fastgptTrainingDetail,
   fastgptTrainingQueue,
 } from '#test/support/fastgpt-content-types';
@@ -170,6 +171,29 @@ describe("FastGPT's documented examples, answered in FastGPT's types", () => {
     await api.trained(created.collectionId);
 
     fastgpt(fastgptTrainingDetail, await api.ok(api.get(P.trainingDetail, { collectionId: created.collectionId })));
+  });
+
+  it('collection/create/reTrainingCollection (a text collection, new chunk settings) answers {collectionId}', async () => {
+    const created = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: '重新训练', text: '第一段。\n\nSecond paragraph.' }),
+    );
+    await api.trained(created.collectionId);
+
+    const answer = fastgpt(
+      fastgptRetrainResponse,
+      await api.ok(
+        api.post(P.retrain, {
+          datasetId,
+          collectionId: created.collectionId,
+          trainingType: 'chunk',
+          chunkSettingMode: 'custom',
+          chunkSplitMode: 'size',
+          chunkSize: 512,
+          indexSize: 512,
+        }),
+      ),
+    );
+    expect(await api.trained(answer.collectionId)).toMatchObject({ chunkSize: 512, indexSize: 512 });
   });
 
   it('collection/delete by POST with {collectionIds}, as the web client sends it (delDatasetCollectionById)', async () => {

@@ -12,6 +12,7 @@ import { datasetReplyProblems, useFuzzServer } from './route-fuzz.ts';
 const ROUTES = [
   ['POST', P.createCollection, false],
   ['POST', P.createText, false],
+  ['POST', P.retrain, false],
   ['POST', P.listV2, false],
   ['POST', P.listOld, false],
   ['GET', P.detail, true],

@@ -208,6 +208,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   '/api/core/dataset/collection/create/text': {
     body: JSON.stringify({ datasetId: UNKNOWN_ID, name: 'matrix', text: 'matrix' }),
   },
+  '/api/core/dataset/collection/create/reTrainingCollection': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
   '/api/core/dataset/collection/listV2': { body: JSON.stringify({ datasetId: UNKNOWN_ID }) },
   '/api/core/dataset/collection/list': { body: JSON.stringify({ datasetId: UNKNOWN_ID }) },
   '/api/core/dataset/collection/detail': { query: `id=${UNKNOWN_ID}` },

@@ -143,5 +143,8 @@ export const fastgptTrainingDetail = z.looseObject({
   trainedCount: z.number(),
 });
 
+/** `collection/create/reTrainingCollection`: `ReTrainingCollectionResponseSchema` (collection/createApi.ts, v4.16). */
+export const fastgptRetrainResponse = z.looseObject({ collectionId: objectId });
+
 /** `data/insertData`: the new data's id (the handler returns `insertId`). */
 export const fastgptInsertDataResponse = objectId;

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
 import { storeText } from '#shared/kb/collections';
-import { chunkSortKey, EmbeddingUnavailableError } from '#shared/kb/contract';
+import { type ChunkRecord, chunkSortKey, EmbeddingUnavailableError } from '#shared/kb/contract';
 import { readable } from '#shared/kb/data';
+import { queueRetraining } from '#shared/kb/retraining';
 import { type TrainingDeps, train } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
+import type { StoredCollection } from '#shared/repositories/kb-content';
 import {
   memoryFileStore,
   paragraphSplit,
@@ -244,19 +246,56 @@ describe('the training core', () => {
     expect(after).toMatchObject({ generation: 0, status: 'training' });
   });
 
-  it('replaces the old generation when a collection is trained again', async () => {
+  it('replaces the old generation when a collection is trained again, and counts its chunks and pushed ones', async () => {
     const { files, collection, message } = await textCollection();
     const index = recordingIndexWriter();
     await train(message, deps({ files, index }));
     const first = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
+    // A chunk pushed by hand after the first training (pushData): it stays, and stays counted.
+    const pushedId = newObjectId();
+    await world.content.putChunks([
+      {
+        ...(first[0] as ChunkRecord),
+        id: pushedId,
+        sk: chunkSortKey(collection.id, 99, pushedId),
+        q: 'pushed by hand',
+        pushed: true,
+      },
+    ]);
+    await world.content.addToCounts(TEAM, collection.datasetId, collection.id, { dataAmount: 1 });
+    const sent: TrainingMessage[] = [];
+    const trained = await world.content.getCollection(TEAM, collection.datasetId, collection.id);
+    await queueRetraining(
+      trained as StoredCollection,
+      { trainingType: 'chunk', chunkSize: 1000 },
+      {
+        content: world.content,
+        queue: { send: async (m) => void sent.push(m) },
+        now: () => new Date(),
+      },
+    );
+    expect(await world.content.getCollection(TEAM, collection.datasetId, collection.id)).toMatchObject({
+      status: 'queued',
+      trainingAmount: 1,
+      dataAmount: 4,
+    });
 
-    await train({ ...message, generation: 2 } as TrainingMessage, deps({ files, index }));
+    await train(sent[0] as TrainingMessage, deps({ files, index }));
 
     const second = await world.content.chunksOf(TEAM, collection.datasetId, collection.id);
-    expect(second).toHaveLength(3);
-    expect(second.every((c) => c.generation === 2)).toBe(true);
-    expect(second.some((c) => first.some((f) => f.id === c.id))).toBe(false);
-    expect([...index.fullText.keys()].sort()).toEqual(second.map((c) => c.id).sort());
+    const trainedAgain = second.filter((c) => !c.pushed);
+    expect(sent).toEqual([{ ...message, generation: 2 }]);
+    expect(trainedAgain).toHaveLength(3);
+    expect(trainedAgain.every((c) => c.generation === 2)).toBe(true);
+    expect(trainedAgain.some((c) => first.some((f) => f.id === c.id))).toBe(false);
+    expect(second.map((c) => c.id)).toContain(pushedId);
+    expect([...index.fullText.keys()].sort()).toEqual(trainedAgain.map((c) => c.id).sort());
+    expect(await world.content.getCollection(TEAM, collection.datasetId, collection.id)).toMatchObject({
+      generation: 2,
+      status: 'ready',
+      dataAmount: 4,
+      trainingAmount: 0,
+    });
   });
 
   it('reads no chunks in a first training; a retried message removes what its earlier attempt wrote', async () => {
