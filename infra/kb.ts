@@ -204,7 +204,10 @@ export function grantSourceCollections(
   functions: { readonly create: AppFunction; readonly read: AppFunction },
 ): void {
   const { kbContent } = kb.tables;
-  functions.create.useTable(kbContent, ENV.kbContentTable, ['GetItem', 'PutItem']);
+  // GetItem, PutItem: a new collection; Query (byId), GetItem, UpdateItem: collection/sync finds a link collection by
+  // its id and marks it queued when its page changed.
+  functions.create.useTable(kbContent, ENV.kbContentTable, ['GetItem', 'PutItem', 'UpdateItem']);
+  functions.create.useIndex(kbContent, KB_CONTENT_BY_ID.name, ['Query']);
   kb.queue.grantSendMessages(functions.create.role);
   functions.create.setEnvironment(ENV.kbTrainingQueueUrl, kb.queue.queueUrl);
   functions.read.useTable(kbContent, ENV.kbContentTable, ['GetItem']);

@@ -5,7 +5,7 @@ import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { datasetIdSchema, pathEntrySchema, permissionSchema } from '#shared/schemas/datasets';
 import {
-  collectionIdQuerySchema,
+  collectionIdSchema,
   collectionPathsQuerySchema,
   createCollectionBodySchema,
   createTextCollectionBodySchema,
@@ -293,7 +293,7 @@ const CONTENT: Readonly<Record<string, RouteContract>> = {
     summary: 'The stages of one collection’s training, counted as FastGPT’s training dialog reads them',
     description:
       'Every count names each of FastGPT’s training modes. A queued collection is one item in `parse`; a training one counts its items in `qa` (Q&A collections) or `chunk`; chunks without a vector are `chunk` errors; a failed training without such chunks is one error in `parse` (or `qa`).',
-    request: { query: collectionIdQuerySchema },
+    request: { query: collectionIdSchema },
     success: ok('The counts', trainingDetailSchema),
     errors: errors('invalidParams', 'missingParams', 'unExistCollection'),
   },

@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { readCollectionBodySchema, sourceQuerySchema } from '#functions/kb-read-collection/kb-read-collection';
 import { datasetErrorBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { createFileDataSchema, createLinkBodySchema } from '#shared/kb/sources/settings';
+import { collectionIdSchema } from '#shared/schemas/kb-content';
 import { datasetErrors, type ResponseContract, type TopicContracts } from './contract-parts.ts';
 
 const COLLECTION_ID = '6740a1f2c3d4e5f6a7b8c9d1';
@@ -78,6 +79,30 @@ export const KB_SOURCE_CONTRACTS: TopicContracts = {
       errors: [
         ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
         own(413, 507000, 'invalidParams', 'the file is larger than 10 MB'),
+      ],
+    },
+    'POST /api/core/dataset/collection/sync': {
+      operationId: 'syncLinkCollection',
+      summary: "Read a link collection's page again; train it again when it changed",
+      description:
+        "FastGPT's sync of a link collection. The page is fetched now, under the link rules of create/link; the same text as the collection was trained from answers `sameRaw` and changes nothing, another text answers `success` and queues the collection's training again with its settings (same id; its chunks stay until the new ones replace them). A page that cannot be read is 400 with why; a collection being trained 429; a collection that is not a link 501001.",
+      request: { body: collectionIdSchema, bodyExample: { collectionId: COLLECTION_ID } },
+      success: {
+        status: 200,
+        description: 'What the sync found',
+        body: datasetSuccessBodySchema(z.enum(['success', 'sameRaw'])),
+        example: { code: 200, statusText: '', message: '', data: 'sameRaw' },
+      },
+      errors: [
+        ...datasetErrors(
+          'invalidParams',
+          'missingParams',
+          'unExistCollection',
+          'notSupportSync',
+          'tooManyRequests',
+          'unauthorized',
+          'unAuthApiKey',
+        ),
       ],
     },
     'POST /api/core/dataset/collection/read': {

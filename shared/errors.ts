@@ -50,6 +50,12 @@ export const DATASET_ERROR_KINDS = {
     statusText: 'unExistCollection',
     when: "the collection does not exist in the caller's team",
   },
+  notSupportSync: {
+    httpStatus: 400,
+    code: 501001,
+    statusText: 'notSupportSync',
+    when: 'collection/sync names a collection that is not a link collection (only a link is read again)',
+  },
   unAuthDatasetData: {
     httpStatus: 404,
     code: 501006,
@@ -100,6 +106,7 @@ export const datasetErrors = {
   missingParams: datasetError('missingParams'),
   unExistDataset: datasetError('unExistDataset'),
   unExistCollection: datasetError('unExistCollection'),
+  notSupportSync: datasetError('notSupportSync'),
   unAuthDatasetData: datasetError('unAuthDatasetData'),
   invalidModel: datasetError('invalidModel'),
   embeddingUnavailable: datasetError('embeddingUnavailable'),

@@ -7,7 +7,7 @@ import { contentWiring } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { idField, idQuerySchema } from '#shared/schemas/dataset-fields';
 import {
-  collectionIdQuerySchema,
+  collectionIdSchema,
   collectionPathsQuerySchema,
   createCollectionBodySchema,
   createTextCollectionBodySchema,
@@ -94,7 +94,7 @@ const CALLS: Readonly<Record<string, Call>> = {
   [`DELETE ${BASE}/collection/delete`]: remove,
   [`POST ${BASE}/collection/delete`]: remove,
   [`GET ${BASE}/collection/trainingDetail`]: (event, caller) =>
-    collectionTrainingDetail({ query: datasetQuery(event, collectionIdQuerySchema), caller }, deps),
+    collectionTrainingDetail({ query: datasetQuery(event, collectionIdSchema), caller }, deps),
   [`GET ${BASE}/training/getDatasetTrainingQueue`]: (event, caller) => training(event, caller, false),
   [`GET ${BASE}/training/hasDatasetTrainingError`]: (event, caller) => training(event, caller, true),
 };

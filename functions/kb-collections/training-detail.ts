@@ -1,7 +1,7 @@
 import type { CallerContext } from '#shared/http';
 import { requireCollection } from '#shared/kb/collections';
 import type { KbContentRepository, StoredCollection } from '#shared/repositories/kb-content';
-import type { CollectionIdQuery } from '#shared/schemas/kb-content';
+import type { CollectionIdInput } from '#shared/schemas/kb-content';
 
 /*
  * GET /api/core/dataset/collection/trainingDetail?collectionId= (docs/knowledge-base-api.md, "Training detail"):
@@ -79,7 +79,7 @@ export function trainingDetailOf(c: StoredCollection): TrainingDetail {
 
 /** The training detail of one of the caller's collections (404/501003 for another team's or an unknown one). */
 export async function collectionTrainingDetail(
-  input: { query: CollectionIdQuery; caller: CallerContext },
+  input: { query: CollectionIdInput; caller: CallerContext },
   deps: { readonly content: Pick<KbContentRepository, 'findCollection'> },
 ): Promise<TrainingDetail> {
   return trainingDetailOf(await requireCollection(deps.content, input.caller.teamId, input.query.collectionId));

@@ -4,24 +4,32 @@ import { datasetBody, datasetHandler } from '#shared/envelopes/dataset';
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { newObjectId } from '#shared/ids';
+import { sourceCollectionsOn } from '#shared/kb/collections';
 import { linkEnvSchema, SOURCES_ENV, sourceStoreEnvSchema } from '#shared/kb/sources/config';
 import { MultipartError, parseMultipart } from '#shared/kb/sources/multipart';
+import { createSourceReader } from '#shared/kb/sources/reader';
 import { createLinkBodySchema } from '#shared/kb/sources/settings';
 import { sourceStoreFor } from '#shared/kb/sources/store-wiring';
-import { sourceCollectionsFromEnv } from '#shared/kb/wiring';
+import { sourceContentFromEnv } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
+import { collectionIdSchema } from '#shared/schemas/kb-content';
 import * as z from '#shared/zod';
 import { createFileCollection } from './create-file.ts';
 import { createLinkCollection } from './create-link.ts';
+import { syncLinkCollection } from './sync-link.ts';
 
 const config = loadConfig(z.extend(z.extend(datasetsEnvSchema, sourceStoreEnvSchema.shape), linkEnvSchema.shape));
 const logger = createLogger('kb-create-source-collection', config.LOG_LEVEL);
 // The collections core (shared/kb/collections.ts): stores the collection and queues its training.
-const collections = sourceCollectionsFromEnv();
+const content = sourceContentFromEnv();
+const collections = sourceCollectionsOn(content);
 const store = sourceStoreFor(config);
 const allowedHosts = config[SOURCES_ENV.linkAllowedHosts];
+// collection/sync reads a link collection's page again, under the link rules the training reads it with.
+const reader = createSourceReader({ store, allowedHosts });
 
 export const LINK_PATH = '/api/core/dataset/collection/create/link';
+export const SYNC_PATH = '/api/core/dataset/collection/sync';
 
 async function createFile(event: APIGatewayProxyEvent, caller: CallerContext) {
   const upload = await parseMultipart(event).catch((error: unknown) => {
@@ -31,12 +39,19 @@ async function createFile(event: APIGatewayProxyEvent, caller: CallerContext) {
 }
 
 /**
- * POST /api/core/dataset/collection/create/link (JSON) and …/create/localFile (multipart/form-data) behind the
- * authorizer: one function for both creates of a collection with a source (one core each), so the stack stays well
- * under CloudFormation's resource limit; the link call never touches the bucket the upload writes.
+ * POST /api/core/dataset/collection/create/link (JSON), …/create/localFile (multipart/form-data) and …/collection/sync
+ * behind the authorizer: one function for the calls of collections with a source (one core each), so the stack stays
+ * well under CloudFormation's resource limit; the link calls never touch the bucket the upload writes.
  */
-export const handler = datasetHandler(logger, (event, caller) =>
-  event.resource === LINK_PATH
-    ? createLinkCollection({ body: datasetBody(event, createLinkBodySchema), caller }, { collections, allowedHosts })
-    : createFile(event, caller),
-);
+export const handler = datasetHandler(logger, (event, caller) => {
+  if (event.resource === LINK_PATH) {
+    return createLinkCollection(
+      { body: datasetBody(event, createLinkBodySchema), caller },
+      { collections, allowedHosts },
+    );
+  }
+  if (event.resource === SYNC_PATH) {
+    return syncLinkCollection({ body: datasetBody(event, collectionIdSchema), caller }, { ...content, reader });
+  }
+  return createFile(event, caller);
+});

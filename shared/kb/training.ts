@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { KbContentRepository, StoredCollection } from '../repositories/kb-content.ts';
 import type { TrainingSubjects } from '../repositories/training-subjects.ts';
 import {
@@ -110,8 +111,9 @@ async function trainCollection(
   }
 
   let items: { q: string; a: string }[];
+  let source: SourceText;
   try {
-    items = await itemsOf(collection, dataset.agentModel ?? deps.defaults.agentModel, deps);
+    ({ items, source } = await itemsOf(collection, dataset.agentModel ?? deps.defaults.agentModel, deps));
   } catch (error) {
     if (!(error instanceof SourceError || error instanceof EmbeddingUnavailableError)) throw error;
     const failed = { status: 'error' as const, error: error.message };
@@ -177,6 +179,7 @@ async function trainCollection(
       status: error === undefined ? 'ready' : 'error',
       ...(error === undefined ? {} : { error }),
       failedChunks: missing.length,
+      ...source,
       trainedAt: deps.now().toISOString(),
     },
     [],
@@ -218,13 +221,20 @@ export function defaultIndexes(dataId: string, item: { q: string; a: string }): 
   return [{ type: 'default', dataId, text: item.a ? `${item.q}\n${item.a}` : item.q }];
 }
 
-/** The question–answer items of a collection's source: chunks as they are, or Q&A pairs written by the agent model. */
+/** What the collection keeps of the text it was trained from: `collection/sync` compares a link's page with it. */
+type SourceText = Pick<StoredCollection, 'hashRawText' | 'rawTextLength'>;
+
+/**
+ * The question–answer items of a collection's source (chunks as they are, or Q&A pairs written by the agent model),
+ * and the source text's sha256 and length (FastGPT's `hashRawText`, `rawTextLength`).
+ */
 async function itemsOf(
   collection: StoredCollection,
   agentModel: string,
   deps: TrainingDeps,
-): Promise<{ q: string; a: string }[]> {
+): Promise<{ items: { q: string; a: string }[]; source: SourceText }> {
   const text = await readSource(collection, deps);
+  const source = { hashRawText: createHash('sha256').update(text, 'utf8').digest('hex'), rawTextLength: text.length };
   const settings = collection.settings;
   const qa = settings?.trainingType === 'qa';
   const pieces = deps
@@ -234,11 +244,11 @@ async function itemsOf(
       overlapRatio: qa ? 0 : 0.2,
     })
     .filter((p) => p.trim() !== '');
-  if (!qa) return pieces.map((q) => ({ q, a: '' }));
+  if (!qa) return { items: pieces.map((q) => ({ q, a: '' })), source };
   if (deps.chat === undefined) throw new SourceError('Q&A training needs a chat model; none is configured');
   const items: { q: string; a: string }[] = [];
   for (const piece of pieces) items.push(...(await qaPairs(deps.chat, agentModel, piece, settings?.qaPrompt)));
-  return items;
+  return { items, source };
 }
 
 async function readSource(collection: StoredCollection, deps: TrainingDeps): Promise<string> {

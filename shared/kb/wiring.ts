@@ -5,7 +5,7 @@ import { ENV, type KbContentConfig, loadConfig } from '../config.ts';
 import { DynamoDatasetRepository } from '../repositories/datasets.ts';
 import { KbContentRepository } from '../repositories/kb-content.ts';
 import * as z from '../zod.ts';
-import { sourceCollectionsOn } from './collections.ts';
+import { type CollectionDeps, sourceCollectionsOn } from './collections.ts';
 import type { ChunkIndexWriter, SourceFileStore } from './contract.ts';
 import { createChunkIndexWriter, type VectorSearchMode } from './search/factory.ts';
 import type { SourceCollections } from './sources/collections-port.ts';
@@ -93,16 +93,23 @@ function lazyFileStore(build: () => SourceFileStore): SourceFileStore {
  * `npm start`'s in-process queue).
  */
 export function sourceCollectionsFromEnv(env: NodeJS.ProcessEnv = process.env): SourceCollections {
+  return sourceCollectionsOn(sourceContentFromEnv(env));
+}
+
+/** The same parts, the content repository whole: `collection/sync` also queues a training again (shared/kb/retraining.ts). */
+export function sourceContentFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+): CollectionDeps & { readonly content: KbContentRepository } {
   const config = loadConfig(sourceCollectionsEnvSchema, env);
   const datasetsTable = config[ENV.datasetsTable];
-  return sourceCollectionsOn({
+  return {
     datasets: datasetsTable
       ? new DynamoDatasetRepository(documentClient, datasetsTable)
       : { get: async () => undefined },
     content: new KbContentRepository(documentClient, config[ENV.kbContentTable]),
     queue: trainingQueueFor(config[ENV.kbTrainingQueueUrl], () => new SQSClient({})),
     now: () => new Date(),
-  });
+  };
 }
 
 const sourceCollectionsEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>

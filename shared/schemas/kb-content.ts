@@ -246,11 +246,11 @@ export const collectionPathsQuerySchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type CollectionPathsQuery = z.output<typeof collectionPathsQuerySchema>;
 
-/** GET /api/core/dataset/collection/trainingDetail?collectionId=. */
-export const collectionIdQuerySchema = /* @__PURE__ */ z.moduleSchema(() =>
+/** GET /api/core/dataset/collection/trainingDetail?collectionId= and the body of POST …/collection/sync. */
+export const collectionIdSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({ collectionId: idField('collectionId') }),
 );
-export type CollectionIdQuery = z.output<typeof collectionIdQuerySchema>;
+export type CollectionIdInput = z.output<typeof collectionIdSchema>;
 
 /** GET /api/core/dataset/training/getDatasetTrainingQueue?datasetId=. */
 export const datasetIdQuerySchema = /* @__PURE__ */ z.moduleSchema(() => z.object({ datasetId: idField('datasetId') }));

@@ -24,6 +24,7 @@ const UNKNOWN = 'ffffffffffffffffffffffff';
 const ROUTES = [
   ['POST /api/core/dataset/collection/create/link', () => jsonRequests('/api/core/dataset/collection/create/link')],
   ['POST /api/core/dataset/collection/read', () => jsonRequests('/api/core/dataset/collection/read')],
+  ['POST /api/core/dataset/collection/sync', () => jsonRequests('/api/core/dataset/collection/sync')],
   ['POST /api/core/dataset/collection/create/localFile (multipart)', multipartRequests],
   ['GET /api/core/dataset/collection/source', sourceRequests],
 ] as const;

@@ -178,6 +178,7 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   '/api/core/dataset/collection/create/link': {
     body: JSON.stringify({ datasetId: UNKNOWN_ID, link: 'https://example.com/' }),
   },
+  '/api/core/dataset/collection/sync': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
   '/api/core/dataset/collection/create/localFile': {
     contentType: `multipart/form-data; boundary=${MATRIX_BOUNDARY}`,
     body: [

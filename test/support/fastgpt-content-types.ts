@@ -146,5 +146,8 @@ export const fastgptTrainingDetail = z.looseObject({
 /** `collection/create/reTrainingCollection`: `ReTrainingCollectionResponseSchema` (collection/createApi.ts, v4.16). */
 export const fastgptRetrainResponse = z.looseObject({ collectionId: objectId });
 
+/** `collection/sync`: `DatasetCollectionSyncResultEnum` (packages/global/core/dataset/constants.ts). */
+export const fastgptSyncResult = z.enum(['sameRaw', 'success', 'failed']);
+
 /** `data/insertData`: the new data's id (the handler returns `insertId`). */
 export const fastgptInsertDataResponse = objectId;
