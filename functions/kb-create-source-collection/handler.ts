@@ -6,8 +6,8 @@ import type { CallerContext } from '#shared/http';
 import { newObjectId } from '#shared/ids';
 import { sourceCollectionsOn } from '#shared/kb/collections';
 import { linkEnvSchema, SOURCES_ENV, sourceStoreEnvSchema } from '#shared/kb/sources/config';
+import { readLinkSource } from '#shared/kb/sources/link';
 import { MultipartError, parseMultipart } from '#shared/kb/sources/multipart';
-import { createSourceReader } from '#shared/kb/sources/reader';
 import { createLinkBodySchema } from '#shared/kb/sources/settings';
 import { sourceStoreFor } from '#shared/kb/sources/store-wiring';
 import { sourceContentFromEnv } from '#shared/kb/wiring';
@@ -25,8 +25,10 @@ const content = sourceContentFromEnv();
 const collections = sourceCollectionsOn(content);
 const store = sourceStoreFor(config);
 const allowedHosts = config[SOURCES_ENV.linkAllowedHosts];
-// collection/sync reads a link collection's page again, under the link rules the training reads it with.
-const reader = createSourceReader({ store, allowedHosts });
+// collection/sync reads a link collection's page again, as the training reads it (the link reader alone: the file
+// parsers stay out of this function's bundle).
+const readLink = (rawLink: string, selector?: string) =>
+  readLinkSource(rawLink, { allowedHosts, ...(selector ? { selector } : {}) });
 
 export const LINK_PATH = '/api/core/dataset/collection/create/link';
 export const SYNC_PATH = '/api/core/dataset/collection/sync';
@@ -51,7 +53,7 @@ export const handler = datasetHandler(logger, (event, caller) => {
     );
   }
   if (event.resource === SYNC_PATH) {
-    return syncLinkCollection({ body: datasetBody(event, collectionIdSchema), caller }, { ...content, reader });
+    return syncLinkCollection({ body: datasetBody(event, collectionIdSchema), caller }, { ...content, readLink });
   }
   return createFile(event, caller);
 });

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { requireCollection } from '#shared/kb/collections';
-import type { SourceReader } from '#shared/kb/contract';
 import { queueRetraining, type RetrainingDeps } from '#shared/kb/retraining';
 import { asRequestError } from '#shared/kb/sources/errors';
 import { DEFAULT_CHUNK_SIZE } from '#shared/kb/sources/settings';
@@ -11,8 +10,8 @@ import type { CollectionIdInput } from '#shared/schemas/kb-content';
 
 export interface SyncLinkDeps extends RetrainingDeps {
   readonly content: RetrainingDeps['content'] & Pick<KbContentRepository, 'findCollection'>;
-  /** The link reader under the link rules (shared/kb/sources/reader.ts), as the training reads. */
-  readonly reader: Pick<SourceReader, 'read'>;
+  /** A page's text under the link rules, as the training reads it (shared/kb/sources/link.ts `readLinkSource`). */
+  readonly readLink: (rawLink: string, selector?: string) => Promise<{ text: string }>;
 }
 
 /**
@@ -36,12 +35,10 @@ export async function syncLinkCollection(
   const selector = collection.metadata?.webPageSelector;
   let text: string;
   try {
-    ({ text } = await deps.reader.read({
-      teamId: collection.teamId,
-      rawLink: collection.rawLink,
-      name: collection.name,
-      ...(typeof selector === 'string' && selector !== '' ? { webPageSelector: selector } : {}),
-    }));
+    ({ text } = await deps.readLink(
+      collection.rawLink,
+      typeof selector === 'string' && selector !== '' ? selector : undefined,
+    ));
   } catch (error) {
     throw asRequestError(error);
   }

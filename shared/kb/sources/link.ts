@@ -219,3 +219,16 @@ export async function readLink(
   const page = await fetchLink(link, options);
   return { ...(await pageText(page, options.selector)), url: page.url };
 }
+
+/**
+ * A link collection's text, as the training reads it (reader.ts) and `collection/sync` compares it with what the
+ * collection was trained from: a page without text is refused.
+ */
+export async function readLinkSource(
+  link: string,
+  options: LinkFetchOptions & { readonly selector?: string },
+): Promise<{ text: string; title?: string }> {
+  const page = await readLink(link, options);
+  if (page.text.trim() === '') throw new SourceError('the page holds no text');
+  return { text: page.text, ...(page.title ? { title: page.title } : {}) };
+}

@@ -1,7 +1,7 @@
 import type { AllowList } from '../../allow-list.ts';
 import { SourceError, type SourceFileStore, type SourceReader } from '../contract.ts';
 import { type FileKind, fileKind, fileText } from './files.ts';
-import { type LinkFetchOptions, readLink } from './link.ts';
+import { type LinkFetchOptions, readLinkSource } from './link.ts';
 
 /*
  * Reads a link or a stored file to text for the training core (the contract's SourceReader). A stored file is read
@@ -65,13 +65,11 @@ export async function readSource(
     return { text };
   }
   if (source.rawLink) {
-    const page = await readLink(source.rawLink, {
+    return readLinkSource(source.rawLink, {
       ...deps.link,
       allowedHosts: deps.allowedHosts,
       ...(source.webPageSelector ? { selector: source.webPageSelector } : {}),
     });
-    if (page.text.trim() === '') throw new SourceError('the page holds no text');
-    return { text: page.text, ...(page.title ? { title: page.title } : {}) };
   }
   throw new SourceError('the collection has neither a link nor a file to read');
 }

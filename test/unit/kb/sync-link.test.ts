@@ -39,11 +39,9 @@ function world(collection: StoredCollection, read: () => Promise<{ text: string 
     },
     queue: { send: async () => void calls.sent++ },
     now: () => new Date(),
-    reader: {
-      read: async () => {
-        calls.reads++;
-        return read();
-      },
+    readLink: async () => {
+      calls.reads++;
+      return read();
     },
   };
   return { deps, calls };
