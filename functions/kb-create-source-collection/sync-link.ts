@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { requireCollection } from '#shared/kb/collections';
-import { queueRetraining, type RetrainingDeps } from '#shared/kb/retraining';
+import { beingTrained, queueRetraining, type RetrainingDeps, TRAINING_STATUSES } from '#shared/kb/retraining';
 import { asRequestError } from '#shared/kb/sources/errors';
 import { DEFAULT_CHUNK_SIZE } from '#shared/kb/sources/settings';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
@@ -29,9 +29,7 @@ export async function syncLinkCollection(
     throw datasetErrors.notSupportSync('Only a link collection can be synced: its page is read again');
   }
   // Before the page is fetched: a collection being trained will read it itself.
-  if (collection.status === 'queued' || collection.status === 'training') {
-    throw datasetErrors.tooManyRequests('The collection is being trained; send the call again when it is done');
-  }
+  if ((TRAINING_STATUSES as readonly string[]).includes(collection.status)) throw beingTrained();
   const selector = collection.metadata?.webPageSelector;
   let text: string;
   try {

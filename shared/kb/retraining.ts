@@ -16,6 +16,13 @@ export interface RetrainingDeps {
   readonly now: () => Date;
 }
 
+/** The statuses of a collection being trained: a training again waits for them to end. */
+export const TRAINING_STATUSES = ['queued', 'training'] as const;
+
+/** The 429 of a call that would train a collection being trained (send it again when it is done). */
+export const beingTrained = () =>
+  datasetErrors.tooManyRequests('The collection is being trained; send the call again when it is done');
+
 /** Whether a collection has a source to train from: a link, a file, or a text kept as a file (not manual data). */
 export function hasSource(c: Pick<StoredCollection, 'type' | 'fileId' | 'rawLink'>): boolean {
   return c.type !== 'folder' && (c.fileId !== undefined || c.rawLink !== undefined);
@@ -43,10 +50,8 @@ export async function queueRetraining(
     datasetId,
     id,
     { settings, status: 'queued', updateTime: deps.now().toISOString() },
-    { expectedGeneration: generation, unlessStatus: ['queued', 'training'], add: { trainingAmount: 1 } },
+    { expectedGeneration: generation, unlessStatus: TRAINING_STATUSES, add: { trainingAmount: 1 } },
   );
-  if (!marked) {
-    throw datasetErrors.tooManyRequests('The collection is being trained; send the call again when it is done');
-  }
+  if (!marked) throw beingTrained();
   await deps.queue.send({ kind: 'collection', teamId, datasetId, collectionId: id, generation: generation + 1 });
 }
