@@ -100,6 +100,11 @@ export interface ChunkIndex {
   readonly text: string;
 }
 
+/** The text of a chunk's `default` index as FastGPT makes it: the question, or question and answer on two lines. */
+export function defaultIndexText(q: string, a: string): string {
+  return a ? `${q}\n${a}` : q;
+}
+
 /** A chunk as stored (`sk = d#...`). Its text is a customer's content: never logged. */
 export interface ChunkRecord {
   readonly pk: string;

@@ -8,6 +8,7 @@ import {
   type ChunkVector,
   chunkSortKey,
   datasetKey,
+  defaultIndexText,
   type Embedder,
   EmbeddingUnavailableError,
   SourceError,
@@ -218,7 +219,7 @@ async function trainData(message: Extract<TrainingMessage, { kind: 'data' }>, de
 
 /** FastGPT's default indexes: one of the question, or of question and answer when there is an answer. */
 export function defaultIndexes(dataId: string, item: { q: string; a: string }): ChunkRecord['indexes'] {
-  return [{ type: 'default', dataId, text: item.a ? `${item.q}\n${item.a}` : item.q }];
+  return [{ type: 'default', dataId, text: defaultIndexText(item.q, item.a) }];
 }
 
 /** What the collection keeps of the text it was trained from: `collection/sync` compares a link's page with it. */

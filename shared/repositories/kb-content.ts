@@ -8,6 +8,7 @@ import {
   chunkSortKeyPrefix,
   collectionSortKey,
   datasetKey,
+  defaultIndexText,
 } from '#shared/kb/contract';
 import { KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT } from '#shared/tables';
 import { TableRepository } from './table-repository.ts';
@@ -110,7 +111,7 @@ export class KbContentRepository extends TableRepository {
     const out = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }),
     );
-    return out.Item as ChunkRecord | undefined;
+    return out.Item === undefined ? undefined : chunkOfItem(out.Item);
   }
 
   private async findById(id: string): Promise<Record<string, unknown> | undefined> {
@@ -149,11 +150,12 @@ export class KbContentRepository extends TableRepository {
 
   /** Every chunk of a collection, whatever its generation or state, in chunk order. */
   async chunksOf(teamId: string, datasetId: string, collectionId: string): Promise<ChunkRecord[]> {
-    return this.queryAll<ChunkRecord>({
+    const items = await this.queryAll<Record<string, unknown>>({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId), ':prefix': chunkSortKeyPrefix(collectionId) },
       ConsistentRead: true,
     });
+    return items.map(chunkOfItem);
   }
 
   /** The keys of every item (collections and chunks) of a knowledge base. */
@@ -265,11 +267,11 @@ export class KbContentRepository extends TableRepository {
   }
 
   async putChunks(chunks: readonly ChunkRecord[]): Promise<void> {
-    await this.writer.writeAll(chunks.map((Item) => ({ PutRequest: { Item: { ...Item } } })));
+    await this.writer.writeAll(chunks.map((chunk) => ({ PutRequest: { Item: chunkItem(chunk) } })));
   }
 
   async putChunk(chunk: ChunkRecord): Promise<void> {
-    await this.client.send(new PutCommand({ TableName: this.tableName, Item: chunk }));
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: chunkItem(chunk) }));
   }
 
   async deleteKeys(keys: readonly ContentKey[]): Promise<void> {
@@ -288,4 +290,35 @@ export class KbContentRepository extends TableRepository {
     } while (ExclusiveStartKey);
     return items;
   }
+}
+
+/*
+ * A chunk's `default` index holds the chunk's own text again (q, or q and a: FastGPT's DatasetDataIndexItemType). It is
+ * stored without its `text` when that is the text made from q and a, and given it back on reading: the chunk item is
+ * about half as large (DynamoDB bills a write by the item's size, a kilobyte a unit), the same record to every reader.
+ * An item that keeps the text (written before 2026-11-28, or a default index of other text) is read as it is.
+ */
+
+/** The item a chunk is stored as. */
+export function chunkItem(chunk: ChunkRecord): Record<string, unknown> {
+  const own = defaultIndexText(chunk.q, chunk.a);
+  return {
+    ...chunk,
+    indexes: chunk.indexes.map((index) =>
+      index.type === 'default' && index.text === own ? { type: index.type, dataId: index.dataId } : { ...index },
+    ),
+  };
+}
+
+/** The chunk a stored item holds, default index texts given back. */
+export function chunkOfItem(item: Record<string, unknown>): ChunkRecord {
+  const chunk = item as unknown as ChunkRecord;
+  if (!Array.isArray(chunk.indexes) || chunk.indexes.every((index) => typeof index.text === 'string')) return chunk;
+  const own = defaultIndexText(String(chunk.q ?? ''), String(chunk.a ?? ''));
+  return {
+    ...chunk,
+    indexes: chunk.indexes.map((index) =>
+      typeof index.text === 'string' || index.type !== 'default' ? index : { ...index, text: own },
+    ),
+  };
 }
