@@ -48,7 +48,10 @@ describe('chunk items', () => {
   });
 
   it('keep a default index whose text is not the chunk’s own', () => {
-    const c = { ...chunk('d'.repeat(24), 'q', ''), indexes: [{ type: 'default' as const, dataId: 'y', text: 'other' }] };
+    const c = {
+      ...chunk('d'.repeat(24), 'q', ''),
+      indexes: [{ type: 'default' as const, dataId: 'y', text: 'other' }],
+    };
 
     expect(chunkItem(c).indexes).toEqual([{ type: 'default', dataId: 'y', text: 'other' }]);
   });
