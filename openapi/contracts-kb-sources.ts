@@ -7,7 +7,7 @@
 import * as z from 'zod';
 import { readCollectionBodySchema, sourceQuerySchema } from '#functions/kb-read-collection/kb-read-collection';
 import { datasetErrorBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
-import { createFileDataSchema, createLinkBodySchema } from '#shared/kb/sources/settings';
+import { createBackupDataSchema, createFileDataSchema, createLinkBodySchema } from '#shared/kb/sources/settings';
 import { collectionIdSchema } from '#shared/schemas/kb-content';
 import { datasetErrors, type ResponseContract, type TopicContracts } from './contract-parts.ts';
 
@@ -55,6 +55,17 @@ const uploadSchema = z.object({
   }),
 });
 
+const backupSchema = z.object({
+  file: z.string().meta({
+    description:
+      'The backup: a .csv of at most 10 MB, a header row (`q`, `a`, `index` columns, or the older `q,a,indexes`), then a row for each chunk',
+    contentMediaType: 'application/octet-stream',
+  }),
+  data: z.string().meta({
+    description: `JSON: ${Object.keys(createBackupDataSchema.shape).join(', ')}`,
+  }),
+});
+
 export const KB_SOURCE_CONTRACTS: TopicContracts = {
   dataset: {
     'POST /api/core/dataset/collection/create/link': {
@@ -76,6 +87,33 @@ export const KB_SOURCE_CONTRACTS: TopicContracts = {
         "`multipart/form-data` with a `file` and `data` (JSON of the collection's settings, as create/text's). A .txt, .md, .html, .csv, .pdf or .docx file of at most 10 MB, whose content matches its type; it is stored and read, chunked and embedded after the answer. A larger file is 413; a type the product does not read or content that does not match its name is 400.",
       request: { body: uploadSchema, bodyContentType: 'multipart/form-data' },
       success: { status: 200, description: 'Created; reading queued', body: created, example: createdExample },
+      errors: [
+        ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+        own(413, 507000, 'invalidParams', 'the file is larger than 10 MB'),
+      ],
+    },
+    'POST /api/core/dataset/collection/create/backup': {
+      operationId: 'createBackupCollection',
+      summary: 'Import a FastGPT backup: a CSV of chunks and their index texts',
+      description:
+        'FastGPT\'s backup import. `multipart/form-data` with a `file` (.csv, at most 10 MB, as FastGPT\'s collection/export writes it: each row after the header one chunk, `q`, `a` and its own index texts) and `data` (JSON: `datasetId`, `parentId`, `tags`). The rows are counted in the call and embedded after the answer as they are, never split again; a collection of `trainingType: "backup"` named after the file. A file without a chunk, or not a .csv, is 400 and nothing is stored; a larger file is 413.',
+      request: { body: backupSchema, bodyContentType: 'multipart/form-data' },
+      success: {
+        status: 200,
+        description: 'Created; the rows queued for embedding',
+        body: datasetSuccessBodySchema(
+          z.object({
+            collectionId: z.string().meta({ description: 'The new collection' }),
+            results: z.object({ insertLen: z.int().meta({ description: 'The chunks (rows) the file holds' }) }),
+          }),
+        ),
+        example: {
+          code: 200,
+          statusText: '',
+          message: '',
+          data: { collectionId: COLLECTION_ID, results: { insertLen: 2 } },
+        },
+      },
       errors: [
         ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
         own(413, 507000, 'invalidParams', 'the file is larger than 10 MB'),

@@ -18,8 +18,15 @@ export function retrainedSettings(old: ChunkSettings | undefined, body: RetrainC
     return value === null || value === undefined || value === '' ? {} : { [key]: value };
   };
   return {
+    // A backup's rows are its chunks whatever the body says (FastGPT's backup mode has no chunk settings).
     trainingType:
-      body.trainingType == null ? (old?.trainingType ?? 'chunk') : body.trainingType === 'qa' ? 'qa' : 'chunk',
+      old?.trainingType === 'backup'
+        ? 'backup'
+        : body.trainingType == null
+          ? (old?.trainingType ?? 'chunk')
+          : body.trainingType === 'qa'
+            ? 'qa'
+            : 'chunk',
     chunkSize: body.chunkSize ?? old?.chunkSize ?? DEFAULT_CHUNK_SIZE,
     ...optional('chunkSplitter'),
     ...optional('indexSize'),

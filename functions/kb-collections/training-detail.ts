@@ -1,5 +1,6 @@
 import type { CallerContext } from '#shared/http';
 import { requireCollection } from '#shared/kb/collections';
+import type { TrainingType } from '#shared/kb/contract';
 import type { KbContentRepository, StoredCollection } from '#shared/repositories/kb-content';
 import type { CollectionIdInput } from '#shared/schemas/kb-content';
 
@@ -33,7 +34,7 @@ export type TrainingMode = (typeof TRAINING_MODES)[number];
 export type TrainingCounts = Record<TrainingMode, number>;
 
 export interface TrainingDetail {
-  trainingType: 'chunk' | 'qa';
+  trainingType: TrainingType;
   /** FastGPT's enhanced training options; this product has none of them. */
   advancedTraining: { customPdfParse: boolean; imageIndex: boolean; autoIndexes: boolean };
   /** In FastGPT, other collections' items ahead of this one in the shared queue: here always 0 (SQS has no order to count). */
@@ -68,7 +69,7 @@ export function trainingDetailOf(c: StoredCollection): TrainingDetail {
   errorCounts.chunk = Math.max(0, c.failedChunks ?? 0);
   if (c.status === 'error' && errorCounts.chunk === 0) errorCounts[qa ? 'qa' : 'parse'] = 1;
   return {
-    trainingType: qa ? 'qa' : 'chunk',
+    trainingType: c.settings?.trainingType ?? 'chunk',
     advancedTraining: { customPdfParse: false, imageIndex: false, autoIndexes: false },
     queuedCounts: zeros(),
     trainingCounts,

@@ -4,9 +4,10 @@ import { type CallerContext, validRequest } from '#shared/http';
 import type { SourceFileStore } from '#shared/kb/contract';
 import type { SourceCollections } from '#shared/kb/sources/collections-port';
 import { asRequestError, sourceErrors } from '#shared/kb/sources/errors';
-import { checkContent, fileKind, MAX_UPLOAD_BYTES, STORED_CONTENT_TYPE } from '#shared/kb/sources/files';
+import { checkContent, type FileKind, fileKind, MAX_UPLOAD_BYTES, STORED_CONTENT_TYPE } from '#shared/kb/sources/files';
 import type { MultipartUpload } from '#shared/kb/sources/multipart';
 import { chunkSettingsOf, createFileDataSchema } from '#shared/kb/sources/settings';
+import type * as z from '#shared/zod';
 
 export interface CreateFileDeps {
   readonly collections: Pick<SourceCollections, 'createSourceCollection'>;
@@ -19,6 +20,64 @@ function baseName(name: string): string {
   return (name.split(/[\\/]/).pop() ?? '').trim().slice(0, 200);
 }
 
+/** An upload's `data` (JSON, checked against `schema`) and its file, checked: ≤ 10 MB, a supported type, matching content. */
+export function checkedUpload<S extends z.ZodMiniType>(
+  upload: MultipartUpload,
+  schema: S,
+): { data: z.output<S>; name: string; kind: FileKind; bytes: Uint8Array } {
+  if (upload.fileTooLarge)
+    throw sourceErrors.fileTooLarge(`The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
+  if (upload.data === undefined) throw datasetErrors.missingParams('data is required');
+  let json: unknown;
+  try {
+    json = JSON.parse(upload.data);
+  } catch {
+    throw datasetErrors.invalidParams('data must be JSON');
+  }
+  const data = validRequest(json, schema, DATASET_REQUEST_ERRORS);
+  if (!upload.file) throw datasetErrors.missingParams('file is required');
+  const name = baseName(upload.file.name);
+  if (!name) throw datasetErrors.missingParams('the file has no name');
+  let kind: FileKind;
+  try {
+    kind = fileKind(name);
+    checkContent(kind, upload.file.bytes, upload.file.contentType);
+  } catch (error) {
+    throw asRequestError(error);
+  }
+  if (upload.file.bytes.byteLength === 0) throw datasetErrors.invalidParams('the file is empty');
+  return { data, name, kind, bytes: upload.file.bytes };
+}
+
+/** Stores an upload, then creates its collection; a create that fails removes the stored file again. */
+export async function storeAndCreate(
+  file: { name: string; kind: FileKind; bytes: Uint8Array },
+  collection: Omit<Parameters<SourceCollections['createSourceCollection']>[0], 'fileId' | 'name' | 'type'>,
+  deps: CreateFileDeps,
+): Promise<string> {
+  const fileId = deps.newId();
+  const { teamId } = collection;
+  await deps.store.put({
+    teamId,
+    fileId,
+    name: file.name,
+    contentType: STORED_CONTENT_TYPE[file.kind],
+    bytes: file.bytes,
+  });
+  try {
+    const { collectionId } = await deps.collections.createSourceCollection({
+      ...collection,
+      name: file.name,
+      type: 'file',
+      fileId,
+    });
+    return collectionId;
+  } catch (error) {
+    await deps.store.delete(teamId, [fileId]).catch(() => undefined);
+    throw error;
+  }
+}
+
 /**
  * FastGPT's POST /api/core/dataset/collection/create/localFile (docs/knowledge-base-sources.md, "Files"): checks the
  * upload (≤ 10 MB, a supported type, content that matches it), stores it in the source bucket, and creates a file
@@ -29,53 +88,20 @@ export async function createFileCollection(
   input: { upload: MultipartUpload; caller: CallerContext },
   deps: CreateFileDeps,
 ): Promise<{ collectionId: string; results: { insertLen: number } }> {
-  const { upload, caller } = input;
-  if (upload.fileTooLarge)
-    throw sourceErrors.fileTooLarge(`The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
-  if (upload.data === undefined) throw datasetErrors.missingParams('data is required');
-  let json: unknown;
-  try {
-    json = JSON.parse(upload.data);
-  } catch {
-    throw datasetErrors.invalidParams('data must be JSON');
-  }
-  const data = validRequest(json, createFileDataSchema, DATASET_REQUEST_ERRORS);
-  if (!upload.file) throw datasetErrors.missingParams('file is required');
-  const name = baseName(upload.file.name);
-  if (!name) throw datasetErrors.missingParams('the file has no name');
-  let kind: ReturnType<typeof fileKind>;
-  try {
-    kind = fileKind(name);
-    checkContent(kind, upload.file.bytes, upload.file.contentType);
-  } catch (error) {
-    throw asRequestError(error);
-  }
-  if (upload.file.bytes.byteLength === 0) throw datasetErrors.invalidParams('the file is empty');
-
-  const fileId = deps.newId();
-  await deps.store.put({
-    teamId: caller.teamId,
-    fileId,
-    name,
-    contentType: STORED_CONTENT_TYPE[kind],
-    bytes: upload.file.bytes,
-  });
-  try {
-    const { collectionId } = await deps.collections.createSourceCollection({
+  const { caller } = input;
+  const { data, ...file } = checkedUpload(input.upload, createFileDataSchema);
+  const collectionId = await storeAndCreate(
+    file,
+    {
       teamId: caller.teamId,
       tmbId: caller.tmbId,
       datasetId: data.datasetId,
       parentId: data.parentId,
-      name,
-      type: 'file',
-      fileId,
       settings: chunkSettingsOf(data),
       metadata: { ...(data.metadata ?? {}), ...(data.collectionMetadata ?? {}) },
       ...(data.tags ? { tags: data.tags } : {}),
-    });
-    return { collectionId, results: { insertLen: 0 } };
-  } catch (error) {
-    await deps.store.delete(caller.teamId, [fileId]).catch(() => undefined);
-    throw error;
-  }
+    },
+    deps,
+  );
+  return { collectionId, results: { insertLen: 0 } };
 }

@@ -14,6 +14,7 @@ import { sourceContentFromEnv } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { collectionIdSchema } from '#shared/schemas/kb-content';
 import * as z from '#shared/zod';
+import { createBackupCollection } from './create-backup.ts';
 import { createFileCollection } from './create-file.ts';
 import { createLinkCollection } from './create-link.ts';
 import { syncLinkCollection } from './sync-link.ts';
@@ -32,16 +33,21 @@ const readLink = (rawLink: string, selector?: string) =>
 
 export const LINK_PATH = '/api/core/dataset/collection/create/link';
 export const SYNC_PATH = '/api/core/dataset/collection/sync';
+export const BACKUP_PATH = '/api/core/dataset/collection/create/backup';
 
 async function createFile(event: APIGatewayProxyEvent, caller: CallerContext) {
   const upload = await parseMultipart(event).catch((error: unknown) => {
     throw error instanceof MultipartError ? datasetErrors.invalidParams(error.message) : error;
   });
-  return createFileCollection({ upload, caller }, { collections, store, newId: () => newObjectId() });
+  const deps = { collections, store, newId: () => newObjectId() };
+  return event.resource === BACKUP_PATH
+    ? createBackupCollection({ upload, caller }, deps)
+    : createFileCollection({ upload, caller }, deps);
 }
 
 /**
- * POST /api/core/dataset/collection/create/link (JSON), …/create/localFile (multipart/form-data) and …/collection/sync
+ * POST /api/core/dataset/collection/create/link (JSON), …/create/localFile and …/create/backup (multipart/form-data) and
+ * …/collection/sync
  * behind the authorizer: one function for the calls of collections with a source (one core each), so the stack stays
  * well under CloudFormation's resource limit; the link calls never touch the bucket the upload writes.
  */

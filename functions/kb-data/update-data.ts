@@ -1,7 +1,7 @@
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
+import { defaultIndexes } from '#shared/kb/contract';
 import { requireChunk } from '#shared/kb/data';
-import { defaultIndexes } from '#shared/kb/training';
 import type { TrainingQueue } from '#shared/kb/training-queue';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
 import type { UpdateDataBody } from '#shared/schemas/kb-content';

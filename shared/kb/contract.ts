@@ -40,8 +40,11 @@ export function chunkSortKey(collectionId: string, chunkIndex: number, dataId: s
 /** FastGPT's collection types (packages/global/core/dataset/constants.ts, DatasetCollectionTypeEnum). */
 export type CollectionType = 'folder' | 'virtual' | 'file' | 'link' | 'externalFile' | 'apiFile' | 'images';
 
-/** FastGPT's training modes (DatasetCollectionDataProcessModeEnum): `chunk` embeds chunks, `qa` writes Q&A first. */
-export type TrainingType = 'chunk' | 'qa';
+/**
+ * FastGPT's training modes (DatasetCollectionDataProcessModeEnum): `chunk` embeds chunks, `qa` writes Q&A first,
+ * `backup` embeds a backup file's rows as they are (collection/create/backup).
+ */
+export type TrainingType = 'chunk' | 'qa' | 'backup';
 
 /** Where a collection is in its training (shown on the collection and counted by the training-queue call). */
 export type TrainingStatus = 'ready' | 'queued' | 'training' | 'error';
@@ -102,7 +105,12 @@ export interface ChunkIndex {
 
 /** The text of a chunk's `default` index as FastGPT makes it: the question, or question and answer on two lines. */
 export function defaultIndexText(q: string, a: string): string {
-  return a ? `${q}\n${a}` : q;
+  return q && a ? `${q}\n${a}` : q || a;
+}
+
+/** FastGPT's default indexes: one of the question, or of question and answer when there is an answer. */
+export function defaultIndexes(dataId: string, item: { q: string; a: string }): ChunkIndex[] {
+  return [{ type: 'default', dataId, text: defaultIndexText(item.q, item.a) }];
 }
 
 /** A chunk as stored (`sk = d#...`). Its text is a customer's content: never logged. */
@@ -259,7 +267,13 @@ export class SourceError extends Error {
 /** Splits text into chunks as FastGPT does by default (shared/kb/chunking.ts). */
 export type SplitText = (
   text: string,
-  options: { readonly chunkSize: number; readonly chunkSplitter?: string; readonly overlapRatio?: number },
+  options: {
+    readonly chunkSize: number;
+    readonly chunkSplitter?: string;
+    readonly overlapRatio?: number;
+    /** Longest a piece that cannot be cut at a boundary may stay (FastGPT's `maxSize`, default 8,000). */
+    readonly maxSize?: number;
+  },
 ) => string[];
 
 /** The source bucket (deployed: S3; local: a directory under the data dir): uploaded files and text kept as files. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { KbContentRepository, StoredCollection } from '../repositories/kb-content.ts';
 import type { TrainingSubjects } from '../repositories/training-subjects.ts';
 import {
@@ -8,7 +7,7 @@ import {
   type ChunkVector,
   chunkSortKey,
   datasetKey,
-  defaultIndexText,
+  defaultIndexes,
   type Embedder,
   EmbeddingUnavailableError,
   SourceError,
@@ -16,8 +15,8 @@ import {
   type SourceReader,
   type SplitText,
 } from './contract.ts';
-import { qaPairs } from './qa.ts';
 import type { ChatModel } from './relay-models.ts';
+import { itemsOf, type SourceText, type TrainingItem } from './training-items.ts';
 import type { TrainingMessage } from './training-queue.ts';
 
 /*
@@ -111,7 +110,7 @@ async function trainCollection(
     resumed = claimed === 'resumed';
   }
 
-  let items: { q: string; a: string }[];
+  let items: TrainingItem[];
   let source: SourceText;
   try {
     ({ items, source } = await itemsOf(collection, dataset.agentModel ?? deps.defaults.agentModel, deps));
@@ -154,7 +153,7 @@ async function trainCollection(
       chunkIndex,
       q: item.q,
       a: item.a,
-      indexes: defaultIndexes(id, item),
+      indexes: item.indexes?.map((index) => ({ ...index, dataId: id })) ?? defaultIndexes(id, item),
       generation,
       ready: true,
       updateTime,
@@ -215,60 +214,6 @@ async function trainData(message: Extract<TrainingMessage, { kind: 'data' }>, de
       failedChunks: (collection.failedChunks ?? 0) + ready.filter((c) => c.vectorMissing).length,
     });
   }
-}
-
-/** FastGPT's default indexes: one of the question, or of question and answer when there is an answer. */
-export function defaultIndexes(dataId: string, item: { q: string; a: string }): ChunkRecord['indexes'] {
-  return [{ type: 'default', dataId, text: defaultIndexText(item.q, item.a) }];
-}
-
-/** What the collection keeps of the text it was trained from: `collection/sync` compares a link's page with it. */
-type SourceText = Pick<StoredCollection, 'hashRawText' | 'rawTextLength'>;
-
-/**
- * The question–answer items of a collection's source (chunks as they are, or Q&A pairs written by the agent model),
- * and the source text's sha256 and length (FastGPT's `hashRawText`, `rawTextLength`).
- */
-async function itemsOf(
-  collection: StoredCollection,
-  agentModel: string,
-  deps: TrainingDeps,
-): Promise<{ items: { q: string; a: string }[]; source: SourceText }> {
-  const text = await readSource(collection, deps);
-  const source = { hashRawText: createHash('sha256').update(text, 'utf8').digest('hex'), rawTextLength: text.length };
-  const settings = collection.settings;
-  const qa = settings?.trainingType === 'qa';
-  const pieces = deps
-    .split(text, {
-      chunkSize: settings?.chunkSize ?? 1000,
-      ...(settings?.chunkSplitter ? { chunkSplitter: settings.chunkSplitter } : {}),
-      overlapRatio: qa ? 0 : 0.2,
-    })
-    .filter((p) => p.trim() !== '');
-  if (!qa) return { items: pieces.map((q) => ({ q, a: '' })), source };
-  if (deps.chat === undefined) throw new SourceError('Q&A training needs a chat model; none is configured');
-  const items: { q: string; a: string }[] = [];
-  for (const piece of pieces) items.push(...(await qaPairs(deps.chat, agentModel, piece, settings?.qaPrompt)));
-  return { items, source };
-}
-
-async function readSource(collection: StoredCollection, deps: TrainingDeps): Promise<string> {
-  if (collection.type === 'link' || collection.type === 'file') {
-    if (deps.sources === undefined) throw new SourceError(`${collection.type} collections cannot be read here`);
-    const selector = collection.metadata?.webPageSelector;
-    const { text } = await deps.sources.read({
-      teamId: collection.teamId,
-      ...(collection.rawLink ? { rawLink: collection.rawLink } : {}),
-      ...(collection.fileId ? { fileId: collection.fileId } : {}),
-      ...(typeof selector === 'string' && selector !== '' ? { webPageSelector: selector } : {}),
-      name: collection.name,
-    });
-    return text;
-  }
-  if (collection.fileId === undefined) return '';
-  const file = await deps.files.get(collection.teamId, collection.fileId);
-  if (file === undefined) throw new SourceError('the collection’s text is missing from the source store');
-  return new TextDecoder().decode(file.bytes);
 }
 
 /**

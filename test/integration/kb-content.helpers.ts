@@ -10,6 +10,7 @@ export const CONTENT_PATHS = {
   createText: '/api/core/dataset/collection/create/text',
   createLink: '/api/core/dataset/collection/create/link',
   createLocalFile: '/api/core/dataset/collection/create/localFile',
+  createBackup: '/api/core/dataset/collection/create/backup',
   retrain: '/api/core/dataset/collection/create/reTrainingCollection',
   sync: '/api/core/dataset/collection/sync',
   listV2: '/api/core/dataset/collection/listV2',
@@ -27,6 +28,7 @@ export const CONTENT_PATHS = {
   dataUpdate: '/api/core/dataset/data/update',
   dataDelete: '/api/core/dataset/data/delete',
   trainingQueue: '/api/core/dataset/training/getDatasetTrainingQueue',
+  searchTest: '/api/core/dataset/searchTest',
 } as const;
 
 /** One team's client of the content calls. */

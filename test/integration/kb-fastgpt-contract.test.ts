@@ -216,3 +216,25 @@ describe("FastGPT's documented examples, answered in FastGPT's types", () => {
     expect(page.list.map((c) => c._id)).not.toContain(b);
   });
 });
+
+describe("FastGPT's backup import (collection/create/backup), answered in FastGPT's types", () => {
+  it('answers CreateCollectionWithResultResponseType, and the collection is a DatasetCollectionItemType of backup', async () => {
+    // The older header FastGPT's export writes (q,a,indexes), as its web client's backup import sends it.
+    const form = new FormData();
+    form.append('data', JSON.stringify({ datasetId, parentId: null }));
+    const csv = 'q,a,indexes\n"你好","你好！有什么可以帮你？","打招呼"\n';
+    form.append('file', new Blob([new TextEncoder().encode(csv)], { type: 'text/csv' }), 'backup.csv');
+    const response = await fetch(`${server.url}${P.createBackup}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api.token.token}` },
+      body: form,
+    });
+    const body = (await response.json()) as { code: number; data: unknown };
+
+    expect(response.status).toBe(200);
+    const created = fastgpt(fastgptCreateTextResponse, body.data);
+    expect(created.results.insertLen).toBe(1);
+    const detail = fastgpt(fastgptCollectionDetail, await api.ok(api.get(P.detail, { id: created.collectionId })));
+    expect(detail).toMatchObject({ trainingType: 'backup', type: 'file', name: 'backup.csv' });
+  });
+});

@@ -151,6 +151,88 @@ describe('a file collection (shared/kb/sources) trained by the same core', () =>
   });
 });
 
+describe('a FastGPT backup (collection/create/backup) trained by the same core', () => {
+  it('imports each row as a chunk with its own index texts, each embedded, and finds a row by one of them', async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    const before = embeddingCalls().length;
+    const csv = [
+      'q,a,indexes',
+      '"How are chunks embedded?","In batches, through the relay.","批量向量化","batch embeddings"',
+      '"什么是知识库？","存放文档切块的地方。",',
+      ',,',
+    ].join('\n');
+    const form = new FormData();
+    form.append('data', JSON.stringify({ datasetId }));
+    form.append('file', new Blob([new TextEncoder().encode(csv)], { type: 'text/csv' }), 'fastgpt-export.csv');
+
+    const response = await fetch(`${server.url}${P.createBackup}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api.token.token}` },
+      body: form,
+    });
+    const created = (await response.json()) as { data: { collectionId: string; results: { insertLen: number } } };
+
+    expect(response.status).toBe(200);
+    expect(created.data.results.insertLen).toBe(2);
+    const detail = await api.trained(created.data.collectionId);
+    expect(detail).toMatchObject({ status: 'ready', type: 'file', trainingType: 'backup', name: 'fastgpt-export.csv' });
+    const data = await api.ok<{ list: { _id: string; q: string; a: string }[]; total: number }>(
+      api.post(P.dataV2, { collectionId: created.data.collectionId }),
+    );
+    expect(data.list.map((d) => [d.q, d.a])).toEqual([
+      ['How are chunks embedded?', 'In batches, through the relay.'],
+      ['什么是知识库？', '存放文档切块的地方。'],
+    ]);
+    const first = await api.ok<{ indexes: { type: string; text: string }[] }>(
+      api.get(P.dataDetail, { id: data.list[0]?._id as string }),
+    );
+    expect(first.indexes.map((i) => [i.type, i.text])).toEqual([
+      ['default', 'How are chunks embedded?\nIn batches, through the relay.'],
+      ['custom', '批量向量化'],
+      ['custom', 'batch embeddings'],
+    ]);
+    const embedded = embeddingCalls()
+      .slice(before)
+      .flatMap((r) => (r.body as { input: string[] }).input);
+    expect(embedded).toEqual(
+      expect.arrayContaining(['批量向量化', 'batch embeddings', '什么是知识库？\n存放文档切块的地方。']),
+    );
+    const found = await api.ok<{ list: { q: string }[] }>(
+      api.post(P.searchTest, {
+        datasetId,
+        text: '批量向量化',
+        searchMode: 'fullTextRecall',
+        limit: 5000,
+        similarity: 0,
+      }),
+    );
+    expect(found.list[0]?.q).toBe('How are chunks embedded?');
+  });
+
+  it('refuses a file without a chunk, or not a .csv, and stores nothing', async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    const send = async (name: string, type: string, text: string) => {
+      const form = new FormData();
+      form.append('data', JSON.stringify({ datasetId }));
+      form.append('file', new Blob([new TextEncoder().encode(text)], { type }), name);
+      const response = await fetch(`${server.url}${P.createBackup}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${api.token.token}` },
+        body: form,
+      });
+      return { status: response.status, body: (await response.json()) as { code: number; message: string } };
+    };
+
+    expect(await send('empty.csv', 'text/csv', 'q,a,indexes\n,,\n')).toMatchObject({
+      status: 400,
+      body: { code: 507000 },
+    });
+    expect(await send('notes.txt', 'text/plain', 'q,a\nx,y\n')).toMatchObject({ status: 400, body: { code: 507000 } });
+    const listed = await api.ok<{ total: number }>(api.post(P.listV2, { datasetId }));
+    expect(listed.total).toBe(0);
+  });
+});
+
 async function waitForData(client: typeof api, collectionId: string, count: number) {
   const deadline = Date.now() + 10_000;
   for (;;) {

@@ -25,7 +25,8 @@ const ROUTES = [
   ['POST /api/core/dataset/collection/create/link', () => jsonRequests('/api/core/dataset/collection/create/link')],
   ['POST /api/core/dataset/collection/read', () => jsonRequests('/api/core/dataset/collection/read')],
   ['POST /api/core/dataset/collection/sync', () => jsonRequests('/api/core/dataset/collection/sync')],
-  ['POST /api/core/dataset/collection/create/localFile (multipart)', multipartRequests],
+  ['POST /api/core/dataset/collection/create/localFile (multipart)', () => multipartRequests('localFile')],
+  ['POST /api/core/dataset/collection/create/backup (multipart)', () => multipartRequests('backup')],
   ['GET /api/core/dataset/collection/source', sourceRequests],
 ] as const;
 // FUZZ_RUNS requests in all, shared by the routes.
@@ -58,8 +59,8 @@ function jsonRequests(path: string): RawRequest[] {
   return datasetRequests({ path }, { objects, fields: FIELDS }, RUNS_PER_ROUTE);
 }
 
-/** Forms as clients (and broken clients) send them. */
-function multipartRequests(): RawRequest[] {
+/** Forms as clients (and broken clients) send them, to one of the upload calls. */
+function multipartRequests(call: 'localFile' | 'backup'): RawRequest[] {
   const part = fc.record({
     name: fc.constantFrom('file', 'data', 'files', '', 'file"; x="1'),
     filename: fc.option(
@@ -69,7 +70,14 @@ function multipartRequests(): RawRequest[] {
     body: fc.oneof(
       fc.constant(JSON.stringify({ datasetId: UNKNOWN })),
       fc.json({ maxDepth: 2 }),
-      fc.constantFrom('%PDF-1.4 trailer', 'PK\u0003\u0004', '<p>x</p>', 'a,b\n1,2'),
+      fc.constantFrom(
+        '%PDF-1.4 trailer',
+        'PK\u0003\u0004',
+        '<p>x</p>',
+        'a,b\n1,2',
+        'q,a,indexes\n"x",,"y',
+        'index,q\n,',
+      ),
       fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.from(b).toString('latin1')),
     ),
   });
@@ -97,7 +105,7 @@ function multipartRequests(): RawRequest[] {
         : `multipart/form-data; boundary=${declared === 'other' ? 'other' : declared === 'quoted' ? `"${boundary}"` : boundary}`;
     return {
       method: 'POST',
-      path: '/api/core/dataset/collection/create/localFile',
+      path: `/api/core/dataset/collection/create/${call}`,
       headers: [
         ['Authorization', `Bearer ${token().token}`],
         ['Content-Type', header],

@@ -195,6 +195,23 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
       '',
     ].join('\r\n'),
   },
+  '/api/core/dataset/collection/create/backup': {
+    contentType: `multipart/form-data; boundary=${MATRIX_BOUNDARY}`,
+    body: [
+      `--${MATRIX_BOUNDARY}`,
+      'Content-Disposition: form-data; name="data"',
+      '',
+      JSON.stringify({ datasetId: UNKNOWN_ID }),
+      `--${MATRIX_BOUNDARY}`,
+      'Content-Disposition: form-data; name="file"; filename="matrix.csv"',
+      'Content-Type: text/csv',
+      '',
+      'q,a,indexes',
+      'matrix,,',
+      `--${MATRIX_BOUNDARY}--`,
+      '',
+    ].join('\r\n'),
+  },
   '/api/core/dataset/collection/read': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
   '/api/core/dataset/folder/create': { body: '{"name":"matrix"}' },
   // One path, two methods: the POST reads the body, the GET its (empty) query; both list the team.

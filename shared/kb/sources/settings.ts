@@ -68,6 +68,11 @@ export const createFileDataSchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type CreateFileData = z.output<typeof createFileDataSchema>;
 
+/** The `data` field of POST /api/core/dataset/collection/create/backup (JSON; FastGPT's CreateBackupCollectionFormSchema). */
+export const createBackupDataSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({ datasetId: sharedFields.datasetId, parentId: sharedFields.parentId, tags: tagsField }),
+);
+
 /** The stored settings of a create body. */
 export function chunkSettingsOf(body: {
   trainingType: 'chunk' | 'qa';

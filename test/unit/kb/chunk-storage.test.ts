@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
-import { type ChunkRecord, chunkSortKey, datasetKey } from '#shared/kb/contract';
-import { defaultIndexes } from '#shared/kb/training';
+import { type ChunkRecord, chunkSortKey, datasetKey, defaultIndexes } from '#shared/kb/contract';
 import { chunkItem, chunkOfItem } from '#shared/repositories/kb-content';
 import { storeKnowledgeBase, useKbContentTables } from '#test/support/kb-content';
 

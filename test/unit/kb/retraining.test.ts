@@ -108,4 +108,10 @@ describe('retrainedSettings', () => {
       chunkSize: 1000,
     });
   });
+
+  it('keeps a backup a backup: its rows are its chunks whatever the body asks', () => {
+    const backup = { trainingType: 'backup', chunkSize: 1000 } as const;
+
+    expect(retrainedSettings(backup, { ...body, trainingType: 'qa' })).toMatchObject({ trainingType: 'backup' });
+  });
 });
