@@ -103,8 +103,8 @@ export function addKbSourceResources(scope: Construct, props: KbSourceResourcesP
     1024,
     30,
   );
-  // Until the collections core is wired: one GetItem of the knowledge base (collections-port.ts).
-  create.useTable(props.datasets, ENV.datasetsTable, ['GetItem']);
+  // GetItem checks the knowledge base (collections-port.ts); UpdateItem says, before its first collection, that it may hold content.
+  create.useTable(props.datasets, ENV.datasetsTable, ['GetItem', 'UpdateItem']);
   // PutObject to store an upload; DeleteObject to remove it again when the collection cannot be created.
   useSourceBucket(create, bucket, ['put', 'delete']);
 

@@ -65,8 +65,9 @@ const CONTENT_SPECS: Readonly<Record<Exclude<KbContentFunction, 'train-collectio
   'kb-collections': {
     description:
       'POST /api/core/dataset/collection/{create,create/text,listV2,list,update}, GET …/detail, PUT …/update, DELETE …/delete, GET …/training/*',
-    // GetItem reads the knowledge base (every call checks it is the caller's).
-    datasets: ['GetItem'],
+    // GetItem reads the knowledge base (every call checks it is the caller's); UpdateItem says, before its first
+    // collection, that it may hold content (DatasetRecord.noContent).
+    datasets: ['GetItem', 'UpdateItem'],
     // GetItem reads a collection or a parent folder; a conditional PutItem creates; UpdateItem renames and moves;
     // Query lists a knowledge base's collections (search, training counts) and a collection's chunks (delete);
     // BatchWriteItem deletes.

@@ -66,8 +66,9 @@ export function knowledgeBaseFunctionSpecs(config: StageConfig): Record<Knowledg
     'delete-dataset': {
       description: 'DELETE /api/core/dataset/delete: deletes a record, a folder with its whole subtree',
       // GetItem reads the record, Query on the index walks the subtree, BatchWriteItem deletes it; a conditional
-      // UpdateItem takes the team's tree lock around a folder's walk and deletes (shared/dataset-tree.ts).
-      table: ['GetItem', 'UpdateItem', 'BatchWriteItem'],
+      // UpdateItem takes the team's tree lock around a folder's walk and deletes (shared/dataset-tree.ts);
+      // BatchGetItem reads which knowledge bases are still empty (their content is then not looked for).
+      table: ['GetItem', 'UpdateItem', 'BatchWriteItem', 'BatchGetItem'],
       index: ['Query'],
       // A 10,000-record subtree is ~400 BatchWriteItem calls: more memory is more CPU and network.
       memorySize: 1024,

@@ -47,6 +47,8 @@ export async function createDataset(
     inheritPermission: true,
     createTime: time,
     updateTime: time,
+    // Empty until its first collection: a delete then skips its content (DatasetRecord.noContent).
+    ...(body.type === 'dataset' ? { noContent: true as const } : {}),
   };
 
   // An id collision is retried once with a fresh id; a second one is unexpected and becomes a 500.

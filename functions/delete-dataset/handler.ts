@@ -17,15 +17,15 @@ const PURGE_CONCURRENCY = 16;
 const config = loadConfig(deleteDatasetEnvSchema);
 const logger = createLogger('delete-dataset', config.LOG_LEVEL);
 const metrics = createMetrics();
-const deps: DeleteDatasetDeps = {
-  // DynamoDB takes many BatchWriteItem calls at once; eight in flight keeps a 10,000-record delete short.
-  repo: new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE, { writeConcurrency: 8 }),
-  now: () => new Date(),
-  purgeContent: purgeContentOf(config),
-};
+// DynamoDB takes many BatchWriteItem calls at once; eight in flight keeps a 10,000-record delete short.
+const repo = new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE, { writeConcurrency: 8 });
+const deps: DeleteDatasetDeps = { repo, now: () => new Date(), purgeContent: purgeContentOf(config, repo) };
 
 /** The knowledge bases' content goes with them, when the function has the content table (docs/knowledge-base-api.md). */
-function purgeContentOf(env: typeof config): DeleteDatasetDeps['purgeContent'] {
+function purgeContentOf(
+  env: typeof config,
+  records: Pick<DynamoDatasetRepository, 'knownEmpty'>,
+): DeleteDatasetDeps['purgeContent'] {
   const table = env[ENV.kbContentTable];
   if (table === undefined) return undefined;
   const content = {
@@ -36,7 +36,10 @@ function purgeContentOf(env: typeof config): DeleteDatasetDeps['purgeContent'] {
   // Several knowledge bases at once: a folder of 10,000 is one Query each, not 10,000 round trips in a row.
   const slots = new Slots(PURGE_CONCURRENCY);
   return async (teamId, datasetIds) => {
-    await Promise.all(datasetIds.map((id) => slots.run(() => deleteDatasetContent(teamId, id, content), undefined)));
+    // A knowledge base still marked empty holds nothing: 100 records read in one call instead of a Query each.
+    const empty = await records.knownEmpty(teamId, datasetIds);
+    const held = datasetIds.filter((id) => !empty.has(id));
+    await Promise.all(held.map((id) => slots.run(() => deleteDatasetContent(teamId, id, content), undefined)));
   };
 }
 

@@ -1,7 +1,7 @@
 import { OWNER } from '../dataset-views.ts';
 import { datasetErrors } from '../errors.ts';
 import { newObjectId } from '../ids.ts';
-import type { DatasetRecord, DatasetRepository } from '../repositories/datasets.ts';
+import type { DatasetRecord, DatasetRepository, DynamoDatasetRepository } from '../repositories/datasets.ts';
 import { collectionParentKey, type KbContentRepository, type StoredCollection } from '../repositories/kb-content.ts';
 import {
   type ChunkSettings,
@@ -21,7 +21,7 @@ import type { TrainingQueue } from './training-queue.ts';
  */
 
 export interface CollectionDeps {
-  readonly datasets: Pick<DatasetRepository, 'get'>;
+  readonly datasets: Pick<DynamoDatasetRepository, 'get' | 'markContent'>;
   readonly content: Pick<KbContentRepository, 'putCollection' | 'findCollection' | 'getCollection'>;
   readonly queue: TrainingQueue;
   readonly now: () => Date;
@@ -86,7 +86,11 @@ export interface NewCollection {
 /** Stores a new collection (its dataset and parent checked) and, when it has a source, queues its training. */
 export async function storeCollection(input: NewCollection, deps: CollectionDeps): Promise<StoredCollection> {
   const { teamId, datasetId } = input;
-  await requireDataset(deps.datasets, teamId, datasetId);
+  const dataset = await requireDataset(deps.datasets, teamId, datasetId);
+  // Said before the collection is stored, so a delete never skips a knowledge base's content (DatasetRecord.noContent).
+  if (dataset.noContent === true && !(await deps.datasets.markContent(teamId, datasetId))) {
+    throw datasetErrors.unExistDataset('The knowledge base does not exist');
+  }
   await requireParentFolder(deps, teamId, datasetId, input.parentId);
   const id = (deps.newId ?? (() => newObjectId(deps.now())))();
   const time = deps.now().toISOString();

@@ -105,7 +105,7 @@ export function sourceContentFromEnv(
   return {
     datasets: datasetsTable
       ? new DynamoDatasetRepository(documentClient, datasetsTable)
-      : { get: async () => undefined },
+      : { get: async () => undefined, markContent: async () => false },
     content: new KbContentRepository(documentClient, config[ENV.kbContentTable]),
     queue: trainingQueueFor(config[ENV.kbTrainingQueueUrl], () => new SQSClient({})),
     now: () => new Date(),

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { DATASETS_BY_PARENT } from '#shared/tables';
+import { chunks, GET_BATCH } from './batch.ts';
 import { TableRepository } from './table-repository.ts';
 
 /** A knowledge base or folder as stored in the `datasets` table (docs/knowledge-base-api.md). */
@@ -20,6 +21,12 @@ export interface DatasetRecord {
   inheritPermission: true;
   createTime: string;
   updateTime: string;
+  /**
+   * Written `true` on a knowledge base created empty, removed before its first collection is stored
+   * (markContent): a delete skips the content of a knowledge base that says so (knownEmpty). A record written
+   * before 2026-11-28 evening has no such field and is always treated as holding content.
+   */
+  noContent?: true;
 }
 
 /** A stored dataset item as its record: `parentKey` is the index's copy of teamId + parentId, not part of it. */
@@ -270,6 +277,41 @@ export class DynamoDatasetRepository extends TableRepository implements DatasetT
       // Taken over after it expired: the lock is someone else's now, and stays theirs.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
+  }
+
+  /** Before a knowledge base's first collection is stored: it may hold content from now on. False when it is gone. */
+  async markContent(teamId: string, id: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { teamId, id },
+          UpdateExpression: 'REMOVE #n',
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeNames: { '#n': 'noContent' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  /** Those of `ids` whose records say they never held content (consistent BatchGetItem, 100 keys a call). */
+  async knownEmpty(teamId: string, ids: readonly string[]): Promise<Set<string>> {
+    const empty = new Set<string>();
+    for (const some of chunks([...new Set(ids)], GET_BATCH)) {
+      const found = await this.writer.retry.getBatch(this.client, {
+        [this.tableName]: {
+          Keys: some.map((id) => ({ teamId, id })),
+          ProjectionExpression: 'id, noContent',
+          ConsistentRead: true,
+        },
+      });
+      for (const item of found[this.tableName] ?? []) if (item.noContent === true) empty.add(String(item.id));
+    }
+    return empty;
   }
 
   async deleteMany(teamId: string, ids: readonly string[]): Promise<void> {

@@ -126,7 +126,8 @@ describe('least privilege', () => {
       'dynamodb:PutItem': [content, terms].sort(),
       // The full-text index's `n` item and a block cut on removal (infra/kb.ts, useSearchIndexes).
       'dynamodb:DeleteItem': [terms],
-      'dynamodb:UpdateItem': [content, vectors, terms].sort(),
+      // datasets: a knowledge base's first collection says it may hold content (DatasetRecord.noContent).
+      'dynamodb:UpdateItem': [content, datasets, vectors, terms].sort(),
       'dynamodb:Query': [
         content,
         indexArn(KB_CONTENT_BY_ID.name),

@@ -646,7 +646,7 @@ describe('least privilege', () => {
     ['dataset-detail', ['GetItem'], []],
     ['dataset-paths', ['GetItem'], []],
     ['update-dataset', ['GetItem', 'UpdateItem'], ['Query']],
-    ['delete-dataset', ['GetItem', 'UpdateItem', 'BatchWriteItem'], ['Query']],
+    ['delete-dataset', ['GetItem', 'UpdateItem', 'BatchWriteItem', 'BatchGetItem'], ['Query']],
   ] as const)('lets %s only %j on the datasets table and %j on its by-parent index', (fn, onTable, onIndex) => {
     const expected = baseline(fn);
 

@@ -181,6 +181,8 @@ describe('POST /api/core/dataset/create: stored record', () => {
       updateTime: expect.stringMatching(ISO),
       // The by-parent index key (docs/knowledge-base-api.md): the team's root.
       parentKey: `${team.teamId}#root`,
+      // Empty until its first collection: a delete then skips looking for its content.
+      noContent: true,
     });
     expect(record?.updateTime).toBe(record?.createTime);
   });
@@ -198,6 +200,7 @@ describe('POST /api/core/dataset/create: stored record', () => {
 
     const record = await stored(team.teamId, id);
     expect(record).toMatchObject({ type: 'folder', avatar: '/imgs/files/folder.svg', parentId: null });
+    expect(record).not.toHaveProperty('noContent');
     // The repository adds the by-parent index key.
     expect(Object.keys(record ?? {}).sort()).toEqual([...CREATED_FOLDER_FIELDS, 'parentKey'].sort());
   });

@@ -1,7 +1,9 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { datasetKey } from '#shared/kb/contract';
 import { FASTGPT_TRAINING_MODES } from '#test/support/fastgpt-content-types';
 import { useTestServer } from '#test/support/local-server';
-import { expectError } from './create-dataset.helpers.ts';
+import { expectCreated, expectError } from './create-dataset.helpers.ts';
 import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
 import { KB_PATHS } from './knowledge-base.helpers.ts';
 
@@ -175,6 +177,28 @@ describe('collection/detail, update and delete', () => {
     await api.ok(api.del(KB_PATHS.delete, { id: datasetId }));
 
     expectError(await api.get(P.detail, { id: created.collectionId }), 404, 501003);
+  });
+
+  it("deleting a folder deletes the content of its knowledge bases, the empty ones' records read in one call", async () => {
+    const folder = expectCreated(await api.post(KB_PATHS.folderCreate, { name: 'Dir' }));
+    const full = expectCreated(await api.post(KB_PATHS.create, { name: 'Full', parentId: folder }));
+    expectCreated(await api.post(KB_PATHS.create, { name: 'Empty', parentId: folder }));
+    const created = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId: full, name: 'T', text: 'Some text.' }),
+    );
+    await api.trained(created.collectionId);
+
+    await api.ok(api.del(KB_PATHS.delete, { id: folder }));
+
+    expectError(await api.get(P.detail, { id: created.collectionId }), 404, 501003);
+    const left = await server.documents.send(
+      new QueryCommand({
+        TableName: server.tables.kbContent,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': datasetKey(api.token.teamId, full) },
+      }),
+    );
+    expect(left.Items ?? []).toEqual([]);
   });
 });
 

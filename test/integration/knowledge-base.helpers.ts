@@ -89,6 +89,8 @@ export function seedRecord(
     inheritPermission: true,
     createTime: time,
     updateTime: time,
+    // As create-dataset writes a knowledge base: empty until its first collection (DatasetRecord.noContent).
+    ...(type === 'dataset' ? { noContent: true as const } : {}),
   };
 }
 

@@ -89,6 +89,8 @@ describe('createDataset', () => {
         name: 'Docs',
         createTime: '2026-03-04T05:06:07.089Z',
         updateTime: '2026-03-04T05:06:07.089Z',
+        // Empty until its first collection (DatasetRecord.noContent).
+        noContent: true,
       },
     ]);
   });
