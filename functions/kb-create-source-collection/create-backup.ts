@@ -17,7 +17,6 @@ export async function createBackupCollection(
   input: { upload: MultipartUpload; caller: CallerContext },
   deps: CreateFileDeps,
 ): Promise<{ collectionId: string; results: { insertLen: number } }> {
-  const { caller } = input;
   const { data, ...file } = checkedUpload(input.upload, createBackupDataSchema);
   if (file.kind !== 'csv') throw datasetErrors.invalidParams('a backup is a .csv file, as FastGPT exports it');
   let rows: number;
@@ -26,17 +25,7 @@ export async function createBackupCollection(
   } catch (error) {
     throw asRequestError(error);
   }
-  const collectionId = await storeAndCreate(
-    file,
-    {
-      teamId: caller.teamId,
-      tmbId: caller.tmbId,
-      datasetId: data.datasetId,
-      parentId: data.parentId,
-      settings: { trainingType: 'backup', chunkSize: DEFAULT_CHUNK_SIZE },
-      ...(data.tags ? { tags: data.tags } : {}),
-    },
-    deps,
-  );
+  const settings = { trainingType: 'backup', chunkSize: DEFAULT_CHUNK_SIZE } as const;
+  const collectionId = await storeAndCreate(file, input.caller, data, { settings }, deps);
   return { collectionId, results: { insertLen: rows } };
 }

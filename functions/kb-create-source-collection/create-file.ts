@@ -1,7 +1,7 @@
 import { DATASET_REQUEST_ERRORS } from '#shared/envelopes/dataset';
 import { datasetErrors } from '#shared/errors';
 import { type CallerContext, validRequest } from '#shared/http';
-import type { SourceFileStore } from '#shared/kb/contract';
+import type { NewSourceCollection, SourceFileStore } from '#shared/kb/contract';
 import type { SourceCollections } from '#shared/kb/sources/collections-port';
 import { asRequestError, sourceErrors } from '#shared/kb/sources/errors';
 import { checkContent, type FileKind, fileKind, MAX_UPLOAD_BYTES, STORED_CONTENT_TYPE } from '#shared/kb/sources/files';
@@ -49,14 +49,27 @@ export function checkedUpload<S extends z.ZodMiniType>(
   return { data, name, kind, bytes: upload.file.bytes };
 }
 
-/** Stores an upload, then creates its collection; a create that fails removes the stored file again. */
+/**
+ * Stores an upload, then creates the caller's file collection named after it where `data` says, with `own` settings;
+ * a create that fails removes the stored file again.
+ */
 export async function storeAndCreate(
   file: { name: string; kind: FileKind; bytes: Uint8Array },
-  collection: Omit<Parameters<SourceCollections['createSourceCollection']>[0], 'fileId' | 'name' | 'type'>,
+  caller: CallerContext,
+  data: { datasetId: string; parentId: string | null; tags?: string[] | null | undefined },
+  own: Pick<NewSourceCollection, 'settings' | 'metadata'>,
   deps: CreateFileDeps,
 ): Promise<string> {
   const fileId = deps.newId();
-  const { teamId } = collection;
+  const { teamId } = caller;
+  const collection = {
+    teamId,
+    tmbId: caller.tmbId,
+    datasetId: data.datasetId,
+    parentId: data.parentId,
+    ...own,
+    ...(data.tags ? { tags: data.tags } : {}),
+  };
   await deps.store.put({
     teamId,
     fileId,
@@ -88,18 +101,14 @@ export async function createFileCollection(
   input: { upload: MultipartUpload; caller: CallerContext },
   deps: CreateFileDeps,
 ): Promise<{ collectionId: string; results: { insertLen: number } }> {
-  const { caller } = input;
   const { data, ...file } = checkedUpload(input.upload, createFileDataSchema);
   const collectionId = await storeAndCreate(
     file,
+    input.caller,
+    data,
     {
-      teamId: caller.teamId,
-      tmbId: caller.tmbId,
-      datasetId: data.datasetId,
-      parentId: data.parentId,
       settings: chunkSettingsOf(data),
       metadata: { ...(data.metadata ?? {}), ...(data.collectionMetadata ?? {}) },
-      ...(data.tags ? { tags: data.tags } : {}),
     },
     deps,
   );

@@ -172,6 +172,26 @@ const EXPECTED: Readonly<Record<string, Readonly<Record<Api, Outcome>>>> = {
 // A request each route's function answers without an error of its own making (200, or 404 for an unknown id).
 const UNKNOWN_ID = 'ffffffffffffffffffffffff';
 const MATRIX_BOUNDARY = 'matrix-boundary';
+/** A multipart upload of one file to an unknown knowledge base (404, 501002 once the file is checked). */
+function matrixUpload(filename: string, type: string, lines: readonly string[]) {
+  return {
+    contentType: `multipart/form-data; boundary=${MATRIX_BOUNDARY}`,
+    body: [
+      `--${MATRIX_BOUNDARY}`,
+      'Content-Disposition: form-data; name="data"',
+      '',
+      JSON.stringify({ datasetId: UNKNOWN_ID }),
+      `--${MATRIX_BOUNDARY}`,
+      `Content-Disposition: form-data; name="file"; filename="${filename}"`,
+      `Content-Type: ${type}`,
+      '',
+      ...lines,
+      `--${MATRIX_BOUNDARY}--`,
+      '',
+    ].join('\r\n'),
+  };
+}
+
 const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; contentType?: string }>> = {
   [PATHS.dataset]: { body: BODIES.dataset },
   // The knowledge base's source calls: an unknown knowledge base (404, 501002), an unknown collection (404, 501003).
@@ -179,39 +199,8 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
     body: JSON.stringify({ datasetId: UNKNOWN_ID, link: 'https://example.com/' }),
   },
   '/api/core/dataset/collection/sync': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
-  '/api/core/dataset/collection/create/localFile': {
-    contentType: `multipart/form-data; boundary=${MATRIX_BOUNDARY}`,
-    body: [
-      `--${MATRIX_BOUNDARY}`,
-      'Content-Disposition: form-data; name="data"',
-      '',
-      JSON.stringify({ datasetId: UNKNOWN_ID }),
-      `--${MATRIX_BOUNDARY}`,
-      'Content-Disposition: form-data; name="file"; filename="matrix.txt"',
-      'Content-Type: text/plain',
-      '',
-      'matrix',
-      `--${MATRIX_BOUNDARY}--`,
-      '',
-    ].join('\r\n'),
-  },
-  '/api/core/dataset/collection/create/backup': {
-    contentType: `multipart/form-data; boundary=${MATRIX_BOUNDARY}`,
-    body: [
-      `--${MATRIX_BOUNDARY}`,
-      'Content-Disposition: form-data; name="data"',
-      '',
-      JSON.stringify({ datasetId: UNKNOWN_ID }),
-      `--${MATRIX_BOUNDARY}`,
-      'Content-Disposition: form-data; name="file"; filename="matrix.csv"',
-      'Content-Type: text/csv',
-      '',
-      'q,a,indexes',
-      'matrix,,',
-      `--${MATRIX_BOUNDARY}--`,
-      '',
-    ].join('\r\n'),
-  },
+  '/api/core/dataset/collection/create/localFile': matrixUpload('matrix.txt', 'text/plain', ['matrix']),
+  '/api/core/dataset/collection/create/backup': matrixUpload('matrix.csv', 'text/csv', ['q,a,indexes', 'matrix,,']),
   '/api/core/dataset/collection/read': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
   '/api/core/dataset/folder/create': { body: '{"name":"matrix"}' },
   // One path, two methods: the POST reads the body, the GET its (empty) query; both list the team.
