@@ -6,9 +6,10 @@ import { parseCsv } from './files.ts';
  * its `collection/create/backup` reads back, one chunk a row after a header row, never split again. Two headers, both
  * read (FastGPT reads both; packages/service/core/dataset/parseBackup.ts at c5a223d5 and the multipart description of
  * packages/global/openapi/core/dataset/collection/createApi.ts at 04b3226b):
- * - named columns `q`, `a`, `index` (any number of them) and `metadata`, in any order;
+ * - named columns `q`, `a`, `index` (any number of them) and `metadata`, in any order (a header with `q` and `index`);
  * - the older `q,a,indexes`: `q` first, `a` second, index texts in the column headed `indexes` and every column after
- *   it (without such a header, every column from the third); columns between `a` and `indexes` are metadata.
+ *   it (without such a header, every column from the third); columns between `a` and `indexes` are metadata. FastGPT's
+ *   `collection/export` (read at 06ab0a7c) writes this shape under the header `index,content`: q, then a.
  * FastGPT's per-chunk metadata is not kept by this product. A row with neither `q` nor `a`, and an empty index text,
  * are skipped. Excel backups are not read here: a .csv only.
  */
@@ -26,11 +27,13 @@ export const MAX_BACKUP_ROWS = 50_000;
 
 /** Which columns hold a row's q, a and index texts, from the header. */
 function columnsOf(header: readonly string[]): { q: number; a: number; indexes: (row: readonly string[]) => string[] } {
+  // trim() drops a byte-order mark before the first name too (U+FEFF is white space to it).
   const names = header.map((cell) => cell.trim().toLowerCase());
-  if (names.includes('index')) {
+  // Named columns only with a `q` column: FastGPT's own export heads its q and a columns `index,content`, which its
+  // positional reading takes as q and a.
+  if (names.includes('q') && names.includes('index')) {
     const indexColumns = names.flatMap((name, i) => (name === 'index' ? [i] : []));
-    const at = (name: string, fallback: number) => (names.includes(name) ? names.indexOf(name) : fallback);
-    return { q: at('q', 0), a: at('a', 1), indexes: (row) => indexColumns.map((i) => row[i] ?? '') };
+    return { q: names.indexOf('q'), a: names.indexOf('a'), indexes: (row) => indexColumns.map((i) => row[i] ?? '') };
   }
   const named = names.indexOf('indexes');
   const from = named >= 2 ? named : 2;

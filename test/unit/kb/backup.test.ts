@@ -44,6 +44,26 @@ describe('backupItems', () => {
     expect(backupItems(csv)).toEqual([{ q: 'line 1\nline 2', a: 'a, "quoted"', indexes: [] }]);
   });
 
+  it("reads FastGPT's own export (header index,content) as q and a, with no index text of its own", () => {
+    // projects/app/src/pages/api/core/dataset/collection/export.ts (labring/FastGPT at 06ab0a7c) writes this.
+    const csv = '\uFEFFindex,content\n"What is RRF?","Rank fusion."\n"只有问题",""\n';
+
+    expect(backupItems(csv)).toEqual([
+      { q: 'What is RRF?', a: 'Rank fusion.', indexes: [] },
+      { q: '只有问题', a: '', indexes: [] },
+    ]);
+  });
+
+  it('reads a named header without an a column', () => {
+    expect(backupItems('index,q\nidx,a question\n')).toEqual([{ q: 'a question', a: '', indexes: ['idx'] }]);
+  });
+
+  it('reads a named header whose first name follows a BOM', () => {
+    const csv = '\uFEFFa,q,index\n"an answer","a question","idx"\n';
+
+    expect(backupItems(csv)).toEqual([{ q: 'a question', a: 'an answer', indexes: ['idx'] }]);
+  });
+
   it('refuses a file without a chunk, and one of more rows than an export writes', () => {
     expect(() => backupItems('q,a,indexes\n,,\n')).toThrow(SourceError);
     expect(() => backupItems('')).toThrow(SourceError);
