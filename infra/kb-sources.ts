@@ -98,7 +98,7 @@ export function addKbSourceResources(scope: Construct, props: KbSourceResourcesP
   const create = make(
     'KbCreateSourceCollection',
     'kb-create-source-collection',
-    'POST …/collection/create/link, …/create/localFile and …/create/backup (multipart, at most 10 MB) and …/collection/sync: collections with a source',
+    'POST …/collection/create/link, …/create/localFile, …/create/backup and …/create/template (multipart, at most 10 MB) and …/collection/sync: collections with a source',
     // A 10 MB upload arrives as ~13.4 MB of base64 and is held twice while decoded and parsed.
     1024,
     30,

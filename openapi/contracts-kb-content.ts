@@ -66,7 +66,7 @@ const collectionBase = {
   forbid: z.boolean(),
   createTime: ISO,
   updateTime: ISO,
-  trainingType: z.enum(['chunk', 'qa', 'backup']),
+  trainingType: z.enum(['chunk', 'qa', 'backup', 'template']),
   fileId: z.string().optional(),
   rawLink: z.string().optional(),
 };
@@ -144,7 +144,7 @@ const trainingQueueSchema = z.strictObject({
 const trainingCountsSchema = (description: string) =>
   z.strictObject(Object.fromEntries(TRAINING_MODES.map((mode) => [mode, z.int().nonnegative()]))).meta({ description });
 const trainingDetailSchema = z.strictObject({
-  trainingType: z.enum(['chunk', 'qa', 'backup']),
+  trainingType: z.enum(['chunk', 'qa', 'backup', 'template']),
   advancedTraining: z.strictObject({
     customPdfParse: z.boolean(),
     imageIndex: z.boolean(),

@@ -7,7 +7,12 @@
 import * as z from 'zod';
 import { readCollectionBodySchema, sourceQuerySchema } from '#functions/kb-read-collection/kb-read-collection';
 import { datasetErrorBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
-import { createBackupDataSchema, createFileDataSchema, createLinkBodySchema } from '#shared/kb/sources/settings';
+import {
+  createBackupDataSchema,
+  createFileDataSchema,
+  createLinkBodySchema,
+  createTemplateDataSchema,
+} from '#shared/kb/sources/settings';
 import { collectionIdSchema } from '#shared/schemas/kb-content';
 import { datasetErrors, type ResponseContract, type TopicContracts } from './contract-parts.ts';
 
@@ -66,6 +71,17 @@ const backupSchema = z.object({
   }),
 });
 
+const templateSchema = z.object({
+  file: z.string().meta({
+    description:
+      'The filled-in import template: a .csv of at most 10 MB, a header row (`q`, `a`, `index` columns, or the older `q,a,indexes`), then a row for each chunk',
+    contentMediaType: 'application/octet-stream',
+  }),
+  data: z.string().meta({
+    description: `JSON: ${Object.keys(createTemplateDataSchema.shape).join(', ')}`,
+  }),
+});
+
 export const KB_SOURCE_CONTRACTS: TopicContracts = {
   dataset: {
     'POST /api/core/dataset/collection/create/link': {
@@ -113,6 +129,23 @@ export const KB_SOURCE_CONTRACTS: TopicContracts = {
           message: '',
           data: { collectionId: COLLECTION_ID, results: { insertLen: 2 } },
         },
+      },
+      errors: [
+        ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+        own(413, 507000, 'invalidParams', 'the file is larger than 10 MB'),
+      ],
+    },
+    'POST /api/core/dataset/collection/create/template': {
+      operationId: 'createTemplateCollection',
+      summary: "Import FastGPT's import template: a CSV of chunks and their index texts",
+      description:
+        "FastGPT's template import. `multipart/form-data` with a `file` (.csv, at most 10 MB, made from FastGPT's import template: each row after the header one chunk, `q`, `a` and its own index texts) and `data` (JSON: `datasetId`, `parentId`, `tags`, `metadata`; chunk settings are ignored, as FastGPT's template mode deletes them). Read as a backup is; a collection of `trainingType: \"template\"` named after the file. Answers `{}`, as FastGPT does. A file without a chunk, or not a .csv, is 400 and nothing is stored; a larger file is 413.",
+      request: { body: templateSchema, bodyContentType: 'multipart/form-data' },
+      success: {
+        status: 200,
+        description: 'Created; the rows queued for embedding',
+        body: datasetSuccessBodySchema(z.strictObject({})),
+        example: { code: 200, statusText: '', message: '', data: {} },
       },
       errors: [
         ...datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),

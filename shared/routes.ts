@@ -83,6 +83,8 @@ const KB_SOURCE_ROUTES: readonly RouteDef[] = [
   { method: 'POST', path: '/api/core/dataset/collection/create/localFile', function: 'kb-create-source-collection' },
   // FastGPT's backup import: a CSV of chunks (q, a, index texts) as its collection/export writes it; multipart too.
   { method: 'POST', path: '/api/core/dataset/collection/create/backup', function: 'kb-create-source-collection' },
+  // FastGPT's template import: the same CSV of rows, made from its import template; multipart too.
+  { method: 'POST', path: '/api/core/dataset/collection/create/template', function: 'kb-create-source-collection' },
   // FastGPT's sync of a link collection: its page read again, trained again when it changed.
   { method: 'POST', path: '/api/core/dataset/collection/sync', function: 'kb-create-source-collection' },
   { method: 'POST', path: '/api/core/dataset/collection/read', function: 'kb-read-collection' },

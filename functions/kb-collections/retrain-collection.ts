@@ -1,7 +1,7 @@
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { requireCollection } from '#shared/kb/collections';
-import type { ChunkSettings } from '#shared/kb/contract';
+import { type ChunkSettings, trainsRows } from '#shared/kb/contract';
 import { queueRetraining, type RetrainingDeps } from '#shared/kb/retraining';
 import { DEFAULT_CHUNK_SIZE } from '#shared/kb/sources/settings';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
@@ -18,10 +18,10 @@ export function retrainedSettings(old: ChunkSettings | undefined, body: RetrainC
     return value === null || value === undefined || value === '' ? {} : { [key]: value };
   };
   return {
-    // A backup's rows are its chunks whatever the body says (FastGPT's backup mode has no chunk settings).
+    // A backup's or template's rows are its chunks whatever the body says (FastGPT's two modes have no chunk settings).
     trainingType:
-      old?.trainingType === 'backup'
-        ? 'backup'
+      old !== undefined && trainsRows(old.trainingType)
+        ? old.trainingType
         : body.trainingType == null
           ? (old?.trainingType ?? 'chunk')
           : body.trainingType === 'qa'

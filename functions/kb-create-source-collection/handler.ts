@@ -14,7 +14,7 @@ import { sourceContentFromEnv } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { collectionIdSchema } from '#shared/schemas/kb-content';
 import * as z from '#shared/zod';
-import { createBackupCollection } from './create-backup.ts';
+import { createBackupCollection, createTemplateCollection } from './create-backup.ts';
 import { createFileCollection } from './create-file.ts';
 import { createLinkCollection } from './create-link.ts';
 import { syncLinkCollection } from './sync-link.ts';
@@ -34,20 +34,21 @@ const readLink = (rawLink: string, selector?: string) =>
 export const LINK_PATH = '/api/core/dataset/collection/create/link';
 export const SYNC_PATH = '/api/core/dataset/collection/sync';
 export const BACKUP_PATH = '/api/core/dataset/collection/create/backup';
+export const TEMPLATE_PATH = '/api/core/dataset/collection/create/template';
 
 async function createFile(event: APIGatewayProxyEvent, caller: CallerContext) {
   const upload = await parseMultipart(event).catch((error: unknown) => {
     throw error instanceof MultipartError ? datasetErrors.invalidParams(error.message) : error;
   });
   const deps = { collections, store, newId: () => newObjectId() };
-  return event.resource === BACKUP_PATH
-    ? createBackupCollection({ upload, caller }, deps)
-    : createFileCollection({ upload, caller }, deps);
+  if (event.resource === BACKUP_PATH) return createBackupCollection({ upload, caller }, deps);
+  if (event.resource === TEMPLATE_PATH) return createTemplateCollection({ upload, caller }, deps);
+  return createFileCollection({ upload, caller }, deps);
 }
 
 /**
- * POST /api/core/dataset/collection/create/link (JSON), …/create/localFile and …/create/backup (multipart/form-data) and
- * …/collection/sync
+ * POST /api/core/dataset/collection/create/link (JSON), …/create/localFile, …/create/backup and …/create/template
+ * (multipart/form-data) and …/collection/sync
  * behind the authorizer: one function for the calls of collections with a source (one core each), so the stack stays
  * well under CloudFormation's resource limit; the link calls never touch the bucket the upload writes.
  */

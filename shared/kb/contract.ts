@@ -42,9 +42,14 @@ export type CollectionType = 'folder' | 'virtual' | 'file' | 'link' | 'externalF
 
 /**
  * FastGPT's training modes (DatasetCollectionDataProcessModeEnum): `chunk` embeds chunks, `qa` writes Q&A first,
- * `backup` embeds a backup file's rows as they are (collection/create/backup).
+ * `backup` and `template` embed a CSV's rows as they are (collection/create/backup and …/create/template).
  */
-export type TrainingType = 'chunk' | 'qa' | 'backup';
+export type TrainingType = 'chunk' | 'qa' | 'backup' | 'template';
+
+/** The training modes whose source is a CSV of rows, each one chunk as it is (shared/kb/sources/backup.ts). */
+export function trainsRows(trainingType: TrainingType | undefined): trainingType is 'backup' | 'template' {
+  return trainingType === 'backup' || trainingType === 'template';
+}
 
 /** Where a collection is in its training (shown on the collection and counted by the training-queue call). */
 export type TrainingStatus = 'ready' | 'queued' | 'training' | 'error';

@@ -7,6 +7,7 @@ import {
   type SourceFileStore,
   type SourceReader,
   type SplitText,
+  trainsRows,
 } from './contract.ts';
 import { qaPairs } from './qa.ts';
 import type { ChatModel } from './relay-models.ts';
@@ -55,10 +56,11 @@ export async function itemsOf(
   deps: ItemDeps,
 ): Promise<{ items: TrainingItem[]; source: SourceText }> {
   const settings = collection.settings;
-  const text =
-    settings?.trainingType === 'backup' ? await backupText(collection, deps) : await readSource(collection, deps);
+  const text = trainsRows(settings?.trainingType)
+    ? await backupText(collection, deps)
+    : await readSource(collection, deps);
   const source = { hashRawText: createHash('sha256').update(text, 'utf8').digest('hex'), rawTextLength: text.length };
-  if (settings?.trainingType === 'backup') {
+  if (trainsRows(settings?.trainingType)) {
     const pieces = (piece: string) =>
       piece.length <= MAX_BACKUP_INDEX_CHARS
         ? [piece]

@@ -11,6 +11,7 @@ export const CONTENT_PATHS = {
   createLink: '/api/core/dataset/collection/create/link',
   createLocalFile: '/api/core/dataset/collection/create/localFile',
   createBackup: '/api/core/dataset/collection/create/backup',
+  createTemplate: '/api/core/dataset/collection/create/template',
   retrain: '/api/core/dataset/collection/create/reTrainingCollection',
   sync: '/api/core/dataset/collection/sync',
   listV2: '/api/core/dataset/collection/listV2',

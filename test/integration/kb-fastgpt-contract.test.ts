@@ -237,4 +237,25 @@ describe("FastGPT's backup import (collection/create/backup), answered in FastGP
     const detail = fastgpt(fastgptCollectionDetail, await api.ok(api.get(P.detail, { id: created.collectionId })));
     expect(detail).toMatchObject({ trainingType: 'backup', type: 'file', name: 'backup.csv' });
   });
+
+  it('answers the template import (collection/create/template) with {}, as FastGPT, and makes a collection of template', async () => {
+    // FastGPT's web client sends `data: {datasetId}` (postTemplateDatasetCollection); the named header of its template.
+    const form = new FormData();
+    form.append('data', JSON.stringify({ datasetId }));
+    const csv = 'q,a,index\n"退款多久到账？","三个工作日内。","退款时间"\n';
+    form.append('file', new Blob([new TextEncoder().encode(csv)], { type: 'text/csv' }), 'template.csv');
+    const response = await fetch(`${server.url}${P.createTemplate}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api.token.token}` },
+      body: form,
+    });
+    const body = (await response.json()) as { code: number; data: unknown };
+
+    expect(response.status).toBe(200);
+    expect(body).toMatchObject({ code: 200, data: {} });
+    const page = await api.ok<{ list: { _id: string; name: string }[] }>(api.post(P.listV2, { datasetId }));
+    const id = page.list.find((c) => c.name === 'template.csv')?._id as string;
+    const detail = fastgpt(fastgptCollectionDetail, await api.ok(api.get(P.detail, { id })));
+    expect(detail).toMatchObject({ trainingType: 'template', type: 'file', name: 'template.csv' });
+  });
 });

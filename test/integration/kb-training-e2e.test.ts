@@ -231,6 +231,52 @@ describe('a FastGPT backup (collection/create/backup) trained by the same core',
     const listed = await api.ok<{ total: number }>(api.post(P.listV2, { datasetId }));
     expect(listed.total).toBe(0);
   });
+
+  it("reads FastGPT's own export (index,content) as q and a, and a template (collection/create/template) alike", async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    const upload = async (path: string, name: string, csv: string) => {
+      const form = new FormData();
+      form.append('data', JSON.stringify({ datasetId }));
+      form.append('file', new Blob([new TextEncoder().encode(csv)], { type: 'text/csv' }), name);
+      const response = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${api.token.token}` },
+        body: form,
+      });
+      expect(response.status).toBe(200);
+    };
+    await upload(
+      P.createBackup,
+      'data.csv',
+      '\uFEFFindex,content\n"What does the relay do?","It routes calls to channels."',
+    );
+    await upload(P.createTemplate, 'template.csv', 'q,a,index\n"退款多久到账？","三个工作日内。","退款时间"\n');
+
+    const listed = await api.ok<{ list: { _id: string; name: string }[] }>(api.post(P.listV2, { datasetId }));
+    const idOf = (name: string) => listed.list.find((c) => c.name === name)?._id as string;
+    expect(await api.trained(idOf('data.csv'))).toMatchObject({ status: 'ready', trainingType: 'backup' });
+    expect(await api.trained(idOf('template.csv'))).toMatchObject({ status: 'ready', trainingType: 'template' });
+    const indexesOf = async (collectionId: string) => {
+      const data = await api.ok<{ list: { _id: string }[] }>(api.post(P.dataV2, { collectionId }));
+      const detail = await api.ok<{ q: string; a: string; indexes: { type: string; text: string }[] }>(
+        api.get(P.dataDetail, { id: data.list[0]?._id as string }),
+      );
+      return [detail.q, detail.a, detail.indexes.map((i) => [i.type, i.text])];
+    };
+    expect(await indexesOf(idOf('data.csv'))).toEqual([
+      'What does the relay do?',
+      'It routes calls to channels.',
+      [['default', 'What does the relay do?\nIt routes calls to channels.']],
+    ]);
+    expect(await indexesOf(idOf('template.csv'))).toEqual([
+      '退款多久到账？',
+      '三个工作日内。',
+      [
+        ['default', '退款多久到账？\n三个工作日内。'],
+        ['custom', '退款时间'],
+      ],
+    ]);
+  });
 });
 
 async function waitForData(client: typeof api, collectionId: string, count: number) {

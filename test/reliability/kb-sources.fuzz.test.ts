@@ -27,6 +27,7 @@ const ROUTES = [
   ['POST /api/core/dataset/collection/sync', () => jsonRequests('/api/core/dataset/collection/sync')],
   ['POST /api/core/dataset/collection/create/localFile (multipart)', () => multipartRequests('localFile')],
   ['POST /api/core/dataset/collection/create/backup (multipart)', () => multipartRequests('backup')],
+  ['POST /api/core/dataset/collection/create/template (multipart)', () => multipartRequests('template')],
   ['GET /api/core/dataset/collection/source', sourceRequests],
 ] as const;
 // FUZZ_RUNS requests in all, shared by the routes.
@@ -60,7 +61,7 @@ function jsonRequests(path: string): RawRequest[] {
 }
 
 /** Forms as clients (and broken clients) send them, to one of the upload calls. */
-function multipartRequests(call: 'localFile' | 'backup'): RawRequest[] {
+function multipartRequests(call: 'localFile' | 'backup' | 'template'): RawRequest[] {
   const part = fc.record({
     name: fc.constantFrom('file', 'data', 'files', '', 'file"; x="1'),
     filename: fc.option(

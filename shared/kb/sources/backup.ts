@@ -2,7 +2,7 @@ import { SourceError } from '../contract.ts';
 import { parseCsv } from './files.ts';
 
 /*
- * FastGPT's backup files (docs/knowledge-base-sources.md, "Backup import"): the CSV its `collection/export` writes and
+ * FastGPT's backup files (docs/knowledge-base-sources.md, "Backup and template import"): the CSV its `collection/export` writes and
  * its `collection/create/backup` reads back, one chunk a row after a header row, never split again. Two headers, both
  * read (FastGPT reads both; packages/service/core/dataset/parseBackup.ts at c5a223d5 and the multipart description of
  * packages/global/openapi/core/dataset/collection/createApi.ts at 04b3226b):

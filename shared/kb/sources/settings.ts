@@ -73,6 +73,20 @@ export const createBackupDataSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({ datasetId: sharedFields.datasetId, parentId: sharedFields.parentId, tags: tagsField }),
 );
 
+/**
+ * The `data` field of POST /api/core/dataset/collection/create/template (JSON; FastGPT's
+ * CreateTemplateCollectionFormSchema): the backup's fields and the collection's metadata. FastGPT's schema also takes
+ * the chunk settings of every create, which its template mode deletes (collection/controller.ts): ignored here too.
+ */
+export const createTemplateDataSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    datasetId: sharedFields.datasetId,
+    parentId: sharedFields.parentId,
+    tags: tagsField,
+    metadata: metadataField,
+  }),
+);
+
 /** The stored settings of a create body. */
 export function chunkSettingsOf(body: {
   trainingType: 'chunk' | 'qa';

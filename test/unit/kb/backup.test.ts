@@ -15,7 +15,7 @@ import {
   useKbContentTables,
 } from '#test/support/kb-content';
 
-// shared/kb/sources/backup.ts and the training of a backup collection (docs/knowledge-base-sources.md, "Backup import").
+// shared/kb/sources/backup.ts and the training of a backup collection (docs/knowledge-base-sources.md, "Backup and template import").
 
 describe('backupItems', () => {
   it('reads the older q,a,indexes header: every column from indexes on is an index text', () => {

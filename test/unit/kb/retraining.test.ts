@@ -114,4 +114,10 @@ describe('retrainedSettings', () => {
 
     expect(retrainedSettings(backup, { ...body, trainingType: 'qa' })).toMatchObject({ trainingType: 'backup' });
   });
+
+  it('keeps a template import a template import', () => {
+    const template = { trainingType: 'template', chunkSize: 1000 } as const;
+
+    expect(retrainedSettings(template, { ...body, trainingType: 'chunk' })).toMatchObject({ trainingType: 'template' });
+  });
 });
