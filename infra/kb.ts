@@ -58,6 +58,8 @@ interface ContentSpec {
   readonly files?: readonly ('put' | 'get' | 'delete')[];
   readonly timeoutSeconds?: number;
   readonly memorySize?: number;
+  /** Reads the content table alone: neither the datasets table's name nor the model catalogue. */
+  readonly contentOnly?: true;
 }
 
 /** Each content function's calls (what its code sends), with why. */
@@ -82,6 +84,16 @@ const CONTENT_SPECS: Readonly<Record<Exclude<KbContentFunction, 'train-collectio
     // A folder's delete walks and deletes its whole content.
     timeoutSeconds: 28,
     memorySize: 1024,
+  },
+  'kb-export-collection': {
+    description: 'POST /api/core/dataset/collection/export (streaming): a collection as CSV',
+    // Query reads the collection's chunks a page at a time.
+    content: ['Query'],
+    // byId finds the collection from its id alone.
+    byId: ['Query'],
+    // An export of 50,000 chunks (about 50 MB) streamed to a slow client.
+    timeoutSeconds: 300,
+    contentOnly: true,
   },
   'kb-data': {
     description:
@@ -137,11 +149,11 @@ export function addKbResources(scope: Construct, props: KbResourcesProps): KbRes
       memorySize: spec.memorySize ?? 512,
       timeout: Duration.seconds(spec.timeoutSeconds ?? 10),
       environment: { [ENV.logLevel]: config.logLevel },
-      bundledEnvironment: modelCatalog,
+      ...(spec.contentOnly ? {} : { bundledEnvironment: modelCatalog }),
       ...common,
     });
     if (spec.datasets) fn.useTable(datasets, ENV.datasetsTable, spec.datasets);
-    else fn.setEnvironment(ENV.datasetsTable, datasets.table.tableName);
+    else if (!spec.contentOnly) fn.setEnvironment(ENV.datasetsTable, datasets.table.tableName);
     fn.useTable(kbContent, ENV.kbContentTable, spec.content);
     if (spec.byId) fn.useIndex(kbContent, KB_CONTENT_BY_ID.name, spec.byId);
     if (spec.byParent) fn.useIndex(kbContent, KB_CONTENT_BY_PARENT.name, spec.byParent);

@@ -297,6 +297,20 @@ const CONTENT: Readonly<Record<string, RouteContract>> = {
     success: ok('The counts', trainingDetailSchema),
     errors: errors('invalidParams', 'missingParams', 'unExistCollection'),
   },
+  'POST /api/core/dataset/collection/export': {
+    operationId: 'exportCollection',
+    summary: 'A collection’s chunks as CSV, as FastGPT’s export writes them',
+    description:
+      "FastGPT’s `collection/export`: a byte-order mark and the header `index,content`, then one line per chunk in chunk order (at most 50,000), its `q` and `a` (a field a spreadsheet would read as a formula, starting with `=`, `+`, `-`, `@` or `|`, gets a `'` in front; a field with a comma, quote or line break is quoted). Streamed as it is read, whatever its size; `collection/create/backup` reads it back. FastGPT’s chat-quote fields (`appId`, `chatId`, `chatItemDataId`, `chatTime`) are ignored: the caller’s access token decides.",
+    request: { body: collectionIdSchema, bodyExample: { collectionId: COLLECTION_ID } },
+    success: {
+      status: 200,
+      description: 'The CSV (`content-disposition: attachment; filename=data.csv`)',
+      body: z.string(),
+      contentType: 'text/csv',
+    },
+    errors: errors('invalidParams', 'missingParams', 'unExistCollection'),
+  },
   'POST /api/core/dataset/data/pushData': {
     operationId: 'pushData',
     summary: 'Queue up to 200 items of a collection for training',

@@ -319,6 +319,11 @@ export const kbContentEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type KbContentConfig = z.infer<typeof kbContentEnvSchema>;
 
+/** The export of a collection's chunks (`collection/export`): the content table alone. */
+export const kbExportEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(logLevelEnvSchema, { [ENV.kbContentTable]: requiredName }),
+);
+
 /** The training function: the content calls' environment, the relay's, and the group its model calls route in. */
 export const kbTrainingEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(relayEnvSchema, {

@@ -73,3 +73,15 @@ export function withResponseHead(responseStream: Writable, head: StreamedRespons
   local.setResponseHead(head);
   return responseStream;
 }
+
+/** Writes a whole (buffered) answer to a streaming function's response stream: an error before anything was sent. */
+export async function writeWholeResponse(
+  responseStream: Writable,
+  response: { statusCode: number; headers?: Record<string, string | number | boolean>; body: string },
+): Promise<void> {
+  const headers = Object.fromEntries(Object.entries(response.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  const out = withResponseHead(responseStream, { statusCode: response.statusCode, headers });
+  await new Promise<void>((resolve, reject) =>
+    out.end(response.body, (error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+}

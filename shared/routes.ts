@@ -44,7 +44,7 @@ export type ChannelReviewFunction =
   | 'delete-channel'
   | 'batch-delete-channels';
 /** The knowledge base's content functions (docs/knowledge-base-api.md, "Collections, data and training"). */
-export type KbContentFunction = 'kb-collections' | 'kb-data' | 'train-collection';
+export type KbContentFunction = 'kb-collections' | 'kb-data' | 'kb-export-collection' | 'train-collection';
 /** The knowledge base's source calls: link and file collections, and reading a source (docs/knowledge-base-sources.md). */
 export type KbSourceFunction = 'kb-create-source-collection' | 'kb-read-collection';
 
@@ -62,7 +62,7 @@ export interface RouteDef {
    */
   readonly auth?: 'none';
   /**
-   * The function answers through Lambda response streaming (the relay's `/v1` routes): the stack
+   * The function answers through Lambda response streaming (the relay's `/v1` routes, a collection's export): the stack
    * gives the method's integration the streaming transfer mode, and the local server writes the body as it
    * arrives. Omitted: a buffered proxy response.
    */
@@ -119,6 +119,8 @@ const KB_CONTENT_ROUTES: readonly RouteDef[] = [
   { method: 'POST', path: '/api/core/dataset/collection/delete', function: 'kb-collections' },
   // The stages of one collection's training, as FastGPT's web client draws them in its training dialog.
   { method: 'GET', path: '/api/core/dataset/collection/trainingDetail', function: 'kb-collections' },
+  // A collection's chunks as CSV (FastGPT's export): streamed, as it may be far beyond a buffered answer's 6 MB.
+  { method: 'POST', path: '/api/core/dataset/collection/export', function: 'kb-export-collection', streaming: true },
   { method: 'POST', path: '/api/core/dataset/data/pushData', function: 'kb-data' },
   { method: 'POST', path: '/api/core/dataset/data/insertData', function: 'kb-data' },
   { method: 'POST', path: '/api/core/dataset/data/v2/list', function: 'kb-data' },
@@ -240,6 +242,7 @@ export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'search-test': 'functions/search-test/handler.ts',
   'kb-collections': 'functions/kb-collections/handler.ts',
   'kb-data': 'functions/kb-data/handler.ts',
+  'kb-export-collection': 'functions/kb-export-collection/handler.ts',
   // No route: the training queue's consumer (SQS deployed, infra/local/kb-queue.ts under `npm start`).
   'train-collection': 'functions/train-collection/handler.ts',
   'import-legacygw': 'functions/import-legacygw/handler.ts',

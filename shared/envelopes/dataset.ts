@@ -34,7 +34,7 @@ export type DatasetErrorBody = z.infer<ReturnType<typeof datasetErrorBodySchema>
 export const datasetErrorKindBodySchema = (kind: DatasetErrorKind) => datasetErrorBodySchema(DATASET_ERROR_KINDS[kind]);
 
 /** A response of the knowledge-base API with FastGPT's cross-origin headers for the caller (shared/cors.ts). */
-function withCors(
+export function withCors(
   response: APIGatewayProxyResult,
   event: Pick<APIGatewayProxyEvent, 'headers'>,
 ): APIGatewayProxyResult {
@@ -71,6 +71,15 @@ export function datasetErrorResponse(error: unknown, logger: Logger): APIGateway
  * A knowledge-base API handler: checks the authorizer context (scope `dataset`), runs `call`, and
  * wraps what it returns, or what it throws, in the API's envelope; its log lines carry the Lambda context.
  */
+/** The caller the authorizer let in, with an access token of this API; else the API's 401. */
+export function datasetCaller(event: Pick<APIGatewayProxyEvent, 'requestContext'>): CallerContext {
+  const caller = callerFrom(event);
+  if (!caller) throw datasetErrors.unauthorized('Missing or malformed Authorization header; expected "Bearer <token>"');
+  // The authorizer's policy already keeps the admin key out; checked again in case a policy is ever wrong.
+  if (caller.scope !== 'dataset') throw datasetErrors.unAuthApiKey('The API key is not valid for this API');
+  return caller;
+}
+
 export function datasetHandler(
   logger: Logger,
   call: (event: APIGatewayProxyEvent, caller: CallerContext) => Promise<unknown>,
@@ -79,12 +88,7 @@ export function datasetHandler(
 ): LambdaHandler<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return withLambdaContext(logger, async (event) => {
     try {
-      const caller = callerFrom(event);
-      if (!caller)
-        throw datasetErrors.unauthorized('Missing or malformed Authorization header; expected "Bearer <token>"');
-      // The authorizer's policy already keeps the admin key out; checked again in case a policy is ever wrong.
-      if (caller.scope !== 'dataset') throw datasetErrors.unAuthApiKey('The API key is not valid for this API');
-      return withCors(datasetSuccess(await call(event, caller)), event);
+      return withCors(datasetSuccess(await call(event, datasetCaller(event))), event);
     } catch (error) {
       return withCors(datasetErrorResponse(error, logger), event);
     } finally {

@@ -158,6 +158,20 @@ export class KbContentRepository extends TableRepository {
     return items.map(chunkOfItem);
   }
 
+  /**
+   * A collection's chunks a Query page at a time (at most 1 MB each), in chunk order: for a reader that streams them
+   * (the export) and so never holds the whole collection.
+   */
+  async *chunkPagesOf(teamId: string, datasetId: string, collectionId: string): AsyncGenerator<ChunkRecord[]> {
+    for await (const items of this.queryPages<Record<string, unknown>>({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId), ':prefix': chunkSortKeyPrefix(collectionId) },
+      ConsistentRead: true,
+    })) {
+      yield items.map(chunkOfItem);
+    }
+  }
+
   /** The keys of every item (collections and chunks) of a knowledge base. */
   async allKeys(teamId: string, datasetId: string): Promise<(ContentKey & { fileId?: string; id: string })[]> {
     return this.queryAll({
@@ -280,15 +294,21 @@ export class KbContentRepository extends TableRepository {
 
   private async queryAll<T>(query: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<T[]> {
     const items: T[] = [];
+    for await (const page of this.queryPages<T>(query)) items.push(...page);
+    return items;
+  }
+
+  private async *queryPages<T>(
+    query: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>,
+  ): AsyncGenerator<T[]> {
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
         new QueryCommand({ TableName: this.tableName, ...query, ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}) }),
       );
-      items.push(...((page.Items ?? []) as T[]));
+      yield (page.Items ?? []) as T[];
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
-    return items;
   }
 }
 

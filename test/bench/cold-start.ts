@@ -46,6 +46,7 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   openapi: 10,
   'kb-collections': 25,
   'kb-data': 25,
+  'kb-export-collection': 25,
   'train-collection': 25,
 };
 
@@ -137,6 +138,8 @@ const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   openapi: 'test/bench/sdk-floor/openapi.ts',
   'kb-collections': 'test/bench/sdk-floor/kb-content.ts',
   'kb-data': 'test/bench/sdk-floor/kb-content.ts',
+  // The content repository's client alone (the export sends its Query).
+  'kb-export-collection': 'test/bench/sdk-floor/kb-content.ts',
   'train-collection': 'test/bench/sdk-floor/train-collection.ts',
 };
 

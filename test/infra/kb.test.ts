@@ -161,6 +161,12 @@ describe('least privilege', () => {
     });
   });
 
+  it('lets kb-export-collection read a collection and its chunks, and nothing else', () => {
+    expect(grants('kb-export-collection')).toEqual({
+      'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name)].sort(),
+    });
+  });
+
   it("lets train-collection consume the queue, write chunks, read source files and make the relay's calls, and write nothing of datasets", () => {
     const found = grants('train-collection');
 
@@ -218,7 +224,7 @@ describe('least privilege', () => {
   });
 
   it('never lets a content call read the channels table (its keys)', () => {
-    for (const name of ['kb-collections', 'kb-data'] as const) {
+    for (const name of ['kb-collections', 'kb-data', 'kb-export-collection'] as const) {
       const all = Object.values(grants(name)).flat();
       expect([name, all.some((r) => r.includes(id.table('channels')))]).toEqual([name, false]);
     }
@@ -252,6 +258,11 @@ describe('environment', () => {
 
     expect(envOf('kb-collections')).toEqual({ ...common, [ENV.kbSourceBucket]: { Ref: bucketId } });
     expect(envOf('kb-data')).toEqual(common);
+    expect(envOf('kb-export-collection')).toEqual({
+      [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
+      [ENV.logLevel]: 'INFO',
+      [ENV.metricsNamespace]: 'KbChannelGateway/dev',
+    });
     expect(envOf('delete-dataset')).toEqual({
       ...searchIndexes,
       [ENV.datasetsTable]: JSON.parse(refOf(id.table('datasets'))),

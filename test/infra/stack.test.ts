@@ -125,7 +125,8 @@ describe('REST APIs', () => {
       const integration = matching[0]?.props.Integration as Json;
       expect(integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(integration.Uri)).toContain(`"${id.fn(route.function)}"`);
-      // The relay's routes stream: Lambda's streaming invocation, API Gateway's streaming transfer mode, 15 minutes.
+      // The relay's routes and the export stream: Lambda's streaming invocation, API Gateway's streaming transfer
+      // mode, 15 minutes.
       if (route.streaming) {
         expect(integration.ResponseTransferMode).toBe('STREAM');
         expect(integration.TimeoutInMillis).toBe(900_000);
@@ -135,7 +136,7 @@ describe('REST APIs', () => {
         expect(JSON.stringify(integration.Uri)).toContain('/invocations');
       }
     }
-    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(6);
+    expect(Object.values(APIS).flatMap((api) => api.routes.filter((r) => r.streaming))).toHaveLength(7);
   });
 
   it('expresses /api/channel/{id} as a path-parameter resource {id} under channel, and the list as /api/channels', () => {

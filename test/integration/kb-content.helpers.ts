@@ -12,6 +12,7 @@ export const CONTENT_PATHS = {
   createLocalFile: '/api/core/dataset/collection/create/localFile',
   createBackup: '/api/core/dataset/collection/create/backup',
   createTemplate: '/api/core/dataset/collection/create/template',
+  export: '/api/core/dataset/collection/export',
   retrain: '/api/core/dataset/collection/create/reTrainingCollection',
   sync: '/api/core/dataset/collection/sync',
   listV2: '/api/core/dataset/collection/listV2',

@@ -279,6 +279,68 @@ describe('a FastGPT backup (collection/create/backup) trained by the same core',
   });
 });
 
+describe("a collection's export (collection/export), streamed as FastGPT writes it", () => {
+  it('answers the CSV of a trained collection, which the backup import reads back chunk for chunk', async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    const text = [
+      '## 退款\n\n退款在三个工作日内原路退回，节假日顺延。',
+      '## Passwords\n\n- Reset a password from the sign-in page, "Forgot password", then follow the e-mail.',
+    ].join('\n\n');
+    const { collectionId } = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: 'faq', text, trainingType: 'chunk', chunkSize: 64 }),
+    );
+    await api.trained(collectionId);
+    const data = await api.ok<{ list: { q: string; a: string }[] }>(api.post(P.dataV2, { collectionId }));
+
+    const response = await fetch(`${server.url}${P.export}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api.token.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ collectionId }),
+    });
+    // Bytes, not response.text(): a text decoder drops the byte-order mark FastGPT's export begins with.
+    const csv = Buffer.from(await response.arrayBuffer()).toString('utf8');
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(response.headers.get('content-disposition')).toBe('attachment; filename=data.csv');
+    expect(csv.startsWith('\uFEFFindex,content\n')).toBe(true);
+    expect(data.list.length).toBeGreaterThan(1);
+    const form = new FormData();
+    form.append('data', JSON.stringify({ datasetId }));
+    form.append('file', new Blob([new TextEncoder().encode(csv)], { type: 'text/csv' }), 'data.csv');
+    const imported = await fetch(`${server.url}${P.createBackup}`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${api.token.token}` },
+      body: form,
+    });
+    const created = (await imported.json()) as { data: { collectionId: string; results: { insertLen: number } } };
+    expect(created.data.results.insertLen).toBe(data.list.length);
+    await api.trained(created.data.collectionId);
+    const again = await api.ok<{ list: { q: string; a: string }[] }>(
+      api.post(P.dataV2, { collectionId: created.data.collectionId }),
+    );
+    // A chunk starting with "-" (a Markdown list) comes back with FastGPT's "'" in front, as from FastGPT's own export.
+    const formula = (q: string) => (/^[=+\-@|]/.test(q) ? `'${q}` : q);
+    expect(again.list.map((d) => [d.q, d.a])).toEqual(data.list.map((d) => [formula(d.q), d.a]));
+  });
+
+  it("answers an unknown collection in the API's envelope (501003), with the caller's CORS headers", async () => {
+    const response = await fetch(`${server.url}${P.export}`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${api.token.token}`,
+        'Content-Type': 'application/json',
+        Origin: 'https://fastgpt.example.com',
+      },
+      body: JSON.stringify({ collectionId: 'f'.repeat(24) }),
+    });
+
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ code: 501003, data: null });
+    expect(response.headers.get('access-control-allow-origin')).toBe('https://fastgpt.example.com');
+  });
+});
+
 async function waitForData(client: typeof api, collectionId: string, count: number) {
   const deadline = Date.now() + 10_000;
   for (;;) {
