@@ -6,6 +6,7 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
+import { TRAINING_MAX_RECEIVES } from '#shared/kb/training-queue';
 import type { KbContentFunction } from '#shared/routes';
 import { KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT, TABLES } from '#shared/tables';
 import { AppFunction } from './constructs/function.ts';
@@ -23,8 +24,8 @@ import type { StageConfig } from './stage-config.ts';
 
 /** Training one collection (read, split, embed in batches, write) may take minutes; SQS hides the message meanwhile. */
 export const TRAINING_TIMEOUT = Duration.minutes(10);
-/** Receives of a message before it moves to the dead-letter queue. */
-export const TRAINING_MAX_RECEIVES = 4;
+/** Receives of a message before it moves to the dead-letter queue (shared/kb/training-queue.ts). */
+export { TRAINING_MAX_RECEIVES };
 
 export interface KbResources {
   readonly tables: { readonly kbContent: AppTable };

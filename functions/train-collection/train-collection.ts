@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { type TrainingDeps, train } from '#shared/kb/training';
-import { parseTrainingMessage } from '#shared/kb/training-queue';
+import { markTrainingFailed, type TrainingDeps, train } from '#shared/kb/training';
+import { parseTrainingMessage, TRAINING_MAX_RECEIVES } from '#shared/kb/training-queue';
 
 /** What the batch logs through: fields only (ids, never a customer's text). */
 export interface TrainingLogger {
@@ -33,12 +33,24 @@ export async function trainBatch(
     try {
       await train(message, deps);
     } catch (error) {
-      logger.error('train-collection: training failed; the message will be retried', {
-        messageId: record.messageId,
-        collectionId: message.collectionId,
-        error: error instanceof Error ? error.name : 'error',
-      });
+      const cause = error instanceof Error ? error.name : 'error';
+      const last = Number(record.attributes?.ApproximateReceiveCount ?? 0) >= TRAINING_MAX_RECEIVES;
+      logger.error(
+        last
+          ? 'train-collection: training failed on its last attempt; the message goes to the dead-letter queue'
+          : 'train-collection: training failed; the message will be retried',
+        { messageId: record.messageId, collectionId: message.collectionId, error: cause },
+      );
+      // Still reported failed, so it reaches the dead-letter queue and its alarm.
       failures.push({ itemIdentifier: record.messageId });
+      if (last && message.kind === 'collection') {
+        await markTrainingFailed(message, deps, cause).catch((markError: unknown) =>
+          logger.error('train-collection: could not mark the collection failed', {
+            collectionId: message.collectionId,
+            error: markError instanceof Error ? markError.name : 'error',
+          }),
+        );
+      }
     }
   }
   return { batchItemFailures: failures };

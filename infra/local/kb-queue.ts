@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import type { TrainingMessage, TrainingQueue } from '#shared/kb/training-queue';
+import { TRAINING_MAX_RECEIVES, type TrainingMessage, type TrainingQueue } from '#shared/kb/training-queue';
 
 /*
  * `npm start`'s training queue (docs/knowledge-base-api.md, "Training"): the deployed SQS FIFO queue in process. The
@@ -26,17 +26,17 @@ export interface LocalTrainingQueueOptions {
 }
 
 export function localTrainingQueue(handler: SqsHandler, options: LocalTrainingQueueOptions = {}): LocalTrainingQueue {
-  const maxAttempts = options.maxAttempts ?? 4;
+  const maxAttempts = options.maxAttempts ?? TRAINING_MAX_RECEIVES;
   const retryBaseMs = options.retryBaseMs ?? 1_000;
   // The tail of each collection's chain of work (its FIFO group).
   const groups = new Map<string, Promise<void>>();
   const pending = new Set<Promise<void>>();
 
-  const runOnce = async (message: TrainingMessage): Promise<boolean> => {
+  const runOnce = async (message: TrainingMessage, attempt: number): Promise<boolean> => {
     const messageId = randomUUID();
-    const event = {
-      Records: [{ messageId, body: JSON.stringify(message), attributes: { MessageGroupId: message.collectionId } }],
-    } as unknown as SQSEvent;
+    // As SQS: the message's receives so far, this one included.
+    const attributes = { MessageGroupId: message.collectionId, ApproximateReceiveCount: String(attempt) };
+    const event = { Records: [{ messageId, body: JSON.stringify(message), attributes }] } as unknown as SQSEvent;
     try {
       const out = await handler(event);
       return (out?.batchItemFailures ?? []).length === 0;
@@ -47,7 +47,7 @@ export function localTrainingQueue(handler: SqsHandler, options: LocalTrainingQu
 
   const run = async (message: TrainingMessage): Promise<void> => {
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      if (await runOnce(message)) return;
+      if (await runOnce(message, attempt)) return;
       if (attempt < maxAttempts) await new Promise((r) => setTimeout(r, retryBaseMs * 2 ** (attempt - 1)).unref());
     }
     options.onDeadLetter?.(message);

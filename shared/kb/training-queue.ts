@@ -26,6 +26,12 @@ export type TrainingMessage =
       readonly dataIds: readonly string[];
     };
 
+/**
+ * Receives of a message before it moves to the dead-letter queue (the deployed queue's redrive policy, infra/kb.ts;
+ * `npm start`'s queue tries as often). The last failed receive of a collection's training marks the collection failed.
+ */
+export const TRAINING_MAX_RECEIVES = 4;
+
 export interface TrainingQueue {
   send(message: TrainingMessage): Promise<void>;
 }

@@ -67,6 +67,33 @@ export async function train(message: TrainingMessage, deps: TrainingDeps): Promi
   else await trainData(message, deps);
 }
 
+/**
+ * After a collection's training failed on its last attempt (the message goes to the dead-letter queue): the collection
+ * says so instead of showing `training` for ever. Only while that training is still the collection's next (a newer
+ * one, or a delete, has moved on otherwise); its chunks of before, if any, stay readable. `cause` names the error
+ * (its class, never a customer's text).
+ */
+export async function markTrainingFailed(
+  message: Extract<TrainingMessage, { kind: 'collection' }>,
+  deps: Pick<TrainingDeps, 'subjects' | 'content'>,
+  cause: string,
+): Promise<void> {
+  const { teamId, datasetId, collectionId, generation } = message;
+  const { collection } = await deps.subjects.read(teamId, datasetId, collectionId);
+  if (collection === undefined || collection.generation >= generation) return;
+  await deps.content.updateCollection(
+    teamId,
+    datasetId,
+    collectionId,
+    {
+      status: 'error',
+      error: `training failed on every attempt (${cause}); train the collection again once the cause is fixed`,
+      trainingAmount: 0,
+    },
+    { expectedGeneration: collection.generation, unlessStatus: 'error' },
+  );
+}
+
 async function trainCollection(
   message: Extract<TrainingMessage, { kind: 'collection' }>,
   deps: TrainingDeps,

@@ -72,6 +72,25 @@ async function termItems(teamId: string, datasetId: string): Promise<Record<stri
   return out.Items ?? [];
 }
 
+/** Every item of a knowledge base's partition in kbTerms, page after page. */
+async function allTermItems(teamId: string, datasetId: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documents.send(
+      new QueryCommand({
+        TableName: termsTable,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId) },
+        ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}),
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    ExclusiveStartKey = out.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
 /** A knowledge base holding the passages, one chunk each, indexed and readable. */
 async function knowledgeBase(names: readonly PassageName[] = Object.keys(PASSAGES) as PassageName[]) {
   const teamId = newObjectId();
@@ -375,6 +394,45 @@ describe('full-text recall (BM25 on kbTerms)', () => {
     );
     expect(await termItems(teamId, failedDataset)).toEqual([]);
   });
+
+  it("cuts a large training into batches whose items fit DynamoDB's 400 KB, and finds and removes every chunk", async () => {
+    const teamId = newObjectId();
+    const datasetId = newObjectId();
+    const index = new DynamoFullTextIndex(documents, termsTable);
+    const collectionId = newObjectId();
+    // 2,500 chunks sharing their words; and 25 chunks of 100 distinct 40-letter words each (2,500 distinct terms).
+    const many = Array.from({ length: 2_500 }, (_, i) => ({
+      dataId: newObjectId(),
+      collectionId,
+      chunkIndex: i,
+      texts: ['Refunds return to the original payment method within three working days.'],
+    }));
+    const word = (i: number) => `w${i.toString(36).padStart(4, '0')}`.padEnd(40, 'x');
+    const wordy = Array.from({ length: 25 }, (_, d) => ({
+      dataId: newObjectId(),
+      collectionId,
+      chunkIndex: 2_500 + d,
+      texts: [Array.from({ length: 100 }, (_, w) => word(d * 100 + w)).join(' ')],
+    }));
+
+    await index.add(teamId, datasetId, many, { fresh: true });
+    await index.add(teamId, datasetId, wordy, { fresh: true });
+
+    const items = await allTermItems(teamId, datasetId);
+    const batchItems = items.filter((i) => String(i.sk).startsWith('b#'));
+    // 1,000 chunks a batch at most; the wordy chunks' terms past 256 KB (3 bytes a character, 12,100 a chunk) make two.
+    expect(batchItems.map((b) => (b.ids as Set<string>).size).sort((a, b) => a - b)).toEqual([3, 22, 500, 1000, 1000]);
+    expect(Math.max(...items.map((i) => JSON.stringify(i).length))).toBeLessThan(100_000);
+    expect(await index.search(teamId, datasetId, 'refunds', 3_000)).toHaveLength(2_500);
+    expect((await index.search(teamId, datasetId, word(2_499), 10)).map((f) => f.dataId)).toEqual([wordy[24]?.dataId]);
+
+    await index.remove(
+      teamId,
+      datasetId,
+      [...many, ...wordy].map((d) => d.dataId),
+    );
+    expect((await allTermItems(teamId, datasetId)).map((i) => i.sk)).toEqual(['n']);
+  }, 120_000);
 
   it('removes a whole knowledge base', async () => {
     const kb = await knowledgeBase(['panda', 'eiffel']);

@@ -1,7 +1,19 @@
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { trainBatch } from '#functions/train-collection/train-collection';
+import { newObjectId } from '#shared/ids';
+import { splitTextAsFastGpt } from '#shared/kb/chunking';
+import { storeCollection } from '#shared/kb/collections';
 import type { TrainingDeps } from '#shared/kb/training';
+import { TRAINING_MAX_RECEIVES, type TrainingMessage } from '#shared/kb/training-queue';
+import type { KbContentRepository } from '#shared/repositories/kb-content';
+import {
+  memoryFileStore,
+  recordingIndexWriter,
+  scriptedEmbedder,
+  storeKnowledgeBase,
+  useKbContentTables,
+} from '#test/support/kb-content';
 
 const record = (messageId: string, body: unknown) => ({ messageId, body: JSON.stringify(body) });
 const message = (collectionId: string) => ({
@@ -50,5 +62,100 @@ describe('the training function (SQS consumer)', () => {
 
     expect(out.batchItemFailures).toEqual([]);
     expect(logs.some((l) => l.includes('dropped'))).toBe(true);
+  });
+});
+
+const world = useKbContentTables();
+const TEAM = 'team-last-attempt';
+
+describe('the last failed attempt of a collection’s training', () => {
+  /** A collection whose chunk writes fail (a storage error the core does not expect), queued as its create does. */
+  async function failingTraining() {
+    const dataset = await storeKnowledgeBase(world, TEAM);
+    const files = memoryFileStore();
+    const fileId = newObjectId();
+    await files.put({
+      teamId: TEAM,
+      fileId,
+      name: 'a.csv',
+      contentType: 'text/csv',
+      bytes: Buffer.from('q,a\nSome text.,\n'),
+    });
+    const sent: TrainingMessage[] = [];
+    const collection = await storeCollection(
+      {
+        teamId: TEAM,
+        tmbId: 'member-1',
+        datasetId: dataset.id,
+        parentId: null,
+        name: 'a.csv',
+        type: 'file',
+        fileId,
+        // A backup: its rows are read from the stored file as they are.
+        settings: { trainingType: 'backup', chunkSize: 1000 },
+        train: true,
+      },
+      {
+        datasets: world.datasets,
+        content: world.content,
+        queue: { send: async (m) => void sent.push(m) },
+        now: () => new Date(),
+      },
+    );
+    const tooLarge = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
+      name: 'ValidationException',
+    });
+    const content = Object.assign(Object.create(world.content) as KbContentRepository, {
+      putChunks: async () => {
+        throw tooLarge;
+      },
+    });
+    const trainingDeps: TrainingDeps = {
+      content,
+      subjects: world.subjects,
+      files,
+      split: splitTextAsFastGpt,
+      embedder: scriptedEmbedder(),
+      index: recordingIndexWriter(),
+      newId: () => newObjectId(),
+      now: () => new Date(),
+      defaults: { vectorModel: 'text-embedding-3-small', agentModel: 'gpt-4o-mini' },
+      sleep: async () => {},
+    };
+    const attempt = (receives: number) =>
+      trainBatch(
+        {
+          Records: [
+            {
+              messageId: `m${receives}`,
+              body: JSON.stringify(sent[0]),
+              attributes: { ApproximateReceiveCount: `${receives}` },
+            },
+          ],
+        } as unknown as SQSEvent,
+        trainingDeps,
+        logger,
+      );
+    const detail = () => world.content.getCollection(TEAM, dataset.id, collection.id);
+
+    return { attempt, detail };
+  }
+
+  it('leaves the collection training while attempts remain, and marks it failed, with why, on the last', async () => {
+    const { attempt, detail } = await failingTraining();
+
+    for (let receives = 1; receives < TRAINING_MAX_RECEIVES; receives++) {
+      const out = await attempt(receives);
+      expect(out.batchItemFailures).toHaveLength(1);
+      expect((await detail())?.status).toBe('training');
+    }
+    // Still reported failed: the message goes on to the dead-letter queue and its alarm.
+    expect((await attempt(TRAINING_MAX_RECEIVES)).batchItemFailures).toHaveLength(1);
+
+    const failed = await detail();
+    expect(failed).toMatchObject({ status: 'error', trainingAmount: 0 });
+    expect(failed?.error).toBe(
+      'training failed on every attempt (ValidationException); train the collection again once the cause is fixed',
+    );
   });
 });
