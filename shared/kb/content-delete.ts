@@ -4,13 +4,18 @@ import type { ChunkIndexWriter, SourceFileStore } from './contract.ts';
 /*
  * Deleting content (docs/knowledge-base-api.md, "Collections"): chunks with their vectors and postings first, then the
  * source files, then the collection itself, deepest folder level first. Whatever a failure leaves is still reachable
- * from what is left, so repeating the call finishes it.
+ * from what is left, so repeating the call finishes it. A collection's chunks go a slice at a time (their index
+ * entries, then the chunks), so a call cut short by its timeout has removed whole slices and the next one goes on from
+ * there instead of starting over.
  */
+
+/** Chunks removed together: their vectors and postings, then their items. */
+export const DELETE_SLICE = 1_000;
 
 export interface ContentDeleteDeps {
   readonly content: Pick<
     KbContentRepository,
-    'collectionsIn' | 'chunksOf' | 'deleteKeys' | 'allKeys' | 'allCollections'
+    'collectionsIn' | 'chunkKeysOf' | 'deleteKeys' | 'allKeys' | 'allCollections'
   >;
   readonly index: Pick<ChunkIndexWriter, 'removeChunks' | 'removeDataset'>;
   readonly files: Pick<SourceFileStore, 'delete'>;
@@ -39,14 +44,15 @@ export async function deleteCollections(
   for (const level of levels.reverse()) {
     for (const collection of level) {
       const { teamId, datasetId, id } = collection;
-      const chunks = await deps.content.chunksOf(teamId, datasetId, id);
-      if (chunks.length > 0) {
+      const chunks = await deps.content.chunkKeysOf(teamId, datasetId, id);
+      for (let start = 0; start < chunks.length; start += DELETE_SLICE) {
+        const slice = chunks.slice(start, start + DELETE_SLICE);
         await deps.index.removeChunks(
           teamId,
           datasetId,
-          chunks.map((c) => c.id),
+          slice.map((c) => c.id),
         );
-        await deps.content.deleteKeys(chunks);
+        await deps.content.deleteKeys(slice);
       }
       if (collection.fileId) await deps.files.delete(teamId, [collection.fileId]);
       await deps.content.deleteKeys([collection]);

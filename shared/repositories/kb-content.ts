@@ -158,6 +158,16 @@ export class KbContentRepository extends TableRepository {
     return items.map(chunkOfItem);
   }
 
+  /** The keys and ids of a collection's chunks, whatever their generation or state, in chunk order (for a delete). */
+  async chunkKeysOf(teamId: string, datasetId: string, collectionId: string): Promise<(ContentKey & { id: string })[]> {
+    return this.queryAll({
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId), ':prefix': chunkSortKeyPrefix(collectionId) },
+      ProjectionExpression: 'pk, sk, id',
+      ConsistentRead: true,
+    });
+  }
+
   /**
    * A collection's chunks a Query page at a time (at most 1 MB each), in chunk order: for a reader that streams them
    * (the export) and so never holds the whole collection.

@@ -69,7 +69,9 @@ export class DynamoVectorStore {
   async remove(teamId: string, datasetId: string, dataIds: readonly string[]): Promise<void> {
     if (dataIds.length === 0) return;
     const pk = datasetKey(teamId, datasetId);
-    const slots = new Slots(8);
+    // One Query per chunk (its vectors' keys hold its index numbers): 32 in flight, so a slice of 1,000 chunks takes
+    // about 32 round trips of time.
+    const slots = new Slots(32);
     const keys = await Promise.all(
       [...new Set(dataIds)].map((dataId) =>
         slots.run(
