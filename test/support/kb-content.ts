@@ -3,17 +3,22 @@ import { afterAll, beforeAll } from 'vitest';
 import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
 import { newObjectId } from '#shared/ids';
 import { storeCollection } from '#shared/kb/collections';
-import type {
-  ChunkIndexWriter,
-  ChunkVector,
-  Embedder,
-  FullTextDoc,
-  SourceFileStore,
-  SplitText,
+import {
+  type ChunkIndexWriter,
+  type ChunkRecord,
+  type ChunkVector,
+  chunkSortKey,
+  datasetKey,
+  defaultIndexes,
+  type Embedder,
+  type FullTextDoc,
+  type SourceFileStore,
+  type SplitText,
 } from '#shared/kb/contract';
+import type { TrainingDeps } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
 import { type DatasetRecord, DynamoDatasetRepository } from '#shared/repositories/datasets';
-import { KbContentRepository } from '#shared/repositories/kb-content';
+import { KbContentRepository, type StoredCollection } from '#shared/repositories/kb-content';
 import { TrainingSubjects } from '#shared/repositories/training-subjects';
 import { startTestEngine, uniqueTableNames } from './dynamo-engine.ts';
 import { startedInBeforeAll } from './local-server.ts';
@@ -172,3 +177,50 @@ export const paragraphSplit: SplitText = (text) =>
     .split(/\n\s*\n/)
     .map((p) => p.trim())
     .filter(Boolean);
+
+/** A ready chunk of `collection`'s current generation at `index`, with FastGPT's default index. */
+export function chunkOf(
+  collection: StoredCollection,
+  index: number,
+  q: string,
+  a = '',
+  extra: Partial<ChunkRecord> = {},
+): ChunkRecord {
+  const id = newObjectId();
+  return {
+    pk: datasetKey(collection.teamId, collection.datasetId),
+    sk: chunkSortKey(collection.id, index, id),
+    id,
+    teamId: collection.teamId,
+    tmbId: 'member-1',
+    datasetId: collection.datasetId,
+    collectionId: collection.id,
+    chunkIndex: index,
+    q,
+    a,
+    indexes: defaultIndexes(id, { q, a }),
+    generation: collection.generation,
+    ready: true,
+    updateTime: new Date().toISOString(),
+    ...extra,
+  };
+}
+
+/** The training core's parts on this file's tables, with fakes for the rest: the files store must be given. */
+export function trainingDepsOn(
+  world: KbContentWorld,
+  overrides: Partial<TrainingDeps> & Pick<TrainingDeps, 'files'>,
+): TrainingDeps {
+  return {
+    content: world.content,
+    subjects: world.subjects,
+    split: paragraphSplit,
+    embedder: scriptedEmbedder(),
+    index: recordingIndexWriter(),
+    newId: () => newObjectId(),
+    now: () => new Date(),
+    defaults: { vectorModel: 'text-embedding-3-small', agentModel: 'gpt-4o-mini' },
+    sleep: async () => {},
+    ...overrides,
+  };
+}

@@ -8,11 +8,10 @@ import {
 } from '#functions/kb-export-collection/export-collection';
 import { DatasetApiError } from '#shared/errors';
 import { newObjectId } from '#shared/ids';
-import { storeCollection } from '#shared/kb/collections';
-import { type ChunkRecord, chunkSortKey, datasetKey, defaultIndexes } from '#shared/kb/contract';
+import type { ChunkRecord } from '#shared/kb/contract';
 import { backupItems } from '#shared/kb/sources/backup';
 import type { StoredCollection } from '#shared/repositories/kb-content';
-import { storeKnowledgeBase, useKbContentTables } from '#test/support/kb-content';
+import { chunkOf, storeKnowledgeBase, storeTextCollection, useKbContentTables } from '#test/support/kb-content';
 
 // functions/kb-export-collection/export-collection.ts (docs/knowledge-base-api.md, "Export").
 
@@ -40,48 +39,16 @@ describe('csvField', () => {
 
 const world = useKbContentTables();
 
-function chunk(collection: StoredCollection, index: number, q: string, a: string, extra: Partial<ChunkRecord> = {}) {
-  const id = newObjectId();
-  return {
-    pk: datasetKey(TEAM, collection.datasetId),
-    sk: chunkSortKey(collection.id, index, id),
-    id,
-    teamId: TEAM,
-    tmbId: 'member-1',
-    datasetId: collection.datasetId,
-    collectionId: collection.id,
-    chunkIndex: index,
-    q,
-    a,
-    indexes: defaultIndexes(id, { q, a }),
-    generation: collection.generation,
-    ready: true,
-    updateTime: new Date().toISOString(),
-    ...extra,
-  };
-}
-
 describe('exportCollection', () => {
   it("writes the collection's readable chunks in chunk order under FastGPT's header, read back by the backup import", async () => {
     const dataset = await storeKnowledgeBase(world, TEAM);
-    const collection = await storeCollection(
-      {
-        teamId: TEAM,
-        tmbId: 'member-1',
-        datasetId: dataset.id,
-        parentId: null,
-        name: 'FAQ',
-        type: 'virtual',
-        train: false,
-      },
-      { datasets: world.datasets, content: world.content, queue: { send: async () => {} }, now: () => new Date() },
-    );
+    const collection = await storeTextCollection(world, dataset);
     await world.content.putChunks([
-      chunk(collection, 2, 'Third, with "quotes"', 'line 1\nline 2'),
-      chunk(collection, 0, '什么是向量检索？', '用向量找相近的文本。'),
-      chunk(collection, 1, 'Not ready yet', '', { ready: false }),
-      chunk(collection, 3, 'Of an old generation', '', { generation: collection.generation - 1 }),
-      chunk(collection, 4, 'Pushed by hand in another generation', 'kept', {
+      chunkOf(collection, 2, 'Third, with "quotes"', 'line 1\nline 2'),
+      chunkOf(collection, 0, '什么是向量检索？', '用向量找相近的文本。'),
+      chunkOf(collection, 1, 'Not ready yet', '', { ready: false }),
+      chunkOf(collection, 3, 'Of an old generation', '', { generation: collection.generation - 1 }),
+      chunkOf(collection, 4, 'Pushed by hand in another generation', 'kept', {
         generation: collection.generation + 5,
         pushed: true,
       }),
@@ -101,18 +68,7 @@ describe('exportCollection', () => {
 
   it("answers 501003 for another team's collection or an unknown one, before writing anything", async () => {
     const dataset = await storeKnowledgeBase(world, 'team-other');
-    const theirs = await storeCollection(
-      {
-        teamId: 'team-other',
-        tmbId: 'm',
-        datasetId: dataset.id,
-        parentId: null,
-        name: 'Theirs',
-        type: 'virtual',
-        train: false,
-      },
-      { datasets: world.datasets, content: world.content, queue: { send: async () => {} }, now: () => new Date() },
-    );
+    const theirs = await storeTextCollection(world, dataset);
 
     for (const collectionId of [theirs.id, newObjectId()]) {
       const refused = await exportCollection({ body: { collectionId }, caller }, { content: world.content }).catch(

@@ -2,16 +2,14 @@ import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { trainBatch } from '#functions/train-collection/train-collection';
 import { newObjectId } from '#shared/ids';
-import { splitTextAsFastGpt } from '#shared/kb/chunking';
-import { storeCollection } from '#shared/kb/collections';
 import type { TrainingDeps } from '#shared/kb/training';
 import { TRAINING_MAX_RECEIVES, type TrainingMessage } from '#shared/kb/training-queue';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
 import {
   memoryFileStore,
-  recordingIndexWriter,
-  scriptedEmbedder,
   storeKnowledgeBase,
+  storeTextCollection,
+  trainingDepsOn,
   useKbContentTables,
 } from '#test/support/kb-content';
 
@@ -69,7 +67,7 @@ const world = useKbContentTables();
 const TEAM = 'team-last-attempt';
 
 describe('the last failed attempt of a collection’s training', () => {
-  /** A collection whose chunk writes fail (a storage error the core does not expect), queued as its create does. */
+  /** A text collection whose chunk writes fail (a storage error the core does not expect), queued as create/text does. */
   async function failingTraining() {
     const dataset = await storeKnowledgeBase(world, TEAM);
     const files = memoryFileStore();
@@ -77,31 +75,12 @@ describe('the last failed attempt of a collection’s training', () => {
     await files.put({
       teamId: TEAM,
       fileId,
-      name: 'a.csv',
-      contentType: 'text/csv',
-      bytes: Buffer.from('q,a\nSome text.,\n'),
+      name: 'notes',
+      contentType: 'text/plain',
+      bytes: Buffer.from('Some text.'),
     });
     const sent: TrainingMessage[] = [];
-    const collection = await storeCollection(
-      {
-        teamId: TEAM,
-        tmbId: 'member-1',
-        datasetId: dataset.id,
-        parentId: null,
-        name: 'a.csv',
-        type: 'file',
-        fileId,
-        // A backup: its rows are read from the stored file as they are.
-        settings: { trainingType: 'backup', chunkSize: 1000 },
-        train: true,
-      },
-      {
-        datasets: world.datasets,
-        content: world.content,
-        queue: { send: async (m) => void sent.push(m) },
-        now: () => new Date(),
-      },
-    );
+    const collection = await storeTextCollection(world, dataset, { fileId, send: async (m) => void sent.push(m) });
     const tooLarge = Object.assign(new Error('Item size has exceeded the maximum allowed size'), {
       name: 'ValidationException',
     });
@@ -110,18 +89,7 @@ describe('the last failed attempt of a collection’s training', () => {
         throw tooLarge;
       },
     });
-    const trainingDeps: TrainingDeps = {
-      content,
-      subjects: world.subjects,
-      files,
-      split: splitTextAsFastGpt,
-      embedder: scriptedEmbedder(),
-      index: recordingIndexWriter(),
-      newId: () => newObjectId(),
-      now: () => new Date(),
-      defaults: { vectorModel: 'text-embedding-3-small', agentModel: 'gpt-4o-mini' },
-      sleep: async () => {},
-    };
+    const trainingDeps = trainingDepsOn(world, { files, content });
     const attempt = (receives: number) =>
       trainBatch(
         {
@@ -137,7 +105,6 @@ describe('the last failed attempt of a collection’s training', () => {
         logger,
       );
     const detail = () => world.content.getCollection(TEAM, dataset.id, collection.id);
-
     return { attempt, detail };
   }
 

@@ -9,11 +9,11 @@ import type { TrainingMessage } from '#shared/kb/training-queue';
 import type { StoredCollection } from '#shared/repositories/kb-content';
 import {
   memoryFileStore,
-  paragraphSplit,
   recordingIndexWriter,
   scriptedEmbedder,
   storeKnowledgeBase,
   storeTextCollection,
+  trainingDepsOn,
   useKbContentTables,
 } from '#test/support/kb-content';
 
@@ -38,20 +38,7 @@ async function textCollection(text = TEXT, trainingType: 'chunk' | 'qa' = 'chunk
   return { dataset, files, collection, message: sent[0] as TrainingMessage };
 }
 
-function deps(overrides: Partial<TrainingDeps> & Pick<TrainingDeps, 'files'>): TrainingDeps {
-  return {
-    content: world.content,
-    subjects: world.subjects,
-    split: paragraphSplit,
-    embedder: scriptedEmbedder(),
-    index: recordingIndexWriter(),
-    newId: () => newObjectId(),
-    now: () => new Date(),
-    defaults: { vectorModel: 'text-embedding-3-small', agentModel: 'gpt-4o-mini' },
-    sleep: async () => {},
-    ...overrides,
-  };
-}
+const deps = (overrides: Partial<TrainingDeps> & Pick<TrainingDeps, 'files'>) => trainingDepsOn(world, overrides);
 
 /** The content repository's calls the training core makes, bound to the test tables. */
 function pickContent(): TrainingDeps['content'] {
