@@ -6,24 +6,23 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { BatchWriter, Slots, type WriteRequest } from '#shared/repositories/batch';
+import { BatchWriter, Slots } from '#shared/repositories/batch';
 import { type AddFullTextOptions, datasetKey, type FullTextDoc } from '../contract.ts';
 import { batchGetAll, deletePartition, queryAll } from './dynamo-batch.ts';
+import { indexBatches } from './index-batches.ts';
 import {
   assertId,
   batchSk,
   blockPrefix,
   decodePostings,
   docSk,
-  encodePostings,
   legacyDfCounters,
-  newBatchId,
   type Posting,
   postingsIn,
   STATS_SK,
   termsOf,
 } from './postings.ts';
-import { segment, termFrequencies } from './segment.ts';
+import { segment } from './segment.ts';
 import {
   CounterCommits,
   readSketch,
@@ -55,14 +54,6 @@ import type { FullTextSearch, ScoredRef } from './types.ts';
  */
 
 /** BM25's parameters (Lucene's and Elasticsearch's defaults). */
-/**
- * The most chunks one write batch indexes: its blocks hold a line per chunk (about 70 bytes: 7,000 chunks, a 7 MB
- * text, would pass DynamoDB's 400 KB item in a block of a term found in every chunk), its batch item each chunk id.
- */
-export const MAX_BATCH_CHUNKS = 1_000;
-/** The most bytes of distinct terms a batch item lists (its `terms`), under the 400 KB item with its ids. */
-export const MAX_BATCH_TERM_BYTES = 256 * 1024;
-
 export const BM25_K1 = 1.2;
 export const BM25_B = 0.75;
 /** Terms of a query that count: a longer query is cut (its first terms). */
@@ -101,7 +92,8 @@ export class DynamoFullTextIndex implements FullTextSearch {
   }
 
   /**
-   * Indexes chunks in batches (one unless they are many: MAX_BATCH_CHUNKS, MAX_BATCH_TERM_BYTES); a chunk indexed before is removed first (unless `fresh`: a chunk that may have been
+   * Indexes chunks in batches (one unless they are many: shared/kb/search/index-batches.ts); a chunk indexed before
+   * is removed first (unless `fresh`: a chunk that may have been
    * indexed before must not be added as fresh). The postings are computed at once, the writes wait for `after`.
    */
   async add(
@@ -117,66 +109,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
       assertId(doc.dataId, 'dataId');
       assertId(doc.collectionId, 'collectionId');
     }
-    // Batches small enough for DynamoDB's 400 KB item: a block holds a line per chunk of its batch (about 70 bytes),
-    // the batch item every chunk id and every distinct term of its batch.
-    const batches: { id: string; blocks: Map<string, Posting[]>; ids: string[]; termBytes: number }[] = [];
-    const requests: WriteRequest[] = [];
-    let totalLength = 0;
-    for (const doc of unique) {
-      let current = batches.at(-1);
-      if (
-        current === undefined ||
-        current.ids.length >= MAX_BATCH_CHUNKS ||
-        current.termBytes >= MAX_BATCH_TERM_BYTES
-      ) {
-        current = { id: newBatchId(), blocks: new Map(), ids: [], termBytes: 0 };
-        batches.push(current);
-      }
-      current.ids.push(doc.dataId);
-      const { tf, length } = termFrequencies(doc.texts);
-      totalLength += length;
-      for (const [term, count] of tf) {
-        let block = current.blocks.get(term);
-        if (block === undefined) {
-          block = [];
-          current.blocks.set(term, block);
-          // UTF-8 takes at most 3 bytes per UTF-16 unit; and the line break between terms.
-          current.termBytes += term.length * 3 + 1;
-        }
-        block.push({
-          dataId: doc.dataId,
-          collectionId: doc.collectionId,
-          chunkIndex: doc.chunkIndex ?? -1,
-          tf: count,
-          length,
-        });
-      }
-      // `sketch`: counted in the sketch, so its removal subtracts it (an index older than the sketch added nothing).
-      requests.push({
-        PutRequest: {
-          Item: {
-            pk,
-            sk: docSk(doc.dataId),
-            terms: [...tf.keys()].join('\n'),
-            length,
-            batch: current.id,
-            sketch: true,
-          },
-        },
-      });
-    }
-    for (const batch of batches) {
-      for (const [term, postings] of batch.blocks) {
-        requests.push({
-          PutRequest: { Item: { pk, sk: `${blockPrefix(term)}${batch.id}`, p: encodePostings(postings) } },
-        });
-      }
-      requests.push({
-        PutRequest: {
-          Item: { pk, sk: batchSk(batch.id), terms: [...batch.blocks.keys()].join('\n'), ids: new Set(batch.ids) },
-        },
-      });
-    }
+    const { requests, termCounts, totalLength } = indexBatches(pk, unique);
     await options.after;
     if (options.fresh !== true) {
       await this.remove(
@@ -191,10 +124,7 @@ export class DynamoFullTextIndex implements FullTextSearch {
       docs: unique.length,
       total: totalLength,
       sketched: unique.length,
-      deltas: sketchDeltas(
-        batches.flatMap((batch) => [...batch.blocks].map(([term, postings]) => [term, postings.length] as const)),
-        1,
-      ),
+      deltas: sketchDeltas(termCounts, 1),
     });
     await this.writer.writeAll(requests);
   }
