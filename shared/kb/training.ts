@@ -70,17 +70,20 @@ export async function train(message: TrainingMessage, deps: TrainingDeps): Promi
 /**
  * After a collection's training failed on its last attempt (the message goes to the dead-letter queue): the collection
  * says so instead of showing `training` for ever. Only while that training is still the collection's next (a newer
- * one, or a delete, has moved on otherwise); its chunks of before, if any, stay readable. `cause` names the error
- * (its class, never a customer's text).
+ * one, or a delete, has moved on otherwise); its chunks of before, if any, stay readable. The failed attempts' own
+ * chunks (of the message's generation) go first: a training again is queued into that same generation and, finding
+ * the collection not `training`, looks for no leftovers, so they would become readable beside its own. `cause` names
+ * the error (its class, never a customer's text).
  */
 export async function markTrainingFailed(
   message: Extract<TrainingMessage, { kind: 'collection' }>,
-  deps: Pick<TrainingDeps, 'subjects' | 'content'>,
+  deps: TrainingDeps,
   cause: string,
 ): Promise<void> {
   const { teamId, datasetId, collectionId, generation } = message;
   const { collection } = await deps.subjects.read(teamId, datasetId, collectionId);
   if (collection === undefined || collection.generation >= generation) return;
+  await removeChunks(deps, collection, (c) => c.generation === generation && c.pushed !== true);
   await deps.content.updateCollection(
     teamId,
     datasetId,

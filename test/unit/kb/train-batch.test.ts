@@ -6,7 +6,9 @@ import type { TrainingDeps } from '#shared/kb/training';
 import { TRAINING_MAX_RECEIVES, type TrainingMessage } from '#shared/kb/training-queue';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
 import {
+  chunkOf,
   memoryFileStore,
+  recordingIndexWriter,
   storeKnowledgeBase,
   storeTextCollection,
   trainingDepsOn,
@@ -68,7 +70,7 @@ const TEAM = 'team-last-attempt';
 
 describe('the last failed attempt of a collection’s training', () => {
   /** A text collection whose chunk writes fail (a storage error the core does not expect), queued as create/text does. */
-  async function failingTraining() {
+  async function failingTraining(failing: 'chunk writes' | 'postings' = 'chunk writes') {
     const dataset = await storeKnowledgeBase(world, TEAM);
     const files = memoryFileStore();
     const fileId = newObjectId();
@@ -89,7 +91,19 @@ describe('the last failed attempt of a collection’s training', () => {
         throw tooLarge;
       },
     });
-    const trainingDeps = trainingDepsOn(world, { files, content });
+    // Postings failing after the chunks are stored (the 400 KB block of a large training): the chunks stay behind.
+    const index = recordingIndexWriter();
+    const failingIndex = {
+      ...index,
+      addFullText: async (...args: Parameters<typeof index.addFullText>) => {
+        await args[3]?.after;
+        throw tooLarge;
+      },
+    };
+    const trainingDeps = trainingDepsOn(
+      world,
+      failing === 'chunk writes' ? { files, content } : { files, index: failingIndex },
+    );
     const attempt = (receives: number) =>
       trainBatch(
         {
@@ -105,7 +119,8 @@ describe('the last failed attempt of a collection’s training', () => {
         logger,
       );
     const detail = () => world.content.getCollection(TEAM, dataset.id, collection.id);
-    return { attempt, detail };
+    const chunks = () => world.content.chunksOf(TEAM, dataset.id, collection.id);
+    return { attempt, detail, chunks, collection };
   }
 
   it('leaves the collection training while attempts remain, and marks it failed, with why, on the last', async () => {
@@ -124,5 +139,18 @@ describe('the last failed attempt of a collection’s training', () => {
     expect(failed?.error).toBe(
       'training failed on every attempt (ValidationException); train the collection again once the cause is fixed',
     );
+  });
+
+  it("removes the failed attempts' chunks when it marks the collection failed, and keeps chunks pushed by hand", async () => {
+    const { attempt, chunks, collection } = await failingTraining('postings');
+    for (let receives = 1; receives < TRAINING_MAX_RECEIVES; receives++) await attempt(receives);
+    // The attempts stored their chunks (of the next generation, unreadable) before their postings failed.
+    expect((await chunks()).map((c) => [c.q, c.generation])).toEqual([['Some text.', 1]]);
+    await world.content.putChunks([chunkOf(collection, 5, 'pushed by hand', '', { pushed: true, generation: 1 })]);
+
+    await attempt(TRAINING_MAX_RECEIVES);
+
+    // A training again goes into that same generation and would have shown them beside its own.
+    expect((await chunks()).map((c) => c.q)).toEqual(['pushed by hand']);
   });
 });
