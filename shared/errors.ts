@@ -50,6 +50,12 @@ export const DATASET_ERROR_KINDS = {
     statusText: 'unExistCollection',
     when: "the collection does not exist in the caller's team",
   },
+  fileNotFound: {
+    httpStatus: 404,
+    code: 507002,
+    statusText: 'fileNotFound',
+    when: "the uploaded file a key names is not the caller's team's (never uploaded, older than a day, or already made a collection)",
+  },
   notSupportSync: {
     httpStatus: 400,
     code: 501001,
@@ -106,6 +112,7 @@ export const datasetErrors = {
   missingParams: datasetError('missingParams'),
   unExistDataset: datasetError('unExistDataset'),
   unExistCollection: datasetError('unExistCollection'),
+  fileNotFound: datasetError('fileNotFound'),
   notSupportSync: datasetError('notSupportSync'),
   unAuthDatasetData: datasetError('unAuthDatasetData'),
   invalidModel: datasetError('invalidModel'),

@@ -85,6 +85,11 @@ const KB_SOURCE_ROUTES: readonly RouteDef[] = [
   { method: 'POST', path: '/api/core/dataset/collection/create/backup', function: 'kb-create-source-collection' },
   // FastGPT's template import: the same CSV of rows, made from its import template; multipart too.
   { method: 'POST', path: '/api/core/dataset/collection/create/template', function: 'kb-create-source-collection' },
+  // FastGPT's web client's file import (v4.14 and later): an address to PUT the file to (two spellings), then the
+  // collection from the uploaded file (docs/knowledge-base-sources.md, "Uploads before a collection").
+  { method: 'POST', path: '/api/core/dataset/presignDatasetFilePostUrl', function: 'kb-create-source-collection' },
+  { method: 'POST', path: '/api/core/dataset/file/presignDatasetFilePostUrl', function: 'kb-create-source-collection' },
+  { method: 'POST', path: '/api/core/dataset/collection/create/fileId', function: 'kb-create-source-collection' },
   // FastGPT's sync of a link collection: its page read again, trained again when it changed.
   { method: 'POST', path: '/api/core/dataset/collection/sync', function: 'kb-create-source-collection' },
   { method: 'POST', path: '/api/core/dataset/collection/read', function: 'kb-read-collection' },

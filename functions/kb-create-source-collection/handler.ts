@@ -8,8 +8,9 @@ import { sourceCollectionsOn } from '#shared/kb/collections';
 import { linkEnvSchema, SOURCES_ENV, sourceStoreEnvSchema } from '#shared/kb/sources/config';
 import { readLinkSource } from '#shared/kb/sources/link';
 import { MultipartError, parseMultipart } from '#shared/kb/sources/multipart';
-import { createLinkBodySchema } from '#shared/kb/sources/settings';
-import { sourceStoreFor } from '#shared/kb/sources/store-wiring';
+import { createFileIdBodySchema, createLinkBodySchema, presignUploadBodySchema } from '#shared/kb/sources/settings';
+import { publicBaseUrl } from '#shared/kb/sources/source-links';
+import { sourceStoreFor, uploadStoreFor } from '#shared/kb/sources/store-wiring';
 import { sourceContentFromEnv } from '#shared/kb/wiring';
 import { createLogger } from '#shared/logger';
 import { collectionIdSchema } from '#shared/schemas/kb-content';
@@ -18,6 +19,7 @@ import { createBackupCollection, createTemplateCollection } from './create-backu
 import { createFileCollection } from './create-file.ts';
 import { createLinkCollection } from './create-link.ts';
 import { syncLinkCollection } from './sync-link.ts';
+import { createFromUpload, presignUpload } from './uploads.ts';
 
 const config = loadConfig(z.extend(z.extend(datasetsEnvSchema, sourceStoreEnvSchema.shape), linkEnvSchema.shape));
 const logger = createLogger('kb-create-source-collection', config.LOG_LEVEL);
@@ -25,6 +27,7 @@ const logger = createLogger('kb-create-source-collection', config.LOG_LEVEL);
 const content = sourceContentFromEnv();
 const collections = sourceCollectionsOn(content);
 const store = sourceStoreFor(config);
+const uploads = uploadStoreFor(config);
 const allowedHosts = config[SOURCES_ENV.linkAllowedHosts];
 // collection/sync reads a link collection's page again, as the training reads it (the link reader alone: the file
 // parsers stay out of this function's bundle).
@@ -35,6 +38,12 @@ export const LINK_PATH = '/api/core/dataset/collection/create/link';
 export const SYNC_PATH = '/api/core/dataset/collection/sync';
 export const BACKUP_PATH = '/api/core/dataset/collection/create/backup';
 export const TEMPLATE_PATH = '/api/core/dataset/collection/create/template';
+export const FILE_ID_PATH = '/api/core/dataset/collection/create/fileId';
+/** FastGPT's two spellings of the upload address call (v4.14 at the dataset's root, later under `file/`). */
+export const PRESIGN_PATHS: readonly string[] = [
+  '/api/core/dataset/presignDatasetFilePostUrl',
+  '/api/core/dataset/file/presignDatasetFilePostUrl',
+];
 
 async function createFile(event: APIGatewayProxyEvent, caller: CallerContext) {
   const upload = await parseMultipart(event).catch((error: unknown) => {
@@ -48,7 +57,8 @@ async function createFile(event: APIGatewayProxyEvent, caller: CallerContext) {
 
 /**
  * POST /api/core/dataset/collection/create/link (JSON), …/create/localFile, …/create/backup and …/create/template
- * (multipart/form-data) and …/collection/sync
+ * (multipart/form-data), …/collection/sync, and the web client's file import (…/presignDatasetFilePostUrl, then
+ * …/collection/create/fileId)
  * behind the authorizer: one function for the calls of collections with a source (one core each), so the stack stays
  * well under CloudFormation's resource limit; the link calls never touch the bucket the upload writes.
  */
@@ -57,6 +67,18 @@ export const handler = datasetHandler(logger, (event, caller) => {
     return createLinkCollection(
       { body: datasetBody(event, createLinkBodySchema), caller },
       { collections, allowedHosts },
+    );
+  }
+  if (PRESIGN_PATHS.includes(event.resource)) {
+    return presignUpload(
+      { body: datasetBody(event, presignUploadBodySchema), caller, baseUrl: publicBaseUrl(event) },
+      { datasets: content.datasets, uploads, newId: () => newObjectId(), now: () => new Date() },
+    );
+  }
+  if (event.resource === FILE_ID_PATH) {
+    return createFromUpload(
+      { body: datasetBody(event, createFileIdBodySchema), caller },
+      { collections, store, uploads, newId: () => newObjectId() },
     );
   }
   if (event.resource === SYNC_PATH) {

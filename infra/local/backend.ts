@@ -9,6 +9,7 @@ import { writeConsolePage } from '#functions/console/build';
 import { CHANNEL_ID_KEY_FILE_ENV, channelIdKeySource } from '#shared/channel-id-key';
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
 import { SOURCES_ENV } from '#shared/kb/sources/config';
+import { LocalUploadStore } from '#shared/kb/sources/upload-stores';
 import { installLocalTrainingQueue } from '#shared/kb/training-queue';
 import type { StreamingHandler } from '#shared/lambda-streaming';
 import {
@@ -82,6 +83,8 @@ export interface LocalBackend {
   readonly authorizer: Authorizer;
   /** The function behind a route. */
   handlerFor(route: RouteDef): RouteHandler;
+  /** The source bucket's stand-in for direct uploads (infra/local/uploads.ts). */
+  readonly uploads?: LocalUploadStore;
   /** The knowledge base's in-process training queue (infra/local/kb-queue.ts). */
   readonly trainingQueue?: LocalTrainingQueue;
   /** Runs the re-test of auto-disabled channels once, as its schedule does deployed (functions/retest-channels). */
@@ -228,6 +231,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       authorizer,
       handlerFor: (route) => functions[route.function],
       trainingQueue,
+      uploads: new LocalUploadStore(join(options.dataDir, 'kb-sources')),
       retestChannels: () => (functions['retest-channels'] as unknown as () => Promise<unknown>)(),
       close,
     };

@@ -10,6 +10,7 @@ import {
   type GatewayResponseType,
   gatewayResponseBody,
 } from '#shared/gateway-responses';
+import { LOCAL_UPLOAD_PATH } from '#shared/kb/sources/upload-stores';
 import { isStreamingHandler } from '#shared/lambda-streaming';
 import {
   APIS,
@@ -24,6 +25,7 @@ import type { LocalBackend } from './backend.ts';
 import { evaluatePolicy } from './policy.ts';
 import { API_IDS, LOCAL_ACCOUNT, LOCAL_REGION, proxyEvent, requestAuthorizerEvent, STAGE } from './proxy-event.ts';
 import { streamThrough } from './streaming.ts';
+import { serveLocalUpload } from './uploads.ts';
 
 export interface ThrottleSettings {
   /** Steady-state requests per second. */
@@ -175,6 +177,13 @@ export async function startGateway(backend: LocalBackend, options: GatewayOption
     };
 
     if (!allow()) return gatewayResponse('THROTTLED');
+    // Not an API route: the source bucket's stand-in for direct uploads (infra/local/uploads.ts).
+    if (backend.uploads && url.pathname.startsWith(`${LOCAL_UPLOAD_PATH}/`)) {
+      const answer = await serveLocalUpload(req, url, backend.uploads, new Date());
+      res.writeHead(answer.statusCode, answer.headers);
+      res.end(answer.body);
+      return answer.statusCode;
+    }
     let body: Buffer;
     try {
       body = await readBody(req);

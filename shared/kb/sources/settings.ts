@@ -68,6 +68,34 @@ export const createFileDataSchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type CreateFileData = z.output<typeof createFileDataSchema>;
 
+/**
+ * POST /api/core/dataset/collection/create/fileId (FastGPT's FileIdCreateDatasetCollectionParams): the file named by
+ * the key `presignDatasetFilePostUrl` answered, and the settings of every create.
+ */
+export const createFileIdBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    ...sharedFields,
+    fileId: z
+      .string({ error: 'fileId must be a string' })
+      .check(z.trim(), z.minLength(1, 'fileId is required'), z.maxLength(300, 'fileId must be at most 300 characters')),
+    metadata: metadataField,
+  }),
+);
+
+/** POST /api/core/dataset/presignDatasetFilePostUrl and …/file/presignDatasetFilePostUrl (FastGPT's PresignDatasetFilePostUrlParams). */
+export const presignUploadBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    datasetId: idField('datasetId'),
+    filename: z
+      .string({ error: 'filename must be a string' })
+      .check(
+        z.trim(),
+        z.minLength(1, 'filename is required'),
+        z.maxLength(255, 'filename must be at most 255 characters'),
+      ),
+  }),
+);
+
 /** The `data` field of POST /api/core/dataset/collection/create/backup (JSON; FastGPT's CreateBackupCollectionFormSchema). */
 export const createBackupDataSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.object({ datasetId: sharedFields.datasetId, parentId: sharedFields.parentId, tags: tagsField }),
