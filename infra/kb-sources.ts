@@ -2,11 +2,19 @@ import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Architecture } from 'aws-cdk-lib/aws-lambda';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, type CfnBucket, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  HttpMethods,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { ENV } from '#shared/config';
 import { SOURCES_ENV } from '#shared/kb/sources/config';
+import { UPLOADS_PREFIX } from '#shared/kb/sources/upload-stores';
 import type { KbSourceFunction } from '#shared/routes';
 import { AppFunction } from './constructs/function.ts';
 import type { AppTable } from './constructs/table.ts';
@@ -48,7 +56,22 @@ export function sourceBucket(scope: Construct, config: StageConfig): Bucket {
     objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
     enforceSSL: true,
     versioned: false,
-    lifecycleRules: [{ id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    lifecycleRules: [
+      { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      // A direct upload not made a collection within a day is dropped (shared/kb/sources/upload-stores.ts).
+      { id: 'expire-unused-uploads', prefix: UPLOADS_PREFIX, expiration: Duration.days(1) },
+    ],
+    // FastGPT's web client PUTs a file to its presigned address from the browser: the signed address is the
+    // credential, so any origin may send it (no cookies, no other method).
+    cors: [
+      {
+        allowedMethods: [HttpMethods.PUT],
+        allowedOrigins: ['*'],
+        allowedHeaders: ['content-type', 'x-amz-meta-name', 'x-amz-meta-dataset'],
+        exposedHeaders: ['ETag'],
+        maxAge: 3000,
+      },
+    ],
     removalPolicy: config.removalPolicy,
   });
   Validations.of(bucket).acknowledge({
@@ -98,15 +121,16 @@ export function addKbSourceResources(scope: Construct, props: KbSourceResourcesP
   const create = make(
     'KbCreateSourceCollection',
     'kb-create-source-collection',
-    'POST …/collection/create/link, …/create/localFile, …/create/backup and …/create/template (multipart, at most 10 MB) and …/collection/sync: collections with a source',
+    'POST …/collection/create/link, …/create/localFile, …/create/backup and …/create/template (multipart, at most 10 MB), …/collection/sync, …/presignDatasetFilePostUrl and …/create/fileId: collections with a source',
     // A 10 MB upload arrives as ~13.4 MB of base64 and is held twice while decoded and parsed.
     1024,
     30,
   );
   // GetItem checks the knowledge base (collections-port.ts); UpdateItem says, before its first collection, that it may hold content.
   create.useTable(props.datasets, ENV.datasetsTable, ['GetItem', 'UpdateItem']);
-  // PutObject to store an upload; DeleteObject to remove it again when the collection cannot be created.
-  useSourceBucket(create, bucket, ['put', 'delete']);
+  // PutObject to store an upload (and to sign a direct upload's address); GetObject to read a direct upload;
+  // DeleteObject to remove a stored file again when the collection cannot be created, and a used direct upload.
+  useSourceBucket(create, bucket, ['put', 'get', 'delete']);
 
   const read = make(
     'KbReadCollection',

@@ -10,8 +10,10 @@ import { datasetErrorBodySchema, datasetSuccessBodySchema } from '#shared/envelo
 import {
   createBackupDataSchema,
   createFileDataSchema,
+  createFileIdBodySchema,
   createLinkBodySchema,
   createTemplateDataSchema,
+  presignUploadBodySchema,
 } from '#shared/kb/sources/settings';
 import { collectionIdSchema } from '#shared/schemas/kb-content';
 import { datasetErrors, type ResponseContract, type TopicContracts } from './contract-parts.ts';
@@ -82,8 +84,68 @@ const templateSchema = z.object({
   }),
 });
 
+const UPLOAD_KEY = `dataset/${DATASET_ID}/${COLLECTION_ID}`;
+const presigned = datasetSuccessBodySchema(
+  z.object({
+    url: z.string().meta({
+      description:
+        'Where to PUT the file, valid for 10 minutes: a presigned S3 address deployed, the local server under npm start',
+    }),
+    key: z.string().meta({ description: "The upload's key: `fileId` of create/fileId, `sourceId` of the preview" }),
+    headers: z.record(z.string(), z.string()).meta({ description: 'Headers the PUT must send, exactly as given' }),
+    maxSize: z.int().meta({ description: 'The most bytes a file may hold (10 MB)' }),
+  }),
+);
+const presignContract = (operationId: string, note: string) => ({
+  operationId,
+  summary: 'An address to upload a file to, before its collection is made',
+  description: `FastGPT's web client's first step of a file import (v4.14 and later${note}): for a knowledge base of the caller's team and a file name of a type the product reads (.txt, .md, .html, .csv, .pdf, .docx), an address to PUT the file to with the answered headers, and the key that names it afterwards (collection/create/fileId). The file is checked when the collection is made, as a localFile upload is; an upload not made a collection is dropped after a day.`,
+  request: { body: presignUploadBodySchema },
+  success: {
+    status: 200,
+    description: 'The address, the key and the headers',
+    body: presigned,
+    example: {
+      code: 200,
+      statusText: '',
+      message: '',
+      data: {
+        url: 'https://bucket.s3.eu-west-1.amazonaws.com/uploads/…?X-Amz-Algorithm=AWS4-HMAC-SHA256&…',
+        key: UPLOAD_KEY,
+        headers: { 'content-type': 'text/markdown; charset=utf-8' },
+        maxSize: 10485760,
+      },
+    },
+  },
+  errors: datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
+});
+
 export const KB_SOURCE_CONTRACTS: TopicContracts = {
   dataset: {
+    'POST /api/core/dataset/presignDatasetFilePostUrl': presignContract('presignDatasetFileUpload', ', at this path'),
+    'POST /api/core/dataset/file/presignDatasetFilePostUrl': presignContract(
+      'presignDatasetFileUploadV2',
+      ', under file/ in its later versions',
+    ),
+    'POST /api/core/dataset/collection/create/fileId': {
+      operationId: 'createFileIdCollection',
+      summary: 'Create a collection from a file uploaded to a presigned address',
+      description:
+        "FastGPT's create/fileId: `fileId` is the key presignDatasetFilePostUrl answered, with `datasetId`, `parentId` and the chunk settings of every create. The upload is checked as a localFile upload is (at most 10 MB, a type the product reads, content that matches its name), stored as the collection's file and removed; reading, chunking and embedding follow the answer. A key that is not an upload of this knowledge base in the caller's team (or was already used) is 404 `fileNotFound`.",
+      request: { body: createFileIdBodySchema },
+      success: { status: 200, description: 'Created; reading queued', body: created, example: createdExample },
+      errors: [
+        ...datasetErrors(
+          'invalidParams',
+          'missingParams',
+          'unExistDataset',
+          'fileNotFound',
+          'unauthorized',
+          'unAuthApiKey',
+        ),
+        own(413, 507000, 'invalidParams', 'the uploaded file is larger than 10 MB'),
+      ],
+    },
     'POST /api/core/dataset/collection/create/link': {
       operationId: 'createLinkCollection',
       summary: 'Create a collection from a web page',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ENV } from '#shared/config';
 import { SOURCES_ENV } from '#shared/kb/sources/config';
+import { UPLOADS_PREFIX } from '#shared/kb/sources/upload-stores';
 import type { FunctionName } from '#shared/routes';
 import { logicalId, permissionsOf, refOf, synthStack } from './synth.ts';
 
@@ -35,8 +36,25 @@ describe('the source bucket', () => {
       },
       OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
       LifecycleConfiguration: {
-        Rules: [{ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }],
+        Rules: [
+          { AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+          { Id: 'expire-unused-uploads', Prefix: UPLOADS_PREFIX, ExpirationInDays: 1, Status: 'Enabled' },
+        ],
       },
+    });
+  });
+
+  it("takes a browser's PUT to a presigned upload address from any origin, and no other cross-origin request", () => {
+    expect(bucket.Properties.CorsConfiguration).toEqual({
+      CorsRules: [
+        {
+          AllowedMethods: ['PUT'],
+          AllowedOrigins: ['*'],
+          AllowedHeaders: ['content-type', 'x-amz-meta-name', 'x-amz-meta-dataset'],
+          ExposedHeaders: ['ETag'],
+          MaxAge: 3000,
+        },
+      ],
     });
   });
 
@@ -58,12 +76,17 @@ describe('the source bucket', () => {
 });
 
 describe('the source functions', () => {
-  it('lets the creates put and delete source objects only, and read nothing', () => {
+  it('lets the creates put, read (direct uploads) and delete source objects only', () => {
     const allowed = permissionsOf(template, role('kb-create-source-collection'));
 
     expect(allowed.get('s3:PutObject')).toEqual(new Set([objects]));
+    expect(allowed.get('s3:GetObject')).toEqual(new Set([objects]));
     expect(allowed.get('s3:DeleteObject')).toEqual(new Set([objects]));
-    expect([...allowed.keys()].filter((a) => a.startsWith('s3:')).sort()).toEqual(['s3:DeleteObject', 's3:PutObject']);
+    expect([...allowed.keys()].filter((a) => a.startsWith('s3:')).sort()).toEqual([
+      's3:DeleteObject',
+      's3:GetObject',
+      's3:PutObject',
+    ]);
     expect(env('kb-create-source-collection')[SOURCES_ENV.kbSourceBucket]).toEqual({ Ref: bucketId });
     expect(allowed.has('secretsmanager:GetSecretValue')).toBe(false);
   });

@@ -18,6 +18,8 @@ const FIELDS = [
   'chunkSplitter',
   'trainingType',
   'metadata',
+  'fileId',
+  'filename',
 ];
 const UNKNOWN = 'ffffffffffffffffffffffff';
 
@@ -28,6 +30,11 @@ const ROUTES = [
   ['POST /api/core/dataset/collection/create/localFile (multipart)', () => multipartRequests('localFile')],
   ['POST /api/core/dataset/collection/create/backup (multipart)', () => multipartRequests('backup')],
   ['POST /api/core/dataset/collection/create/template (multipart)', () => multipartRequests('template')],
+  ['POST /api/core/dataset/collection/create/fileId', () => jsonRequests('/api/core/dataset/collection/create/fileId')],
+  [
+    'POST /api/core/dataset/file/presignDatasetFilePostUrl',
+    () => jsonRequests('/api/core/dataset/file/presignDatasetFilePostUrl'),
+  ],
   ['GET /api/core/dataset/collection/source', sourceRequests],
 ] as const;
 // FUZZ_RUNS requests in all, shared by the routes.
@@ -48,6 +55,9 @@ const values = fc.oneof(
     'http://[::ffff:127.0.0.1]/',
     'qa',
     'chunk',
+    'dataset/ffffffffffffffffffffffff/ffffffffffffffffffffffff',
+    '../../etc/passwd.md',
+    'a.pdf',
     '\ud800',
   ),
   fc.integer(),

@@ -203,6 +203,13 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   '/api/core/dataset/collection/create/backup': matrixUpload('matrix.csv', 'text/csv', ['q,a,indexes', 'matrix,,']),
   '/api/core/dataset/collection/create/template': matrixUpload('matrix.csv', 'text/csv', ['q,a', 'matrix,']),
   '/api/core/dataset/collection/read': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
+  '/api/core/dataset/presignDatasetFilePostUrl': { body: JSON.stringify({ datasetId: UNKNOWN_ID, filename: 'a.md' }) },
+  '/api/core/dataset/file/presignDatasetFilePostUrl': {
+    body: JSON.stringify({ datasetId: UNKNOWN_ID, filename: 'a.md' }),
+  },
+  '/api/core/dataset/collection/create/fileId': {
+    body: JSON.stringify({ datasetId: UNKNOWN_ID, fileId: `dataset/${UNKNOWN_ID}/${UNKNOWN_ID}` }),
+  },
   '/api/core/dataset/collection/export': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
   '/api/core/dataset/folder/create': { body: '{"name":"matrix"}' },
   // One path, two methods: the POST reads the body, the GET its (empty) query; both list the team.
