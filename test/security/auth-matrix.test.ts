@@ -339,8 +339,9 @@ function classify(api: Api, reply: RawResponse): Outcome | string {
   if (!envelope) return `not in the ${api} envelope: ${reply.status} ${reply.body}`;
   const code = api === 'dataset' ? body.code : undefined;
   if (reply.status === 200 && api === 'dataset' && code === 200) return 'reached';
-  // An unknown knowledge base, collection or chunk (the content calls: 501003, 501006).
-  if (reply.status === 404 && api === 'dataset' && [501002, 501003, 501006].includes(code as number)) return 'reached';
+  // An unknown knowledge base, collection, chunk or upload (the content calls: 501003, 501006; create/fileId: 507002).
+  if (reply.status === 404 && api === 'dataset' && [501002, 501003, 501006, 507002].includes(code as number))
+    return 'reached';
   if (reply.status === 200 && api === 'proxy' && body.success === true) return 'reached';
   if (reply.status === 404 && api === 'proxy' && body.message === 'No channel has this id') return 'reached';
   if (reply.status === 404 && api === 'proxy' && body.message === 'No key has this id') return 'reached';
