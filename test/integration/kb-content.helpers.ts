@@ -2,6 +2,8 @@ import { expect } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
 import type { TestServer } from '#test/support/local-server';
 import { type ApiReply, addAccessToken, expectCreated } from './create-dataset.helpers.ts';
+import { callProxy, expectData } from './import-http.helpers.ts';
+import { ROWS_PATH } from './import-rows.helpers.ts';
 import { KB_PATHS, kbRequest } from './knowledge-base.helpers.ts';
 
 /** The content calls' paths (FastGPT's). */
@@ -71,4 +73,13 @@ export function contentClient(server: Pick<TestServer, 'url'>, token: LocalAcces
 
 export async function newContentClient(server: TestServer) {
   return contentClient(server, await addAccessToken(server));
+}
+
+/** Imports an OpenAI-compatible upstream (a fake's URL) as the relay's embeddings channel in the default group. */
+export async function importEmbeddingChannel(server: TestServer, upstreamUrl: string): Promise<void> {
+  const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
+  const rows = [
+    [1, 1, 'sk-kb-e2e-embeddings-0123456789abcdef', 1, 'embeddings', upstreamUrl, 'text-embedding-3-small', 'default'],
+  ];
+  expectData(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
 }

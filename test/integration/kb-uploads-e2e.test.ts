@@ -3,9 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
 import { useTestServer } from '#test/support/local-server';
-import { callProxy, expectData } from './import-http.helpers.ts';
-import { ROWS_PATH } from './import-rows.helpers.ts';
-import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
+import {
+  type contentClient,
+  importEmbeddingChannel,
+  newContentClient,
+  CONTENT_PATHS as P,
+} from './kb-content.helpers.ts';
 
 // FastGPT's web client's file import through the local server (docs/knowledge-base-sources.md, "Uploads before a
 // collection"): presignDatasetFilePostUrl, the PUT to the answered address with the answered headers (the local
@@ -23,11 +26,7 @@ let api: ReturnType<typeof contentClient>;
 
 beforeAll(async () => {
   upstream = await startFakeOpenAi();
-  const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
-  const rows = [
-    [1, 1, 'sk-kb-uploads-e2e-0123456789abcdef', 1, 'emb', upstream.url, 'text-embedding-3-small', 'default'],
-  ];
-  expectData(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
+  await importEmbeddingChannel(server, upstream.url);
   api = await newContentClient(server);
 });
 afterAll(async () => upstream?.close());

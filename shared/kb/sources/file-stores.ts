@@ -1,8 +1,8 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeleteObjectsCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceFileStore } from '../contract.ts';
+import { presignS3 } from './s3-presign.ts';
 
 /*
  * The source bucket (docs/knowledge-base-sources.md, "Storage"): uploaded files and text kept as files, one object per
@@ -93,41 +93,18 @@ export class S3SourceFileStore implements SourceFileStore, PresigningStore {
   ): Promise<string> {
     const key = objectKey(teamId, fileId);
     if (!key) throw new Error('invalid team or file id');
-    // S3's query-string authentication (SigV4 presigning), made with the client's own region and credentials; the
-    // response headers are set by the signed query, so the browser shows the file under its name.
-    const region = await this.client.config.region();
-    const hostname = `${this.bucket}.s3.${region}.amazonaws.com`;
-    const signer = new SignatureV4({
-      service: 's3',
-      region,
-      credentials: this.client.config.credentials,
-      sha256: this.client.config.sha256,
-      uriEscapePath: false,
-      applyChecksum: false,
-    });
-    const path = `/${key.split('/').map(encodeURIComponent).join('/')}`;
-    // Without a content type given, S3 answers the one stored with the object.
-    const query: Record<string, string> = {
-      'response-content-disposition': contentDisposition(file.name, true),
-      ...(file.contentType ? { 'response-content-type': file.contentType } : {}),
-    };
-    const signed = await signer.presign(
-      // As AWS's S3 presigner: the payload is unsigned (the header is hoisted into the query by the signer).
-      {
-        method: 'GET',
-        protocol: 'https:',
-        hostname,
-        path,
-        query,
-        headers: { host: hostname, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
+    // The response headers are set by the signed query, so the browser shows the file under its name; without a content
+    // type given, S3 answers the one stored with the object.
+    return presignS3(this.client, {
+      method: 'GET',
+      bucket: this.bucket,
+      key,
+      query: {
+        'response-content-disposition': contentDisposition(file.name, true),
+        ...(file.contentType ? { 'response-content-type': file.contentType } : {}),
       },
-      { expiresIn: expiresInSeconds },
-    );
-    const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(signed.query ?? {})) {
-      for (const v of Array.isArray(value) ? value : [value]) if (v !== null) search.append(name, v);
-    }
-    return `https://${hostname}${path}?${search.toString().replace(/\+/g, '%20')}`;
+      expiresInSeconds,
+    });
   }
 }
 

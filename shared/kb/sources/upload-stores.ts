@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, type S3Client } from '@aws-sdk/client-s3';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { presignS3 } from './s3-presign.ts';
 
 /*
  * Uploads before a collection (docs/knowledge-base-sources.md, "Uploads before a collection"): FastGPT's web client
@@ -81,8 +81,6 @@ export class S3UploadStore implements UploadStore {
   ): Promise<{ url: string; headers: Record<string, string> }> {
     const key = objectKey(target.teamId, target.uploadId);
     if (!key) throw new Error('invalid team or upload id');
-    const region = await this.client.config.region();
-    const hostname = `${this.bucket}.s3.${region}.amazonaws.com`;
     // The content type and the metadata are signed headers the client must send as given (FastGPT's client sends the
     // answer's `headers`), so the object's name and dataset are the ones this call checked.
     const headers = {
@@ -90,36 +88,17 @@ export class S3UploadStore implements UploadStore {
       [META.name]: encodeURIComponent(target.name),
       [META.dataset]: target.datasetId,
     };
-    const signer = new SignatureV4({
-      service: 's3',
-      region,
-      credentials: this.client.config.credentials,
-      sha256: this.client.config.sha256,
-      uriEscapePath: false,
-      applyChecksum: false,
+    const url = await presignS3(this.client, {
+      method: 'PUT',
+      bucket: this.bucket,
+      key,
+      // As AWS's S3 presigner names the operation.
+      query: { 'x-id': 'PutObject' },
+      headers,
+      expiresInSeconds: UPLOAD_TTL_SECONDS,
+      signingDate: at.now,
     });
-    const path = `/${key}`;
-    const signed = await signer.presign(
-      {
-        method: 'PUT',
-        protocol: 'https:',
-        hostname,
-        path,
-        // As AWS's S3 presigner names the operation (test/unit/kb/upload-stores.test.ts holds the two to one signature).
-        query: { 'x-id': 'PutObject' },
-        headers: { host: hostname, ...headers, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
-      },
-      {
-        expiresIn: UPLOAD_TTL_SECONDS,
-        signingDate: at.now,
-        unhoistableHeaders: new Set([META.name, META.dataset]),
-      },
-    );
-    const search = new URLSearchParams();
-    for (const [name, value] of Object.entries(signed.query ?? {})) {
-      for (const v of Array.isArray(value) ? value : [value]) if (v !== null) search.append(name, v);
-    }
-    return { url: `https://${hostname}${path}?${search.toString().replace(/\+/g, '%20')}`, headers };
+    return { url, headers };
   }
 
   async getUpload(teamId: string, uploadId: string, maxBytes: number): ReturnType<UploadStore['getUpload']> {
