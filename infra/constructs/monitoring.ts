@@ -243,7 +243,7 @@ export class Monitoring extends Construct {
       widgets: [
         [
           new TextWidget({
-            markdown: `# kb-channel-gateway operations\nAlarms notify the SNS topic of this stack. What each alarm means and what to do first: \`${RUNBOOK}\` in the repository. Business metrics: namespace \`${config.metricsNamespace}\`, dimension \`service=${METRICS_SERVICE}\`.`,
+            markdown: `# kb-channel-gateway operations\nAlarms notify the alarm topic (stack output \`AlarmTopicArn\`). What each alarm means and what to do first: \`${RUNBOOK}\` in the repository. Business metrics: namespace \`${config.metricsNamespace}\`, dimension \`service=${METRICS_SERVICE}\`.`,
             width: 24,
             height: 2,
           }),

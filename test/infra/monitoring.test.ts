@@ -1,4 +1,4 @@
-import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { App, CfnResource, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { Alarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -12,7 +12,7 @@ import { ENV } from '#shared/config';
 import { BUSINESS_METRICS, METRICS_SERVICE } from '#shared/metrics';
 import { APIS, type ApiName, type FunctionName } from '#shared/routes';
 import { TABLES, type TableName } from '#shared/tables';
-import { logicalId, NO_BUNDLING, removeTempDirs, synthStack, tempDir } from './synth.ts';
+import { logicalId, NO_BUNDLING, parametersPassedTo, removeTempDirs, synthStack, tempDir } from './synth.ts';
 
 afterAll(removeTempDirs);
 
@@ -20,16 +20,21 @@ type Json = Record<string, unknown>;
 
 // One synthesis of the default (dev) stage, shared by the read-only assertions below.
 const dev = synthStack();
+/** A synthesis: the parent's template, and the monitoring nested stack's with the parent's values for its parameters. */
+type Synth = { stack: ServiceStack; template: Template; monitoring: Template };
 const resources = (template: Template) => template.toJSON().Resources as Record<string, { Properties: Json }>;
-const alarmOf = (s: { stack: ServiceStack; template: Template }, id: string): Json => {
+/** The logical id of a construct of the monitoring nested stack, in that stack's template. */
+const nestedId = (s: { stack: ServiceStack }, construct: Parameters<typeof logicalId>[1]) =>
+  logicalId(s.stack.monitoringStack, construct);
+const alarmOf = (s: Synth, id: string): Json => {
   const alarm = s.stack.monitoring.alarms.get(id);
   if (!alarm) throw new Error(`no alarm ${id}`);
-  return resources(s.template)[logicalId(s.stack, alarm)]?.Properties as Json;
+  return resources(s.monitoring)[nestedId(s, alarm)]?.Properties as Json;
 };
 const ref = (s: { stack: ServiceStack }, construct: Parameters<typeof logicalId>[1]) => ({
   Ref: logicalId(s.stack, construct),
 });
-const topicRef = (s: { stack: ServiceStack }) => ref(s, s.stack.monitoring.topic);
+const topicRef = (s: { stack: ServiceStack }) => ({ Ref: nestedId(s, s.stack.monitoring.topic) });
 const envOf = (s: { stack: ServiceStack; template: Template }, fn: AppFunction): Json => {
   const props = resources(s.template)[logicalId(s.stack, fn.function)]?.Properties;
   return ((props?.Environment as Json | undefined)?.Variables ?? {}) as Json;
@@ -44,8 +49,8 @@ const notifying = (s: { stack: ServiceStack }) => ({
 });
 
 /** The dashboard body with each CloudFormation token replaced by a readable marker, parsed. */
-function dashboardOf(s: { stack: ServiceStack; template: Template }): { widgets: Json[] } {
-  const body = resources(s.template)[logicalId(s.stack, s.stack.monitoring.dashboard)]?.Properties.DashboardBody as {
+function dashboardOf(s: Synth): { widgets: Json[] } {
+  const body = resources(s.monitoring)[nestedId(s, s.stack.monitoring.dashboard)]?.Properties.DashboardBody as {
     'Fn::Join': [string, unknown[]];
   };
   const text = body['Fn::Join'][1]
@@ -62,7 +67,7 @@ const tokenOf = (s: { stack: ServiceStack }, construct: Parameters<typeof logica
   `<{'Ref':'${logicalId(s.stack, construct)}'}>`;
 
 /** The group alarms of one Lambda signal, in order, with their properties. */
-const groupAlarms = (s: { stack: ServiceStack; template: Template }, signal: 'Errors' | 'Throttles') =>
+const groupAlarms = (s: Synth, signal: 'Errors' | 'Throttles') =>
   [...s.stack.monitoring.alarms.keys()]
     .filter((id) => id.startsWith(`Function${signal}`))
     .map((id) => ({ id, props: alarmOf(s, id) }));
@@ -173,10 +178,10 @@ describe('alarms', () => {
   );
 
   it('has no Lambda-errors alarm on the authorizer (every 401 to a malformed header is a thrown error) but one on its ERROR log lines', () => {
-    const lambdaErrorDimensions = Object.values(dev.template.findResources('AWS::CloudWatch::Alarm')).flatMap((a) =>
+    const lambdaErrorDimensions = Object.values(dev.monitoring.findResources('AWS::CloudWatch::Alarm')).flatMap((a) =>
       lambdaDimensionsOf(a.Properties as Json, 'Errors'),
     );
-    const filter = Object.values(dev.template.findResources('AWS::Logs::MetricFilter'));
+    const filter = Object.values(dev.monitoring.findResources('AWS::Logs::MetricFilter'));
 
     expect(lambdaErrorDimensions).toHaveLength(names.length - 1);
     expect(lambdaErrorDimensions).not.toContainEqual([
@@ -273,13 +278,15 @@ describe('alarms', () => {
     const tables = Object.values(dev.stack.tables).filter((t) => t.operations.length > 0).length;
     const expected = 2 * apis + Math.ceil((functions - 1) / 10) + Math.ceil(functions / 10) + 1 + 2 * tables + 1;
 
-    dev.template.resourceCountIs('AWS::CloudWatch::Alarm', expected + 1);
+    dev.monitoring.resourceCountIs('AWS::CloudWatch::Alarm', expected + 1);
+    // All of them in the monitoring nested stack (docs/deploy.md, "Resource budget").
+    dev.template.resourceCountIs('AWS::CloudWatch::Alarm', 0);
     expect(dev.stack.monitoring.alarms.size).toBe(expected + 1);
   });
 
   it('alarms on the relay channel with the highest error rate through one Metrics Insights query over every channel', () => {
     const alarm = dev.stack.monitoring.alarms.get('RelayChannelErrorRate');
-    const props = resources(dev.template)[logicalId(dev.stack, alarm as Alarm)]?.Properties as Json;
+    const props = resources(dev.monitoring)[nestedId(dev, alarm as Alarm)]?.Properties as Json;
 
     expect(props).toMatchObject({
       Threshold: 0.5,
@@ -301,7 +308,10 @@ describe('alarms', () => {
   });
 
   it('says in each alarm description what crossed which threshold and where the runbook is', () => {
-    for (const alarm of Object.values(dev.template.findResources('AWS::CloudWatch::Alarm'))) {
+    const alarms = Object.values(dev.monitoring.findResources('AWS::CloudWatch::Alarm'));
+
+    expect(alarms).toHaveLength(dev.stack.monitoring.alarms.size);
+    for (const alarm of alarms) {
       expect((alarm.Properties as Json).AlarmDescription).toMatch(
         /^.+ >= \d+(\.\d+)? in \d+ of \d+ periods of \d+ min\. Runbook: docs\/operations\.md#[a-z0-9-]+$/,
       );
@@ -311,15 +321,15 @@ describe('alarms', () => {
 
 describe('alarm topic', () => {
   it('encrypts the topic with a rotated key that CloudWatch may use and that goes with the stack, and refuses publishing without TLS', () => {
-    const topic = resources(dev.template)[logicalId(dev.stack, dev.stack.monitoring.topic)]?.Properties as Json;
-    const keyId = logicalId(dev.stack, dev.stack.monitoring.topicKey);
-    const key = resources(dev.template)[keyId]?.Properties as Json;
-    const policy = Object.values(dev.template.findResources('AWS::SNS::TopicPolicy'))[0]?.Properties as Json;
+    const topic = resources(dev.monitoring)[nestedId(dev, dev.stack.monitoring.topic)]?.Properties as Json;
+    const keyId = nestedId(dev, dev.stack.monitoring.topicKey);
+    const key = resources(dev.monitoring)[keyId]?.Properties as Json;
+    const policy = Object.values(dev.monitoring.findResources('AWS::SNS::TopicPolicy'))[0]?.Properties as Json;
 
     expect(topic.KmsMasterKeyId).toEqual({ 'Fn::GetAtt': [keyId, 'Arn'] });
     expect(key.EnableKeyRotation).toBe(true);
     // Even where data is retained (the default): it encrypts notifications in flight, nothing stored.
-    expect(dev.template.toJSON().Resources[keyId].DeletionPolicy).toBe('Delete');
+    expect(dev.monitoring.toJSON().Resources[keyId].DeletionPolicy).toBe('Delete');
     expect((key.KeyPolicy as Json).Statement).toContainEqual({
       Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
       Effect: 'Allow',
@@ -345,6 +355,7 @@ describe('alarm topic', () => {
   });
 
   it('subscribes no address unless the stage config names one', () => {
+    dev.monitoring.resourceCountIs('AWS::SNS::Subscription', 0);
     dev.template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 });
@@ -358,7 +369,7 @@ describe('dashboard', () => {
 
     expect(alarms).toHaveLength(dev.stack.monitoring.alarms.size);
     for (const alarm of dev.stack.monitoring.alarms.values()) {
-      expect(alarms).toContain(`<{'Fn::GetAtt':['${logicalId(dev.stack, alarm)}','Arn']}>`);
+      expect(alarms).toContain(`<{'Fn::GetAtt':['${nestedId(dev, alarm)}','Arn']}>`);
     }
   });
 
@@ -471,15 +482,83 @@ describe('per stage', () => {
         expect(m.MetricStat).toMatchObject({ Period: 60 });
       }
     }
-    scratch.template.hasResourceProperties('AWS::SNS::Subscription', {
+    scratch.monitoring.hasResourceProperties('AWS::SNS::Subscription', {
       Protocol: 'email',
       Endpoint: 'oncall@example.com',
       TopicArn: topicRef(scratch),
     });
-    scratch.template.hasResourceProperties('AWS::Logs::MetricFilter', {
+    scratch.monitoring.hasResourceProperties('AWS::Logs::MetricFilter', {
       MetricTransformations: [Match.objectLike({ MetricNamespace: 'Acme/Gateway' })],
     });
     expect(envOf(scratch, scratch.stack.functions['create-dataset'])[ENV.metricsNamespace]).toBe('Acme/Gateway');
+  });
+});
+
+/** CloudFormation's limit of parameters in one template. */
+const CLOUDFORMATION_PARAMETERS_LIMIT = 200;
+
+/** Every `Ref` and `Fn::GetAtt` target in `value`, and every name a `Fn::Sub` string refers to. */
+function referencesIn(value: unknown, found = { refs: new Set<string>(), getAtts: new Set<string>() }) {
+  if (Array.isArray(value)) {
+    for (const v of value) referencesIn(v, found);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === 'Ref' && typeof v === 'string') found.refs.add(v);
+      else if (key === 'Fn::GetAtt' && Array.isArray(v)) found.getAtts.add(String(v[0]));
+      else if (key === 'Fn::Sub') {
+        const text = Array.isArray(v) ? v[0] : v;
+        for (const [, name] of String(text).matchAll(/\$\{([^!}][^}]*)\}/g)) found.refs.add(name?.split('.')[0] ?? '');
+      }
+      referencesIn(v, found);
+    }
+  }
+  return found;
+}
+
+describe('the monitoring nested stack', () => {
+  const nested = dev.stack.monitoringStack;
+  const raw = Template.fromStack(nested).toJSON() as {
+    Parameters?: Record<string, unknown>;
+    Resources: Record<string, Json>;
+    Outputs?: Record<string, Json>;
+  };
+  const declared = Object.keys(raw.Parameters ?? {}).sort();
+
+  it('holds the Monitoring construct and nothing else, and is one resource of the parent', () => {
+    const own = dev.stack.monitoring.node
+      .findAll()
+      .filter(CfnResource.isCfnResource)
+      .map((r) => nested.getLogicalId(r));
+
+    expect(Object.keys(raw.Resources).sort()).toEqual(own.sort());
+    dev.template.resourceCountIs('AWS::CloudFormation::Stack', 1);
+    for (const type of ['AWS::CloudWatch::Dashboard', 'AWS::SNS::Topic', 'AWS::Logs::MetricFilter']) {
+      dev.template.resourceCountIs(type, 0);
+    }
+  });
+
+  it("is passed exactly the parameters it declares, each a resource of the parent, within CloudFormation's 200", () => {
+    const passed = parametersPassedTo(nested, dev.template);
+    const parentIds = new Set(Object.keys(dev.template.toJSON().Resources));
+
+    expect(declared.length).toBeGreaterThan(0);
+    expect(declared.length).toBeLessThanOrEqual(CLOUDFORMATION_PARAMETERS_LIMIT);
+    expect(Object.keys(passed).sort()).toEqual(declared);
+    for (const [name, value] of Object.entries(passed)) {
+      const { refs, getAtts } = referencesIn(value);
+      expect([...refs, ...getAtts], name).toHaveLength(1);
+      expect(parentIds.has([...refs, ...getAtts][0] ?? ''), `${name} names no resource of the parent`).toBe(true);
+    }
+  });
+
+  it('refers only to its own parameters, its own resources and pseudo parameters', () => {
+    const { refs, getAtts } = referencesIn({ Resources: raw.Resources, Outputs: raw.Outputs });
+    const own = new Set(Object.keys(raw.Resources));
+
+    expect([...refs].filter((r) => !own.has(r) && !declared.includes(r) && !r.startsWith('AWS::'))).toEqual([]);
+    expect([...getAtts].filter((r) => !own.has(r))).toEqual([]);
+    // Every parameter is used: none is passed for nothing.
+    expect(declared.filter((p) => !refs.has(p))).toEqual([]);
   });
 });
 

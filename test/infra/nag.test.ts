@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { App, Stack, Validations } from 'aws-cdk-lib';
+import { App, NestedStack, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -68,5 +68,14 @@ describe('cdk-nag AwsSolutions checks', () => {
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 
     expect(() => app.synth()).toThrow(/AwsSolutions-DDB3/);
+  });
+
+  it("reports a finding in a nested stack's template too (the monitoring's is one)", () => {
+    const app = new App({ outdir: tempDir() });
+    const nested = new NestedStack(new Stack(app, 'Parent'), 'Nested');
+    new Table(nested, 'NoRecovery', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+
+    expect(() => app.synth()).toThrow(/Parent\/Nested\/NoRecovery[\s\S]*AwsSolutions-DDB3/);
   });
 });

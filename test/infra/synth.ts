@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { App, type CfnElement, type Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, type NestedStack, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { cdkJsonContext } from '#infra/app';
@@ -30,15 +30,50 @@ export function removeTempDirs(): void {
   root = undefined;
 }
 
-/** Synthesizes the stack for `stage` with a stage config file's content, without bundling. */
+/**
+ * Synthesizes the stack for `stage` with a stage config file's content, without bundling: the parent's template, and
+ * the monitoring nested stack's as the parent instantiates it (nestedTemplate).
+ */
 export function synthStack(
   file: StageConfigFile = {},
   stage = 'dev',
   context: Record<string, unknown> = {},
-): { stack: ServiceStack; template: Template } {
+): { stack: ServiceStack; template: Template; monitoring: Template } {
   const app = new App({ context: { ...TEST_CONTEXT, ...context }, outdir: tempDir() });
   const stack = new ServiceStack(app, 'Test', { config: parseStageConfig(stage, file) });
-  return { stack, template: Template.fromStack(stack) };
+  const template = Template.fromStack(stack);
+  return { stack, template, monitoring: nestedTemplate(stack.monitoringStack, template) };
+}
+
+/** The values a parent stack passes its nested stack's parameters (its `AWS::CloudFormation::Stack` resource). */
+export function parametersPassedTo(nested: NestedStack, parentTemplate: Template): Record<string, unknown> {
+  const parent = nested.nestedStackParent;
+  const resource = nested.nestedStackResource;
+  if (!parent || !resource) throw new Error(`${nested.node.path} is not a nested stack`);
+  const props = parentTemplate.toJSON().Resources[parent.getLogicalId(resource)]?.Properties as Json | undefined;
+  if (!props) throw new Error(`the parent template has no resource for ${nested.node.path}`);
+  return (props.Parameters ?? {}) as Record<string, unknown>;
+}
+
+/**
+ * A nested stack's template with each `Ref` to one of its parameters replaced by what the parent passes it, so a test
+ * asserts the whole wiring (a dimension names the parent's function) with the parent's logical ids. The raw template
+ * is `Template.fromStack(nested)`.
+ */
+export function nestedTemplate(nested: NestedStack, parentTemplate: Template): Template {
+  const passed = parametersPassedTo(nested, parentTemplate);
+  const resolve = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(resolve);
+    if (typeof value !== 'object' || value === null) return value;
+    const entries = Object.entries(value);
+    const [only] = entries;
+    if (entries.length === 1 && only?.[0] === 'Ref' && typeof only[1] === 'string' && Object.hasOwn(passed, only[1])) {
+      return passed[only[1]];
+    }
+    return Object.fromEntries(entries.map(([key, v]) => [key, resolve(v)]));
+  };
+  const { Parameters: _declared, ...rest } = Template.fromStack(nested).toJSON();
+  return Template.fromJSON(resolve(rest) as Json);
 }
 
 /** The CloudFormation logical id of a construct's underlying resource. */
