@@ -1,14 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ENV } from '#shared/config';
 import { SOURCES_ENV } from '#shared/kb/sources/config';
 import { UPLOADS_PREFIX } from '#shared/kb/sources/upload-stores';
 import type { FunctionName } from '#shared/routes';
-import { logicalId, permissionsOf, refOf, synthStack } from './synth.ts';
+import { logicalId, permissionsOf, refOf, removeTempDirs, synthStack } from './synth.ts';
 
 /*
  * The knowledge base's sources in the template (infra/kb-sources.ts): the source bucket's defaults, and each source
  * function's grants, both ways (what it may do, and what it may not).
  */
+
+afterAll(removeTempDirs);
 
 type Json = Record<string, unknown>;
 const { stack, template } = synthStack();
