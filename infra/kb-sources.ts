@@ -141,6 +141,8 @@ export function addKbSourceResources(scope: Construct, props: KbSourceResourcesP
   );
   // GetObject: the presigned link the source route redirects to is signed with this role.
   useSourceBucket(read, bucket, ['get']);
+  // GetItem: a collection of a deleted knowledge base (its content purged in the background) is not read meanwhile.
+  read.useTable(props.datasets, ENV.datasetsTable, ['GetItem']);
   read.readSecret(props.channelIdKey, ENV.channelIdKeySecretId);
 
   return {

@@ -40,7 +40,7 @@ export interface KbResourcesProps {
   readonly datasets: AppTable;
   /** The relay's tables, for the training function's routing core (docs/relay.md). */
   readonly relay: { readonly channels: AppTable; readonly relayState: AppTable; readonly usage: AppTable };
-  /** The knowledge-base delete: it removes a dataset's content too. */
+  /** The knowledge-base delete: it queues the purge of a dataset's content. */
   readonly deleteDataset: AppFunction;
   readonly common: {
     readonly logRetention: RetentionDays;
@@ -71,23 +71,25 @@ const CONTENT_SPECS: Readonly<Record<Exclude<KbContentFunction, 'train-collectio
     // GetItem reads the knowledge base (every call checks it is the caller's); UpdateItem says, before its first
     // collection, that it may hold content (DatasetRecord.noContent).
     datasets: ['GetItem', 'UpdateItem'],
-    // GetItem reads a collection or a parent folder; a conditional PutItem creates; UpdateItem renames and moves;
-    // Query lists a knowledge base's collections (search, training counts) and a collection's chunks (delete);
-    // BatchWriteItem deletes.
-    content: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'BatchWriteItem'],
+    // GetItem reads a collection or a parent folder; a conditional PutItem creates; UpdateItem renames, moves and
+    // marks collections for their background delete; Query lists a knowledge base's collections (search, training
+    // counts and a deleted folder's subtree). The content itself goes in the background (train-collection).
+    content: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
     // byId finds a collection from its id alone; byParent lists a folder.
     byId: ['Query'],
     byParent: ['Query'],
-    // create/text queues the training.
+    // create/text queues the training; delete queues the background delete.
     sendsTraining: true,
-    // create/text keeps its text as a file; delete removes a collection's file.
-    files: ['put', 'delete'],
-    // A folder's delete walks and deletes its whole content.
+    // create/text keeps its text as a file.
+    files: ['put'],
+    // A folder's delete walks and marks its whole subtree.
     timeoutSeconds: 28,
     memorySize: 1024,
   },
   'kb-export-collection': {
     description: 'POST /api/core/dataset/collection/export (streaming): a collection as CSV',
+    // GetItem: a collection of a deleted knowledge base (its content purged in the background) is not exported.
+    datasets: ['GetItem'],
     // Query reads the collection's chunks a page at a time.
     content: ['Query'],
     // byId finds the collection from its id alone.
@@ -168,7 +170,8 @@ export function addKbResources(scope: Construct, props: KbResourcesProps): KbRes
 
   const train = new AppFunction(scope, 'TrainCollection', {
     name: 'train-collection',
-    description: 'SQS: trains collections (read, split, embed through the relay, index) and embeds pushed data',
+    description:
+      'SQS: trains collections (read, split, embed through the relay, index), embeds pushed data, deletes content in the background',
     memorySize: 1024,
     timeout: TRAINING_TIMEOUT,
     environment: { [ENV.logLevel]: config.logLevel },
@@ -177,17 +180,24 @@ export function addKbResources(scope: Construct, props: KbResourcesProps): KbRes
   });
   // One BatchGetItem reads a message's collection and its knowledge base together (shared/repositories/training-subjects.ts).
   train.useTable(datasets, ENV.datasetsTable, ['BatchGetItem']);
-  // UpdateItem moves the collection through its states; Query reads its chunks; BatchWriteItem writes them.
-  train.useTable(kbContent, ENV.kbContentTable, ['BatchGetItem', 'UpdateItem', 'Query', 'BatchWriteItem']);
+  // UpdateItem moves the collection through its states; Query reads its chunks; BatchWriteItem writes them and deletes
+  // them; GetItem reads a deleted collection (shared/kb/content-delete.ts).
+  train.useTable(kbContent, ENV.kbContentTable, ['GetItem', 'BatchGetItem', 'UpdateItem', 'Query', 'BatchWriteItem']);
+  // A background delete walks a deleted folder's collections.
+  train.useIndex(kbContent, KB_CONTENT_BY_PARENT.name, ['Query']);
   useRelayCore(train, props.relay, config);
-  useFiles(train, ['get']);
+  // GetObject reads sources; DeleteObject removes a deleted collection's or knowledge base's files.
+  useFiles(train, ['get', 'delete']);
+  // A background delete stopped by its time sends itself again.
+  queue.grantSendMessages(train.role);
+  train.setEnvironment(ENV.kbTrainingQueueUrl, queue.queueUrl);
   // One message at a time per collection group; a failed message is reported alone (partial batch response).
   train.function.addEventSource(new SqsEventSource(queue, { batchSize: 1, reportBatchItemFailures: true }));
   functions['train-collection'] = train;
 
-  // Deleting a knowledge base deletes its content: Query reads every item of its partition, BatchWriteItem deletes.
-  props.deleteDataset.useTable(kbContent, ENV.kbContentTable, ['Query', 'BatchWriteItem']);
-  useFiles(props.deleteDataset, ['delete']);
+  // Deleting a knowledge base queues its content's purge (the training function runs it): the delete writes no content.
+  queue.grantSendMessages(props.deleteDataset.role);
+  props.deleteDataset.setEnvironment(ENV.kbTrainingQueueUrl, queue.queueUrl);
 
   return { tables: { kbContent }, functions, queue, deadLetterQueue, sourceBucket: bucket };
 }
@@ -256,16 +266,15 @@ export function useRelayCore(fn: AppFunction, relay: KbResourcesProps['relay'], 
 export function useSearchIndexes(
   fn: AppFunction,
   tables: { readonly kbVectors: AppTable; readonly kbTerms: AppTable },
-  use: 'write' | 'drop' = 'write',
 ): void {
   fn.setEnvironment(ENV.kbVectorSearch, 'index');
   fn.useTable(tables.kbVectors, ENV.kbVectorsTable, ['BatchWriteItem', 'Query', 'UpdateItem']);
-  // `drop`: a knowledge base's delete removes its partitions whole (Query and BatchWriteItem), nothing item by item.
-  const itemCalls = use === 'write' ? (['GetItem', 'PutItem', 'DeleteItem'] as const) : [];
   fn.useTable(tables.kbTerms, ENV.kbTermsTable, [
     'BatchWriteItem',
     'BatchGetItem',
-    ...itemCalls,
+    'GetItem',
+    'PutItem',
+    'DeleteItem',
     'UpdateItem',
     'Query',
   ]);

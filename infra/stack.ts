@@ -222,14 +222,13 @@ export class ServiceStack extends Stack {
       read: kbSources.functions['kb-read-collection'],
     });
     const kbSearch = addKbSearchResources(this, { config, datasets, kbContent: kb.tables.kbContent, common });
-    // The search embeds the question through the relay's routing core; the content functions, the training and the
-    // knowledge-base delete write or remove the search's indexes.
+    // The search embeds the question through the relay's routing core; the data calls and the training (its
+    // background deletes too) write or remove the search's indexes.
     const relayTables = { channels, relayState: relay.tables.relayState, usage: relay.tables.usage };
     useRelayCore(kbSearch.functions['search-test'], relayTables, config);
-    for (const fn of [kb.functions['kb-collections'], kb.functions['kb-data'], kb.functions['train-collection']]) {
+    for (const fn of [kb.functions['kb-data'], kb.functions['train-collection']]) {
       useSearchIndexes(fn, kbSearch.tables);
     }
-    useSearchIndexes(knowledgeBase['delete-dataset'], kbSearch.tables, 'drop');
 
     const cloudWatchRole = config.manageApiGatewayAccount
       ? new ApiGatewayCloudWatchRole(this, 'ApiGateway')

@@ -319,9 +319,9 @@ export const kbContentEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
 );
 export type KbContentConfig = z.infer<typeof kbContentEnvSchema>;
 
-/** The export of a collection's chunks (`collection/export`): the content table alone. */
+/** The export of a collection's chunks (`collection/export`): the content table, and the datasets table's records. */
 export const kbExportEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
-  z.extend(logLevelEnvSchema, { [ENV.kbContentTable]: requiredName }),
+  z.extend(logLevelEnvSchema, { [ENV.kbContentTable]: requiredName, [ENV.datasetsTable]: requiredName }),
 );
 
 /** The training function: the content calls' environment, the relay's, and the group its model calls route in. */
@@ -333,17 +333,19 @@ export const kbTrainingEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
     [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     [ENV.kbRelayGroup]: z._default(z.string().check(z.trim(), z.minLength(1)), DEFAULTS.kbRelayGroup),
+    // A background delete sends itself again here (absent under `npm start`: its in-process queue).
+    [ENV.kbTrainingQueueUrl]: z.optional(z.string().check(z.trim(), z.minLength(1))),
     ...searchIndexEnv(),
   }),
 );
 export type KbTrainingConfig = z.infer<typeof kbTrainingEnvSchema>;
 
-/** The knowledge-base delete: the datasets table, and the content it removes with a knowledge base (optional). */
+/**
+ * The knowledge-base delete: the datasets table, and the training queue its knowledge bases' content is purged through
+ * (absent under `npm start`: its in-process queue).
+ */
 export const deleteDatasetEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(datasetsEnvSchema, {
-    [ENV.kbContentTable]: z.optional(z.string().check(z.trim(), z.minLength(1))),
-    [ENV.kbSourceBucket]: z.optional(z.string().check(z.trim(), z.minLength(1))),
-    [ENV.kbSourceDir]: z.optional(z.string().check(z.trim(), z.minLength(1))),
-    ...searchIndexEnv(),
+    [ENV.kbTrainingQueueUrl]: z.optional(z.string().check(z.trim(), z.minLength(1))),
   }),
 );

@@ -6,8 +6,9 @@ import type { IdQuery } from '#shared/schemas/dataset-fields';
 export interface DeleteDatasetDeps extends TreeLockDeps {
   repo: Pick<DatasetTreeRepository, 'get' | 'children' | 'deleteMany' | 'lockTree' | 'unlockTree'>;
   /**
-   * Deletes what knowledge bases hold (collections, data, vectors, files: shared/kb/content-delete.ts), called before
-   * their records go, so a repeat after a failure still finds and finishes it.
+   * Queues the delete of what knowledge bases hold (collections, data, vectors, files: shared/kb/content-delete.ts),
+   * called before their records go, so a repeat after a failure still finds them and queues it again; the content is
+   * unreachable once the records are gone, and removed by the training function afterwards.
    */
   purgeContent?: (teamId: string, datasetIds: readonly string[]) => Promise<void>;
 }

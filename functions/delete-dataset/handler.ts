@@ -1,45 +1,42 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { documentClient } from '#shared/clients/dynamodb';
 import { deleteDatasetEnvSchema, ENV, loadConfig } from '#shared/config';
 import { datasetHandler, datasetQuery } from '#shared/envelopes/dataset';
-import { deleteDatasetContent } from '#shared/kb/content-delete';
-import { chunkIndexWriterFor, sourceFileStoreFor } from '#shared/kb/wiring';
+import { type TrainingQueue, trainingQueueFor } from '#shared/kb/training-queue';
 import { createLogger } from '#shared/logger';
 import { addMetric, BUSINESS_METRICS, createMetrics } from '#shared/metrics';
 import { Slots } from '#shared/repositories/batch';
 import { DynamoDatasetRepository } from '#shared/repositories/datasets';
-import { KbContentRepository } from '#shared/repositories/kb-content';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { type DeleteDatasetDeps, deleteDataset } from './delete-dataset.ts';
 
-/** Knowledge bases whose content is deleted at once. */
-const PURGE_CONCURRENCY = 16;
+/** Purge messages sent at once: a folder of 10,000 knowledge bases is not 10,000 round trips in a row. */
+const SEND_CONCURRENCY = 16;
 
 const config = loadConfig(deleteDatasetEnvSchema);
 const logger = createLogger('delete-dataset', config.LOG_LEVEL);
 const metrics = createMetrics();
 // DynamoDB takes many BatchWriteItem calls at once; eight in flight keeps a 10,000-record delete short.
 const repo = new DynamoDatasetRepository(documentClient, config.DATASETS_TABLE, { writeConcurrency: 8 });
-const deps: DeleteDatasetDeps = { repo, now: () => new Date(), purgeContent: purgeContentOf(config, repo) };
+const queue = trainingQueueFor(config[ENV.kbTrainingQueueUrl], () => new SQSClient({}));
+const deps: DeleteDatasetDeps = { repo, now: () => new Date(), purgeContent: purgeContentOf(queue, repo) };
 
-/** The knowledge bases' content goes with them, when the function has the content table (docs/knowledge-base-api.md). */
+/**
+ * The knowledge bases' content goes after them, in the background: one `delete` message each on the training queue
+ * (shared/kb/content-delete.ts, docs/knowledge-base-api.md "Deleting").
+ */
 function purgeContentOf(
-  env: typeof config,
+  training: TrainingQueue,
   records: Pick<DynamoDatasetRepository, 'knownEmpty'>,
 ): DeleteDatasetDeps['purgeContent'] {
-  const table = env[ENV.kbContentTable];
-  if (table === undefined) return undefined;
-  const content = {
-    content: new KbContentRepository(documentClient, table, { writeConcurrency: 8 }),
-    index: chunkIndexWriterFor(config),
-    files: sourceFileStoreFor(env),
-  };
-  // Several knowledge bases at once: a folder of 10,000 is one Query each, not 10,000 round trips in a row.
-  const slots = new Slots(PURGE_CONCURRENCY);
+  const slots = new Slots(SEND_CONCURRENCY);
   return async (teamId, datasetIds) => {
-    // A knowledge base still marked empty holds nothing: 100 records read in one call instead of a Query each.
+    // A knowledge base still marked empty holds nothing: 100 records read in one call, and no message.
     const empty = await records.knownEmpty(teamId, datasetIds);
     const held = datasetIds.filter((id) => !empty.has(id));
-    await Promise.all(held.map((id) => slots.run(() => deleteDatasetContent(teamId, id, content), undefined)));
+    await Promise.all(
+      held.map((datasetId) => slots.run(() => training.send({ kind: 'delete', teamId, datasetId }), undefined)),
+    );
   };
 }
 

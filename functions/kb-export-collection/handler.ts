@@ -18,7 +18,12 @@ import { exportCollection } from './export-collection.ts';
  */
 const config = loadConfig(kbExportEnvSchema);
 const logger = createLogger('kb-export-collection', config.LOG_LEVEL);
-const deps = { content: new KbContentRepository(documentClient, config[ENV.kbContentTable]) };
+// The datasets table: a deleted knowledge base's collections, purged in the background, are not exported meanwhile.
+const deps = {
+  content: new KbContentRepository(documentClient, config[ENV.kbContentTable], {
+    datasetsTable: config[ENV.datasetsTable],
+  }),
+};
 
 export const handler = streamifyResponse(async (event, responseStream, context) => {
   if (context) logger.addContext(context);

@@ -1,6 +1,25 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { type ContentDeleteDeps, runDelete } from '#shared/kb/content-delete';
 import { markTrainingFailed, type TrainingDeps, train } from '#shared/kb/training';
-import { parseTrainingMessage, TRAINING_MAX_RECEIVES } from '#shared/kb/training-queue';
+import {
+  parseTrainingMessage,
+  TRAINING_MAX_RECEIVES,
+  type TrainingMessage,
+  type TrainingQueue,
+} from '#shared/kb/training-queue';
+
+/**
+ * The time a background delete keeps back: it starts no slice with less left, so the slice under way (1,000 chunks
+ * take a few seconds) and the message sent again fit well before the function's timeout (infra/kb.ts).
+ */
+export const DELETE_RESERVE_MS = 60_000;
+
+/** The training core's collaborators, and the background delete's (shared/kb/content-delete.ts). */
+export interface BatchDeps extends TrainingDeps {
+  readonly deletes: ContentDeleteDeps;
+  /** Where a delete stopped by its time sends itself again: the training queue. */
+  readonly queue: TrainingQueue;
+}
 
 /** What the batch logs through: fields only (ids, never a customer's text). */
 export interface TrainingLogger {
@@ -10,12 +29,14 @@ export interface TrainingLogger {
 
 /**
  * Runs a batch of queued messages in order. In a FIFO batch a failure stops the rest of its batch (they are reported
- * failed too), so a collection's later work never runs before its earlier work.
+ * failed too), so a collection's later work never runs before its earlier work. `remainingMs` is the invocation's
+ * time left (the Lambda context's); without it a delete runs to its end.
  */
 export async function trainBatch(
   event: SQSEvent,
-  deps: TrainingDeps,
+  deps: BatchDeps,
   logger: TrainingLogger,
+  remainingMs?: () => number,
 ): Promise<SQSBatchResponse> {
   const failures: SQSBatchResponse['batchItemFailures'] = [];
   for (const record of event.Records) {
@@ -31,7 +52,7 @@ export async function trainBatch(
       continue;
     }
     try {
-      await train(message, deps);
+      await run(message, deps, remainingMs);
     } catch (error) {
       const cause = error instanceof Error ? error.name : 'error';
       const last = Number(record.attributes?.ApproximateReceiveCount ?? 0) >= TRAINING_MAX_RECEIVES;
@@ -39,7 +60,7 @@ export async function trainBatch(
         last
           ? 'train-collection: training failed on its last attempt; the message goes to the dead-letter queue'
           : 'train-collection: training failed; the message will be retried',
-        { messageId: record.messageId, collectionId: message.collectionId, error: cause },
+        { messageId: record.messageId, kind: message.kind, datasetId: message.datasetId, error: cause },
       );
       // Still reported failed, so it reaches the dead-letter queue and its alarm.
       failures.push({ itemIdentifier: record.messageId });
@@ -54,4 +75,11 @@ export async function trainBatch(
     }
   }
   return { batchItemFailures: failures };
+}
+
+async function run(message: TrainingMessage, deps: BatchDeps, remainingMs?: () => number): Promise<void> {
+  if (message.kind !== 'delete') return train(message, deps);
+  const outOfTime = () => remainingMs !== undefined && remainingMs() < DELETE_RESERVE_MS;
+  // Sent before this message is acknowledged: a failed send fails the message, which SQS then delivers again.
+  if (!(await runDelete(message, deps.deletes, outOfTime))) await deps.queue.send(message);
 }

@@ -10,7 +10,7 @@ import { CHANNEL_ID_KEY_FILE_ENV, channelIdKeySource } from '#shared/channel-id-
 import { ENV, loadConfig, logLevelEnvSchema } from '#shared/config';
 import { SOURCES_ENV } from '#shared/kb/sources/config';
 import { LocalUploadStore } from '#shared/kb/sources/upload-stores';
-import { installLocalTrainingQueue } from '#shared/kb/training-queue';
+import { installLocalTrainingQueue, messageGroupOf } from '#shared/kb/training-queue';
 import type { StreamingHandler } from '#shared/lambda-streaming';
 import {
   type LocalCredentials,
@@ -214,7 +214,7 @@ export async function startLocalBackend(options: LocalBackendOptions): Promise<L
       onDeadLetter: (message) =>
         trainingLog.error('training failed on every attempt; dropped', {
           kind: message.kind,
-          collectionId: message.collectionId,
+          group: messageGroupOf(message),
         }),
     });
     installLocalTrainingQueue(trainingQueue);

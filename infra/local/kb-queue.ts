@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { TRAINING_MAX_RECEIVES, type TrainingMessage, type TrainingQueue } from '#shared/kb/training-queue';
+import {
+  messageGroupOf,
+  TRAINING_MAX_RECEIVES,
+  type TrainingMessage,
+  type TrainingQueue,
+} from '#shared/kb/training-queue';
 
 /*
  * `npm start`'s training queue (docs/knowledge-base-api.md, "Training"): the deployed SQS FIFO queue in process. The
@@ -35,7 +40,7 @@ export function localTrainingQueue(handler: SqsHandler, options: LocalTrainingQu
   const runOnce = async (message: TrainingMessage, attempt: number): Promise<boolean> => {
     const messageId = randomUUID();
     // As SQS: the message's receives so far, this one included.
-    const attributes = { MessageGroupId: message.collectionId, ApproximateReceiveCount: String(attempt) };
+    const attributes = { MessageGroupId: messageGroupOf(message), ApproximateReceiveCount: String(attempt) };
     const event = { Records: [{ messageId, body: JSON.stringify(message), attributes }] } as unknown as SQSEvent;
     try {
       const out = await handler(event);
@@ -55,7 +60,7 @@ export function localTrainingQueue(handler: SqsHandler, options: LocalTrainingQu
 
   return {
     async send(message) {
-      const group = message.collectionId;
+      const group = messageGroupOf(message);
       const previous = groups.get(group) ?? Promise.resolve();
       const next = previous.then(() => run(message));
       groups.set(group, next);

@@ -16,9 +16,9 @@ import type { ChunkRef, ChunkRefReader } from './search/types.ts';
 
 /*
  * Reads chunks for the search from `kbContent` (shared/kb/contract.ts): a chunk is shown only when it is `ready`, its
- * generation is its collection's, and its collection exists and is not forbidden; the team and the knowledge base are
- * checked on the items found, never taken from an index. A chunk whose index is known is read by key (BatchGetItem,
- * 100 per call); otherwise its id is looked up in the `byId` index first.
+ * generation is its collection's, and its collection exists, is not forbidden and is not being deleted; the team and
+ * the knowledge base are checked on the items found, never taken from an index. A chunk whose index is known is read
+ * by key (BatchGetItem, 100 per call); otherwise its id is looked up in the `byId` index first.
  */
 
 const CHUNK_ATTRIBUTES = [
@@ -47,6 +47,7 @@ const COLLECTION_ATTRIBUTES = [
   'rawLink',
   'forbid',
   'generation',
+  'deleting',
 ];
 
 function projection(attributes: readonly string[]) {
@@ -162,6 +163,7 @@ function isReadable(
     collection.teamId === teamId &&
     collection.datasetId === datasetId &&
     collection.forbid !== true &&
+    collection.deleting === undefined &&
     ofCurrentSet(chunk, collection)
   );
 }

@@ -99,6 +99,11 @@ export interface CollectionRecord {
   readonly generation: number;
   readonly createTime: string;
   readonly updateTime: string;
+  /**
+   * When a delete asked for it (ISO 8601): the collection is being deleted in the background (shared/kb/content-delete.ts)
+   * and no reader shows it or its chunks any more.
+   */
+  readonly deleting?: string;
 }
 
 /** One index text of a chunk (FastGPT's DatasetDataIndexItemType): `default` indexes are made from q and a. */

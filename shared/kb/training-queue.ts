@@ -24,7 +24,27 @@ export type TrainingMessage =
       readonly datasetId: string;
       readonly collectionId: string;
       readonly dataIds: readonly string[];
+    }
+  /**
+   * Delete content in the background (shared/kb/content-delete.ts): the named collections (marked `deleting`) with
+   * everything below them, or, without `collectionIds`, all a deleted knowledge base held. Sent again by itself, as it
+   * is, before its invocation's time runs out: whatever went is gone, so the next one goes on from there.
+   */
+  | {
+      readonly kind: 'delete';
+      readonly teamId: string;
+      readonly datasetId: string;
+      readonly collectionIds?: readonly string[];
     };
+
+/**
+ * A message's FIFO group: its collection's (a delete of collections: its first one's, so it runs after that
+ * collection's queued training), a knowledge base's purge its knowledge base's.
+ */
+export function messageGroupOf(message: TrainingMessage): string {
+  if (message.kind !== 'delete') return message.collectionId;
+  return message.collectionIds?.[0] ?? message.datasetId;
+}
 
 /**
  * Receives of a message before it moves to the dead-letter queue (the deployed queue's redrive policy, infra/kb.ts;
@@ -48,7 +68,7 @@ export function sqsTrainingQueue(client: SQSClient, queueUrl: string): TrainingQ
         new SendMessageCommand({
           QueueUrl: queueUrl,
           MessageBody: JSON.stringify(message),
-          MessageGroupId: message.collectionId,
+          MessageGroupId: messageGroupOf(message),
           MessageDeduplicationId: randomUUID(),
         }),
       );
@@ -78,12 +98,15 @@ export function trainingQueueFor(queueUrl: string | undefined, sqs: () => SQSCli
 export function parseTrainingMessage(body: string): TrainingMessage | undefined {
   try {
     const value = JSON.parse(body) as Partial<Record<string, unknown>>;
-    const ids = ['teamId', 'datasetId', 'collectionId'].every((k) => typeof value[k] === 'string');
-    if (!ids) return undefined;
-    if (value.kind === 'collection' && typeof value.generation === 'number') return value as TrainingMessage;
-    if (value.kind === 'data' && Array.isArray(value.dataIds) && value.dataIds.every((d) => typeof d === 'string')) {
+    const strings = (v: unknown) => Array.isArray(v) && v.every((d) => typeof d === 'string');
+    if (!['teamId', 'datasetId'].every((k) => typeof value[k] === 'string')) return undefined;
+    const ids = value.collectionIds;
+    if (value.kind === 'delete' && (ids === undefined || (strings(ids) && (ids as unknown[]).length > 0))) {
       return value as TrainingMessage;
     }
+    if (typeof value.collectionId !== 'string') return undefined;
+    if (value.kind === 'collection' && typeof value.generation === 'number') return value as TrainingMessage;
+    if (value.kind === 'data' && strings(value.dataIds)) return value as TrainingMessage;
     return undefined;
   } catch {
     return undefined;

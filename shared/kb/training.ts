@@ -61,10 +61,13 @@ export const TRAINING_WRITE_CONCURRENCY = 8;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Runs one queued message to its end. Throws only for what a retry of the whole message can fix (storage errors). */
+/**
+ * Runs one queued message to its end. Throws only for what a retry of the whole message can fix (storage errors). A
+ * `delete` is not training's: the batch runs it with its time budget (functions/train-collection).
+ */
 export async function train(message: TrainingMessage, deps: TrainingDeps): Promise<void> {
   if (message.kind === 'collection') await trainCollection(message, deps);
-  else await trainData(message, deps);
+  else if (message.kind === 'data') await trainData(message, deps);
 }
 
 /**

@@ -65,7 +65,10 @@ export interface ContentWiring {
 export function contentWiring(config: KbContentConfig): ContentWiring {
   return {
     datasets: new DynamoDatasetRepository(documentClient, config[ENV.datasetsTable]),
-    content: new KbContentRepository(documentClient, config[ENV.kbContentTable]),
+    // Reads by id answer nothing of a deleted knowledge base (its content goes in the background).
+    content: new KbContentRepository(documentClient, config[ENV.kbContentTable], {
+      datasetsTable: config[ENV.datasetsTable],
+    }),
     queue: trainingQueueFor(config[ENV.kbTrainingQueueUrl], () => new SQSClient({})),
     files: lazyFileStore(() => sourceFileStoreFor(config)),
     index: chunkIndexWriterFor(config),
@@ -106,7 +109,9 @@ export function sourceContentFromEnv(
     datasets: datasetsTable
       ? new DynamoDatasetRepository(documentClient, datasetsTable)
       : { get: async () => undefined, markContent: async () => false },
-    content: new KbContentRepository(documentClient, config[ENV.kbContentTable]),
+    content: new KbContentRepository(documentClient, config[ENV.kbContentTable], {
+      ...(datasetsTable ? { datasetsTable } : {}),
+    }),
     queue: trainingQueueFor(config[ENV.kbTrainingQueueUrl], () => new SQSClient({})),
     now: () => new Date(),
   };

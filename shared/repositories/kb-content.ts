@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   CHUNK_SK_PREFIX,
   type ChunkRecord,
@@ -10,8 +10,8 @@ import {
   datasetKey,
   defaultIndexText,
 } from '#shared/kb/contract';
-import { KB_CONTENT_BY_ID, KB_CONTENT_BY_PARENT } from '#shared/tables';
-import { TableRepository } from './table-repository.ts';
+import { KB_CONTENT_BY_PARENT } from '#shared/tables';
+import { KbContentTable } from './kb-content-table.ts';
 
 /*
  * The knowledge base's content in table `kbContent` (shared/kb/contract.ts has the key rules): collections and chunks of
@@ -64,8 +64,17 @@ export interface ContentKey {
   readonly sk: string;
 }
 
+/** `deleting: true` also reads collections marked for a background delete (the delete itself); no reader else does. */
+export interface CollectionReadOptions {
+  readonly deleting?: boolean;
+}
+
+const shown = (c: StoredCollection | undefined, options: CollectionReadOptions) =>
+  c !== undefined && (options.deleting === true || c.deleting === undefined) ? c : undefined;
+const NOT_DELETING = 'attribute_not_exists(deleting)';
+
 /** Storage of collections and chunks (docs/knowledge-base-api.md, "Collections, data and training"). */
-export class KbContentRepository extends TableRepository {
+export class KbContentRepository extends KbContentTable {
   /** Stores a new collection; false when the id is taken (nothing written). */
   async putCollection(record: StoredCollection): Promise<boolean> {
     try {
@@ -83,7 +92,13 @@ export class KbContentRepository extends TableRepository {
     }
   }
 
-  async getCollection(teamId: string, datasetId: string, id: string): Promise<StoredCollection | undefined> {
+  /** A collection, undefined when absent or being deleted (unless `options.deleting`). */
+  async getCollection(
+    teamId: string,
+    datasetId: string,
+    id: string,
+    options: CollectionReadOptions = {},
+  ): Promise<StoredCollection | undefined> {
     const out = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
@@ -91,59 +106,88 @@ export class KbContentRepository extends TableRepository {
         ConsistentRead: true,
       }),
     );
-    return out.Item as StoredCollection | undefined;
+    return shown(out.Item as StoredCollection | undefined, options);
   }
 
-  /** A collection of the team found by its id alone, or undefined (absent, a chunk's id, or another team's). */
-  async findCollection(teamId: string, id: string): Promise<StoredCollection | undefined> {
+  /**
+   * A collection of the team found by its id alone, or undefined (absent, a chunk's id, another team's, or being
+   * deleted unless `options.deleting`, or of a deleted knowledge base).
+   */
+  async findCollection(
+    teamId: string,
+    id: string,
+    options: CollectionReadOptions = {},
+  ): Promise<StoredCollection | undefined> {
     const item = await this.findById(id);
     if (item === undefined || item.teamId !== teamId || !String(item.sk).startsWith(COLLECTION_SK_PREFIX)) {
       return undefined;
     }
     // The index is eventually consistent: the table's own item is the truth.
-    return this.getCollection(teamId, String(item.datasetId), id);
+    const datasetId = String(item.datasetId);
+    const [collection, live] = await Promise.all([
+      this.getCollection(teamId, datasetId, id, options),
+      this.datasetExists(teamId, datasetId),
+    ]);
+    return live ? collection : undefined;
   }
 
-  /** A chunk of the team found by its id alone, or undefined. */
+  /** A chunk of the team found by its id alone, or undefined (also when its collection or knowledge base is being deleted). */
   async findChunk(teamId: string, id: string): Promise<ChunkRecord | undefined> {
     const item = await this.findById(id);
     if (item === undefined || item.teamId !== teamId || !String(item.sk).startsWith(CHUNK_SK_PREFIX)) return undefined;
-    const out = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }),
-    );
-    return out.Item === undefined ? undefined : chunkOfItem(out.Item);
+    const datasetId = String(item.datasetId);
+    const [out, collection, live] = await Promise.all([
+      this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: { pk: item.pk, sk: item.sk }, ConsistentRead: true }),
+      ),
+      this.getCollection(teamId, datasetId, String(item.collectionId)),
+      this.datasetExists(teamId, datasetId),
+    ]);
+    return out.Item === undefined || collection === undefined || !live ? undefined : chunkOfItem(out.Item);
   }
 
-  private async findById(id: string): Promise<Record<string, unknown> | undefined> {
-    const out = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: KB_CONTENT_BY_ID.name,
-        KeyConditionExpression: '#id = :id',
-        ExpressionAttributeNames: { '#id': KB_CONTENT_BY_ID.partitionKey },
-        ExpressionAttributeValues: { ':id': id },
-        Limit: 1,
-      }),
-    );
-    return out.Items?.[0];
+  /** Marks a collection for the background delete (once: the first time stays); false when it is gone. */
+  async markDeleting(collection: ContentKey, time: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { pk: collection.pk, sk: collection.sk },
+          UpdateExpression: 'SET deleting = if_not_exists(deleting, :t)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':t': time },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
   }
 
-  /** The collections of one folder (null: the knowledge base's root), newest `updateTime` first. */
-  async collectionsIn(teamId: string, datasetId: string, parentId: string | null): Promise<StoredCollection[]> {
+  /** The collections of one folder (null: the knowledge base's root), newest `updateTime` first; none being deleted. */
+  async collectionsIn(
+    teamId: string,
+    datasetId: string,
+    parentId: string | null,
+    options: CollectionReadOptions = {},
+  ): Promise<StoredCollection[]> {
     return this.queryAll<StoredCollection>({
       IndexName: KB_CONTENT_BY_PARENT.name,
       KeyConditionExpression: '#pk = :pk',
       ExpressionAttributeNames: { '#pk': KB_CONTENT_BY_PARENT.partitionKey },
       ExpressionAttributeValues: { ':pk': collectionParentKey(teamId, datasetId, parentId) },
       ScanIndexForward: false,
+      ...(options.deleting ? {} : { FilterExpression: NOT_DELETING }),
     });
   }
 
-  /** Every collection of a knowledge base (consistent), in id order. */
+  /** Every collection of a knowledge base (consistent), in id order; none being deleted. */
   async allCollections(teamId: string, datasetId: string): Promise<StoredCollection[]> {
     return this.queryAll<StoredCollection>({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId), ':prefix': COLLECTION_SK_PREFIX },
+      FilterExpression: NOT_DELETING,
       ConsistentRead: true,
     });
   }
@@ -158,14 +202,28 @@ export class KbContentRepository extends TableRepository {
     return items.map(chunkOfItem);
   }
 
-  /** The keys and ids of a collection's chunks, whatever their generation or state, in chunk order (for a delete). */
-  async chunkKeysOf(teamId: string, datasetId: string, collectionId: string): Promise<(ContentKey & { id: string })[]> {
-    return this.queryAll({
+  /**
+   * The keys and ids of a collection's chunks, whatever their generation or state, in chunk order (for a delete); the
+   * first `limit` only, when given.
+   */
+  async chunkKeysOf(
+    teamId: string,
+    datasetId: string,
+    collectionId: string,
+    limit = Number.POSITIVE_INFINITY,
+  ): Promise<(ContentKey & { id: string })[]> {
+    const keys: (ContentKey & { id: string })[] = [];
+    for await (const page of this.queryPages<ContentKey & { id: string }>({
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
       ExpressionAttributeValues: { ':pk': datasetKey(teamId, datasetId), ':prefix': chunkSortKeyPrefix(collectionId) },
       ProjectionExpression: 'pk, sk, id',
       ConsistentRead: true,
-    });
+      ...(Number.isFinite(limit) ? { Limit: limit } : {}),
+    })) {
+      keys.push(...page);
+      if (keys.length >= limit) break;
+    }
+    return keys.slice(0, limit);
   }
 
   /**
@@ -228,7 +286,8 @@ export class KbContentRepository extends TableRepository {
       names[`#a${i}`] = field;
       values[`:a${i}`] = n;
     }
-    let condition = 'attribute_exists(pk)';
+    // A collection being deleted is never written again (a training that finishes meanwhile drops its own chunks).
+    let condition = `attribute_exists(pk) AND ${NOT_DELETING}`;
     const unless = options.unlessStatus === undefined ? [] : [options.unlessStatus].flat();
     for (const [i, status] of unless.entries()) {
       names['#status'] = 'status';
@@ -266,7 +325,7 @@ export class KbContentRepository extends TableRepository {
     }
   }
 
-  /** Adds `by` to a collection's counts (negative to take away); a gone collection is left alone. */
+  /** Adds `by` to a collection's counts (negative to take away); a gone or deleting collection is left alone. */
   async addToCounts(
     teamId: string,
     datasetId: string,
@@ -281,7 +340,7 @@ export class KbContentRepository extends TableRepository {
           TableName: this.tableName,
           Key: { pk: datasetKey(teamId, datasetId), sk: collectionSortKey(id) },
           UpdateExpression: `ADD ${adds.map(([f]) => `${f} :${f}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
+          ConditionExpression: `attribute_exists(pk) AND ${NOT_DELETING}`,
           ExpressionAttributeValues: Object.fromEntries(adds.map(([f, n]) => [`:${f}`, n])),
         }),
       );
@@ -300,25 +359,6 @@ export class KbContentRepository extends TableRepository {
 
   async deleteKeys(keys: readonly ContentKey[]): Promise<void> {
     await this.writer.writeAll(keys.map(({ pk, sk }) => ({ DeleteRequest: { Key: { pk, sk } } })));
-  }
-
-  private async queryAll<T>(query: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>): Promise<T[]> {
-    const items: T[] = [];
-    for await (const page of this.queryPages<T>(query)) items.push(...page);
-    return items;
-  }
-
-  private async *queryPages<T>(
-    query: Omit<ConstructorParameters<typeof QueryCommand>[0], 'TableName'>,
-  ): AsyncGenerator<T[]> {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({ TableName: this.tableName, ...query, ...(ExclusiveStartKey ? { ExclusiveStartKey } : {}) }),
-      );
-      yield (page.Items ?? []) as T[];
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
   }
 }
 

@@ -44,7 +44,7 @@ export class TrainingSubjects {
     private readonly tables: { readonly kbContent: string; readonly datasets: string },
   ) {}
 
-  /** The collection and its knowledge base as they stand (either undefined when absent). */
+  /** The collection and its knowledge base as they stand (either undefined when absent, the collection when deleting). */
   async read(teamId: string, datasetId: string, collectionId: string): Promise<TrainingSubject> {
     const wanted: Wanted = { teamId, datasetId, collectionId };
     await this.reads.add('subjects', [wanted]);
@@ -68,7 +68,9 @@ export class TrainingSubjects {
     const knowledgeBases = new Map((found[datasets] ?? []).map((item) => [`${item.teamId}\n${item.id}`, item]));
     for (const w of wanted) {
       const key = contentKey(w);
-      const collection = collections.get(`${key.pk}\n${key.sk}`) as StoredCollection | undefined;
+      const stored = collections.get(`${key.pk}\n${key.sk}`) as StoredCollection | undefined;
+      // A collection being deleted is gone to its training: the message does nothing.
+      const collection = stored?.deleting === undefined ? stored : undefined;
       const dataset = knowledgeBases.get(`${w.teamId}\n${w.datasetId}`);
       w.found = {
         ...(collection === undefined ? {} : { collection }),

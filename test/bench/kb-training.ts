@@ -235,10 +235,15 @@ export async function benchKbTraining(options: KbTrainingBenchOptions): Promise<
           { datasets, content, files, queue: holding, now: () => new Date() },
         );
       }
-      const queue: LocalTrainingQueue = localTrainingQueue(((event) => trainBatch(event, deps, silent)) as SqsHandler, {
-        maxAttempts: 1,
-        onDeadLetter: () => log('kb-training: a training message failed'),
-      });
+      // The bench sends training only: no delete reaches the background delete's parts.
+      const batchDeps = { ...deps, deletes: { content, index: deps.index, files }, queue: holding };
+      const queue: LocalTrainingQueue = localTrainingQueue(
+        ((event) => trainBatch(event, batchDeps, silent)) as SqsHandler,
+        {
+          maxAttempts: 1,
+          onDeadLetter: () => log('kb-training: a training message failed'),
+        },
+      );
       // Only the training's writes are counted (the create calls' are not the raw side's to match).
       writes = 0;
       const started = performance.now();

@@ -121,28 +121,18 @@ describe('least privilege', () => {
   const vectors = arnOf(id.table('kbVectors'));
   const terms = arnOf(id.table('kbTerms'));
 
-  it('lets kb-collections read the knowledge base, keep collections, queue training and put and delete source files', () => {
+  it('lets kb-collections read the knowledge base, keep and mark collections, queue training and deletes, and put source files; it deletes no content itself', () => {
     expect(grants('kb-collections')).toEqual({
-      'dynamodb:GetItem': [content, datasets, terms].sort(),
-      'dynamodb:PutItem': [content, terms].sort(),
-      // The full-text index's `n` item and a block cut on removal (infra/kb.ts, useSearchIndexes).
-      'dynamodb:DeleteItem': [terms],
-      // datasets: a knowledge base's first collection says it may hold content (DatasetRecord.noContent).
-      'dynamodb:UpdateItem': [content, datasets, vectors, terms].sort(),
-      'dynamodb:Query': [
-        content,
-        indexArn(KB_CONTENT_BY_ID.name),
-        indexArn(KB_CONTENT_BY_PARENT.name),
-        vectors,
-        terms,
-      ].sort(),
-      'dynamodb:BatchWriteItem': [content, vectors, terms].sort(),
-      'dynamodb:BatchGetItem': [terms],
+      'dynamodb:GetItem': [content, datasets].sort(),
+      'dynamodb:PutItem': [content],
+      // datasets: a knowledge base's first collection says it may hold content (DatasetRecord.noContent); content:
+      // renames, moves and the `deleting` mark of a background delete.
+      'dynamodb:UpdateItem': [content, datasets].sort(),
+      'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name), indexArn(KB_CONTENT_BY_PARENT.name)].sort(),
       'sqs:SendMessage': [arnOf(trainingQueueId)],
       'sqs:GetQueueAttributes': [arnOf(trainingQueueId)],
       'sqs:GetQueueUrl': [arnOf(trainingQueueId)],
       's3:PutObject': [objects],
-      's3:DeleteObject': [objects],
     });
   });
 
@@ -162,27 +152,35 @@ describe('least privilege', () => {
     });
   });
 
-  it('lets kb-export-collection read a collection and its chunks, and nothing else', () => {
+  it("lets kb-export-collection read a collection, its chunks and its knowledge base's record, and nothing else", () => {
     expect(grants('kb-export-collection')).toEqual({
+      'dynamodb:GetItem': [datasets],
       'dynamodb:Query': [content, indexArn(KB_CONTENT_BY_ID.name)].sort(),
     });
   });
 
-  it("lets train-collection consume the queue, write chunks, read source files and make the relay's calls, and write nothing of datasets", () => {
+  it("lets train-collection consume the queue, write and delete chunks and source files, send itself a delete's continuation, make the relay's calls, and write nothing of datasets", () => {
     const found = grants('train-collection');
 
-    // The message's collection and knowledge base in one BatchGetItem (shared/repositories/training-subjects.ts).
-    expect(found['dynamodb:GetItem']).toEqual([terms]);
+    // The message's collection and knowledge base in one BatchGetItem (shared/repositories/training-subjects.ts); a
+    // background delete reads a deleted collection by its key.
+    expect(found['dynamodb:GetItem']).toEqual([content, terms].sort());
     expect(found['dynamodb:BatchGetItem']).toEqual([content, datasets, terms].sort());
     expect(found['dynamodb:PutItem']).toEqual([terms]);
     expect(found['dynamodb:DeleteItem']).toEqual([terms, arnOf(id.table('relayState'))].sort());
     expect(found['dynamodb:BatchWriteItem']).toEqual([content, vectors, terms, arnOf(id.table('usage'))].sort());
     expect(found['dynamodb:Scan']).toEqual([arnOf(id.table('channels'))]);
+    expect(found['dynamodb:Query']).toEqual(
+      expect.arrayContaining([content, indexArn(KB_CONTENT_BY_PARENT.name), vectors, terms]),
+    );
+    expect(found['dynamodb:Query']).not.toContain(indexArn(KB_CONTENT_BY_ID.name));
     expect(found['s3:GetObject']).toEqual([objects]);
+    expect(found['s3:DeleteObject']).toEqual([objects]);
     expect(found['s3:PutObject']).toBeUndefined();
     expect(found['sqs:ReceiveMessage']).toEqual([arnOf(trainingQueueId)]);
     expect(found['sqs:DeleteMessage']).toEqual([arnOf(trainingQueueId)]);
-    expect(found['sqs:SendMessage']).toBeUndefined();
+    // A background delete stopped by its time sends itself again, to its own queue only.
+    expect(found['sqs:SendMessage']).toEqual([arnOf(trainingQueueId)]);
   });
 
   it("grants every function that writes the search's indexes each call the index's code sends", () => {
@@ -217,7 +215,7 @@ describe('least privilege', () => {
     expect(termsCalls).toEqual(
       new Set(['GetItem', 'PutItem', 'DeleteItem', 'UpdateItem', 'Query', 'BatchGetItem', 'BatchWriteItem']),
     );
-    for (const name of ['kb-collections', 'kb-data', 'train-collection'] as const) {
+    for (const name of ['kb-data', 'train-collection'] as const) {
       const found = grants(name);
       for (const call of termsCalls) expect(found[`dynamodb:${call}`], `${name} ${call}`).toContain(terms);
       for (const call of vectorCalls) expect(found[`dynamodb:${call}`], `${name} ${call}`).toContain(vectors);
@@ -231,13 +229,14 @@ describe('least privilege', () => {
     }
   });
 
-  it("lets delete-dataset remove a knowledge base's content and files", () => {
+  it("lets delete-dataset queue its knowledge bases' content purge, and neither read nor write that content itself", () => {
     const found = grants('delete-dataset');
+    const all = Object.values(found).flat();
 
-    expect(found['dynamodb:Query']).toContain(content);
-    expect(found['dynamodb:BatchWriteItem']).toEqual(expect.arrayContaining([content, vectors, terms]));
-    expect(found['s3:DeleteObject']).toEqual([objects]);
-    expect(found['dynamodb:PutItem']).toBeUndefined();
+    expect(found['sqs:SendMessage']).toEqual([arnOf(trainingQueueId)]);
+    for (const table of [content, vectors, terms]) expect([table, all.includes(table)]).toEqual([table, false]);
+    expect(all.some((r) => r.includes(indexArn(KB_CONTENT_BY_ID.name)))).toBe(false);
+    expect(Object.keys(found).filter((a) => a.startsWith('s3:'))).toEqual([]);
   });
 });
 
@@ -257,26 +256,28 @@ describe('environment', () => {
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     };
 
-    expect(envOf('kb-collections')).toEqual({ ...common, [ENV.kbSourceBucket]: { Ref: bucketId } });
+    const { [ENV.kbVectorsTable]: _v, [ENV.kbTermsTable]: _t, [ENV.kbVectorSearch]: _s, ...withoutIndexes } = common;
+    expect(envOf('kb-collections')).toEqual({ ...withoutIndexes, [ENV.kbSourceBucket]: { Ref: bucketId } });
     expect(envOf('kb-data')).toEqual(common);
     expect(envOf('kb-export-collection')).toEqual({
       [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
+      [ENV.datasetsTable]: JSON.parse(refOf(id.table('datasets'))),
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
     expect(envOf('delete-dataset')).toEqual({
-      ...searchIndexes,
       [ENV.datasetsTable]: JSON.parse(refOf(id.table('datasets'))),
-      [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
-      [ENV.kbSourceBucket]: { Ref: bucketId },
+      [ENV.kbTrainingQueueUrl]: { Ref: trainingQueueId },
       [ENV.logLevel]: 'INFO',
       [ENV.metricsNamespace]: 'KbChannelGateway/dev',
     });
     expect(envOf('train-collection')).toMatchObject({
+      ...searchIndexes,
       [ENV.kbContentTable]: JSON.parse(refOf(id.table('kbContent'))),
       [ENV.kbSourceBucket]: { Ref: bucketId },
       [ENV.channelsTable]: JSON.parse(refOf(id.table('channels'))),
+      // A background delete's continuation.
+      [ENV.kbTrainingQueueUrl]: { Ref: trainingQueueId },
     });
-    expect(envOf('train-collection')[ENV.kbTrainingQueueUrl]).toBeUndefined();
   });
 });

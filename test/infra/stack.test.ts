@@ -76,11 +76,6 @@ const methodsByRoute = () =>
       props: m,
     }));
 
-/** The source bucket's objects, as a grant names them (infra/kb.ts). */
-const kbObjects = () => {
-  const [bucket] = Object.keys(template.findResources('AWS::S3::Bucket'));
-  return { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, '/*']] };
-};
 /** Actions every function has: writing its own log group, and X-Ray (no resource-level scoping exists). */
 const baseline = (name: FunctionName) =>
   new Map([
@@ -658,19 +653,13 @@ describe('least privilege', () => {
       resources.add(indexArnOf('datasets', DATASETS_BY_PARENT.name));
       expected.set(`dynamodb:${action}`, resources);
     }
-    // The delete also removes the knowledge bases' content (infra/kb.ts).
+    // The delete queues its knowledge bases' content purge on the training queue (infra/kb.ts); it touches no content.
     if (fn === 'delete-dataset') {
-      for (const action of ['Query', 'BatchWriteItem'])
-        expected.get(`dynamodb:${action}`)?.add(arnOf(id.table('kbContent')));
-      expected.set('s3:DeleteObject', new Set([JSON.stringify(kbObjects())]));
-      // ...and the search's indexes of that content (infra/kb.ts, useSearchIndexes).
-      const add = (action: string, table: 'kbVectors' | 'kbTerms') => {
-        const resources = expected.get(`dynamodb:${action}`) ?? new Set<string>();
-        resources.add(arnOf(id.table(table)));
-        expected.set(`dynamodb:${action}`, resources);
-      };
-      for (const action of ['BatchWriteItem', 'Query', 'UpdateItem']) add(action, 'kbVectors');
-      for (const action of ['BatchWriteItem', 'BatchGetItem', 'UpdateItem', 'Query']) add(action, 'kbTerms');
+      const queue = template.findResources('AWS::SQS::Queue');
+      const trainingQueue = Object.keys(queue).find((key) => key.startsWith('KbTrainingQueue')) as string;
+      for (const action of ['SendMessage', 'GetQueueAttributes', 'GetQueueUrl']) {
+        expected.set(`sqs:${action}`, new Set([JSON.stringify({ 'Fn::GetAtt': [trainingQueue, 'Arn'] })]));
+      }
     }
 
     expect(permissionsOf(template, id.role(fn))).toEqual(expected);

@@ -191,6 +191,8 @@ describe('collection/detail, update and delete', () => {
     await api.ok(api.del(KB_PATHS.delete, { id: folder }));
 
     expectError(await api.get(P.detail, { id: created.collectionId }), 404, 501003);
+    // The content goes in the background (the training queue), after the answer.
+    await server.trainingIdle();
     const left = await server.documents.send(
       new QueryCommand({
         TableName: server.tables.kbContent,

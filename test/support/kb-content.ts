@@ -1,5 +1,6 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll } from 'vitest';
+import type { BatchDeps } from '#functions/train-collection/train-collection';
 import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
 import { newObjectId } from '#shared/ids';
 import { storeCollection } from '#shared/kb/collections';
@@ -15,7 +16,6 @@ import {
   type SourceFileStore,
   type SplitText,
 } from '#shared/kb/contract';
-import type { TrainingDeps } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
 import { type DatasetRecord, DynamoDatasetRepository } from '#shared/repositories/datasets';
 import { KbContentRepository, type StoredCollection } from '#shared/repositories/kb-content';
@@ -206,21 +206,35 @@ export function chunkOf(
   };
 }
 
-/** The training core's parts on this file's tables, with fakes for the rest: the files store must be given. */
+/**
+ * The training function's parts on this file's tables, with fakes for the rest: the files store must be given; the
+ * background delete uses the same content, index and files, and a queue that refuses unless one is given.
+ */
 export function trainingDepsOn(
   world: KbContentWorld,
-  overrides: Partial<TrainingDeps> & Pick<TrainingDeps, 'files'>,
-): TrainingDeps {
+  overrides: Partial<BatchDeps> & Pick<BatchDeps, 'files'>,
+): BatchDeps {
+  const index = overrides.index ?? recordingIndexWriter();
   return {
     content: world.content,
     subjects: world.subjects,
     split: paragraphSplit,
     embedder: scriptedEmbedder(),
-    index: recordingIndexWriter(),
+    index,
     newId: () => newObjectId(),
     now: () => new Date(),
     defaults: { vectorModel: 'text-embedding-3-small', agentModel: 'gpt-4o-mini' },
     sleep: async () => {},
+    deletes: {
+      content: world.content,
+      index,
+      files: 'delete' in overrides.files ? (overrides.files as Pick<SourceFileStore, 'delete'>) : memoryFileStore(),
+    },
+    queue: {
+      send: async () => {
+        throw new Error('this test gave no queue');
+      },
+    },
     ...overrides,
   };
 }

@@ -29,6 +29,8 @@ export interface TestServer {
   readonly documents: DynamoDBDocumentClient;
   /** How many items this server's `table` holds (a full scan, page by page). */
   countItems(table: TableName): Promise<number>;
+  /** Resolves once the in-process training queue has handled every message sent so far (trainings, background deletes). */
+  trainingIdle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -109,6 +111,7 @@ export async function startTestServer(
       } while (ExclusiveStartKey);
       return count;
     },
+    trainingIdle: async () => b.trainingQueue?.idle(),
     close: async () => {
       dynamo.destroy();
       await gateway.close();

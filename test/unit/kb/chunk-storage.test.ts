@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
 import { type ChunkRecord, chunkSortKey, datasetKey, defaultIndexes } from '#shared/kb/contract';
 import { chunkItem, chunkOfItem } from '#shared/repositories/kb-content';
-import { storeKnowledgeBase, useKbContentTables } from '#test/support/kb-content';
+import { storeKnowledgeBase, storeTextCollection, useKbContentTables } from '#test/support/kb-content';
 
 // shared/repositories/kb-content.ts: a chunk's default index is stored without the chunk's own text and read back whole.
 
@@ -63,7 +63,10 @@ describe('chunk items', () => {
 
   it('are read back whole by id and by collection from the engine', async () => {
     const dataset = await storeKnowledgeBase(world, TEAM);
-    const first = chunk(dataset.id, 'alpha', 'beta');
+    const collection = await storeTextCollection(world, dataset);
+    const own = chunk(dataset.id, 'alpha', 'beta');
+    // By id, a chunk is found only while its collection is there (shared/repositories/kb-content.ts).
+    const first = { ...own, collectionId: collection.id, sk: chunkSortKey(collection.id, 0, own.id) };
     const second = { ...chunk(dataset.id, 'gamma', ''), collectionId: first.collectionId };
     const stored = { ...second, sk: chunkSortKey(first.collectionId, 1, second.id), chunkIndex: 1 };
 

@@ -18,7 +18,7 @@ describe("npm start's training queue", () => {
     const queue = localTrainingQueue(async (event: SQSEvent) => {
       running++;
       expect(running).toBe(1);
-      const body = JSON.parse(event.Records[0]?.body ?? '{}') as TrainingMessage & { generation: number };
+      const body = JSON.parse(event.Records[0]?.body ?? '{}') as { collectionId: string; generation: number };
       await new Promise((r) => setTimeout(r, 5));
       seen.push(`${body.collectionId}:${body.generation}`);
       running--;

@@ -1,8 +1,7 @@
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { trainBatch } from '#functions/train-collection/train-collection';
+import { type BatchDeps, trainBatch } from '#functions/train-collection/train-collection';
 import { newObjectId } from '#shared/ids';
-import type { TrainingDeps } from '#shared/kb/training';
 import { TRAINING_MAX_RECEIVES, type TrainingMessage } from '#shared/kb/training-queue';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
 import {
@@ -25,7 +24,7 @@ const message = (collectionId: string) => ({
 });
 
 /** Training deps whose first read fails for the collections named (a storage error), and succeeds otherwise. */
-function deps(failing: readonly string[], reads: string[]): TrainingDeps {
+function deps(failing: readonly string[], reads: string[]): BatchDeps {
   return {
     subjects: {
       async read(_t: string, _d: string, id: string) {
@@ -34,7 +33,7 @@ function deps(failing: readonly string[], reads: string[]): TrainingDeps {
         return {};
       },
     },
-  } as unknown as TrainingDeps;
+  } as unknown as BatchDeps;
 }
 
 const logs: string[] = [];
