@@ -1,11 +1,11 @@
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { requireDataset } from '#shared/kb/collections';
-import { asRequestError, sourceErrors } from '#shared/kb/sources/errors';
-import { checkContent, type FileKind, fileKind, MAX_UPLOAD_BYTES, STORED_CONTENT_TYPE } from '#shared/kb/sources/files';
+import { checkedUploadOf, requestFileKind } from '#shared/kb/sources/checked-upload';
+import { MAX_UPLOAD_BYTES, STORED_CONTENT_TYPE } from '#shared/kb/sources/files';
 import type { createFileIdBodySchema, presignUploadBodySchema } from '#shared/kb/sources/settings';
 import { chunkSettingsOf } from '#shared/kb/sources/settings';
-import { parseUploadKey, type StoredUpload, type UploadStore, uploadKey } from '#shared/kb/sources/upload-stores';
+import { type UploadStore, uploadKey } from '#shared/kb/sources/upload-stores';
 import type { DatasetRepository } from '#shared/repositories/datasets';
 import type * as z from '#shared/zod';
 import { type CreateFileDeps, storeAndCreate } from './create-file.ts';
@@ -33,15 +33,6 @@ export interface UploadDeps {
   readonly now: () => Date;
 }
 
-/** The kind a file name says, as the API's 400 when it is not one the product reads. */
-function kindOf(name: string): FileKind {
-  try {
-    return fileKind(name);
-  } catch (error) {
-    throw asRequestError(error);
-  }
-}
-
 /**
  * POST /api/core/dataset/presignDatasetFilePostUrl and …/file/presignDatasetFilePostUrl: for the caller's knowledge
  * base and a file name of a supported type, an address valid for 10 minutes.
@@ -52,7 +43,7 @@ export async function presignUpload(
 ): Promise<PresignedUploadAnswer> {
   const { body, caller } = input;
   const name = baseName(body.filename);
-  const kind = kindOf(name);
+  const kind = requestFileKind(name);
   await requireDataset(deps.datasets, caller.teamId, body.datasetId);
   const uploadId = deps.newId();
   const { url, headers } = await deps.uploads.presignUpload(
@@ -67,35 +58,6 @@ function baseName(name: string): string {
   const base = (name.split(/[\\/]/).pop() ?? '').trim().slice(0, 200);
   if (!base) throw datasetErrors.invalidParams('filename must name a file');
   return base;
-}
-
-/**
- * The caller's upload a key names, checked as an upload is: 404 fileNotFound when the key is not an upload of this
- * knowledge base in the caller's team (never said which), 413 over 10 MB, 400 when its content does not match its name.
- */
-export async function checkedUploadOf(
-  key: string,
-  datasetId: string,
-  teamId: string,
-  uploads: Pick<UploadStore, 'getUpload'>,
-): Promise<StoredUpload & { kind: FileKind; uploadId: string }> {
-  const named = parseUploadKey(key);
-  const notFound = datasetErrors.fileNotFound('The file does not exist');
-  if (!named || named.datasetId !== datasetId) throw notFound;
-  const upload = await uploads.getUpload(teamId, named.uploadId, MAX_UPLOAD_BYTES);
-  if (upload === undefined) throw notFound;
-  if (upload === 'too-large') {
-    throw sourceErrors.fileTooLarge(`The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
-  }
-  if (upload.datasetId !== datasetId) throw notFound;
-  const kind = kindOf(upload.name);
-  try {
-    checkContent(kind, upload.bytes, upload.contentType);
-  } catch (error) {
-    throw asRequestError(error);
-  }
-  if (upload.bytes.byteLength === 0) throw datasetErrors.invalidParams('the file is empty');
-  return { ...upload, kind, uploadId: named.uploadId };
 }
 
 /**

@@ -1,6 +1,8 @@
 import { datasetErrors } from '../errors.ts';
 import type { KbContentRepository, StoredCollection } from '../repositories/kb-content.ts';
-import type { ChunkSettings } from './contract.ts';
+import type { RetrainCollectionBody } from '../schemas/kb-content.ts';
+import { type ChunkSettings, trainsRows } from './contract.ts';
+import { DEFAULT_CHUNK_SIZE } from './sources/settings.ts';
 import type { TrainingQueue } from './training-queue.ts';
 
 /*
@@ -54,4 +56,33 @@ export async function queueRetraining(
   );
   if (!marked) throw beingTrained();
   await deps.queue.send({ kind: 'collection', teamId, datasetId, collectionId: id, generation: generation + 1 });
+}
+
+/** What a training again (and the preview of one, file/getPreviewChunks) reads of its body. */
+export type RetrainSettingsBody = Pick<
+  RetrainCollectionBody,
+  'trainingType' | 'chunkSize' | 'chunkSplitter' | 'indexSize' | 'qaPrompt'
+>;
+
+/** The settings a training again uses: the body's over the collection's (absent = kept, null or empty = cleared). */
+export function retrainedSettings(old: ChunkSettings | undefined, body: RetrainSettingsBody): ChunkSettings {
+  const optional = <K extends 'chunkSplitter' | 'indexSize' | 'qaPrompt'>(key: K) => {
+    const value = body[key] === undefined ? old?.[key] : body[key];
+    return value === null || value === undefined || value === '' ? {} : { [key]: value };
+  };
+  return {
+    // A backup's or template's rows are its chunks whatever the body says (FastGPT's two modes have no chunk settings).
+    trainingType:
+      old !== undefined && trainsRows(old.trainingType)
+        ? old.trainingType
+        : body.trainingType == null
+          ? (old?.trainingType ?? 'chunk')
+          : body.trainingType === 'qa'
+            ? 'qa'
+            : 'chunk',
+    chunkSize: body.chunkSize ?? old?.chunkSize ?? DEFAULT_CHUNK_SIZE,
+    ...optional('chunkSplitter'),
+    ...optional('indexSize'),
+    ...optional('qaPrompt'),
+  };
 }

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { StoredCollection } from '../repositories/kb-content.ts';
+import { DEFAULT_OVERLAP_RATIO } from './chunking.ts';
 import {
   type ChunkIndex,
+  type ChunkSettings,
   defaultIndexText,
   SourceError,
   type SourceFileStore,
@@ -13,6 +15,7 @@ import { qaPairs } from './qa.ts';
 import type { ChatModel } from './relay-models.ts';
 import { backupItems } from './sources/backup.ts';
 import { decodeText } from './sources/files.ts';
+import { DEFAULT_CHUNK_SIZE } from './sources/settings.ts';
 
 /*
  * What a collection's training makes chunks of (shared/kb/training.ts): its source read to text, then split as FastGPT
@@ -56,9 +59,7 @@ export async function itemsOf(
   deps: ItemDeps,
 ): Promise<{ items: TrainingItem[]; source: SourceText }> {
   const settings = collection.settings;
-  const text = trainsRows(settings?.trainingType)
-    ? await backupText(collection, deps)
-    : await readSource(collection, deps);
+  const text = await sourceTextOf(collection, deps);
   const source = { hashRawText: createHash('sha256').update(text, 'utf8').digest('hex'), rawTextLength: text.length };
   if (trainsRows(settings?.trainingType)) {
     const pieces = (piece: string) =>
@@ -78,13 +79,7 @@ export async function itemsOf(
     return { items, source };
   }
   const qa = settings?.trainingType === 'qa';
-  const pieces = deps
-    .split(text, {
-      chunkSize: settings?.chunkSize ?? 1000,
-      ...(settings?.chunkSplitter ? { chunkSplitter: settings.chunkSplitter } : {}),
-      overlapRatio: qa ? 0 : 0.2,
-    })
-    .filter((p) => p.trim() !== '');
+  const pieces = trainingPieces(text, settings, deps.split);
   if (!qa) return { items: pieces.map((q) => ({ q, a: '' })), source };
   if (deps.chat === undefined) throw new SourceError('Q&A training needs a chat model; none is configured');
   const items: TrainingItem[] = [];
@@ -92,8 +87,30 @@ export async function itemsOf(
   return { items, source };
 }
 
+/**
+ * The pieces a training cuts a source's text into with these settings: FastGPT's split, 20% overlap for `chunk`
+ * training and none for `qa` (whose pieces the agent model then writes Q&A pairs from). `file/getPreviewChunks` shows
+ * the same pieces before a collection is made.
+ */
+export function trainingPieces(
+  text: string,
+  settings: Pick<ChunkSettings, 'trainingType' | 'chunkSize' | 'chunkSplitter'> | undefined,
+  split: SplitText,
+): string[] {
+  return split(text, {
+    chunkSize: settings?.chunkSize ?? DEFAULT_CHUNK_SIZE,
+    ...(settings?.chunkSplitter ? { chunkSplitter: settings.chunkSplitter } : {}),
+    overlapRatio: settings?.trainingType === 'qa' ? 0 : DEFAULT_OVERLAP_RATIO,
+  }).filter((p) => p.trim() !== '');
+}
+
+/** The text a collection trains from: a backup's or template's CSV as it is, else its source read to text. */
+export function sourceTextOf(collection: StoredCollection, deps: Pick<ItemDeps, 'files' | 'sources'>): Promise<string> {
+  return trainsRows(collection.settings?.trainingType) ? backupText(collection, deps) : readSource(collection, deps);
+}
+
 /** A backup collection's CSV as it was uploaded (not read as a table of text, as a CSV file collection is). */
-async function backupText(collection: StoredCollection, deps: ItemDeps): Promise<string> {
+async function backupText(collection: StoredCollection, deps: Pick<ItemDeps, 'files'>): Promise<string> {
   const file = collection.fileId === undefined ? undefined : await deps.files.get(collection.teamId, collection.fileId);
   if (file === undefined) throw new SourceError('the backup file is missing from the source store');
   const text = decodeText(file.bytes);
@@ -101,7 +118,7 @@ async function backupText(collection: StoredCollection, deps: ItemDeps): Promise
   return text;
 }
 
-async function readSource(collection: StoredCollection, deps: ItemDeps): Promise<string> {
+async function readSource(collection: StoredCollection, deps: Pick<ItemDeps, 'files' | 'sources'>): Promise<string> {
   if (collection.type === 'link' || collection.type === 'file') {
     if (deps.sources === undefined) throw new SourceError(`${collection.type} collections cannot be read here`);
     const selector = collection.metadata?.webPageSelector;

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { retrainedSettings } from '#functions/kb-collections/retrain-collection';
 import { DatasetApiError } from '#shared/errors';
 import { newObjectId } from '#shared/ids';
-import { queueRetraining } from '#shared/kb/retraining';
+import { queueRetraining, type RetrainSettingsBody, retrainedSettings } from '#shared/kb/retraining';
 import type { TrainingMessage } from '#shared/kb/training-queue';
 import { storeKnowledgeBase, storeTextCollection, useKbContentTables } from '#test/support/kb-content';
 
@@ -86,7 +85,7 @@ describe('queueRetraining', () => {
 
 describe('retrainedSettings', () => {
   const old = { trainingType: 'qa', chunkSize: 800, chunkSplitter: '##', qaPrompt: 'Ask about prices' } as const;
-  const body = { collectionId: 'c' };
+  const body: RetrainSettingsBody = {};
 
   it('keeps every setting the body does not send', () => {
     expect(retrainedSettings(old, body)).toEqual(old);
