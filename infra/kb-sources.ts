@@ -23,8 +23,8 @@ import type { StageConfig } from './stage-config.ts';
 /*
  * The knowledge base's sources (docs/knowledge-base-sources.md): the source bucket (uploaded files and text kept as
  * files; S3-managed encryption, TLS only, every public access blocked, objects owned by the bucket, incomplete uploads
- * dropped after a day) and the two source functions (the creates; the read and its public link), each granted exactly
- * what its code sends.
+ * dropped after a day) and the three source functions (the creates; the read and its public link; the preview of a
+ * source's chunks), each granted exactly what its code sends.
  */
 
 export interface KbSourceResources {
@@ -145,11 +145,26 @@ export function addKbSourceResources(scope: Construct, props: KbSourceResourcesP
   read.useTable(props.datasets, ENV.datasetsTable, ['GetItem']);
   read.readSecret(props.channelIdKey, ENV.channelIdKeySecretId);
 
+  const preview = make(
+    'KbPreviewChunks',
+    'kb-preview-chunks',
+    "POST /api/core/dataset/file/getPreviewChunks: a source's first chunks, read and cut as its training will",
+    // The parsers of the training (a PDF of up to 1,000 pages, a DOCX inflated up to 64 MB) in one request.
+    1024,
+    // Below API Gateway's 29 s: the reader's own limits (15 s a link, 20 s a PDF or DOCX) end first.
+    28,
+  );
+  // GetItem checks the knowledge base is the caller's.
+  preview.useTable(props.datasets, ENV.datasetsTable, ['GetItem']);
+  // GetObject: an upload (uploads/<teamId>/<uploadId>), or a collection's stored file read again.
+  useSourceBucket(preview, bucket, ['get']);
+
   return {
     bucket,
     functions: {
       'kb-create-source-collection': create,
       'kb-read-collection': read,
+      'kb-preview-chunks': preview,
     },
   };
 }

@@ -220,12 +220,12 @@ const constructId = (name: string): string =>
 
 /**
  * The source functions (infra/kb-sources.ts) use the collections core: a link or file create stores its collection
- * (GetItem of the parent folder, a conditional PutItem) and queues the training; a read finds a collection by its id
- * (Query on `byId`, then GetItem).
+ * (GetItem of the parent folder, a conditional PutItem) and queues the training; a read, and the preview of a collection
+ * read again, find a collection by its id (Query on `byId`, then GetItem).
  */
 export function grantSourceCollections(
   kb: KbResources,
-  functions: { readonly create: AppFunction; readonly read: AppFunction },
+  functions: { readonly create: AppFunction; readonly read: AppFunction; readonly preview: AppFunction },
 ): void {
   const { kbContent } = kb.tables;
   // GetItem, PutItem: a new collection; Query (byId), GetItem, UpdateItem: collection/sync finds a link collection by
@@ -236,6 +236,9 @@ export function grantSourceCollections(
   functions.create.setEnvironment(ENV.kbTrainingQueueUrl, kb.queue.queueUrl);
   functions.read.useTable(kbContent, ENV.kbContentTable, ['GetItem']);
   functions.read.useIndex(kbContent, KB_CONTENT_BY_ID.name, ['Query']);
+  // The preview of a collection read again (`reTraining`) finds it as the read does.
+  functions.preview.useTable(kbContent, ENV.kbContentTable, ['GetItem']);
+  functions.preview.useIndex(kbContent, KB_CONTENT_BY_ID.name, ['Query']);
 }
 
 /**

@@ -220,6 +220,7 @@ export class ServiceStack extends Stack {
     grantSourceCollections(kb, {
       create: kbSources.functions['kb-create-source-collection'],
       read: kbSources.functions['kb-read-collection'],
+      preview: kbSources.functions['kb-preview-chunks'],
     });
     const kbSearch = addKbSearchResources(this, { config, datasets, kbContent: kb.tables.kbContent, common });
     // The search embeds the question through the relay's routing core; the data calls and the training (its

@@ -324,6 +324,11 @@ export const kbExportEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(logLevelEnvSchema, { [ENV.kbContentTable]: requiredName, [ENV.datasetsTable]: requiredName }),
 );
 
+/** The preview of a source's chunks (`file/getPreviewChunks`): the knowledge bases and the content table. */
+export const kbPreviewEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.extend(datasetsEnvSchema, { [ENV.kbContentTable]: requiredName }),
+);
+
 /** The training function: the content calls' environment, the relay's, and the group its model calls route in. */
 export const kbTrainingEnvSchema = /* @__PURE__ */ z.moduleSchema(() =>
   z.extend(relayEnvSchema, {

@@ -46,7 +46,7 @@ export type ChannelReviewFunction =
 /** The knowledge base's content functions (docs/knowledge-base-api.md, "Collections, data and training"). */
 export type KbContentFunction = 'kb-collections' | 'kb-data' | 'kb-export-collection' | 'train-collection';
 /** The knowledge base's source calls: link and file collections, and reading a source (docs/knowledge-base-sources.md). */
-export type KbSourceFunction = 'kb-create-source-collection' | 'kb-read-collection';
+export type KbSourceFunction = 'kb-create-source-collection' | 'kb-read-collection' | 'kb-preview-chunks';
 
 export interface RouteDef {
   readonly method: 'POST' | 'GET' | 'PUT' | 'DELETE';
@@ -90,6 +90,9 @@ const KB_SOURCE_ROUTES: readonly RouteDef[] = [
   { method: 'POST', path: '/api/core/dataset/presignDatasetFilePostUrl', function: 'kb-create-source-collection' },
   { method: 'POST', path: '/api/core/dataset/file/presignDatasetFilePostUrl', function: 'kb-create-source-collection' },
   { method: 'POST', path: '/api/core/dataset/collection/create/fileId', function: 'kb-create-source-collection' },
+  // The import page's preview step: a source's first chunks, cut as its training will cut them (a function of its own:
+  // it holds the file parsers).
+  { method: 'POST', path: '/api/core/dataset/file/getPreviewChunks', function: 'kb-preview-chunks' },
   // FastGPT's sync of a link collection: its page read again, trained again when it changed.
   { method: 'POST', path: '/api/core/dataset/collection/sync', function: 'kb-create-source-collection' },
   { method: 'POST', path: '/api/core/dataset/collection/read', function: 'kb-read-collection' },
@@ -237,6 +240,7 @@ export const BINARY_MEDIA_TYPES: Readonly<Record<ApiName, readonly string[]>> = 
 export const FUNCTION_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'kb-create-source-collection': 'functions/kb-create-source-collection/handler.ts',
   'kb-read-collection': 'functions/kb-read-collection/handler.ts',
+  'kb-preview-chunks': 'functions/kb-preview-chunks/handler.ts',
   'create-dataset': 'functions/create-dataset/handler.ts',
   'create-dataset-folder': 'functions/create-dataset-folder/handler.ts',
   'list-datasets': 'functions/list-datasets/handler.ts',

@@ -16,6 +16,7 @@ const LOAD_OVERHEAD_TARGET_MS: Readonly<Record<FunctionName, number>> = {
   // The source functions: the S3 client and the parsers' light parts (pdfjs and mammoth load on first use).
   'kb-create-source-collection': 40,
   'kb-read-collection': 40,
+  'kb-preview-chunks': 40,
   'create-dataset': 25,
   'create-dataset-folder': 25,
   'list-datasets': 25,
@@ -107,6 +108,8 @@ export interface ColdStartOptions {
 const SDK_FLOOR_ENTRIES: Readonly<Record<FunctionName, string>> = {
   'kb-create-source-collection': 'test/bench/sdk-floor/kb-sources.ts',
   'kb-read-collection': 'test/bench/sdk-floor/kb-sources.ts',
+  // The same S3 and DynamoDB clients (the preview reads uploads, stored files, a knowledge base and a collection).
+  'kb-preview-chunks': 'test/bench/sdk-floor/kb-sources.ts',
   'create-dataset': 'test/bench/sdk-floor/create-dataset.ts',
   // The same calls as create (GetItem of the parent, a conditional PutItem).
   'create-dataset-folder': 'test/bench/sdk-floor/create-dataset.ts',

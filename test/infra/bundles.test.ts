@@ -466,6 +466,8 @@ describe('synthesized function bundles', () => {
           'kb-create-source-collection',
           // Through shared/kb/sources/store-wiring.ts (the source reader beside the store).
           'kb-read-collection',
+          // The training's reader: the preview fetches a link as the training does.
+          'kb-preview-chunks',
         ].includes(name),
       ]);
       expect([name, text(name).includes(catalogueOnly)]).toEqual([

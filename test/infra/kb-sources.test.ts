@@ -105,12 +105,27 @@ describe('the source functions', () => {
     expect(env('kb-read-collection')[ENV.channelIdKeySecretId]).toBeDefined();
   });
 
+  it('lets the preview get source objects only, and write nothing anywhere', () => {
+    const allowed = permissionsOf(template, role('kb-preview-chunks'));
+    const writes = /^(s3:(Put|Delete)|dynamodb:(Put|Update|Delete|BatchWrite)|sqs:Send|secretsmanager:)/;
+
+    expect([...allowed.keys()].filter((a) => a.startsWith('s3:'))).toEqual(['s3:GetObject']);
+    expect(allowed.get('s3:GetObject')).toEqual(new Set([objects]));
+    expect([...allowed.keys()].filter((a) => writes.test(a))).toEqual([]);
+    expect(env('kb-preview-chunks')).toMatchObject({
+      [SOURCES_ENV.kbSourceBucket]: { Ref: bucketId },
+      [ENV.datasetsTable]: expect.anything(),
+      [ENV.kbContentTable]: expect.anything(),
+    });
+    expect(env('kb-preview-chunks')[ENV.kbTrainingQueueUrl]).toBeUndefined();
+  });
+
   it('gives no other function access to the source bucket', () => {
     // The content functions keep text as files and delete them, the training reads sources, the knowledge-base
     // delete removes a knowledge base's files (infra/kb.ts; test/infra/kb.test.ts asserts their grants).
     const content = ['kb-collections', 'train-collection', 'delete-dataset'];
     const others = (Object.keys(stack.functions) as FunctionName[]).filter(
-      (name) => ![...content, 'kb-create-source-collection', 'kb-read-collection'].includes(name),
+      (name) => ![...content, 'kb-create-source-collection', 'kb-read-collection', 'kb-preview-chunks'].includes(name),
     );
     for (const name of others) {
       const touching = [...permissionsOf(template, role(name)).entries()].filter(([, on]) =>

@@ -665,6 +665,19 @@ describe('least privilege', () => {
     expect(permissionsOf(template, id.role(fn))).toEqual(expected);
   });
 
+  it('lets kb-preview-chunks read a knowledge base, find a collection and get source objects, and write nothing', () => {
+    const expected = baseline('kb-preview-chunks');
+    expected.set('dynamodb:GetItem', new Set([arnOf(id.table('datasets')), arnOf(id.table('kbContent'))]));
+    expected.set('dynamodb:Query', new Set([indexArnOf('kbContent', 'byId')]));
+    const [bucket] = Object.keys(template.findResources('AWS::S3::Bucket'));
+    expected.set(
+      's3:GetObject',
+      new Set([JSON.stringify({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucket, 'Arn'] }, '/*']] })]),
+    );
+
+    expect(permissionsOf(template, id.role('kb-preview-chunks'))).toEqual(expected);
+  });
+
   it("gives update-dataset a timeout shorter than the tree lock's expiry, so a lock only expires once its holder is gone", () => {
     const timeoutSeconds = functionProps('update-dataset').Timeout as number;
 

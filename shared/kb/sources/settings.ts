@@ -1,5 +1,5 @@
-import { idField, optionalTextField, parentIdField } from '../../schemas/dataset-fields.ts';
-import { intField as wholeNumber } from '../../schemas/kb-content.ts';
+import { idField, missing, optionalTextField, parentIdField } from '../../schemas/dataset-fields.ts';
+import { chunkSettingFields, intField as wholeNumber } from '../../schemas/kb-content.ts';
 import * as z from '../../zod.ts';
 import type { ChunkSettings } from '../contract.ts';
 
@@ -95,6 +95,39 @@ export const presignUploadBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
       ),
   }),
 );
+
+/** FastGPT's DatasetSourceReadTypeEnum: what `sourceId` names in file/getPreviewChunks. */
+export const PREVIEW_SOURCE_TYPES = ['fileLocal', 'link', 'reTraining', 'externalFile', 'apiFile'] as const;
+/** Chunks the preview answers when the body asks for no number (FastGPT's first 10). */
+export const DEFAULT_PREVIEW_CHUNKS = 10;
+/** The most chunks one preview answers (`previewLimit`, sent by FastGPT's newest web client to show more). */
+export const MAX_PREVIEW_CHUNKS = 50;
+
+/**
+ * POST /api/core/dataset/file/getPreviewChunks (FastGPT's GetPreviewChunksBodySchema): the source (`type`, `sourceId`,
+ * a link's `selector`) and the chunk settings of a create. `trainingType` stays as sent (not defaulted): for
+ * `reTraining` a setting not sent keeps the collection's, as a training again does. FastGPT's `overlapRatio` and its
+ * other chunk fields are ignored: the preview cuts as the training will (shared/kb/training-items.ts).
+ */
+export const previewChunksBodySchema = /* @__PURE__ */ z.moduleSchema(() => {
+  const typeMissing = missing('type');
+  const sourceMissing = missing('sourceId');
+  return z.object({
+    datasetId: idField('datasetId'),
+    type: z.enum(PREVIEW_SOURCE_TYPES, {
+      error: (issue) => (issue.input == null ? typeMissing : `type must be one of ${PREVIEW_SOURCE_TYPES.join(', ')}`),
+    }),
+    sourceId: z
+      .string({ error: (issue) => (issue.input == null ? sourceMissing : 'sourceId must be a string') })
+      .check(z.trim(), z.minLength(1, sourceMissing), z.maxLength(2048, 'sourceId must be at most 2048 characters')),
+    selector: optionalTextField('selector', 1000),
+    trainingType: z.nullish(z.enum(['chunk', 'qa', 'auto'], { error: 'trainingType must be "chunk" or "qa"' })),
+    chunkSize: chunkSettingFields.chunkSize,
+    chunkSplitter: chunkSettingFields.chunkSplitter,
+    previewLimit: intField('previewLimit', 1, MAX_PREVIEW_CHUNKS),
+  });
+});
+export type PreviewChunksBody = z.output<typeof previewChunksBodySchema>;
 
 /** The `data` field of POST /api/core/dataset/collection/create/backup (JSON; FastGPT's CreateBackupCollectionFormSchema). */
 export const createBackupDataSchema = /* @__PURE__ */ z.moduleSchema(() =>
