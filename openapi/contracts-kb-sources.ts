@@ -13,7 +13,9 @@ import {
   createFileIdBodySchema,
   createLinkBodySchema,
   createTemplateDataSchema,
+  MAX_PREVIEW_CHUNKS,
   presignUploadBodySchema,
+  previewChunksBodySchema,
 } from '#shared/kb/sources/settings';
 import { collectionIdSchema } from '#shared/schemas/kb-content';
 import { datasetErrors, type ResponseContract, type TopicContracts } from './contract-parts.ts';
@@ -120,8 +122,50 @@ const presignContract = (operationId: string, note: string) => ({
   errors: datasetErrors('invalidParams', 'missingParams', 'unExistDataset', 'unauthorized', 'unAuthApiKey'),
 });
 
+const previewed = datasetSuccessBodySchema(
+  z.object({
+    chunks: z
+      .array(z.object({ q: z.string(), a: z.string().meta({ description: "A backup's answer column; else empty" }) }))
+      .meta({ description: `The first chunks: 10, or \`previewLimit\` (at most ${MAX_PREVIEW_CHUNKS})` }),
+    total: z.int().meta({ description: 'How many chunks the source makes' }),
+  }),
+);
+
 export const KB_SOURCE_CONTRACTS: TopicContracts = {
   dataset: {
+    'POST /api/core/dataset/file/getPreviewChunks': {
+      operationId: 'previewSourceChunks',
+      summary: "A source's first chunks, cut as its training will cut them",
+      description:
+        "FastGPT's file/getPreviewChunks, the import page's preview step: reads a source and answers its first chunks and their count, nothing stored. `type` says what `sourceId` names: `fileLocal` an upload's key (presignDatasetFilePostUrl's `key`, an upload of this knowledge base in the caller's team), `link` a page (fetched under the link rules, `selector` keeping the matching elements), `reTraining` one of the caller's collections of this knowledge base read again with the body's settings over its own. The split and settings are the training's (`chunkSize` default 1,000, `chunkSplitter`, 20% overlap for `chunk`, none for `qa`); FastGPT's `overlapRatio` and other chunk fields are ignored. `externalFile` and `apiFile` are not served (400). The reader's limits apply: 10 MB a file, 5 MB and 15 s a page, 20 s a PDF or DOCX.",
+      request: {
+        body: previewChunksBodySchema,
+        bodyExample: { datasetId: DATASET_ID, type: 'fileLocal', sourceId: UPLOAD_KEY, chunkSize: 500 },
+      },
+      success: {
+        status: 200,
+        description: 'The first chunks and how many there are',
+        body: previewed,
+        example: {
+          code: 200,
+          statusText: '',
+          message: '',
+          data: { chunks: [{ q: '# Refunds\n\nRefunds are paid within 5 working days.', a: '' }], total: 12 },
+        },
+      },
+      errors: [
+        ...datasetErrors(
+          'invalidParams',
+          'missingParams',
+          'unExistDataset',
+          'fileNotFound',
+          'unauthorized',
+          'unAuthApiKey',
+        ),
+        unExistCollection,
+        own(413, 507000, 'invalidParams', 'the uploaded file is larger than 10 MB'),
+      ],
+    },
     'POST /api/core/dataset/presignDatasetFilePostUrl': presignContract('presignDatasetFileUpload', ', at this path'),
     'POST /api/core/dataset/file/presignDatasetFilePostUrl': presignContract(
       'presignDatasetFileUploadV2',

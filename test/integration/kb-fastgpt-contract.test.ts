@@ -10,6 +10,7 @@ import {
   fastgptDataPage,
   fastgptDataPagingData,
   fastgptInsertDataResponse,
+  fastgptPreviewChunksResponse,
   fastgptPushDataResponse,
   fastgptRetrainResponse,
   fastgptTrainingDetail,
@@ -194,6 +195,36 @@ describe("FastGPT's documented examples, answered in FastGPT's types", () => {
       ),
     );
     expect(await api.trained(answer.collectionId)).toMatchObject({ chunkSize: 512, indexSize: 512 });
+  });
+
+  it("file/getPreviewChunks of a collection read again (reTraining) answers GetPreviewChunksResponse with the form's settings", async () => {
+    const text = Array.from({ length: 14 }, (_, i) => `第${i + 1}段：退款在三个工作日内到账。`).join('\n\n');
+    const created = await api.ok<{ collectionId: string }>(
+      api.post(P.createText, { datasetId, name: '预览', text, chunkSize: 1000 }),
+    );
+
+    // The body of FastGPT's web client: its whole form, the source and overlapRatio 0.2.
+    const preview = fastgpt(
+      fastgptPreviewChunksResponse,
+      await api.ok(
+        api.post('/api/core/dataset/file/getPreviewChunks', {
+          datasetId,
+          type: 'reTraining',
+          sourceId: created.collectionId,
+          trainingType: 'chunk',
+          chunkSettingMode: 'custom',
+          chunkSplitMode: 'char',
+          chunkSplitter: '\n\n',
+          chunkSize: 512,
+          indexSize: 512,
+          customPdfParse: false,
+          overlapRatio: 0.2,
+        }),
+      ),
+    );
+    expect(preview.total).toBe(14);
+    expect(preview.chunks).toHaveLength(10);
+    expect(preview.chunks[0]).toEqual({ q: '第1段：退款在三个工作日内到账。', a: '' });
   });
 
   it('collection/delete by POST with {collectionIds}, as the web client sends it (delDatasetCollectionById)', async () => {

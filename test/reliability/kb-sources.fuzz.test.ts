@@ -20,6 +20,11 @@ const FIELDS = [
   'metadata',
   'fileId',
   'filename',
+  // file/getPreviewChunks
+  'type',
+  'sourceId',
+  'selector',
+  'previewLimit',
 ];
 const UNKNOWN = 'ffffffffffffffffffffffff';
 
@@ -35,6 +40,7 @@ const ROUTES = [
     'POST /api/core/dataset/file/presignDatasetFilePostUrl',
     () => jsonRequests('/api/core/dataset/file/presignDatasetFilePostUrl'),
   ],
+  ['POST /api/core/dataset/file/getPreviewChunks', () => jsonRequests('/api/core/dataset/file/getPreviewChunks')],
   ['GET /api/core/dataset/collection/source', sourceRequests],
 ] as const;
 // FUZZ_RUNS requests in all, shared by the routes.
@@ -55,6 +61,10 @@ const values = fc.oneof(
     'http://[::ffff:127.0.0.1]/',
     'qa',
     'chunk',
+    'fileLocal',
+    'link',
+    'reTraining',
+    'apiFile',
     'dataset/ffffffffffffffffffffffff/ffffffffffffffffffffffff',
     '../../etc/passwd.md',
     'a.pdf',

@@ -207,6 +207,10 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   '/api/core/dataset/file/presignDatasetFilePostUrl': {
     body: JSON.stringify({ datasetId: UNKNOWN_ID, filename: 'a.md' }),
   },
+  // An upload key that names nothing: 404 fileNotFound (507002) once the knowledge base is the caller's, else 501002.
+  '/api/core/dataset/file/getPreviewChunks': {
+    body: JSON.stringify({ datasetId: UNKNOWN_ID, type: 'fileLocal', sourceId: `dataset/${UNKNOWN_ID}/${UNKNOWN_ID}` }),
+  },
   '/api/core/dataset/collection/create/fileId': {
     body: JSON.stringify({ datasetId: UNKNOWN_ID, fileId: `dataset/${UNKNOWN_ID}/${UNKNOWN_ID}` }),
   },

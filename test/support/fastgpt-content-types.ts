@@ -151,3 +151,12 @@ export const fastgptSyncResult = z.enum(['sameRaw', 'success', 'failed']);
 
 /** `data/insertData`: the new data's id (the handler returns `insertId`). */
 export const fastgptInsertDataResponse = objectId;
+
+/**
+ * `GetPreviewChunksResponseSchema` (packages/global/openapi/core/dataset/file/api.ts at 04b3226b; the handler's
+ * `PreviewChunksResponse` since v4.9): the first chunks and how many there are.
+ */
+export const fastgptPreviewChunksResponse = z.looseObject({
+  chunks: z.array(z.looseObject({ q: z.string(), a: z.string() })),
+  total: z.number(),
+});
