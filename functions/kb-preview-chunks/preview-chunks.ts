@@ -13,7 +13,7 @@ import { backupItems } from '#shared/kb/sources/backup';
 import { checkedUploadOf } from '#shared/kb/sources/checked-upload';
 import { asRequestError } from '#shared/kb/sources/errors';
 import { chunkSettingsOf, DEFAULT_PREVIEW_CHUNKS, type PreviewChunksBody } from '#shared/kb/sources/settings';
-import type { UploadStore } from '#shared/kb/sources/upload-stores';
+import { parseUploadKey, type UploadStore } from '#shared/kb/sources/upload-stores';
 import { sourceTextOf, trainingPieces } from '#shared/kb/training-items';
 import type { DatasetRepository } from '#shared/repositories/datasets';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
@@ -84,6 +84,12 @@ async function sourceItems(
     return { items, total: items.length };
   };
   if (body.type === 'fileLocal') {
+    // FastGPT's re-training page previews a file collection by its file's id: a stored file of the caller's team.
+    if (parseUploadKey(body.sourceId) === undefined) {
+      const stored = await deps.files.get(teamId, body.sourceId);
+      if (stored === undefined) throw datasetErrors.fileNotFound('The file does not exist');
+      return pieces(await deps.fileText(stored), createSettings(body));
+    }
     const upload = await checkedUploadOf(body.sourceId, body.datasetId, teamId, deps.uploads);
     return pieces(await deps.fileText(upload), createSettings(body));
   }

@@ -109,14 +109,17 @@ export function storeTextCollection(
 /** A source store in memory. */
 export function memoryFileStore(): SourceFileStore & { readonly files: Map<string, Uint8Array> } {
   const files = new Map<string, Uint8Array>();
+  const described = new Map<string, { name: string; contentType: string }>();
   return {
     files,
     put: async (f) => {
       files.set(`${f.teamId}/${f.fileId}`, f.bytes);
+      described.set(`${f.teamId}/${f.fileId}`, { name: f.name, contentType: f.contentType });
     },
     get: async (teamId, fileId) => {
       const bytes = files.get(`${teamId}/${fileId}`);
-      return bytes === undefined ? undefined : { bytes, name: fileId, contentType: 'text/plain' };
+      const about = described.get(`${teamId}/${fileId}`) ?? { name: fileId, contentType: 'text/plain' };
+      return bytes === undefined ? undefined : { bytes, ...about };
     },
     delete: async (teamId, ids) => {
       for (const id of ids) files.delete(`${teamId}/${id}`);

@@ -151,6 +151,30 @@ describe('previewChunks: fileLocal (an upload before its collection)', () => {
     }
   });
 
+  it("previews a stored file by its id, as FastGPT's re-training page sends a file collection's, for its team only", async () => {
+    const fileId = newObjectId();
+    await files.put({
+      teamId: TEAM,
+      fileId,
+      name: 'refunds.txt',
+      contentType: 'text/plain',
+      bytes: new TextEncoder().encode(TEXT),
+    });
+
+    const answer = await preview({ datasetId: dataset.id, type: 'fileLocal', sourceId: fileId, chunkSize: 64 });
+
+    expect(answer.total).toBe(trained(TEXT, 64).length);
+    expect(answer.chunks).toEqual(trained(TEXT, 64).slice(0, 10));
+    const foreign = previewChunks(
+      {
+        body: body({ datasetId: dataset.id, type: 'fileLocal', sourceId: fileId }),
+        caller: { ...caller, teamId: OTHER_TEAM },
+      },
+      depsWith(),
+    );
+    await expect(foreign).rejects.toMatchObject({ httpStatus: 404 });
+  });
+
   it("answers 404 unExistDataset for another team's knowledge base before reading any upload", async () => {
     const foreign = await storeKnowledgeBase(world, OTHER_TEAM);
     const key = uploads.put(OTHER_TEAM, foreign.id, 'secret.txt', 'Another team’s text.');
