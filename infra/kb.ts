@@ -67,7 +67,7 @@ interface ContentSpec {
 const CONTENT_SPECS: Readonly<Record<Exclude<KbContentFunction, 'train-collection'>, ContentSpec>> = {
   'kb-collections': {
     description:
-      'POST /api/core/dataset/collection/{create,create/text,listV2,list,update}, GET …/detail, PUT …/update, DELETE …/delete, GET …/training/*',
+      'POST /api/core/dataset/collection/{create,create/text,listV2,list,update}, GET …/detail, PUT …/update, DELETE …/delete, …/training/*',
     // GetItem reads the knowledge base (every call checks it is the caller's); UpdateItem says, before its first
     // collection, that it may hold content (DatasetRecord.noContent).
     datasets: ['GetItem', 'UpdateItem'],
