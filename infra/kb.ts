@@ -67,14 +67,15 @@ interface ContentSpec {
 const CONTENT_SPECS: Readonly<Record<Exclude<KbContentFunction, 'train-collection'>, ContentSpec>> = {
   'kb-collections': {
     description:
-      'POST /api/core/dataset/collection/{create,create/text,listV2,list,update}, GET …/detail, PUT …/update, DELETE …/delete, GET …/training/*',
+      'POST /api/core/dataset/collection/{create,create/text,listV2,list,update}, GET …/detail, PUT …/update, DELETE …/delete, …/training/*',
     // GetItem reads the knowledge base (every call checks it is the caller's); UpdateItem says, before its first
     // collection, that it may hold content (DatasetRecord.noContent).
     datasets: ['GetItem', 'UpdateItem'],
     // GetItem reads a collection or a parent folder; a conditional PutItem creates; UpdateItem renames, moves and
     // marks collections for their background delete; Query lists a knowledge base's collections (search, training
-    // counts and a deleted folder's subtree). The content itself goes in the background (train-collection).
-    content: ['GetItem', 'PutItem', 'UpdateItem', 'Query'],
+    // counts and a deleted folder's subtree). A deleted collection's content goes in the background (train-collection);
+    // BatchWriteItem removes one failed chunk (training/deleteTrainingData), with its index entries (infra/stack.ts).
+    content: ['GetItem', 'PutItem', 'UpdateItem', 'Query', 'BatchWriteItem'],
     // byId finds a collection from its id alone; byParent lists a folder.
     byId: ['Query'],
     byParent: ['Query'],

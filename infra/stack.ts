@@ -223,11 +223,12 @@ export class ServiceStack extends Stack {
       preview: kbSources.functions['kb-preview-chunks'],
     });
     const kbSearch = addKbSearchResources(this, { config, datasets, kbContent: kb.tables.kbContent, common });
-    // The search embeds the question through the relay's routing core; the data calls and the training (its
-    // background deletes too) write or remove the search's indexes.
+    // The search embeds the question through the relay's routing core; the data calls, the training (its
+    // background deletes too) and the delete of a failed chunk (training/deleteTrainingData) remove the search's
+    // indexes or write them.
     const relayTables = { channels, relayState: relay.tables.relayState, usage: relay.tables.usage };
     useRelayCore(kbSearch.functions['search-test'], relayTables, config);
-    for (const fn of [kb.functions['kb-data'], kb.functions['train-collection']]) {
+    for (const fn of [kb.functions['kb-data'], kb.functions['train-collection'], kb.functions['kb-collections']]) {
       useSearchIndexes(fn, kbSearch.tables);
     }
 

@@ -18,6 +18,7 @@ import { IMPORT_CONTRACTS } from './contracts-import.ts';
 import { KB_CONTENT_CONTRACTS } from './contracts-kb-content.ts';
 import { KB_SEARCH_CONTRACTS } from './contracts-kb-search.ts';
 import { KB_SOURCE_CONTRACTS } from './contracts-kb-sources.ts';
+import { KB_TRAINING_CONTRACTS } from './contracts-kb-training.ts';
 import { KEY_CONTRACTS } from './contracts-keys.ts';
 import { RELAY_CONTRACTS } from './contracts-relay.ts';
 
@@ -34,6 +35,7 @@ const TOPICS: readonly TopicContracts[] = [
   COUNT_TOKENS_CONTRACTS,
   KB_SOURCE_CONTRACTS,
   KB_SEARCH_CONTRACTS,
+  KB_TRAINING_CONTRACTS,
 ];
 
 /** The topics' contracts merged by API; a route that two topics both describe is a mistake and throws. */

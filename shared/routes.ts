@@ -139,6 +139,12 @@ const KB_CONTENT_ROUTES: readonly RouteDef[] = [
   { method: 'DELETE', path: '/api/core/dataset/data/delete', function: 'kb-data' },
   { method: 'GET', path: '/api/core/dataset/training/getDatasetTrainingQueue', function: 'kb-collections' },
   { method: 'GET', path: '/api/core/dataset/training/hasDatasetTrainingError', function: 'kb-collections' },
+  // The training dialog's error tab (FastGPT's web client sends these methods): the failed items, one item's detail,
+  // training it again (or all of a collection's or knowledge base's), removing one.
+  { method: 'POST', path: '/api/core/dataset/training/getTrainingError', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/training/getTrainingDataDetail', function: 'kb-collections' },
+  { method: 'PUT', path: '/api/core/dataset/training/updateTrainingData', function: 'kb-collections' },
+  { method: 'POST', path: '/api/core/dataset/training/deleteTrainingData', function: 'kb-collections' },
 ];
 
 export const APIS: Readonly<Record<ApiName, ApiDef>> = {

@@ -18,6 +18,12 @@ import {
   retrainCollectionBodySchema,
   updateCollectionBodySchema,
 } from '#shared/schemas/kb-content';
+import {
+  deleteTrainingDataBodySchema,
+  trainingDataDetailBodySchema,
+  trainingErrorListBodySchema,
+  updateTrainingDataBodySchema,
+} from '#shared/schemas/kb-training';
 import * as z from '#shared/zod';
 import { collectionDetailOf } from './collection-detail.ts';
 import { collectionPaths } from './collection-paths.ts';
@@ -27,11 +33,14 @@ import { deleteCollection } from './delete-collection.ts';
 import { listCollections } from './list-collections.ts';
 import { retrainCollection } from './retrain-collection.ts';
 import { collectionTrainingDetail } from './training-detail.ts';
+import { deleteTrainingData, updateTrainingData } from './training-error-fixes.ts';
+import { trainingDataDetail, trainingErrorList } from './training-errors.ts';
 import { trainingStatus } from './training-status.ts';
 import { updateCollection } from './update-collection.ts';
 
 /*
- * The collection calls and the training status (docs/knowledge-base-api.md, "Collections"): one function, since they
+ * The collection calls, the training status and its errors (docs/knowledge-base-api.md, "Collections", "Training
+ * errors"): one function, since they
  * share the content core, its clients and the same grants (STYLE.md); each route has its own core in this folder.
  */
 
@@ -97,6 +106,22 @@ const CALLS: Readonly<Record<string, Call>> = {
     collectionTrainingDetail({ query: datasetQuery(event, collectionIdSchema), caller }, deps),
   [`GET ${BASE}/training/getDatasetTrainingQueue`]: (event, caller) => training(event, caller, false),
   [`GET ${BASE}/training/hasDatasetTrainingError`]: (event, caller) => training(event, caller, true),
+  // The training dialog's error tab, with the methods FastGPT's web client sends.
+  [`POST ${BASE}/training/getTrainingError`]: (event, caller) =>
+    trainingErrorList({ body: datasetBody(event, trainingErrorListBodySchema), caller }, deps),
+  [`POST ${BASE}/training/getTrainingDataDetail`]: (event, caller) =>
+    trainingDataDetail({ body: datasetBody(event, trainingDataDetailBodySchema), caller }, deps),
+  [`PUT ${BASE}/training/updateTrainingData`]: (event, caller) =>
+    updateTrainingData(
+      {
+        // An edited chunk, as data/update's bodies.
+        body: validBody(event, updateTrainingDataBodySchema, DATASET_REQUEST_ERRORS, { maxBytes: 1024 * 1024 }),
+        caller,
+      },
+      deps,
+    ),
+  [`POST ${BASE}/training/deleteTrainingData`]: (event, caller) =>
+    deleteTrainingData({ body: datasetBody(event, deleteTrainingDataBodySchema), caller }, deps),
 };
 
 /** The routes of shared/routes.ts that name `kb-collections`, behind the authorizer. */

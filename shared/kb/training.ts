@@ -15,6 +15,7 @@ import {
   type SourceReader,
   type SplitText,
 } from './contract.ts';
+import { adjustFailedChunks } from './failed-chunks.ts';
 import type { ChatModel } from './relay-models.ts';
 import { itemsOf, type SourceText, type TrainingItem } from './training-items.ts';
 import type { TrainingMessage } from './training-queue.ts';
@@ -29,7 +30,7 @@ import type { TrainingMessage } from './training-queue.ts';
 export interface TrainingDeps {
   readonly content: Pick<
     KbContentRepository,
-    'updateCollection' | 'chunksOf' | 'putChunks' | 'deleteKeys' | 'addToCounts'
+    'updateCollection' | 'getCollection' | 'chunksOf' | 'putChunks' | 'deleteKeys' | 'addToCounts'
   >;
   /** The message's collection and its knowledge base, read together. */
   readonly subjects: Pick<TrainingSubjects, 'read'>;
@@ -234,18 +235,19 @@ async function trainData(message: Extract<TrainingMessage, { kind: 'data' }>, de
   const wanted = new Set(message.dataIds);
   const chunks = (await deps.content.chunksOf(teamId, datasetId, collectionId)).filter((c) => wanted.has(c.id));
   const fresh = chunks.filter((c) => !c.ready).length;
+  // Chunks retried after their embedding failed (data/update, training/updateTrainingData) are counted already.
+  const missingBefore = chunks.filter((c) => c.ready && c.vectorMissing).length;
   // An edited chunk's old vectors and postings go before the new ones are written (its index texts may be fewer).
   const edited = chunks.filter((c) => c.ready).map((c) => c.id);
   if (edited.length > 0) await deps.index.removeChunks(teamId, datasetId, edited);
   const { ready, error } = await indexChunks(chunks, dataset.vectorModel ?? deps.defaults.vectorModel, deps);
   await deps.content.putChunks(ready);
   await deps.content.addToCounts(teamId, datasetId, collectionId, { trainingAmount: -fresh, dataAmount: fresh });
-  if (error !== undefined) {
-    await deps.content.updateCollection(teamId, datasetId, collectionId, {
-      status: 'error',
-      error,
-      failedChunks: (collection.failedChunks ?? 0) + ready.filter((c) => c.vectorMissing).length,
-    });
+  // The count moves by the difference: a retried chunk that fails again is not counted twice, one that gets its vector
+  // is taken off, and the last one takes the collection's error away (shared/kb/failed-chunks.ts).
+  const delta = ready.filter((c) => c.vectorMissing).length - missingBefore;
+  if (error !== undefined || delta !== 0) {
+    await adjustFailedChunks(deps.content, message, delta, error === undefined ? {} : { error });
   }
 }
 

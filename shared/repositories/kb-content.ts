@@ -266,6 +266,8 @@ export class KbContentRepository extends KbContentTable {
       add?: { readonly dataAmount?: number; readonly trainingAmount?: number };
       /** Only if the collection's status is none of these. */
       unlessStatus?: StoredCollection['status'] | readonly StoredCollection['status'][];
+      /** Only if its count of chunks without a vector is still this (0: none, or absent). */
+      expectedFailedChunks?: number;
     } = {},
   ): Promise<boolean> {
     const names: Record<string, string> = {};
@@ -298,6 +300,14 @@ export class KbContentRepository extends KbContentTable {
       names['#gen'] = 'generation';
       values[':gen'] = options.expectedGeneration;
       condition += ' AND #gen = :gen';
+    }
+    if (options.expectedFailedChunks !== undefined) {
+      names['#failed'] = 'failedChunks';
+      values[':failed'] = options.expectedFailedChunks;
+      condition +=
+        options.expectedFailedChunks === 0
+          ? ' AND (attribute_not_exists(#failed) OR #failed = :failed)'
+          : ' AND #failed = :failed';
     }
     const expression = [
       sets.length > 0 ? `SET ${sets.join(', ')}` : '',

@@ -172,7 +172,8 @@ const indexItem = z.object({
   text: z.string({ error: 'an index needs a text' }).check(z.maxLength(MAX_CHUNK_CHARS, 'an index text is too long')),
 });
 
-const chunkText = (field: string) =>
+/** A chunk's `q` or `a`: a string of at most MAX_CHUNK_CHARS characters, or absent. */
+export const chunkText = (field: string) =>
   z.nullish(
     z
       .string({ error: `${field} must be a string` })

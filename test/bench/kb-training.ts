@@ -102,6 +102,7 @@ function timed(deps: TrainingDeps, spent: Map<string, number>): TrainingDeps {
   const c = deps.content;
   const content: TrainingDeps['content'] = {
     updateCollection: time('collection reads/updates', c.updateCollection.bind(c)),
+    getCollection: time('collection reads/updates', c.getCollection.bind(c)),
     chunksOf: time('chunk queries', c.chunksOf.bind(c)),
     putChunks: time('chunk writes', c.putChunks.bind(c)),
     deleteKeys: time('chunk deletes', c.deleteKeys.bind(c)),

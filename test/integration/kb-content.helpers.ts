@@ -32,6 +32,10 @@ export const CONTENT_PATHS = {
   dataUpdate: '/api/core/dataset/data/update',
   dataDelete: '/api/core/dataset/data/delete',
   trainingQueue: '/api/core/dataset/training/getDatasetTrainingQueue',
+  trainingError: '/api/core/dataset/training/getTrainingError',
+  trainingDataDetail: '/api/core/dataset/training/getTrainingDataDetail',
+  updateTrainingData: '/api/core/dataset/training/updateTrainingData',
+  deleteTrainingData: '/api/core/dataset/training/deleteTrainingData',
   searchTest: '/api/core/dataset/searchTest',
 } as const;
 

@@ -30,6 +30,10 @@ const ROUTES = [
   ['PUT', P.dataUpdate, false],
   ['DELETE', P.dataDelete, true],
   ['GET', P.trainingQueue, true],
+  ['POST', P.trainingError, false],
+  ['POST', P.trainingDataDetail, false],
+  ['PUT', P.updateTrainingData, false],
+  ['POST', P.deleteTrainingData, false],
 ] as const;
 const RUNS_PER_ROUTE = Math.max(20, Math.ceil(FUZZ_RUNS / ROUTES.length));
 const BODY_FIELDS = [
@@ -54,6 +58,7 @@ const BODY_FIELDS = [
   'indexes',
   'collectionIds',
   'tags',
+  'chunkIndex',
 ];
 
 const { server, token, datasetRequests } = useFuzzServer();

@@ -245,6 +245,13 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   '/api/core/dataset/data/delete': { query: `id=${UNKNOWN_ID}` },
   '/api/core/dataset/training/getDatasetTrainingQueue': { query: `datasetId=${UNKNOWN_ID}` },
   '/api/core/dataset/training/hasDatasetTrainingError': { query: `datasetId=${UNKNOWN_ID}` },
+  // The training dialog's error tab: an unknown collection (404, 501003), an unknown item (404, 501006).
+  '/api/core/dataset/training/getTrainingError': { body: JSON.stringify({ collectionId: UNKNOWN_ID }) },
+  '/api/core/dataset/training/getTrainingDataDetail': {
+    body: JSON.stringify({ collectionId: UNKNOWN_ID, dataId: UNKNOWN_ID }),
+  },
+  '/api/core/dataset/training/updateTrainingData': { body: JSON.stringify({ dataId: UNKNOWN_ID }) },
+  '/api/core/dataset/training/deleteTrainingData': { body: JSON.stringify({ dataId: UNKNOWN_ID }) },
   [PATHS.proxy]: { body: BODIES.proxy },
   // An empty One API table, previewed: the rows import answers 200 and writes nothing.
   '/api/channels/import/rows': {

@@ -45,6 +45,7 @@ function pickContent(): TrainingDeps['content'] {
   const c = world.content;
   return {
     updateCollection: c.updateCollection.bind(c),
+    getCollection: c.getCollection.bind(c),
     chunksOf: c.chunksOf.bind(c),
     putChunks: c.putChunks.bind(c),
     deleteKeys: c.deleteKeys.bind(c),
@@ -112,6 +113,7 @@ describe('the training core', () => {
     const readableWhenWritten: boolean[] = [];
     const content: TrainingDeps['content'] = {
       updateCollection: world.content.updateCollection.bind(world.content),
+      getCollection: world.content.getCollection.bind(world.content),
       chunksOf: world.content.chunksOf.bind(world.content),
       deleteKeys: world.content.deleteKeys.bind(world.content),
       addToCounts: world.content.addToCounts.bind(world.content),

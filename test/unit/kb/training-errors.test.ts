@@ -1,0 +1,407 @@
+import { describe, expect, it } from 'vitest';
+import { collectionTrainingDetail } from '#functions/kb-collections/training-detail';
+import { deleteTrainingData, updateTrainingData } from '#functions/kb-collections/training-error-fixes';
+import { trainingDataDetail, trainingErrorList } from '#functions/kb-collections/training-errors';
+import { deleteData } from '#functions/kb-data/delete-data';
+import { DatasetApiError } from '#shared/errors';
+import { newObjectId } from '#shared/ids';
+import type { ChunkRecord } from '#shared/kb/contract';
+import { train } from '#shared/kb/training';
+import type { TrainingMessage } from '#shared/kb/training-queue';
+import type { StoredCollection } from '#shared/repositories/kb-content';
+import {
+  chunkOf,
+  memoryFileStore,
+  recordingIndexWriter,
+  scriptedEmbedder,
+  storeKnowledgeBase,
+  storeTextCollection,
+  trainingDepsOn,
+  useKbContentTables,
+} from '#test/support/kb-content';
+
+const world = useKbContentTables();
+const TEAM = 'team-training-errors';
+const caller = { scope: 'dataset', teamId: TEAM, tmbId: 'member-1', tokenId: 't' } as const;
+const stranger = { ...caller, teamId: 'team-stranger' } as const;
+const ERROR = 'no channel serves text-embedding-3-small for group default';
+
+/**
+ * A trained collection (generation 1) of `TEAM` whose chunks at `failedAt` have no vector, `error` with ERROR as the
+ * training core leaves it; and the deps of the calls, recording what they queue and remove from the index.
+ */
+async function failedCollection(options: { chunks?: number; failedAt?: number[]; qa?: boolean; team?: string } = {}) {
+  const team = options.team ?? TEAM;
+  const dataset = await storeKnowledgeBase(world, team);
+  const stored = await storeTextCollection(world, dataset, {
+    fileId: newObjectId(),
+    ...(options.qa ? { trainingType: 'qa' as const } : {}),
+  });
+  const failedAt = new Set(options.failedAt ?? [1, 2]);
+  const count = options.chunks ?? 3;
+  await world.content.updateCollection(team, dataset.id, stored.id, {
+    generation: 1,
+    status: failedAt.size > 0 ? 'error' : 'ready',
+    ...(failedAt.size > 0 ? { error: ERROR, failedChunks: failedAt.size } : {}),
+    dataAmount: count,
+  });
+  const collection = (await world.content.getCollection(team, dataset.id, stored.id)) as StoredCollection;
+  const chunks: ChunkRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    chunks.push(chunkOf(collection, i, `chunk ${i}`, '', failedAt.has(i) ? { vectorMissing: true } : {}));
+  }
+  await world.content.putChunks(chunks);
+  const sent: TrainingMessage[] = [];
+  const index = recordingIndexWriter();
+  const deps = {
+    datasets: world.datasets,
+    content: world.content,
+    queue: { send: async (m: TrainingMessage) => void sent.push(m) },
+    index,
+    now: () => new Date(),
+  };
+  return { dataset, collection, chunks, sent, index, deps };
+}
+
+const reread = (c: StoredCollection) => world.content.getCollection(c.teamId, c.datasetId, c.id);
+
+/** The error a promise rejects with, as FastGPT's envelope reads it. */
+async function refusal(promise: Promise<unknown>) {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DatasetApiError);
+  const { httpStatus, code } = error as DatasetApiError;
+  return { httpStatus, code };
+}
+
+describe('getTrainingError', () => {
+  it("lists the chunks without a vector in chunk order as FastGPT's training items, with the collection's error", async () => {
+    const { collection, chunks, deps } = await failedCollection({ chunks: 4, failedAt: [3, 1] });
+
+    const page = await trainingErrorList({ body: { collectionId: collection.id }, caller }, deps);
+
+    expect(page.total).toBe(2);
+    expect(page.list.map((i) => i._id)).toEqual([chunks[1]?.id, chunks[3]?.id]);
+    expect(page.list[0]).toEqual({
+      _id: chunks[1]?.id,
+      teamId: TEAM,
+      tmbId: 'member-1',
+      datasetId: collection.datasetId,
+      collectionId: collection.id,
+      mode: 'chunk',
+      dataId: chunks[1]?.id,
+      q: 'chunk 1',
+      a: '',
+      chunkIndex: 1,
+      weight: 0,
+      indexes: [{ type: 'default', text: 'chunk 1' }],
+      retryCount: 0,
+      expireAt: chunks[1]?.updateTime,
+      lockTime: chunks[1]?.updateTime,
+      errorMsg: ERROR,
+    });
+  });
+
+  it('pages with offset or pageNum and pageSize', async () => {
+    const { collection, chunks, deps } = await failedCollection({ chunks: 5, failedAt: [0, 1, 2, 3, 4] });
+
+    const byOffset = await trainingErrorList(
+      { body: { collectionId: collection.id, offset: 3, pageSize: 2 }, caller },
+      deps,
+    );
+    const byPage = await trainingErrorList(
+      { body: { collectionId: collection.id, pageNum: 2, pageSize: 2 }, caller },
+      deps,
+    );
+
+    expect(byOffset).toMatchObject({ total: 5 });
+    expect(byOffset.list.map((i) => i.chunkIndex)).toEqual([3, 4]);
+    expect(byPage.list.map((i) => i._id)).toEqual([chunks[2]?.id, chunks[3]?.id]);
+  });
+
+  it("shows a failed collection without such chunks as one parse item whose id is the collection's (qa for Q&A)", async () => {
+    for (const qa of [false, true]) {
+      const { collection, deps } = await failedCollection({ failedAt: [], qa });
+      await world.content.updateCollection(TEAM, collection.datasetId, collection.id, {
+        status: 'error',
+        error: 'the source could not be read',
+      });
+
+      const page = await trainingErrorList({ body: { collectionId: collection.id }, caller }, deps);
+
+      expect(page).toMatchObject({
+        total: 1,
+        list: [
+          {
+            _id: collection.id,
+            mode: qa ? 'qa' : 'parse',
+            chunkIndex: 0,
+            q: '',
+            errorMsg: 'the source could not be read',
+          },
+        ],
+      });
+      expect(page.list[0]).not.toHaveProperty('dataId');
+    }
+  });
+
+  it('lists nothing for a collection trained without error', async () => {
+    const { collection, deps } = await failedCollection({ failedAt: [] });
+
+    expect(await trainingErrorList({ body: { collectionId: collection.id }, caller }, deps)).toEqual({
+      list: [],
+      total: 0,
+    });
+  });
+
+  it("answers another team's collection as an unknown one (404/501003)", async () => {
+    const { collection, deps } = await failedCollection();
+
+    expect(await refusal(trainingErrorList({ body: { collectionId: collection.id }, caller: stranger }, deps))).toEqual(
+      {
+        httpStatus: 404,
+        code: 501003,
+      },
+    );
+  });
+});
+
+describe('getTrainingDataDetail', () => {
+  it("answers a failed chunk in FastGPT's shape, and null for a chunk with its vector or another collection's", async () => {
+    const { collection, chunks, deps } = await failedCollection();
+    const other = await failedCollection();
+    const detail = (dataId: string, collectionId = collection.id) =>
+      trainingDataDetail({ body: { collectionId, dataId }, caller }, deps);
+
+    expect(await detail(chunks[1]?.id as string)).toEqual({
+      _id: chunks[1]?.id,
+      datasetId: collection.datasetId,
+      collectionId: collection.id,
+      mode: 'chunk',
+      q: 'chunk 1',
+      a: '',
+    });
+    expect(await detail(chunks[0]?.id as string)).toBeNull();
+    expect(await detail(other.chunks[1]?.id as string)).toBeNull();
+    expect(await detail(newObjectId())).toBeNull();
+  });
+
+  it("answers another team's chunk as null, and another team's collection as 501003", async () => {
+    const mine = await failedCollection();
+    const theirs = await failedCollection({ team: stranger.teamId });
+    const myChunk = mine.chunks[1]?.id as string;
+
+    expect(
+      await trainingDataDetail(
+        { body: { collectionId: theirs.collection.id, dataId: myChunk }, caller: stranger },
+        mine.deps,
+      ),
+    ).toBeNull();
+    expect(
+      await refusal(
+        trainingDataDetail(
+          { body: { collectionId: mine.collection.id, dataId: myChunk }, caller: stranger },
+          mine.deps,
+        ),
+      ),
+    ).toEqual({ httpStatus: 404, code: 501003 });
+  });
+});
+
+describe('updateTrainingData', () => {
+  it('edits a failed chunk and queues its embedding again; it stays an error item until it has its vector', async () => {
+    const { collection, chunks, sent, deps } = await failedCollection();
+    const chunk = chunks[1] as ChunkRecord;
+
+    const answer = await updateTrainingData(
+      {
+        body: { datasetId: collection.datasetId, collectionId: collection.id, dataId: chunk.id, q: ' edited ' },
+        caller,
+      },
+      deps,
+    );
+
+    expect(answer).toEqual({});
+    expect(sent).toEqual([
+      { kind: 'data', teamId: TEAM, datasetId: collection.datasetId, collectionId: collection.id, dataIds: [chunk.id] },
+    ]);
+    expect(await world.content.findChunk(TEAM, chunk.id)).toMatchObject({
+      q: 'edited',
+      vectorMissing: true,
+      indexes: [{ type: 'default', text: 'edited' }],
+    });
+  });
+
+  it("refuses another team's chunk, a chunk with its vector and another chunkIndex, writing and queueing nothing", async () => {
+    const { collection, chunks, sent, deps } = await failedCollection();
+    const failed = chunks[1] as ChunkRecord;
+
+    expect(await refusal(updateTrainingData({ body: { dataId: failed.id, q: 'x' }, caller: stranger }, deps))).toEqual({
+      httpStatus: 404,
+      code: 501006,
+    });
+    expect(await refusal(updateTrainingData({ body: { dataId: chunks[0]?.id, q: 'x' }, caller }, deps))).toEqual({
+      httpStatus: 404,
+      code: 501006,
+    });
+    expect(
+      await refusal(
+        updateTrainingData({ body: { collectionId: collection.id, dataId: failed.id, chunkIndex: 7 }, caller }, deps),
+      ),
+    ).toEqual({ httpStatus: 400, code: 507000 });
+    expect(await refusal(updateTrainingData({ body: {}, caller }, deps))).toEqual({ httpStatus: 400, code: 507004 });
+    expect(sent).toEqual([]);
+    expect(await world.content.findChunk(TEAM, failed.id)).toEqual(failed);
+  });
+
+  it("without dataId queues every failed chunk of the collection, or of each of the knowledge base's collections", async () => {
+    const first = await failedCollection({ chunks: 3, failedAt: [0, 2] });
+
+    await updateTrainingData({ body: { collectionId: first.collection.id }, caller }, first.deps);
+    await updateTrainingData({ body: { datasetId: first.dataset.id }, caller }, first.deps);
+
+    const ids = [first.chunks[0]?.id, first.chunks[2]?.id];
+    expect(first.sent.map((m) => (m.kind === 'data' ? m.dataIds : []))).toEqual([ids, ids]);
+    expect(
+      await refusal(updateTrainingData({ body: { datasetId: first.dataset.id }, caller: stranger }, first.deps)),
+    ).toEqual({
+      httpStatus: 404,
+      code: 501002,
+    });
+  });
+
+  it('trains a collection whose parse failed again from its source, with its settings', async () => {
+    const { collection, sent, deps } = await failedCollection({ failedAt: [] });
+    await world.content.updateCollection(TEAM, collection.datasetId, collection.id, { status: 'error', error: 'x' });
+
+    await updateTrainingData(
+      { body: { collectionId: collection.id, dataId: collection.id, q: '', a: '' }, caller },
+      deps,
+    );
+
+    expect(sent).toEqual([
+      { kind: 'collection', teamId: TEAM, datasetId: collection.datasetId, collectionId: collection.id, generation: 2 },
+    ]);
+    expect(await reread(collection)).toMatchObject({ status: 'queued', settings: collection.settings });
+  });
+});
+
+describe('the training core after a retry', () => {
+  it('takes retried chunks off failedChunks once embedded, and the error with the last one', async () => {
+    const { collection, chunks, deps } = await failedCollection({ chunks: 3, failedAt: [1, 2] });
+    const training = trainingDepsOn(world, { files: memoryFileStore(), index: deps.index });
+    const retry = (ids: string[]): TrainingMessage => ({
+      kind: 'data',
+      teamId: TEAM,
+      datasetId: collection.datasetId,
+      collectionId: collection.id,
+      dataIds: ids,
+    });
+
+    await train(retry([chunks[1]?.id as string]), training);
+    const halfway = await reread(collection);
+    await train(retry([chunks[2]?.id as string]), training);
+
+    expect(halfway).toMatchObject({ status: 'error', error: ERROR, failedChunks: 1, dataAmount: 3 });
+    const after = await reread(collection);
+    expect(after).toMatchObject({ status: 'ready', dataAmount: 3 });
+    expect(after).not.toHaveProperty('error');
+    expect(after?.failedChunks ?? 0).toBe(0);
+    expect((await world.content.chunksOf(TEAM, collection.datasetId, collection.id)).some((c) => c.vectorMissing)).toBe(
+      false,
+    );
+    expect(deps.index.vectors.has(`${chunks[2]?.id}#0`)).toBe(true);
+    const detail = await collectionTrainingDetail({ query: { collectionId: collection.id }, caller }, deps);
+    expect(Object.values(detail.errorCounts).every((n) => n === 0)).toBe(true);
+  });
+
+  it('counts a retried chunk that fails again once, and keeps the error', async () => {
+    const { collection, chunks, deps } = await failedCollection({ chunks: 3, failedAt: [1, 2] });
+    const training = trainingDepsOn(world, {
+      files: memoryFileStore(),
+      index: deps.index,
+      embedder: scriptedEmbedder([new Error('down'), new Error('down'), new Error('down')]),
+    });
+
+    await train(
+      {
+        kind: 'data',
+        teamId: TEAM,
+        datasetId: collection.datasetId,
+        collectionId: collection.id,
+        dataIds: [chunks[1]?.id as string],
+      },
+      training,
+    );
+
+    expect(await reread(collection)).toMatchObject({ status: 'error', failedChunks: 2 });
+  });
+});
+
+describe('deleteTrainingData', () => {
+  it('deletes a failed chunk with its index entries and counts, and the last one takes the error away', async () => {
+    const { collection, chunks, index, deps } = await failedCollection({ chunks: 3, failedAt: [1, 2] });
+    index.fullText.set(chunks[1]?.id as string, {
+      dataId: chunks[1]?.id as string,
+      collectionId: collection.id,
+      texts: [],
+    });
+
+    await deleteTrainingData({ body: { collectionId: collection.id, dataId: chunks[1]?.id as string }, caller }, deps);
+    const halfway = await reread(collection);
+    await deleteTrainingData(
+      { body: { datasetId: collection.datasetId, dataId: chunks[2]?.id as string }, caller },
+      deps,
+    );
+
+    expect(halfway).toMatchObject({ status: 'error', failedChunks: 1, dataAmount: 2 });
+    expect(index.fullText.has(chunks[1]?.id as string)).toBe(false);
+    expect(await world.content.findChunk(TEAM, chunks[1]?.id as string)).toBeUndefined();
+    const after = await reread(collection);
+    expect(after).toMatchObject({ status: 'ready', dataAmount: 1 });
+    expect(after).not.toHaveProperty('error');
+    expect(await trainingErrorList({ body: { collectionId: collection.id }, caller }, deps)).toEqual({
+      list: [],
+      total: 0,
+    });
+  });
+
+  it("refuses another team's chunk and a chunk with its vector (501006), deleting nothing", async () => {
+    const { collection, chunks, deps } = await failedCollection();
+
+    for (const [dataId, who] of [
+      [chunks[1]?.id as string, stranger],
+      [chunks[0]?.id as string, caller],
+    ] as const) {
+      expect(await refusal(deleteTrainingData({ body: { dataId }, caller: who }, deps))).toEqual({
+        httpStatus: 404,
+        code: 501006,
+      });
+    }
+    expect(await world.content.chunksOf(TEAM, collection.datasetId, collection.id)).toHaveLength(3);
+    expect(await reread(collection)).toMatchObject({ failedChunks: 2, dataAmount: 3 });
+  });
+
+  it("takes a failed parse's error away, the collection kept", async () => {
+    const { collection, deps } = await failedCollection({ failedAt: [] });
+    await world.content.updateCollection(TEAM, collection.datasetId, collection.id, { status: 'error', error: 'x' });
+
+    await deleteTrainingData({ body: { collectionId: collection.id, dataId: collection.id }, caller }, deps);
+
+    const after = await reread(collection);
+    expect(after).toMatchObject({ status: 'ready', dataAmount: 3 });
+    expect(after).not.toHaveProperty('error');
+  });
+
+  it("data/delete of a failed chunk moves the collection's failedChunks too", async () => {
+    const { collection, chunks, deps } = await failedCollection({ chunks: 2, failedAt: [1] });
+
+    await deleteData({ query: { id: chunks[1]?.id as string }, caller }, deps);
+
+    const after = await reread(collection);
+    expect(after).toMatchObject({ status: 'ready', dataAmount: 1 });
+    expect(after).not.toHaveProperty('error');
+  });
+});
