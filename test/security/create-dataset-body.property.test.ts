@@ -15,7 +15,15 @@ const CALLER = { scope: 'dataset', teamId: 'team-prop', tmbId: 'member-prop', to
 const FOLDER_ID = '65a0c0ffee0000000000f01d';
 const KNOWN_FIELDS = ['name', 'type', 'parentId', 'intro', 'avatar', 'vectorModel', 'agentModel', 'vlmModel'];
 // A dataset adds its three models; the repository adds the by-parent index key.
-const STORED_FIELDS = new Set<string>([...CREATED_FOLDER_FIELDS, 'vectorModel', 'agentModel', 'vlmModel', 'parentKey']);
+// noContent: a knowledge base (not a folder) is stored empty until its first collection (DatasetRecord.noContent).
+const STORED_FIELDS = new Set<string>([
+  ...CREATED_FOLDER_FIELDS,
+  'vectorModel',
+  'agentModel',
+  'vlmModel',
+  'parentKey',
+  'noContent',
+]);
 
 function event(body: string | null): APIGatewayProxyEvent {
   return proxyEvent('/api/core/dataset/create', body, CALLER);

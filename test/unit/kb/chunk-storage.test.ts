@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newObjectId } from '#shared/ids';
 import { type ChunkRecord, chunkSortKey, datasetKey, defaultIndexes } from '#shared/kb/contract';
-import { chunkItem, chunkOfItem } from '#shared/repositories/kb-content';
+import { chunkItem, chunkOfItem } from '#shared/repositories/chunk-items';
 import { storeKnowledgeBase, storeTextCollection, useKbContentTables } from '#test/support/kb-content';
 
 // shared/repositories/kb-content.ts: a chunk's default index is stored without the chunk's own text and read back whole.
