@@ -1,33 +1,21 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { datasetKey } from '#shared/kb/contract';
 import { docSk } from '#shared/kb/search/postings';
 import type { TableName } from '#shared/tables';
-import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
-import { useTestServer } from '#test/support/local-server';
 import { expectError } from './create-dataset.helpers.ts';
-import { callProxy, expectData } from './import-http.helpers.ts';
-import { ROWS_PATH } from './import-rows.helpers.ts';
-import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
+import { type contentClient, CONTENT_PATHS as P, useEmbeddingWorld } from './kb-content.helpers.ts';
 import { KB_PATHS } from './knowledge-base.helpers.ts';
 
 // docs/knowledge-base-api.md, "Deleting", end to end through `npm start`'s server: a delete answers once the records
 // are gone from every read; the in-process training queue removes chunks, vectors, postings and files afterwards.
 
-const server = useTestServer({ RELAY_ALLOWED_HOSTS: '127.0.0.1' });
-let upstream: FakeUpstream;
+const world = useEmbeddingWorld();
+const { server } = world;
 let api: ReturnType<typeof contentClient>;
-
-beforeAll(async () => {
-  upstream = await startFakeOpenAi();
-  const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
-  const rows = [
-    [1, 1, 'sk-kb-delete-e2e-0123456789abcdef', 1, 'embeddings', upstream.url, 'text-embedding-3-small', 'default'],
-  ];
-  expectData(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
-  api = await newContentClient(server);
+beforeAll(() => {
+  ({ api } = world);
 });
-afterAll(async () => upstream?.close());
 
 const TEXT = Array.from(
   { length: 8 },

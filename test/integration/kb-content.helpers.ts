@@ -1,6 +1,7 @@
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { LocalAccessToken } from '#shared/local-credentials';
-import type { TestServer } from '#test/support/local-server';
+import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
+import { type TestServer, useTestServer } from '#test/support/local-server';
 import { type ApiReply, addAccessToken, expectCreated } from './create-dataset.helpers.ts';
 import { callProxy, expectData } from './import-http.helpers.ts';
 import { ROWS_PATH } from './import-rows.helpers.ts';
@@ -79,11 +80,45 @@ export async function newContentClient(server: TestServer) {
   return contentClient(server, await addAccessToken(server));
 }
 
+/** The key importEmbeddingChannel gives its channel (the upstream sees it as the bearer). */
+export const EMBEDDING_CHANNEL_KEY = 'sk-kb-e2e-embeddings-0123456789abcdef';
+
 /** Imports an OpenAI-compatible upstream (a fake's URL) as the relay's embeddings channel in the default group. */
 export async function importEmbeddingChannel(server: TestServer, upstreamUrl: string): Promise<void> {
   const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
-  const rows = [
-    [1, 1, 'sk-kb-e2e-embeddings-0123456789abcdef', 1, 'embeddings', upstreamUrl, 'text-embedding-3-small', 'default'],
-  ];
+  const rows = [[1, 1, EMBEDDING_CHANNEL_KEY, 1, 'embeddings', upstreamUrl, 'text-embedding-3-small', 'default']];
   expectData(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
+}
+
+/**
+ * A local server whose relay has a fake OpenAI embeddings upstream as its channel, and a content client of a new team;
+ * made before the file's tests (beforeAll), the upstream closed after them.
+ */
+export function useEmbeddingWorld(): {
+  readonly server: TestServer;
+  readonly upstream: FakeUpstream;
+  readonly api: ReturnType<typeof contentClient>;
+} {
+  const server = useTestServer({ RELAY_ALLOWED_HOSTS: '127.0.0.1' });
+  let upstream: FakeUpstream | undefined;
+  let api: ReturnType<typeof contentClient> | undefined;
+  beforeAll(async () => {
+    upstream = await startFakeOpenAi();
+    await importEmbeddingChannel(server, upstream.url);
+    api = await newContentClient(server);
+  });
+  afterAll(async () => upstream?.close());
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useEmbeddingWorld: used before its beforeAll ran');
+    return value;
+  };
+  return {
+    server,
+    get upstream() {
+      return ready(upstream);
+    },
+    get api() {
+      return ready(api);
+    },
+  };
 }

@@ -1,12 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
-import { useTestServer } from '#test/support/local-server';
-import {
-  type contentClient,
-  importEmbeddingChannel,
-  newContentClient,
-  CONTENT_PATHS as P,
-} from './kb-content.helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type contentClient, newContentClient, CONTENT_PATHS as P, useEmbeddingWorld } from './kb-content.helpers.ts';
 
 // FastGPT's web client's import with its preview step, through the local server (docs/knowledge-base-sources.md,
 // "Previewing chunks"): presignDatasetFilePostUrl, the PUT to the answered address, file/getPreviewChunks of the
@@ -22,16 +15,12 @@ const MARKDOWN = Array.from(
     `## 第${i + 1}条\n\n商品签收后七天内可以无理由退货。Returns of order ${i + 1} are accepted within seven days.`,
 ).join('\n\n');
 
-const server = useTestServer({ RELAY_ALLOWED_HOSTS: '127.0.0.1' });
-let upstream: FakeUpstream;
+const world = useEmbeddingWorld();
+const { server } = world;
 let api: ReturnType<typeof contentClient>;
-
-beforeAll(async () => {
-  upstream = await startFakeOpenAi();
-  await importEmbeddingChannel(server, upstream.url);
-  api = await newContentClient(server);
+beforeAll(() => {
+  ({ api } = world);
 });
-afterAll(async () => upstream?.close());
 
 interface Preview {
   chunks: { q: string; a: string }[];

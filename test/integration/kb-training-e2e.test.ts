@@ -1,9 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
-import { useTestServer } from '#test/support/local-server';
-import { callProxy, expectData } from './import-http.helpers.ts';
-import { ROWS_PATH } from './import-rows.helpers.ts';
-import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '#test/support/fake-upstreams';
+import {
+  type contentClient,
+  EMBEDDING_CHANNEL_KEY,
+  CONTENT_PATHS as P,
+  useEmbeddingWorld,
+} from './kb-content.helpers.ts';
 
 // docs/knowledge-base-api.md, "Training", end to end: a fake OpenAI-compatible upstream imported as a channel, the
 // local server's in-process queue running the training function, embeddings through the relay's routing core.
@@ -12,20 +14,13 @@ const ENGLISH =
   'FastGPT is a knowledge base platform built on large language models.\n\nIt splits documents into chunks and embeds them.';
 const CHINESE = '知识库把文档切分成块。\n\n每个块都通过向量模型生成向量，用于检索。';
 
-const server = useTestServer({ RELAY_ALLOWED_HOSTS: '127.0.0.1' });
+const world = useEmbeddingWorld();
+const { server } = world;
 let upstream: FakeUpstream;
 let api: ReturnType<typeof contentClient>;
-
-beforeAll(async () => {
-  upstream = await startFakeOpenAi();
-  const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
-  const rows = [
-    [1, 1, 'sk-kb-training-e2e-0123456789abcdef', 1, 'embeddings', upstream.url, 'text-embedding-3-small', 'default'],
-  ];
-  expectData(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
-  api = await newContentClient(server);
+beforeAll(() => {
+  ({ upstream, api } = world);
 });
-afterAll(async () => upstream?.close());
 
 const embeddingCalls = () => upstream.requests.filter((r) => r.path.endsWith('/embeddings'));
 
@@ -61,7 +56,7 @@ describe('training through the relay', () => {
     const calls = embeddingCalls().slice(before);
     expect(calls.length).toBeGreaterThanOrEqual(2);
     expect(calls.every((c) => c.body?.model === 'text-embedding-3-small')).toBe(true);
-    expect(calls.every((c) => c.headers.authorization === 'Bearer sk-kb-training-e2e-0123456789abcdef')).toBe(true);
+    expect(calls.every((c) => c.headers.authorization === `Bearer ${EMBEDDING_CHANNEL_KEY}`)).toBe(true);
     const queue = await api.ok(api.get(P.trainingQueue, { datasetId }));
     expect(queue).toMatchObject({ rebuildingCount: 0, trainingCount: 0, hasError: false });
   });

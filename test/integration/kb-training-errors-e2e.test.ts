@@ -1,9 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
-import { useTestServer } from '#test/support/local-server';
-import { callProxy, expectData } from './import-http.helpers.ts';
-import { ROWS_PATH } from './import-rows.helpers.ts';
-import { type contentClient, newContentClient, CONTENT_PATHS as P } from './kb-content.helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FakeUpstream } from '#test/support/fake-upstreams';
+import { type contentClient, newContentClient, CONTENT_PATHS as P, useEmbeddingWorld } from './kb-content.helpers.ts';
 
 // docs/knowledge-base-api.md, "Training errors", end to end through `npm start`'s server: a fake OpenAI upstream
 // imported as a channel fails every embedding while a text collection trains, then recovers; FastGPT's training
@@ -31,20 +28,13 @@ interface ErrorItem {
   collectionId: string;
 }
 
-const server = useTestServer({ RELAY_ALLOWED_HOSTS: '127.0.0.1' });
+const world = useEmbeddingWorld();
+const { server } = world;
 let upstream: FakeUpstream;
 let api: ReturnType<typeof contentClient>;
-
-beforeAll(async () => {
-  upstream = await startFakeOpenAi();
-  const columns = ['id', 'type', 'key', 'status', 'name', 'base_url', 'models', 'group'];
-  const rows = [
-    [1, 1, 'sk-kb-errors-e2e-0123456789abcdef', 1, 'embeddings', upstream.url, 'text-embedding-3-small', 'default'],
-  ];
-  expectData(await callProxy(server, { method: 'POST', path: ROWS_PATH, json: { columns, rows } }));
-  api = await newContentClient(server);
+beforeAll(() => {
+  ({ upstream, api } = world);
 });
-afterAll(async () => upstream?.close());
 
 const errorsOf = (collectionId: string) =>
   api.ok<{ list: ErrorItem[]; total: number }>(api.post(T.error, { collectionId, offset: 0, pageSize: 15 }));

@@ -1,14 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeUpstream, startFakeOpenAi } from '#test/support/fake-upstreams';
-import { useTestServer } from '#test/support/local-server';
-import {
-  type contentClient,
-  importEmbeddingChannel,
-  newContentClient,
-  CONTENT_PATHS as P,
-} from './kb-content.helpers.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type contentClient, newContentClient, CONTENT_PATHS as P, useEmbeddingWorld } from './kb-content.helpers.ts';
 
 // FastGPT's web client's file import through the local server (docs/knowledge-base-sources.md, "Uploads before a
 // collection"): presignDatasetFilePostUrl, the PUT to the answered address with the answered headers (the local
@@ -20,16 +13,12 @@ const FILE_ID = '/api/core/dataset/collection/create/fileId';
 const MARKDOWN =
   '# 退货政策\n\n商品签收后七天内可以无理由退货。\n\nReturns are accepted within seven days of delivery.\n';
 
-const server = useTestServer({ RELAY_ALLOWED_HOSTS: '127.0.0.1' });
-let upstream: FakeUpstream;
+const world = useEmbeddingWorld();
+const { server } = world;
 let api: ReturnType<typeof contentClient>;
-
-beforeAll(async () => {
-  upstream = await startFakeOpenAi();
-  await importEmbeddingChannel(server, upstream.url);
-  api = await newContentClient(server);
+beforeAll(() => {
+  ({ api } = world);
 });
-afterAll(async () => upstream?.close());
 
 interface Presigned {
   url: string;
