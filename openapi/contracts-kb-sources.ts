@@ -131,6 +131,16 @@ const previewed = datasetSuccessBodySchema(
   }),
 );
 
+/** The errors of a call naming an upload by its key (create/fileId, the preview's fileLocal). */
+const uploadKeyErrors = datasetErrors(
+  'invalidParams',
+  'missingParams',
+  'unExistDataset',
+  'fileNotFound',
+  'unauthorized',
+  'unAuthApiKey',
+);
+
 export const KB_SOURCE_CONTRACTS: TopicContracts = {
   dataset: {
     'POST /api/core/dataset/file/getPreviewChunks': {
@@ -154,14 +164,7 @@ export const KB_SOURCE_CONTRACTS: TopicContracts = {
         },
       },
       errors: [
-        ...datasetErrors(
-          'invalidParams',
-          'missingParams',
-          'unExistDataset',
-          'fileNotFound',
-          'unauthorized',
-          'unAuthApiKey',
-        ),
+        ...uploadKeyErrors,
         unExistCollection,
         own(413, 507000, 'invalidParams', 'the uploaded file is larger than 10 MB'),
       ],
@@ -178,17 +181,7 @@ export const KB_SOURCE_CONTRACTS: TopicContracts = {
         "FastGPT's create/fileId: `fileId` is the key presignDatasetFilePostUrl answered, with `datasetId`, `parentId` and the chunk settings of every create. The upload is checked as a localFile upload is (at most 10 MB, a type the product reads, content that matches its name), stored as the collection's file and removed; reading, chunking and embedding follow the answer. A key that is not an upload of this knowledge base in the caller's team (or was already used) is 404 `fileNotFound`.",
       request: { body: createFileIdBodySchema },
       success: { status: 200, description: 'Created; reading queued', body: created, example: createdExample },
-      errors: [
-        ...datasetErrors(
-          'invalidParams',
-          'missingParams',
-          'unExistDataset',
-          'fileNotFound',
-          'unauthorized',
-          'unAuthApiKey',
-        ),
-        own(413, 507000, 'invalidParams', 'the uploaded file is larger than 10 MB'),
-      ],
+      errors: [...uploadKeyErrors, own(413, 507000, 'invalidParams', 'the uploaded file is larger than 10 MB')],
     },
     'POST /api/core/dataset/collection/create/link': {
       operationId: 'createLinkCollection',

@@ -1,7 +1,8 @@
 import { DatasetApiError, datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
 import { requireCollection, requireDataset } from '#shared/kb/collections';
-import { type ChunkIndexWriter, type ChunkSettings, defaultIndexes } from '#shared/kb/contract';
+import type { ChunkIndexWriter, ChunkSettings } from '#shared/kb/contract';
+import { queueEmbedding, storeEditedChunk } from '#shared/kb/data';
 import { adjustFailedChunks, collectionErrors } from '#shared/kb/failed-chunks';
 import { queueRetraining, type RetrainingDeps } from '#shared/kb/retraining';
 import { DEFAULT_CHUNK_SIZE } from '#shared/kb/sources/settings';
@@ -83,23 +84,12 @@ async function retryItem(item: ErrorItem, body: UpdateTrainingDataBody, deps: Tr
   const { chunk } = item;
   const q = body.q?.trim() || chunk.q;
   const a = body.a == null ? chunk.a : body.a.trim();
-  if (q !== chunk.q || a !== chunk.a) {
-    // Still without its vector (and so still an error item) until the training core has embedded it.
-    await deps.content.putChunk({
-      ...chunk,
-      q,
-      a,
-      indexes: [...defaultIndexes(chunk.id, { q, a }), ...chunk.indexes.filter((i) => i.type !== 'default')],
-      updateTime: deps.now().toISOString(),
-    });
+  // Still without its vector (and so still an error item) until the training core has embedded it.
+  if (q === chunk.q && a === chunk.a) await queueEmbedding(chunk, deps.queue);
+  else {
+    const indexes = chunk.indexes.filter((i) => i.type !== 'default');
+    await storeEditedChunk(chunk, { q, a, indexes, now: deps.now() }, deps);
   }
-  await deps.queue.send({
-    kind: 'data',
-    teamId: chunk.teamId,
-    datasetId: chunk.datasetId,
-    collectionId: chunk.collectionId,
-    dataIds: [chunk.id],
-  });
 }
 
 /**

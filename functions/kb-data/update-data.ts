@@ -1,7 +1,6 @@
 import { datasetErrors } from '#shared/errors';
 import type { CallerContext } from '#shared/http';
-import { defaultIndexes } from '#shared/kb/contract';
-import { requireChunk } from '#shared/kb/data';
+import { requireChunk, storeEditedChunk } from '#shared/kb/data';
 import type { TrainingQueue } from '#shared/kb/training-queue';
 import type { KbContentRepository } from '#shared/repositories/kb-content';
 import type { UpdateDataBody } from '#shared/schemas/kb-content';
@@ -31,19 +30,6 @@ export async function updateData(
       : body.indexes
           .filter((i) => i.text.trim() !== '' && i.type !== 'default')
           .map((i) => ({ type: i.type ?? 'custom', dataId: chunk.id, text: i.text.trim() }));
-  await deps.content.putChunk({
-    ...chunk,
-    q,
-    a,
-    indexes: [...defaultIndexes(chunk.id, { q, a }), ...custom],
-    updateTime: deps.now().toISOString(),
-  });
-  await deps.queue.send({
-    kind: 'data',
-    teamId: chunk.teamId,
-    datasetId: chunk.datasetId,
-    collectionId: chunk.collectionId,
-    dataIds: [chunk.id],
-  });
+  await storeEditedChunk(chunk, { q, a, indexes: custom, now: deps.now() }, deps);
   return null;
 }

@@ -1,6 +1,7 @@
 import { datasetErrors } from '../errors.ts';
 import type { KbContentRepository, StoredCollection } from '../repositories/kb-content.ts';
-import type { ChunkRecord } from './contract.ts';
+import { type ChunkRecord, defaultIndexes } from './contract.ts';
+import type { TrainingQueue } from './training-queue.ts';
 
 /*
  * Data (FastGPT's word for a chunk) as its calls show it (docs/knowledge-base-api.md, "Data"). A chunk is shown once it
@@ -64,4 +65,31 @@ export function dataDetail(chunk: ChunkRecord, collection: StoredCollection | un
     isOwner: true,
     ...(chunk.vectorMissing ? { vectorMissing: true } : {}),
   };
+}
+
+/** Stores a chunk with new text (its default indexes made again, its other indexes as given) and queues its embedding. */
+export async function storeEditedChunk(
+  chunk: ChunkRecord,
+  edit: { q: string; a: string; indexes: ChunkRecord['indexes']; now: Date },
+  deps: { content: Pick<KbContentRepository, 'putChunk'>; queue: TrainingQueue },
+): Promise<void> {
+  await deps.content.putChunk({
+    ...chunk,
+    q: edit.q,
+    a: edit.a,
+    indexes: [...defaultIndexes(chunk.id, { q: edit.q, a: edit.a }), ...edit.indexes],
+    updateTime: edit.now.toISOString(),
+  });
+  await queueEmbedding(chunk, deps.queue);
+}
+
+/** Queues the embedding of one chunk (the training core's `data` message). */
+export async function queueEmbedding(chunk: ChunkRecord, queue: TrainingQueue): Promise<void> {
+  await queue.send({
+    kind: 'data',
+    teamId: chunk.teamId,
+    datasetId: chunk.datasetId,
+    collectionId: chunk.collectionId,
+    dataIds: [chunk.id],
+  });
 }
