@@ -44,8 +44,12 @@ async function itemsOf(table: TableName, datasetId: string, prefix = ''): Promis
   const out = await server.documents.send(
     new QueryCommand({
       TableName: server.tables[table],
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': datasetKey(api.token.teamId, datasetId), ':prefix': prefix },
+      // DynamoDB Local refuses an empty string in a key condition, as DynamoDB does: no prefix, no begins_with.
+      KeyConditionExpression: prefix ? 'pk = :pk AND begins_with(sk, :prefix)' : 'pk = :pk',
+      ExpressionAttributeValues: {
+        ':pk': datasetKey(api.token.teamId, datasetId),
+        ...(prefix ? { ':prefix': prefix } : {}),
+      },
     }),
   );
   return out.Items ?? [];
