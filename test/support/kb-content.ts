@@ -1,7 +1,8 @@
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { BatchDeps } from '#functions/train-collection/train-collection';
 import { ensureTables, localDynamoClient } from '#infra/local/dynamo-engine';
+import { DatasetApiError } from '#shared/errors';
 import { newObjectId } from '#shared/ids';
 import { storeCollection } from '#shared/kb/collections';
 import {
@@ -240,4 +241,15 @@ export function trainingDepsOn(
     },
     ...overrides,
   };
+}
+
+/** The knowledge-base API error a promise rejects with (asserted to be one), as FastGPT's envelope reads it. */
+export async function refusal(promise: Promise<unknown>): Promise<{ httpStatus: number; code: number }> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(DatasetApiError);
+  const { httpStatus, code } = error as DatasetApiError;
+  return { httpStatus, code };
 }

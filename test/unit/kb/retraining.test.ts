@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { DatasetApiError } from '#shared/errors';
 import { newObjectId } from '#shared/ids';
 import { queueRetraining, type RetrainSettingsBody, retrainedSettings } from '#shared/kb/retraining';
 import type { TrainingMessage } from '#shared/kb/training-queue';
-import { storeKnowledgeBase, storeTextCollection, useKbContentTables } from '#test/support/kb-content';
+import { refusal, storeKnowledgeBase, storeTextCollection, useKbContentTables } from '#test/support/kb-content';
 
 const world = useKbContentTables();
 const TEAM = 'team-retrain';
@@ -25,17 +24,6 @@ async function trained(options: { fileId?: string; status?: 'ready' | 'queued' |
     now: () => new Date(),
   };
   return { collection: collection as NonNullable<typeof collection>, sent, deps };
-}
-
-/** The error a promise rejects with, as FastGPT's envelope reads it. */
-async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatasetApiError);
-  const { httpStatus, code } = error as DatasetApiError;
-  return { httpStatus, code };
 }
 
 describe('queueRetraining', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { syncLinkCollection } from '#functions/kb-create-source-collection/sync-link';
-import { DatasetApiError } from '#shared/errors';
 import { SourceError } from '#shared/kb/contract';
 import type { StoredCollection } from '#shared/repositories/kb-content';
+import { refusal } from '#test/support/kb-content';
 
 // The sync core with its parts stubbed: what it refuses before it reads the page, and what it leaves alone after.
 
@@ -45,15 +45,6 @@ function world(collection: StoredCollection, read: () => Promise<{ text: string 
     },
   };
   return { deps, calls };
-}
-
-async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatasetApiError);
-  return { httpStatus: (error as DatasetApiError).httpStatus, code: (error as DatasetApiError).code };
 }
 
 const sync = (deps: ReturnType<typeof world>['deps']) =>

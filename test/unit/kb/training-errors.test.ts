@@ -3,7 +3,6 @@ import { collectionTrainingDetail } from '#functions/kb-collections/training-det
 import { deleteTrainingData, updateTrainingData } from '#functions/kb-collections/training-error-fixes';
 import { trainingDataDetail, trainingErrorList } from '#functions/kb-collections/training-errors';
 import { deleteData } from '#functions/kb-data/delete-data';
-import { DatasetApiError } from '#shared/errors';
 import { newObjectId } from '#shared/ids';
 import type { ChunkRecord } from '#shared/kb/contract';
 import { train } from '#shared/kb/training';
@@ -13,6 +12,7 @@ import {
   chunkOf,
   memoryFileStore,
   recordingIndexWriter,
+  refusal,
   scriptedEmbedder,
   storeKnowledgeBase,
   storeTextCollection,
@@ -64,17 +64,6 @@ async function failedCollection(options: { chunks?: number; failedAt?: number[];
 }
 
 const reread = (c: StoredCollection) => world.content.getCollection(c.teamId, c.datasetId, c.id);
-
-/** The error a promise rejects with, as FastGPT's envelope reads it. */
-async function refusal(promise: Promise<unknown>) {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(DatasetApiError);
-  const { httpStatus, code } = error as DatasetApiError;
-  return { httpStatus, code };
-}
 
 describe('getTrainingError', () => {
   it("lists the chunks without a vector in chunk order as FastGPT's training items, with the collection's error", async () => {
