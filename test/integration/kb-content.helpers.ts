@@ -9,6 +9,10 @@ import { KB_PATHS, kbRequest } from './knowledge-base.helpers.ts';
 
 /** The content calls' paths (FastGPT's). */
 export const CONTENT_PATHS = {
+  presign: '/api/core/dataset/file/presignDatasetFilePostUrl',
+  presignV1: '/api/core/dataset/presignDatasetFilePostUrl',
+  preview: '/api/core/dataset/file/getPreviewChunks',
+  createFileId: '/api/core/dataset/collection/create/fileId',
   createCollection: '/api/core/dataset/collection/create',
   createText: '/api/core/dataset/collection/create/text',
   createLink: '/api/core/dataset/collection/create/link',

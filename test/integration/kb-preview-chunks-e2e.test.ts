@@ -5,9 +5,6 @@ import { type contentClient, newContentClient, CONTENT_PATHS as P, useEmbeddingW
 // "Previewing chunks"): presignDatasetFilePostUrl, the PUT to the answered address, file/getPreviewChunks of the
 // upload's key, then collection/create/fileId; the training stores the very chunks the preview showed.
 
-const PRESIGN = '/api/core/dataset/file/presignDatasetFilePostUrl';
-const PREVIEW = '/api/core/dataset/file/getPreviewChunks';
-const FILE_ID = '/api/core/dataset/collection/create/fileId';
 /** Twelve sections: at chunkSize 64, more chunks than the preview's first ten. */
 const MARKDOWN = Array.from(
   { length: 12 },
@@ -31,17 +28,17 @@ describe("the import page's preview step, as FastGPT's web client sends it", () 
   it('previews an uploaded file (fileLocal) with its total, and the training then stores exactly those chunks', async () => {
     const datasetId = await api.dataset();
     const target = await api.ok<{ url: string; key: string; headers: Record<string, string> }>(
-      api.post(PRESIGN, { datasetId, filename: 'returns.md' }),
+      api.post(P.presign, { datasetId, filename: 'returns.md' }),
     );
     const uploaded = await fetch(target.url, { method: 'PUT', headers: target.headers, body: MARKDOWN });
     // The web client sends its whole form; the fields this product does not use are ignored.
     const settings = { trainingType: 'chunk', chunkSize: 64, chunkSettingMode: 'custom', imageIndex: false };
 
     const preview = await api.ok<Preview>(
-      api.post(PREVIEW, { datasetId, type: 'fileLocal', sourceId: target.key, overlapRatio: 0.2, ...settings }),
+      api.post(P.preview, { datasetId, type: 'fileLocal', sourceId: target.key, overlapRatio: 0.2, ...settings }),
     );
     const created = await api.ok<{ collectionId: string }>(
-      api.post(FILE_ID, { datasetId, fileId: target.key, ...settings }),
+      api.post(P.createFileId, { datasetId, fileId: target.key, ...settings }),
     );
 
     expect(uploaded.status).toBe(200);
@@ -59,18 +56,18 @@ describe("the import page's preview step, as FastGPT's web client sends it", () 
   it("answers 404 for another team's upload key, and 400 for a type this product does not serve", async () => {
     const datasetId = await api.dataset();
     const target = await api.ok<{ url: string; key: string; headers: Record<string, string> }>(
-      api.post(PRESIGN, { datasetId, filename: 'private.txt' }),
+      api.post(P.presign, { datasetId, filename: 'private.txt' }),
     );
     await fetch(target.url, { method: 'PUT', headers: target.headers, body: 'Private text of the first team.' });
     const other = await newContentClient(server);
     const otherDataset = await other.dataset();
 
-    const foreign = await other.post(PREVIEW, {
+    const foreign = await other.post(P.preview, {
       datasetId: otherDataset,
       type: 'fileLocal',
       sourceId: target.key.replace(datasetId, otherDataset),
     });
-    const notServed = await api.post(PREVIEW, { datasetId, type: 'apiFile', sourceId: 'file-1' });
+    const notServed = await api.post(P.preview, { datasetId, type: 'apiFile', sourceId: 'file-1' });
 
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ code: 507002, statusText: 'fileNotFound', message: expect.any(String), data: null });

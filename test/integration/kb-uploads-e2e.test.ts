@@ -7,9 +7,6 @@ import { type contentClient, newContentClient, CONTENT_PATHS as P, useEmbeddingW
 // collection"): presignDatasetFilePostUrl, the PUT to the answered address with the answered headers (the local
 // server's stand-in for S3), collection/create/fileId, then the same training as every file collection.
 
-const PRESIGN = '/api/core/dataset/file/presignDatasetFilePostUrl';
-const PRESIGN_V1 = '/api/core/dataset/presignDatasetFilePostUrl';
-const FILE_ID = '/api/core/dataset/collection/create/fileId';
 const MARKDOWN =
   '# 退货政策\n\n商品签收后七天内可以无理由退货。\n\nReturns are accepted within seven days of delivery.\n';
 
@@ -27,7 +24,7 @@ interface Presigned {
   maxSize: number;
 }
 
-async function presign(client: typeof api, datasetId: string, filename: string, path = PRESIGN) {
+async function presign(client: typeof api, datasetId: string, filename: string, path: string = P.presign) {
   return client.ok<Presigned>(client.post(path, { datasetId, filename }));
 }
 
@@ -43,7 +40,7 @@ describe("a file imported as FastGPT's web client imports it", () => {
     const target = await presign(api, datasetId, '退货政策.md');
     const uploaded = await put(target, MARKDOWN);
     const created = await api.ok<{ collectionId: string; results: { insertLen: number } }>(
-      api.post(FILE_ID, { datasetId, fileId: target.key, trainingType: 'chunk', chunkSize: 64 }),
+      api.post(P.createFileId, { datasetId, fileId: target.key, trainingType: 'chunk', chunkSize: 64 }),
     );
 
     expect(target).toMatchObject({ key: expect.stringMatching(`^dataset/${datasetId}/`), maxSize: 10 * 1024 * 1024 });
@@ -64,11 +61,11 @@ describe("a file imported as FastGPT's web client imports it", () => {
 
   it("answers the older path (v4.14's) the same way, and removes the upload once it is a collection", async () => {
     const datasetId = await api.dataset();
-    const target = await presign(api, datasetId, 'guide.txt', PRESIGN_V1);
+    const target = await presign(api, datasetId, 'guide.txt', P.presignV1);
     await put(target, 'Seven days.');
 
-    await api.ok(api.post(FILE_ID, { datasetId, fileId: target.key }));
-    const again = await api.post(FILE_ID, { datasetId, fileId: target.key });
+    await api.ok(api.post(P.createFileId, { datasetId, fileId: target.key }));
+    const again = await api.post(P.createFileId, { datasetId, fileId: target.key });
 
     expect(again.status).toBe(404);
     expect(again.body).toMatchObject({ code: 507002, statusText: 'fileNotFound' });
@@ -85,22 +82,22 @@ describe('uploads kept to their team, knowledge base, type and size', () => {
     const target = await presign(api, mine, 'a.md');
     await put(target, MARKDOWN);
 
-    const crossTeam = await other.post(FILE_ID, { datasetId: theirs, fileId: target.key });
-    const crossDataset = await api.post(FILE_ID, { datasetId: second, fileId: target.key });
-    const forged = await other.post(FILE_ID, { datasetId: mine, fileId: target.key });
+    const crossTeam = await other.post(P.createFileId, { datasetId: theirs, fileId: target.key });
+    const crossDataset = await api.post(P.createFileId, { datasetId: second, fileId: target.key });
+    const forged = await other.post(P.createFileId, { datasetId: mine, fileId: target.key });
 
     expect(crossTeam.body).toMatchObject({ code: 507002, statusText: 'fileNotFound' });
     expect(crossDataset.body).toMatchObject({ code: 507002, statusText: 'fileNotFound' });
     // Another team naming this team's knowledge base: its own upload store holds nothing under that key either.
     expect(forged.status).toBe(404);
-    await api.ok(api.post(FILE_ID, { datasetId: mine, fileId: target.key }));
+    await api.ok(api.post(P.createFileId, { datasetId: mine, fileId: target.key }));
   });
 
   it('refuses a type the product does not read, and an unknown knowledge base, before any address is made', async () => {
     const datasetId = await api.dataset();
 
-    const exe = await api.post(PRESIGN, { datasetId, filename: 'setup.exe' });
-    const unknown = await api.post(PRESIGN, { datasetId: 'f'.repeat(24), filename: 'a.md' });
+    const exe = await api.post(P.presign, { datasetId, filename: 'setup.exe' });
+    const unknown = await api.post(P.presign, { datasetId: 'f'.repeat(24), filename: 'a.md' });
 
     expect(exe.status).toBe(400);
     expect(exe.body).toMatchObject({ code: 507000, statusText: 'invalidParams' });
@@ -121,7 +118,7 @@ describe('uploads kept to their team, knowledge base, type and size', () => {
     expect(retyped.status).toBe(403);
     expect(large.status).toBe(400);
     expect(await large.text()).toContain('<Code>EntityTooLarge</Code>');
-    const refused = await api.post(FILE_ID, { datasetId, fileId: target.key });
+    const refused = await api.post(P.createFileId, { datasetId, fileId: target.key });
     expect(refused.body).toMatchObject({ code: 507002 });
   });
 
@@ -130,7 +127,7 @@ describe('uploads kept to their team, knowledge base, type and size', () => {
     const target = await presign(api, datasetId, 'report.pdf');
     await put(target, 'not a pdf at all');
 
-    const refused = await api.post(FILE_ID, { datasetId, fileId: target.key });
+    const refused = await api.post(P.createFileId, { datasetId, fileId: target.key });
 
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ code: 507000, statusText: 'invalidParams' });
