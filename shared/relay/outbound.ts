@@ -10,7 +10,8 @@ import type { AllowList } from '../allow-list.ts';
  * resolved here, link-local and metadata addresses are refused always, loopback unless the operator allow-lists the
  * host or address (RELAY_ALLOWED_HOSTS, e.g. a local Ollama), and the socket connects to the very address that was
  * checked (the `lookup` given to the request returns only it). Keep-alive agents; a timeout before the first byte;
- * the request's signal aborts the upstream request.
+ * the request's signal aborts the upstream request. A request whose reused keep-alive connection the upstream had
+ * already closed is sent again on another one (docs/relay.md, "Outbound").
  */
 
 export class RefusedAddressError extends Error {
@@ -18,6 +19,13 @@ export class RefusedAddressError extends Error {
 }
 export class FirstByteTimeoutError extends Error {
   readonly code = 'timeout';
+}
+
+/** A send that met a closed keep-alive connection (`cause`: the socket's error): sent again. */
+class StaleConnection extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the reused connection was closed by the upstream');
+  }
 }
 
 export interface OutboundRequest {
@@ -33,6 +41,27 @@ export interface OutboundOptions {
   readonly firstByteTimeoutMs?: number;
   /** Resolves a host name to its addresses (tests resolve names to chosen addresses); default node:dns lookup. */
   readonly resolve?: (hostname: string) => Promise<LookupAddress[]>;
+  /**
+   * Milliseconds an idle keep-alive connection is kept (default 30 s); shorter when the upstream's `Keep-Alive:
+   * timeout=N` says it closes sooner (Node's agent then drops it a second before the upstream would).
+   */
+  readonly idleTimeoutMs?: number;
+}
+
+/**
+ * Sends of one request when each found its reused connection already closed: an upstream closes an idle keep-alive
+ * connection whenever it likes, and the request written to it is reset before the upstream reads it.
+ */
+const STALE_CONNECTION_ATTEMPTS = 3;
+
+/**
+ * Whether a request failed because its reused keep-alive connection was closed by the upstream while idle: reset or
+ * ended before any answer (Node's `reusedSocket`, whose documentation gives this very case). Go's net/http transport,
+ * which One API and New API relay through, sends such a request again too. A new connection that fails is an error.
+ */
+function staleConnection(req: http.ClientRequest, error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE');
 }
 
 export interface Outbound {
@@ -59,9 +88,12 @@ export function addressAllowed(hostname: string, address: string, allowed: Allow
 export function createOutbound(options: OutboundOptions): Outbound {
   const resolve = options.resolve ?? defaultResolve;
   const timeoutMs = options.firstByteTimeoutMs ?? 60_000;
+  // The agents' `timeout` is what lets Node honour an upstream's Keep-Alive hint (it only ever shortens it); it expires
+  // idle connections only: a request's own wait is the first-byte timeout below and the caller's signal.
+  const idle = options.idleTimeoutMs ?? 30_000;
   const agents = {
-    http: new http.Agent({ keepAlive: true }),
-    https: new https.Agent({ keepAlive: true }),
+    http: new http.Agent({ keepAlive: true, timeout: idle }),
+    https: new https.Agent({ keepAlive: true, timeout: idle }),
   };
 
   /** Resolves and checks; the first allowed address, or a RefusedAddressError. */
@@ -84,30 +116,39 @@ export function createOutbound(options: OutboundOptions): Outbound {
         if (opts.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, [target]);
         else callback(null, target.address, target.family);
       };
-      return new Promise<IncomingMessage>((resolvePromise, reject) => {
-        const headers: Record<string, string> = { ...request.headers };
-        headers['content-length'] = String(Buffer.byteLength(request.body));
-        const req = (isHttps ? https : http).request(url, {
-          method: 'POST',
-          headers,
-          agent: isHttps ? agents.https : agents.http,
-          lookup,
-          signal: request.signal,
-          ...(isHttps ? { servername: isIP(url.hostname) ? undefined : url.hostname } : {}),
+      const attempt = () =>
+        new Promise<IncomingMessage>((resolvePromise, reject) => {
+          const headers: Record<string, string> = { ...request.headers };
+          headers['content-length'] = String(Buffer.byteLength(request.body));
+          const req = (isHttps ? https : http).request(url, {
+            method: 'POST',
+            headers,
+            agent: isHttps ? agents.https : agents.http,
+            lookup,
+            signal: request.signal,
+            ...(isHttps ? { servername: isIP(url.hostname) ? undefined : url.hostname } : {}),
+          });
+          const timer = setTimeout(() => {
+            req.destroy(new FirstByteTimeoutError(`no response within ${timeoutMs} ms`));
+          }, timeoutMs);
+          req.on('response', (res) => {
+            clearTimeout(timer);
+            resolvePromise(res);
+          });
+          req.on('error', (error) => {
+            clearTimeout(timer);
+            reject(staleConnection(req, error) && !request.signal.aborted ? new StaleConnection(error) : error);
+          });
+          req.end(request.body);
         });
-        const timer = setTimeout(() => {
-          req.destroy(new FirstByteTimeoutError(`no response within ${timeoutMs} ms`));
-        }, timeoutMs);
-        req.on('response', (res) => {
-          clearTimeout(timer);
-          resolvePromise(res);
-        });
-        req.on('error', (error) => {
-          clearTimeout(timer);
-          reject(error);
-        });
-        req.end(request.body);
-      });
+      for (let sent = 1; ; sent++) {
+        try {
+          return await attempt();
+        } catch (error) {
+          if (!(error instanceof StaleConnection)) throw error;
+          if (sent >= STALE_CONNECTION_ATTEMPTS) throw error.cause;
+        }
+      }
     },
     close() {
       agents.http.destroy();
