@@ -1,6 +1,6 @@
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { type ContentDeleteDeps, runDelete } from '#shared/kb/content-delete';
-import { markTrainingFailed, type TrainingDeps, train } from '#shared/kb/training';
+import { type Delivery, markTrainingFailed, type TrainingDeps, train } from '#shared/kb/training';
 import {
   parseTrainingMessage,
   TRAINING_MAX_RECEIVES,
@@ -51,8 +51,9 @@ export async function trainBatch(
       });
       continue;
     }
+    const receives = Number(record.attributes?.ApproximateReceiveCount);
     try {
-      await run(message, deps, remainingMs);
+      await run(message, deps, remainingMs, Number.isInteger(receives) && receives > 0 ? { receives } : undefined);
     } catch (error) {
       const cause = error instanceof Error ? error.name : 'error';
       const last = Number(record.attributes?.ApproximateReceiveCount ?? 0) >= TRAINING_MAX_RECEIVES;
@@ -77,8 +78,13 @@ export async function trainBatch(
   return { batchItemFailures: failures };
 }
 
-async function run(message: TrainingMessage, deps: BatchDeps, remainingMs?: () => number): Promise<void> {
-  if (message.kind !== 'delete') return train(message, deps);
+async function run(
+  message: TrainingMessage,
+  deps: BatchDeps,
+  remainingMs: (() => number) | undefined,
+  delivery: Delivery | undefined,
+): Promise<void> {
+  if (message.kind !== 'delete') return train(message, deps, delivery);
   const outOfTime = () => remainingMs !== undefined && remainingMs() < DELETE_RESERVE_MS;
   // Sent before this message is acknowledged: a failed send fails the message, which SQS then delivers again.
   if (!(await runDelete(message, deps.deletes, outOfTime))) await deps.queue.send(message);

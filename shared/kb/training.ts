@@ -62,12 +62,18 @@ export const TRAINING_WRITE_CONCURRENCY = 8;
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/** How a message reached its run: SQS's `ApproximateReceiveCount` (this receive included), when the queue says it. */
+export interface Delivery {
+  readonly receives: number;
+}
+
 /**
  * Runs one queued message to its end. Throws only for what a retry of the whole message can fix (storage errors). A
- * `delete` is not training's: the batch runs it with its time budget (functions/train-collection).
+ * `delete` is not training's: the batch runs it with its time budget (functions/train-collection). `delivery` unknown
+ * = the message may follow an earlier attempt.
  */
-export async function train(message: TrainingMessage, deps: TrainingDeps): Promise<void> {
-  if (message.kind === 'collection') await trainCollection(message, deps);
+export async function train(message: TrainingMessage, deps: TrainingDeps, delivery?: Delivery): Promise<void> {
+  if (message.kind === 'collection') await trainCollection(message, deps, delivery);
   else if (message.kind === 'data') await trainData(message, deps);
 }
 
@@ -104,6 +110,7 @@ export async function markTrainingFailed(
 async function trainCollection(
   message: Extract<TrainingMessage, { kind: 'collection' }>,
   deps: TrainingDeps,
+  delivery: Delivery | undefined,
 ): Promise<void> {
   const { teamId, datasetId, collectionId, generation } = message;
   const { collection, dataset } = await deps.subjects.read(teamId, datasetId, collectionId);
@@ -161,11 +168,16 @@ async function trainCollection(
   }
   // The amount: the queued 1 becomes the item count, once.
   const added = { trainingAmount: items.length - 1 };
-  if (!qa) {
+  // The first receive of a FIFO message follows no earlier attempt (SQS FIFO hands a message group's message to one
+  // consumer at a time), so it has no leftovers to find. Such a training of one embeddings request's chunks at most
+  // does not say `training` first: it is done within that request, and its flip below is its only collection write.
+  const firstReceive = delivery?.receives === 1;
+  const announced = qa || !firstReceive || items.length > (deps.embedBatchSize ?? 32);
+  if (!qa && announced) {
     const claimed = await claim({}, added);
     if (claimed === undefined) return;
-    resumed = claimed === 'resumed';
-  } else if (!resumed && !(await setState({}, [], { add: added }))) return;
+    resumed = claimed === 'resumed' || (delivery !== undefined && !firstReceive);
+  } else if (qa && !resumed && !(await setState({}, [], { add: added }))) return;
 
   // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled. Chunks of
   // this generation are written only after the update above, so a collection that was not `training` has none.
@@ -216,8 +228,10 @@ async function trainCollection(
       ...source,
       trainedAt: deps.now().toISOString(),
     },
-    [],
-    { add: { dataAmount: ready.length - replaced.length, trainingAmount: -items.length } },
+    // A training that did not say `training` first takes a failed training's error away here.
+    error === undefined && !announced ? ['error'] : [],
+    // Its queued 1 was never made the item count.
+    { add: { dataAmount: ready.length - replaced.length, trainingAmount: announced ? -items.length : -1 } },
   );
   if (flipped === false) {
     // Deleted or re-trained meanwhile: this generation is nobody's.

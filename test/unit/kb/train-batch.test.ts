@@ -128,7 +128,8 @@ describe('the last failed attempt of a collection’s training', () => {
     for (let receives = 1; receives < TRAINING_MAX_RECEIVES; receives++) {
       const out = await attempt(receives);
       expect(out.batchItemFailures).toHaveLength(1);
-      expect((await detail())?.status).toBe('training');
+      // A first receive of one embeddings request's chunks says nothing before its flip; a retry says `training`.
+      expect((await detail())?.status).toBe(receives === 1 ? 'queued' : 'training');
     }
     // Still reported failed: the message goes on to the dead-letter queue and its alarm.
     expect((await attempt(TRAINING_MAX_RECEIVES)).batchItemFailures).toHaveLength(1);
@@ -151,5 +152,99 @@ describe('the last failed attempt of a collection’s training', () => {
 
     // A training again goes into that same generation and would have shown them beside its own.
     expect((await chunks()).map((c) => c.q)).toEqual(['pushed by hand']);
+  });
+});
+
+describe('a first receive of a small training', () => {
+  const TEAM_SMALL = 'team-first-receive';
+
+  /** A text collection of `text`, queued as create/text queues it; `attempt(receives, deps?)` runs its message. */
+  async function queued(text: string) {
+    const dataset = await storeKnowledgeBase(world, TEAM_SMALL);
+    const files = memoryFileStore();
+    const fileId = newObjectId();
+    await files.put({ teamId: TEAM_SMALL, fileId, name: 'n', contentType: 'text/plain', bytes: Buffer.from(text) });
+    const sent: TrainingMessage[] = [];
+    const collection = await storeTextCollection(world, dataset, { fileId, send: async (m) => void sent.push(m) });
+    const updates: string[] = [];
+    const content = Object.assign(Object.create(world.content) as KbContentRepository, {
+      updateCollection: (...args: Parameters<KbContentRepository['updateCollection']>) => {
+        updates.push(String(args[3].status));
+        return world.content.updateCollection(...args);
+      },
+    });
+    const attempt = (receives: number, more: Partial<BatchDeps> = {}) =>
+      trainBatch(
+        {
+          Records: [
+            {
+              messageId: `m${receives}`,
+              body: JSON.stringify(sent[0]),
+              attributes: { ApproximateReceiveCount: `${receives}` },
+            },
+          ],
+        } as unknown as SQSEvent,
+        { ...trainingDepsOn(world, { files, content }), ...more },
+        logger,
+      );
+    const detail = () => world.content.getCollection(TEAM_SMALL, dataset.id, collection.id);
+    const chunks = () => world.content.chunksOf(TEAM_SMALL, dataset.id, collection.id);
+    return { attempt, detail, chunks, updates };
+  }
+
+  it('writes its collection once, at the flip, and counts as a claimed training does', async () => {
+    const { attempt, detail, chunks, updates } = await queued('One paragraph.\n\nAnother paragraph.');
+    expect((await attempt(1)).batchItemFailures).toEqual([]);
+    expect(updates).toEqual(['ready']);
+    const trained = await detail();
+    expect(trained).toMatchObject({ status: 'ready', generation: 1, trainingAmount: 0, failedChunks: 0 });
+    expect(trained?.dataAmount).toBe((await chunks()).length);
+  });
+
+  it('claims when it is a retry, and removes what the unclaimed first attempt left behind', async () => {
+    const { attempt, detail, chunks, updates } = await queued('Some text to train.');
+    // The first receive stores its chunks, then its postings fail: the chunks stay, unreadable, of generation 1.
+    const index = recordingIndexWriter();
+    const failing = {
+      ...index,
+      addFullText: async (...args: Parameters<typeof index.addFullText>) => {
+        await args[3]?.after;
+        throw new Error('ProvisionedThroughputExceededException');
+      },
+    };
+    expect((await attempt(1, { index: failing })).batchItemFailures).toHaveLength(1);
+    expect((await chunks()).map((c) => c.generation)).toEqual([1]);
+    expect((await detail())?.status).toBe('queued');
+
+    expect((await attempt(2)).batchItemFailures).toEqual([]);
+    expect(updates).toEqual(['training', 'ready']);
+    const left = await chunks();
+    expect(left).toHaveLength(1);
+    expect(await detail()).toMatchObject({ status: 'ready', dataAmount: 1, trainingAmount: 0 });
+  });
+
+  it('claims a training of more than one embeddings request (its stages are worth showing)', async () => {
+    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}: ${'word '.repeat(250)}`).join('\n\n');
+    const { attempt, detail, chunks, updates } = await queued(paragraphs);
+    expect((await attempt(1)).batchItemFailures).toEqual([]);
+    expect((await chunks()).length).toBeGreaterThan(32);
+    expect(updates).toEqual(['training', 'ready']);
+    expect(await detail()).toMatchObject({ status: 'ready', trainingAmount: 0 });
+  });
+
+  it('takes a failed training’s error away at the flip', async () => {
+    const { attempt, detail } = await queued('Text that trains this time.');
+    const before = await detail();
+    await world.content.updateCollection(
+      TEAM_SMALL,
+      before?.datasetId as string,
+      before?.id as string,
+      { status: 'queued', error: 'the embeddings call failed' },
+      {},
+    );
+    expect((await attempt(1)).batchItemFailures).toEqual([]);
+    const trained = await detail();
+    expect(trained?.status).toBe('ready');
+    expect(trained?.error).toBeUndefined();
   });
 });
