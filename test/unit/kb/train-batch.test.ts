@@ -36,6 +36,18 @@ function deps(failing: readonly string[], reads: string[]): BatchDeps {
   } as unknown as BatchDeps;
 }
 
+/** An SQS event of one message on its `receives`th receive (SQS's ApproximateReceiveCount). */
+const received = (message: TrainingMessage | undefined, receives: number) =>
+  ({
+    Records: [
+      {
+        messageId: `m${receives}`,
+        body: JSON.stringify(message),
+        attributes: { ApproximateReceiveCount: `${receives}` },
+      },
+    ],
+  }) as unknown as SQSEvent;
+
 const logs: string[] = [];
 const logger = { warn: (m: string) => void logs.push(m), error: (m: string) => void logs.push(m) };
 
@@ -103,20 +115,7 @@ describe('the last failed attempt of a collection’s training', () => {
       world,
       failing === 'chunk writes' ? { files, content } : { files, index: failingIndex },
     );
-    const attempt = (receives: number) =>
-      trainBatch(
-        {
-          Records: [
-            {
-              messageId: `m${receives}`,
-              body: JSON.stringify(sent[0]),
-              attributes: { ApproximateReceiveCount: `${receives}` },
-            },
-          ],
-        } as unknown as SQSEvent,
-        trainingDeps,
-        logger,
-      );
+    const attempt = (receives: number) => trainBatch(received(sent[0], receives), trainingDeps, logger);
     const detail = () => world.content.getCollection(TEAM, dataset.id, collection.id);
     const chunks = () => world.content.chunksOf(TEAM, dataset.id, collection.id);
     return { attempt, detail, chunks, collection };
@@ -174,19 +173,7 @@ describe('a first receive of a small training', () => {
       },
     });
     const attempt = (receives: number, more: Partial<BatchDeps> = {}) =>
-      trainBatch(
-        {
-          Records: [
-            {
-              messageId: `m${receives}`,
-              body: JSON.stringify(sent[0]),
-              attributes: { ApproximateReceiveCount: `${receives}` },
-            },
-          ],
-        } as unknown as SQSEvent,
-        { ...trainingDepsOn(world, { files, content }), ...more },
-        logger,
-      );
+      trainBatch(received(sent[0], receives), { ...trainingDepsOn(world, { files, content }), ...more }, logger);
     const detail = () => world.content.getCollection(TEAM_SMALL, dataset.id, collection.id);
     const chunks = () => world.content.chunksOf(TEAM_SMALL, dataset.id, collection.id);
     return { attempt, detail, chunks, updates };
