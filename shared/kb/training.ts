@@ -180,7 +180,8 @@ async function trainCollection(
   } else if (qa && !resumed && !(await setState({}, [], { add: added }))) return;
 
   // Leftovers of an earlier attempt at this generation (a retried message) go first, so nothing is doubled. Chunks of
-  // this generation are written only after the update above, so a collection that was not `training` has none.
+  // this generation are written only after a claim or on a first receive, so an attempt that found the collection not
+  // `training` on its message's first receive has none.
   if (resumed) await removeChunks(deps, collection, (c) => c.generation === generation && c.pushed !== true);
 
   const updateTime = deps.now().toISOString();
