@@ -56,7 +56,7 @@ export async function trainBatch(
       await run(message, deps, remainingMs, Number.isInteger(receives) && receives > 0 ? { receives } : undefined);
     } catch (error) {
       const cause = error instanceof Error ? error.name : 'error';
-      const last = Number(record.attributes?.ApproximateReceiveCount ?? 0) >= TRAINING_MAX_RECEIVES;
+      const last = receives >= TRAINING_MAX_RECEIVES;
       logger.error(
         last
           ? 'train-collection: training failed on its last attempt; the message goes to the dead-letter queue'
