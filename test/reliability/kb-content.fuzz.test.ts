@@ -135,7 +135,16 @@ function queries(): fc.Arbitrary<string> {
         .array(pair, { maxLength: 3 })
         .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')),
     },
-    fc.constantFrom('id=%ZZ', 'id=%00', '%', '&&&', 'id', 'id=a&id=b', 'parentId=a&parentId=b', `id=${'a'.repeat(5000)}`),
+    fc.constantFrom(
+      'id=%ZZ',
+      'id=%00',
+      '%',
+      '&&&',
+      'id',
+      'id=a&id=b',
+      'parentId=a&parentId=b',
+      `id=${'a'.repeat(5000)}`,
+    ),
   );
 }
 
