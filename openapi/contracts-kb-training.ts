@@ -3,7 +3,9 @@ import { datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import type { DatasetErrorKind } from '#shared/errors';
 import { datasetIdSchema } from '#shared/schemas/datasets';
 import {
+  datasetTrainingErrorBodySchema,
   deleteTrainingDataBodySchema,
+  retryErrorCollectionsBodySchema,
   trainingDataDetailBodySchema,
   trainingErrorListBodySchema,
   updateTrainingDataBodySchema,
@@ -53,6 +55,22 @@ const errorItemSchema = z
     errorMsg: z.string().meta({ description: 'Why it failed: the collection’s error' }),
   })
   .meta({ description: 'FastGPT’s training item (DatasetTrainingSchemaType without billId)' });
+
+const groupSchema = z
+  .strictObject({
+    collection: z.strictObject({
+      _id: id,
+      collectionId: id,
+      name: z.string(),
+      type: z.string().meta({ description: 'The collection’s type (`file`, `link`, …)' }),
+      sourceName: z.string(),
+      sourceId: z.string().optional().meta({ description: 'Its file’s id or its link' }),
+    }),
+    items: z.array(errorItemSchema).meta({ description: 'A page of its error items (as getTrainingError’s)' }),
+    errorCount: z.int().positive().meta({ description: 'All its error items' }),
+    hasMoreItems: z.boolean(),
+  })
+  .meta({ description: 'FastGPT’s TrainingErrorGroupType' });
 
 const CONTRACTS: Readonly<Record<string, RouteContract>> = {
   'POST /api/core/dataset/training/getTrainingError': {
@@ -111,6 +129,30 @@ const CONTRACTS: Readonly<Record<string, RouteContract>> = {
     },
     success: ok('Removed', z.strictObject({})),
     errors: errors('invalidParams', 'missingParams', 'unExistCollection', 'unAuthDatasetData'),
+  },
+  'POST /api/core/dataset/training/getDatasetTrainingError': {
+    operationId: 'getDatasetTrainingError',
+    summary: 'A knowledge base’s collections with training errors, each with its first error items',
+    description:
+      'The collections with error items (`total` counts them), a page of them in id order (`pageSize` ≤ 20, default 10), each with its first `itemPageSize` items (≤ 20, default 5). With `collectionId`, only that collection, its items from `itemOffset` (“load more”); a collection not in the knowledge base answers no group.',
+    request: {
+      body: datasetTrainingErrorBodySchema,
+      bodyExample: { datasetId: DATASET_ID, offset: 0, pageSize: 10, itemPageSize: 5 },
+    },
+    success: ok('One page', z.strictObject({ list: z.array(groupSchema), total: z.int().nonnegative() })),
+    errors: errors('invalidParams', 'missingParams', 'unExistDataset'),
+  },
+  'PUT /api/core/dataset/training/retryErrorCollections': {
+    operationId: 'retryErrorCollections',
+    summary: 'Train every error of a knowledge base again, or of the collections named',
+    description:
+      'As `updateTrainingData` with only `datasetId`: failed chunks are queued for embedding again, a failed parse trains its collection again (passed over while it is being trained). `collectionIds` limits it to those collections of the knowledge base; others are passed over.',
+    request: {
+      body: retryErrorCollectionsBodySchema,
+      bodyExample: { datasetId: DATASET_ID, collectionIds: [COLLECTION_ID] },
+    },
+    success: ok('Queued', z.strictObject({})),
+    errors: errors('invalidParams', 'missingParams', 'unExistDataset'),
   },
 };
 

@@ -145,6 +145,9 @@ const KB_CONTENT_ROUTES: readonly RouteDef[] = [
   { method: 'POST', path: '/api/core/dataset/training/getTrainingDataDetail', function: 'kb-collections' },
   { method: 'PUT', path: '/api/core/dataset/training/updateTrainingData', function: 'kb-collections' },
   { method: 'POST', path: '/api/core/dataset/training/deleteTrainingData', function: 'kb-collections' },
+  // The knowledge base's errors, a collection at a time, and its "retry all" (FastGPT's newer collection page).
+  { method: 'POST', path: '/api/core/dataset/training/getDatasetTrainingError', function: 'kb-collections' },
+  { method: 'PUT', path: '/api/core/dataset/training/retryErrorCollections', function: 'kb-collections' },
 ];
 
 export const APIS: Readonly<Record<ApiName, ApiDef>> = {

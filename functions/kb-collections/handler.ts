@@ -19,7 +19,9 @@ import {
   updateCollectionBodySchema,
 } from '#shared/schemas/kb-content';
 import {
+  datasetTrainingErrorBodySchema,
   deleteTrainingDataBodySchema,
+  retryErrorCollectionsBodySchema,
   trainingDataDetailBodySchema,
   trainingErrorListBodySchema,
   updateTrainingDataBodySchema,
@@ -29,11 +31,12 @@ import { collectionDetailOf } from './collection-detail.ts';
 import { collectionPaths } from './collection-paths.ts';
 import { createCollection } from './create-collection.ts';
 import { createTextCollection } from './create-text-collection.ts';
+import { datasetTrainingErrors } from './dataset-training-errors.ts';
 import { deleteCollection } from './delete-collection.ts';
 import { listCollections } from './list-collections.ts';
 import { retrainCollection } from './retrain-collection.ts';
 import { collectionTrainingDetail } from './training-detail.ts';
-import { deleteTrainingData, updateTrainingData } from './training-error-fixes.ts';
+import { deleteTrainingData, retryErrorCollections, updateTrainingData } from './training-error-fixes.ts';
 import { trainingDataDetail, trainingErrorList } from './training-errors.ts';
 import { trainingStatus } from './training-status.ts';
 import { updateCollection } from './update-collection.ts';
@@ -122,6 +125,11 @@ const CALLS: Readonly<Record<string, Call>> = {
     ),
   [`POST ${BASE}/training/deleteTrainingData`]: (event, caller) =>
     deleteTrainingData({ body: datasetBody(event, deleteTrainingDataBodySchema), caller }, deps),
+  // The knowledge base's error list and its "retry all" (FastGPT's newer collection page).
+  [`POST ${BASE}/training/getDatasetTrainingError`]: (event, caller) =>
+    datasetTrainingErrors({ body: datasetBody(event, datasetTrainingErrorBodySchema), caller }, deps),
+  [`PUT ${BASE}/training/retryErrorCollections`]: (event, caller) =>
+    retryErrorCollections({ body: datasetBody(event, retryErrorCollectionsBodySchema), caller }, deps),
 };
 
 /** The routes of shared/routes.ts that name `kb-collections`, behind the authorizer. */

@@ -8,7 +8,11 @@ import { queueRetraining, type RetrainingDeps } from '#shared/kb/retraining';
 import { DEFAULT_CHUNK_SIZE } from '#shared/kb/sources/settings';
 import type { DatasetRepository } from '#shared/repositories/datasets';
 import type { KbContentRepository, StoredCollection } from '#shared/repositories/kb-content';
-import type { DeleteTrainingDataBody, UpdateTrainingDataBody } from '#shared/schemas/kb-training';
+import type {
+  DeleteTrainingDataBody,
+  RetryErrorCollectionsBody,
+  UpdateTrainingDataBody,
+} from '#shared/schemas/kb-training';
 import { type ErrorItem, errorItemView, findErrorItem } from './training-errors.ts';
 
 /*
@@ -57,15 +61,47 @@ export async function updateTrainingData(
     }
     await retryCollection(collection, deps, true);
   } else if (body.datasetId !== undefined) {
-    await requireDataset(deps.datasets, caller.teamId, body.datasetId);
-    const collections = await deps.content.allCollections(caller.teamId, body.datasetId);
-    for (const collection of collections.filter((c) => c.status === 'error' || (c.failedChunks ?? 0) > 0)) {
-      await retryCollection(collection, deps, false);
-    }
+    await retryDataset(caller.teamId, body.datasetId, undefined, deps);
   } else {
     throw datasetErrors.missingParams('collectionId, datasetId or dataId is required');
   }
   return {};
+}
+
+/**
+ * PUT /api/core/dataset/training/retryErrorCollections (FastGPT's "retry all" of its collection list; handler
+ * `projects/app/src/pages/api/core/dataset/training/retryErrorCollections.ts`, labring/FastGPT at 5031e2af): every
+ * error of the knowledge base, or of the collections of it named in `collectionIds`. Answers `{}`.
+ */
+export async function retryErrorCollections(
+  input: { body: RetryErrorCollectionsBody; caller: CallerContext },
+  deps: TrainingErrorFixDeps,
+): Promise<Record<string, never>> {
+  const { datasetId, collectionIds } = input.body;
+  await retryDataset(input.caller.teamId, datasetId, collectionIds ?? undefined, deps);
+  return {};
+}
+
+/**
+ * Every error of a knowledge base's collections (only those named, when `only` is given: another knowledge base's or an
+ * unknown id is passed over, as FastGPT's update matches none) trained again; a parse that cannot be trained now is
+ * passed over.
+ */
+async function retryDataset(
+  teamId: string,
+  datasetId: string,
+  only: readonly string[] | undefined,
+  deps: TrainingErrorFixDeps,
+): Promise<void> {
+  await requireDataset(deps.datasets, teamId, datasetId);
+  const named = only === undefined ? undefined : new Set(only);
+  const collections = await deps.content.allCollections(teamId, datasetId);
+  for (const collection of collections) {
+    if (named !== undefined && !named.has(collection.id)) continue;
+    if (collection.status === 'error' || (collection.failedChunks ?? 0) > 0) {
+      await retryCollection(collection, deps, false);
+    }
+  }
 }
 
 async function retryItem(item: ErrorItem, body: UpdateTrainingDataBody, deps: TrainingErrorFixDeps): Promise<void> {

@@ -218,6 +218,12 @@ export function collectionListItem(c: StoredCollection) {
   return { ...baseView(c), ...trainingView(c), permission: { ...OWNER } };
 }
 
+/** FastGPT's `getCollectionSourceData`: the collection's name and its source's id (its file or link), when it has one. */
+export function collectionSource(c: StoredCollection): { sourceName: string; sourceId?: string } {
+  const sourceId = c.fileId || c.rawLink;
+  return { sourceName: c.name, ...(sourceId ? { sourceId } : {}) };
+}
+
 /** The detail (FastGPT's DatasetCollectionItemType). */
 export function collectionDetail(c: StoredCollection) {
   return {
@@ -230,8 +236,7 @@ export function collectionDetail(c: StoredCollection) {
     ...(c.settings?.chunkSplitter ? { chunkSplitter: c.settings.chunkSplitter } : {}),
     ...(c.settings?.indexSize ? { indexSize: c.settings.indexSize } : {}),
     ...(c.settings?.qaPrompt ? { qaPrompt: c.settings.qaPrompt } : {}),
-    sourceName: c.name,
-    ...(c.fileId || c.rawLink ? { sourceId: c.fileId ?? c.rawLink } : {}),
+    ...collectionSource(c),
     canWrite: true,
     permission: { ...OWNER },
     indexAmount: Math.max(0, c.dataAmount ?? 0),

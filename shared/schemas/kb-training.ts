@@ -54,3 +54,31 @@ export const deleteTrainingDataBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
   }),
 );
 export type DeleteTrainingDataBody = z.output<typeof deleteTrainingDataBodySchema>;
+
+/**
+ * POST /api/core/dataset/training/getDatasetTrainingError: a knowledge base's collections with errors, a page of them
+ * (`pageSize` ≤ 20, default 10), each with its first error items (`itemPageSize` ≤ 20, default 5); with
+ * `collectionId`, that collection's items from `itemOffset` ("load more"). FastGPT's limits
+ * (`DatasetTrainingErrorPaginationLimits`).
+ */
+export const datasetTrainingErrorBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    datasetId: idField('datasetId'),
+    collectionId: optionalId('collectionId'),
+    offset: z.nullish(intField('offset', 0, 100_000)),
+    pageNum: z.nullish(intField('pageNum', 1, 5_000)),
+    pageSize: z.nullish(intField('pageSize', 1, 20)),
+    itemOffset: z.nullish(intField('itemOffset', 0, 100_000)),
+    itemPageSize: z.nullish(intField('itemPageSize', 1, 20)),
+  }),
+);
+export type DatasetTrainingErrorBody = z.output<typeof datasetTrainingErrorBodySchema>;
+
+/** PUT /api/core/dataset/training/retryErrorCollections: every error of a knowledge base, or of the collections named. */
+export const retryErrorCollectionsBodySchema = /* @__PURE__ */ z.moduleSchema(() =>
+  z.object({
+    datasetId: idField('datasetId'),
+    collectionIds: z.nullish(z.array(idField('collectionIds')).check(z.maxLength(1000, 'at most 1000 collectionIds'))),
+  }),
+);
+export type RetryErrorCollectionsBody = z.output<typeof retryErrorCollectionsBodySchema>;

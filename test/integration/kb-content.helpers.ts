@@ -41,6 +41,8 @@ export const CONTENT_PATHS = {
   trainingDataDetail: '/api/core/dataset/training/getTrainingDataDetail',
   updateTrainingData: '/api/core/dataset/training/updateTrainingData',
   deleteTrainingData: '/api/core/dataset/training/deleteTrainingData',
+  datasetTrainingError: '/api/core/dataset/training/getDatasetTrainingError',
+  retryErrorCollections: '/api/core/dataset/training/retryErrorCollections',
   searchTest: '/api/core/dataset/searchTest',
 } as const;
 

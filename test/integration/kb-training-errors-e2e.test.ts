@@ -12,6 +12,8 @@ const T = {
   update: '/api/core/dataset/training/updateTrainingData',
   remove: '/api/core/dataset/training/deleteTrainingData',
   hasError: '/api/core/dataset/training/hasDatasetTrainingError',
+  datasetErrors: '/api/core/dataset/training/getDatasetTrainingError',
+  retryAll: '/api/core/dataset/training/retryErrorCollections',
 } as const;
 const TEXT = [
   'The relay routes each call to a channel by priority and weight, and fails over to the next one.',
@@ -107,6 +109,48 @@ describe("FastGPT's training dialog, error tab", () => {
     expect(found.list.map((c) => c.id).sort()).toEqual([first._id, ...rest.map((i) => i._id)].sort());
   });
 
+  it("lists a knowledge base's failed collections, loads more of one, and retries them all once the upstream recovers", async () => {
+    const datasetId = await api.dataset('text-embedding-3-small');
+    upstream.faultAlways({ kind: 'status', status: 400 });
+    const created: string[] = [];
+    for (const name of ['One', 'Two']) {
+      const { collectionId } = await api.ok<{ collectionId: string }>(
+        api.post(P.createText, { datasetId, name, text: TEXT, chunkSize: 64 }),
+      );
+      await api.trained(collectionId);
+      created.push(collectionId);
+    }
+    interface Group {
+      collection: { _id: string; name: string; type: string; sourceName: string };
+      items: ErrorItem[];
+      errorCount: number;
+      hasMoreItems: boolean;
+    }
+    const groups = (body: Record<string, unknown>) =>
+      api.ok<{ list: Group[]; total: number }>(api.post(T.datasetErrors, { datasetId, ...body }));
+
+    const page = await groups({ offset: 0, pageSize: 10, itemPageSize: 2 });
+    expect(page.total).toBe(2);
+    expect(page.list.map((g) => g.collection._id)).toEqual([...created].sort());
+    const [group] = page.list as [Group];
+    const all = await errorsOf(group.collection._id);
+    const detail = await api.ok<{ name: string; type: string }>(api.get(P.detail, { id: group.collection._id }));
+    expect(group).toMatchObject({
+      collection: { name: detail.name, type: detail.type, sourceName: detail.name },
+      errorCount: all.total,
+      hasMoreItems: true,
+    });
+    expect(group.items).toEqual(all.list.slice(0, 2));
+    const more = await groups({ collectionId: group.collection._id, itemOffset: 2, itemPageSize: 20 });
+    expect(more.list[0]?.items).toEqual(all.list.slice(2));
+
+    upstream.clearFaults();
+    expect(await api.ok(api.put(T.retryAll, { datasetId }))).toEqual({});
+    for (const collectionId of created) await waitForErrors(collectionId, (list) => list.length === 0);
+    expect(await groups({})).toEqual({ list: [], total: 0 });
+    expect(await api.ok(api.get(T.hasError, { datasetId }))).toEqual({ hasError: false });
+  });
+
   it("answers another team's collection and chunk ids as unknown ones, changing nothing", async () => {
     const datasetId = await api.dataset('text-embedding-3-small');
     upstream.faultAlways({ kind: 'status', status: 400 });
@@ -128,6 +172,8 @@ describe("FastGPT's training dialog, error tab", () => {
     expect(await code(other.put(T.update, { collectionId }))).toEqual([404, 501003]);
     expect(await code(other.put(T.update, { datasetId }))).toEqual([404, 501002]);
     expect(await code(other.post(T.remove, { dataId: item._id }))).toEqual([404, 501006]);
+    expect(await code(other.post(T.datasetErrors, { datasetId }))).toEqual([404, 501002]);
+    expect(await code(other.put(T.retryAll, { datasetId, collectionIds: [collectionId] }))).toEqual([404, 501002]);
     expect(await code(api.post(T.remove, { dataId: '0'.repeat(24) }))).toEqual([404, 501006]);
 
     const after = await errorsOf(collectionId);

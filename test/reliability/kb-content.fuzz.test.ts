@@ -34,6 +34,8 @@ const ROUTES = [
   ['POST', P.trainingDataDetail, false],
   ['PUT', P.updateTrainingData, false],
   ['POST', P.deleteTrainingData, false],
+  ['POST', P.datasetTrainingError, false],
+  ['PUT', P.retryErrorCollections, false],
 ] as const;
 const RUNS_PER_ROUTE = Math.max(20, Math.ceil(FUZZ_RUNS / ROUTES.length));
 const BODY_FIELDS = [
@@ -59,6 +61,8 @@ const BODY_FIELDS = [
   'collectionIds',
   'tags',
   'chunkIndex',
+  'itemOffset',
+  'itemPageSize',
 ];
 
 const { server, token, datasetRequests } = useFuzzServer();

@@ -252,6 +252,9 @@ const ROUTE_REQUESTS: Readonly<Record<string, { query?: string; body?: string; c
   },
   '/api/core/dataset/training/updateTrainingData': { body: JSON.stringify({ dataId: UNKNOWN_ID }) },
   '/api/core/dataset/training/deleteTrainingData': { body: JSON.stringify({ dataId: UNKNOWN_ID }) },
+  // The knowledge base's error list and its retry: an unknown knowledge base (404, 501002).
+  '/api/core/dataset/training/getDatasetTrainingError': { body: JSON.stringify({ datasetId: UNKNOWN_ID }) },
+  '/api/core/dataset/training/retryErrorCollections': { body: JSON.stringify({ datasetId: UNKNOWN_ID }) },
   [PATHS.proxy]: { body: BODIES.proxy },
   // An empty One API table, previewed: the rows import answers 200 and writes nothing.
   '/api/channels/import/rows': {

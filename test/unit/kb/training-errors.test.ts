@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { datasetTrainingErrors } from '#functions/kb-collections/dataset-training-errors';
 import { collectionTrainingDetail } from '#functions/kb-collections/training-detail';
-import { deleteTrainingData, updateTrainingData } from '#functions/kb-collections/training-error-fixes';
+import {
+  deleteTrainingData,
+  retryErrorCollections,
+  updateTrainingData,
+} from '#functions/kb-collections/training-error-fixes';
 import { trainingDataDetail, trainingErrorList } from '#functions/kb-collections/training-errors';
 import { deleteData } from '#functions/kb-data/delete-data';
+import type { CallerContext } from '#shared/http';
 import { newObjectId } from '#shared/ids';
 import type { ChunkRecord } from '#shared/kb/contract';
 import { train } from '#shared/kb/training';
 import type { TrainingMessage } from '#shared/kb/training-queue';
+import type { DatasetRecord } from '#shared/repositories/datasets';
 import type { StoredCollection } from '#shared/repositories/kb-content';
 import {
   chunkOf,
@@ -30,9 +37,11 @@ const ERROR = 'no channel serves text-embedding-3-small for group default';
  * A trained collection (generation 1) of `TEAM` whose chunks at `failedAt` have no vector, `error` with ERROR as the
  * training core leaves it; and the deps of the calls, recording what they queue and remove from the index.
  */
-async function failedCollection(options: { chunks?: number; failedAt?: number[]; qa?: boolean; team?: string } = {}) {
+async function failedCollection(
+  options: { chunks?: number; failedAt?: number[]; qa?: boolean; team?: string; dataset?: DatasetRecord } = {},
+) {
   const team = options.team ?? TEAM;
-  const dataset = await storeKnowledgeBase(world, team);
+  const dataset = options.dataset ?? (await storeKnowledgeBase(world, team));
   const stored = await storeTextCollection(world, dataset, {
     fileId: newObjectId(),
     ...(options.qa ? { trainingType: 'qa' as const } : {}),
@@ -274,6 +283,112 @@ describe('updateTrainingData', () => {
       { kind: 'collection', teamId: TEAM, datasetId: collection.datasetId, collectionId: collection.id, generation: 2 },
     ]);
     expect(await reread(collection)).toMatchObject({ status: 'queued', settings: collection.settings });
+  });
+});
+
+describe('getDatasetTrainingError', () => {
+  /** A knowledge base with a parse error, a collection of 3 failed chunks, and one without error. */
+  async function failedKnowledgeBase() {
+    const chunks = await failedCollection({ chunks: 4, failedAt: [0, 2, 3] });
+    const { dataset, deps } = chunks;
+    const parse = await failedCollection({ dataset, failedAt: [] });
+    await world.content.updateCollection(TEAM, dataset.id, parse.collection.id, { status: 'error', error: 'unread' });
+    const clean = await failedCollection({ dataset, failedAt: [] });
+    const byId = [chunks, parse].sort((a, b) => (a.collection.id < b.collection.id ? -1 : 1));
+    return { dataset, deps, chunks, parse, clean, byId };
+  }
+
+  it('answers the collections with errors in id order, each with its first items and its count', async () => {
+    const { dataset, deps, chunks, parse, byId } = await failedKnowledgeBase();
+
+    const all = await datasetTrainingErrors({ body: { datasetId: dataset.id, itemPageSize: 2 }, caller }, deps);
+
+    expect(all.total).toBe(2);
+    expect(all.list.map((g) => g.collection._id)).toEqual(byId.map((c) => c.collection.id));
+    const group = all.list.find((g) => g.collection._id === chunks.collection.id);
+    expect(group).toEqual({
+      collection: {
+        _id: chunks.collection.id,
+        collectionId: chunks.collection.id,
+        name: chunks.collection.name,
+        type: chunks.collection.type,
+        sourceName: chunks.collection.name,
+        sourceId: chunks.collection.fileId,
+      },
+      items: (await trainingErrorList({ body: { collectionId: chunks.collection.id, pageSize: 2 }, caller }, deps))
+        .list,
+      errorCount: 3,
+      hasMoreItems: true,
+    });
+    expect(all.list.find((g) => g.collection._id === parse.collection.id)).toMatchObject({
+      items: [{ _id: parse.collection.id, mode: 'parse', errorMsg: 'unread' }],
+      errorCount: 1,
+      hasMoreItems: false,
+    });
+  });
+
+  it('pages the collections (offset or pageNum) and loads more items of one with collectionId and itemOffset', async () => {
+    const { dataset, deps, chunks, byId } = await failedKnowledgeBase();
+    const body = { datasetId: dataset.id, pageSize: 1 };
+
+    const second = await datasetTrainingErrors({ body: { ...body, offset: 1 }, caller }, deps);
+    const byPage = await datasetTrainingErrors({ body: { ...body, pageNum: 2 }, caller }, deps);
+    const more = await datasetTrainingErrors(
+      { body: { datasetId: dataset.id, collectionId: chunks.collection.id, itemOffset: 1, itemPageSize: 1 }, caller },
+      deps,
+    );
+    const rest = await datasetTrainingErrors(
+      { body: { datasetId: dataset.id, collectionId: chunks.collection.id, itemOffset: 2 }, caller },
+      deps,
+    );
+
+    expect(second).toEqual(byPage);
+    expect(second.total).toBe(2);
+    expect(second.list.map((g) => g.collection._id)).toEqual([byId[1]?.collection.id]);
+    expect(more.total).toBe(1);
+    expect(more.list[0]).toMatchObject({ errorCount: 3, hasMoreItems: true });
+    expect(more.list[0]?.items.map((i) => i._id)).toEqual([chunks.chunks[2]?.id]);
+    expect(rest.list[0]?.items.map((i) => i._id)).toEqual([chunks.chunks[3]?.id]);
+    expect(rest.list[0]?.hasMoreItems).toBe(false);
+  });
+
+  it("answers no group for a collection without errors, of another knowledge base or team, and 501002 for another team's knowledge base", async () => {
+    const { dataset, deps, clean } = await failedKnowledgeBase();
+    const elsewhere = await failedCollection();
+    const ask = (collectionId: string, who: CallerContext = caller) =>
+      datasetTrainingErrors({ body: { datasetId: dataset.id, collectionId }, caller: who }, deps);
+
+    expect(await ask(clean.collection.id)).toEqual({ list: [], total: 0 });
+    expect(await ask(elsewhere.collection.id)).toEqual({ list: [], total: 0 });
+    expect(await refusal(ask(elsewhere.collection.id, stranger))).toEqual({ httpStatus: 404, code: 501002 });
+  });
+});
+
+describe('retryErrorCollections', () => {
+  it('queues every failed chunk and trains a failed parse again, of the collections named or of all', async () => {
+    const first = await failedCollection({ chunks: 3, failedAt: [0, 2] });
+    const { dataset, sent, deps } = first;
+    const second = await failedCollection({ dataset, chunks: 2, failedAt: [1] });
+    const parse = await failedCollection({ dataset, failedAt: [] });
+    await world.content.updateCollection(TEAM, dataset.id, parse.collection.id, { status: 'error', error: 'unread' });
+    const other = await failedCollection();
+
+    const ids = [second.collection.id, other.collection.id, 'ffffffffffffffffffffffff'];
+    expect(await retryErrorCollections({ body: { datasetId: dataset.id, collectionIds: ids }, caller }, deps)).toEqual(
+      {},
+    );
+    expect(sent.map((m) => (m.kind === 'data' ? m.dataIds : m.kind))).toEqual([[second.chunks[1]?.id]]);
+
+    sent.length = 0;
+    await retryErrorCollections({ body: { datasetId: dataset.id }, caller }, deps);
+    const dataIds = sent.flatMap((m) => (m.kind === 'data' ? m.dataIds : []));
+    expect(dataIds.sort()).toEqual([first.chunks[0]?.id, first.chunks[2]?.id, second.chunks[1]?.id].sort());
+    expect(sent.filter((m) => m.kind === 'collection').map((m) => m.collectionId)).toEqual([parse.collection.id]);
+    expect(await reread(parse.collection)).toMatchObject({ status: 'queued' });
+    expect(await refusal(retryErrorCollections({ body: { datasetId: dataset.id }, caller: stranger }, deps))).toEqual({
+      httpStatus: 404,
+      code: 501002,
+    });
   });
 });
 
