@@ -46,6 +46,21 @@ const trainingState = {
   dataAmount: z.int().nonnegative().meta({ description: 'Readable chunks' }),
   trainingAmount: z.int().nonnegative().meta({ description: 'Chunks (or a queued collection) waiting for training' }),
   hasError: z.boolean(),
+  activeTrainingAmount: z
+    .int()
+    .nonnegative()
+    .meta({ description: 'Items still being trained (a queued collection’s parse, chunks waiting for their vector)' }),
+  finalErrorAmount: z
+    .int()
+    .nonnegative()
+    .meta({ description: 'Items failed for good (chunks without a vector, or the failed training’s one item)' }),
+  slowestTrainingMode: z
+    .enum(['parse', 'qa', 'chunk'])
+    .optional()
+    .meta({ description: 'The earliest stage with items left (absent when none is)' }),
+  slowestTrainingStatus: z
+    .enum(['running', 'error', 'ready'])
+    .meta({ description: 'FastGPT’s badge: `running` while that stage has items in training, else `error`; `ready`' }),
   status: z.enum(['ready', 'queued', 'training', 'error']).meta({ description: 'Ours: where the training is' }),
   errorMsg: z.string().optional().meta({ description: 'Ours: why the last training failed' }),
   failedChunks: z

@@ -1,6 +1,7 @@
 import type { CallerContext } from '#shared/http';
 import { requireCollection } from '#shared/kb/collections';
 import type { TrainingType } from '#shared/kb/contract';
+import { type TrainingCounts, trainingStagesOf, zeroCounts } from '#shared/kb/training-stages';
 import type { KbContentRepository, StoredCollection } from '#shared/repositories/kb-content';
 import type { CollectionIdInput } from '#shared/schemas/kb-content';
 
@@ -11,27 +12,7 @@ import type { CollectionIdInput } from '#shared/schemas/kb-content';
  * so the counts come from the collection's own state.
  */
 
-/**
- * FastGPT's TrainingModeEnum as its trainingDetail handler answers it (labring/FastGPT
- * projects/app/src/pages/api/core/dataset/collection/trainingDetail.ts at 054c3f18, v4.14+): every count carries each
- * mode, as FastGPT's do (an older client reads the ones it knows).
- */
-export const TRAINING_MODES = [
-  'parse',
-  'qa',
-  'chunk',
-  'image',
-  'auto',
-  'imageParse',
-  'databaseSchema',
-  'hype',
-  'small2Big',
-  'synonymStandardize',
-  'synonymRestore',
-  'synthesis',
-] as const;
-export type TrainingMode = (typeof TRAINING_MODES)[number];
-export type TrainingCounts = Record<TrainingMode, number>;
+export { TRAINING_MODES, type TrainingCounts, type TrainingMode } from '#shared/kb/training-stages';
 
 export interface TrainingDetail {
   trainingType: TrainingType;
@@ -45,35 +26,15 @@ export interface TrainingDetail {
   trainedCount: number;
 }
 
-const zeros = (): TrainingCounts => Object.fromEntries(TRAINING_MODES.map((mode) => [mode, 0])) as TrainingCounts;
-
-/**
- * A collection's state in FastGPT's stages: `queued` (its source not read yet) is one item being parsed; `training`
- * counts its items in the Q&A stage (`qa` collections) or the embedding one; items pushed and not embedded yet count
- * as embedding; chunks without a vector are embedding errors; a failed training with none is an error of the stage
- * before (reading and splitting, or writing Q&A pairs), one item, as FastGPT's parse item.
- */
+/** A collection's training in FastGPT's stages (shared/kb/training-stages.ts): no other collection's items ahead. */
 export function trainingDetailOf(c: StoredCollection): TrainingDetail {
-  const qa = c.settings?.trainingType === 'qa';
-  const trainingCounts = zeros();
-  const errorCounts = zeros();
-  const pending = Math.max(0, c.trainingAmount ?? 0);
-  if (c.status === 'queued') {
-    trainingCounts.parse = 1;
-    trainingCounts.chunk = Math.max(0, pending - 1);
-  } else if (c.status === 'training' && qa) {
-    trainingCounts.qa = pending;
-  } else {
-    trainingCounts.chunk = pending;
-  }
-  errorCounts.chunk = Math.max(0, c.failedChunks ?? 0);
-  if (c.status === 'error' && errorCounts.chunk === 0) errorCounts[qa ? 'qa' : 'parse'] = 1;
+  const { active, errors } = trainingStagesOf(c);
   return {
     trainingType: c.settings?.trainingType ?? 'chunk',
     advancedTraining: { customPdfParse: false, imageIndex: false, autoIndexes: false },
-    queuedCounts: zeros(),
-    trainingCounts,
-    errorCounts,
+    queuedCounts: zeroCounts(),
+    trainingCounts: active,
+    errorCounts: errors,
     trainedCount: Math.max(0, c.dataAmount ?? 0),
   };
 }

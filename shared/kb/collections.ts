@@ -13,6 +13,7 @@ import {
 } from './contract.ts';
 import type { SourceCollections } from './sources/collections-port.ts';
 import type { TrainingQueue } from './training-queue.ts';
+import { trainingStatusOf } from './training-stages.ts';
 
 /*
  * The collections' core (docs/knowledge-base-api.md, "Collections"): create (empty, folder, text, and a source
@@ -207,6 +208,7 @@ function trainingView(c: StoredCollection) {
     dataAmount: Math.max(0, c.dataAmount ?? 0),
     trainingAmount: Math.max(0, c.trainingAmount ?? 0),
     hasError: c.status === 'error',
+    ...trainingStatusOf(c),
     status: c.status,
     ...(c.error ? { errorMsg: c.error } : {}),
     ...(c.failedChunks ? { failedChunks: c.failedChunks } : {}),

@@ -143,11 +143,22 @@ describe("FastGPT's training dialog, error tab", () => {
     expect(group.items).toEqual(all.list.slice(0, 2));
     const more = await groups({ collectionId: group.collection._id, itemOffset: 2, itemPageSize: 20 });
     expect(more.list[0]?.items).toEqual(all.list.slice(2));
+    // FastGPT's newer collection list draws its red badge from these.
+    const badges = async () =>
+      (await api.ok<{ list: Record<string, unknown>[] }>(api.post(P.listV2, { datasetId }))).list.map((c) => ({
+        finalErrorAmount: c.finalErrorAmount,
+        slowestTrainingMode: c.slowestTrainingMode,
+        slowestTrainingStatus: c.slowestTrainingStatus,
+      }));
+    const failedBadge = { finalErrorAmount: all.total, slowestTrainingMode: 'chunk', slowestTrainingStatus: 'error' };
+    expect(await badges()).toEqual([failedBadge, failedBadge]);
 
     upstream.clearFaults();
     expect(await api.ok(api.put(T.retryAll, { datasetId }))).toEqual({});
     for (const collectionId of created) await waitForErrors(collectionId, (list) => list.length === 0);
     expect(await groups({})).toEqual({ list: [], total: 0 });
+    const readyBadge = { finalErrorAmount: 0, slowestTrainingMode: undefined, slowestTrainingStatus: 'ready' };
+    expect(await badges()).toEqual([readyBadge, readyBadge]);
     expect(await api.ok(api.get(T.hasError, { datasetId }))).toEqual({ hasError: false });
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TRAINING_MODES, trainingDetailOf } from '#functions/kb-collections/training-detail';
+import { trainingStatusOf } from '#shared/kb/training-stages';
 import type { StoredCollection } from '#shared/repositories/kb-content';
 
 // FastGPT's training dialog (projects/app/src/pageComponents/dataset/detail/CollectionCard/TrainingStates.tsx) shows
@@ -70,5 +71,68 @@ describe('trainingDetailOf: a collection in FastGPT’s training stages', () => 
     expect(nonZero(pending.trainingCounts)).toEqual({ chunk: 2 });
     expect(nonZero(pending.errorCounts)).toEqual({ chunk: 1 });
     expect(pending.trainedCount).toBe(2);
+  });
+});
+
+// FastGPT's newer web client draws a collection's badge from `slowestTrainingStatus` and `slowestTrainingMode` of
+// listV2 and detail (projects/app/src/web/core/dataset/trainingStatus.ts: `error` red, `running` by stage, else
+// "ready"), and opens the training dialog only while it is `running` or `error`.
+describe('trainingStatusOf: the status FastGPT’s list and detail answer', () => {
+  const status = (changes: Partial<StoredCollection>) => trainingStatusOf({ ...base, ...changes });
+  const qa = { trainingType: 'qa', chunkSize: 1000 } as const;
+
+  it('is ready, with no stage, for a collection with nothing left', () => {
+    expect(status({ dataAmount: 7 })).toEqual({
+      activeTrainingAmount: 0,
+      finalErrorAmount: 0,
+      slowestTrainingStatus: 'ready',
+    });
+  });
+
+  it('runs in the earliest stage with items left: parsing while queued, then Q&A or embedding', () => {
+    expect(status({ status: 'queued', generation: 0, trainingAmount: 4 })).toEqual({
+      activeTrainingAmount: 4,
+      finalErrorAmount: 0,
+      slowestTrainingMode: 'parse',
+      slowestTrainingStatus: 'running',
+    });
+    expect(status({ status: 'training', trainingAmount: 5, settings: qa })).toMatchObject({
+      slowestTrainingMode: 'qa',
+      slowestTrainingStatus: 'running',
+    });
+    expect(status({ status: 'training', trainingAmount: 12 })).toMatchObject({
+      activeTrainingAmount: 12,
+      slowestTrainingMode: 'chunk',
+      slowestTrainingStatus: 'running',
+    });
+  });
+
+  it('is an error of the stage that failed, and running again while the same stage still has items in training', () => {
+    expect(status({ status: 'error', dataAmount: 0 })).toEqual({
+      activeTrainingAmount: 0,
+      finalErrorAmount: 1,
+      slowestTrainingMode: 'parse',
+      slowestTrainingStatus: 'error',
+    });
+    expect(status({ status: 'error', settings: qa })).toMatchObject({ slowestTrainingMode: 'qa' });
+    expect(status({ status: 'error', failedChunks: 3 })).toMatchObject({
+      finalErrorAmount: 3,
+      slowestTrainingMode: 'chunk',
+      slowestTrainingStatus: 'error',
+    });
+    // FastGPT: the slowest stage shows `error` only when it has nothing left in training.
+    expect(status({ status: 'error', failedChunks: 1, trainingAmount: 2 })).toEqual({
+      activeTrainingAmount: 2,
+      finalErrorAmount: 1,
+      slowestTrainingMode: 'chunk',
+      slowestTrainingStatus: 'running',
+    });
+  });
+
+  it('ranks a parse error before chunks still waiting (the earlier stage is the slower)', () => {
+    expect(status({ status: 'error', trainingAmount: 2 })).toMatchObject({
+      slowestTrainingMode: 'parse',
+      slowestTrainingStatus: 'error',
+    });
   });
 });
