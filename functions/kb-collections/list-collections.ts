@@ -2,7 +2,7 @@ import type { CallerContext } from '#shared/http';
 import { collectionListItem, requireDataset } from '#shared/kb/collections';
 import type { DatasetRepository } from '#shared/repositories/datasets';
 import type { KbContentRepository, StoredCollection } from '#shared/repositories/kb-content';
-import { type ListCollectionsBody, pageOf } from '#shared/schemas/kb-content';
+import { type ListCollectionsBody, MAX_COLLECTION_PAGE_SIZE, pageOf } from '#shared/schemas/kb-content';
 
 export interface ListCollectionsDeps {
   readonly datasets: Pick<DatasetRepository, 'get'>;
@@ -30,12 +30,12 @@ export async function listCollections(
   } else {
     if (body.parentId !== null) {
       const parent = await deps.content.getCollection(caller.teamId, body.datasetId, body.parentId);
-      if (parent === undefined) return { list: [], total: 0, ...pageOf(body) };
+      if (parent === undefined) return { list: [], total: 0, ...pageOf(body, MAX_COLLECTION_PAGE_SIZE) };
     }
     found = await deps.content.collectionsIn(caller.teamId, body.datasetId, body.parentId);
   }
   if (body.selectFolder) found = found.filter((c) => c.type === 'folder');
-  const page = pageOf(body);
+  const page = pageOf(body, MAX_COLLECTION_PAGE_SIZE);
   const list = found.slice(page.offset, page.offset + page.pageSize).map((c) => {
     const item = collectionListItem(c);
     // `simple` skips the counts in FastGPT.

@@ -7,8 +7,10 @@ import * as z from '#shared/zod';
  * training"), with FastGPT's field names. Messages name the field, never the value.
  */
 
-/** Largest page FastGPT's list calls serve. */
+/** Largest page FastGPT's list calls serve (a larger `pageSize` is cut to it). */
 export const MAX_PAGE_SIZE = 30;
+/** Largest page of collection/listV2 since FastGPT's list with training status (`Math.min(pageSize, 100)`). */
+export const MAX_COLLECTION_PAGE_SIZE = 100;
 /** Largest text of one create/text call (API Gateway's body limit is 10 MB). */
 export const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 /** Items of one pushData call (FastGPT's limit). */
@@ -31,21 +33,27 @@ export const intField = (field: string, min: number, max: number) =>
     ),
   );
 
-/** FastGPT's pagination: `offset` or `pageNum` (from 1), and `pageSize` (≤ 30; default 10). */
+/**
+ * FastGPT's pagination: `offset` or `pageNum` (from 1), and `pageSize` (default 10). A larger page than a call serves
+ * is cut to it, as FastGPT's handlers cut it (`Math.min(pageSize, 30)`), never refused.
+ */
 export const paginationFields = {
   offset: z.nullish(intField('offset', 0, 1_000_000)),
   pageNum: z.nullish(intField('pageNum', 1, 100_000)),
-  pageSize: z.nullish(intField('pageSize', 1, MAX_PAGE_SIZE)),
+  pageSize: z.nullish(intField('pageSize', 1, 1_000_000)),
 };
 
-/** The page a pagination asks for. */
-export function pageOf(p: { offset?: number | null; pageNum?: number | null; pageSize?: number | null }): {
-  offset: number;
-  pageSize: number;
-  pageNum: number;
-} {
-  const pageSize = p.pageSize ?? 10;
-  const offset = p.offset ?? ((p.pageNum ?? 1) - 1) * pageSize;
+/**
+ * The page a pagination asks for, at most `max` items (MAX_PAGE_SIZE unless the call serves more). As FastGPT's
+ * `parsePaginationRequest`, a `pageNum` counts pages of the size asked for, before the cut.
+ */
+export function pageOf(
+  p: { offset?: number | null; pageNum?: number | null; pageSize?: number | null },
+  max: number = MAX_PAGE_SIZE,
+): { offset: number; pageSize: number; pageNum: number } {
+  const asked = p.pageSize ?? 10;
+  const pageSize = Math.min(asked, max);
+  const offset = p.offset ?? ((p.pageNum ?? 1) - 1) * asked;
   return { offset, pageSize, pageNum: p.pageNum ?? Math.floor(offset / pageSize) + 1 };
 }
 

@@ -123,8 +123,14 @@ describe('collection/listV2 and the deprecated list', () => {
     expect(found.list.map((c) => c.name)).toEqual(['Pricing FAQ']);
   });
 
-  it('refuses a page over 30 with 507000', async () => {
-    expectError(await api.post(P.listV2, { datasetId, pageSize: 31 }), 400, 507000);
+  it('cuts a page larger than it serves instead of refusing it (FastGPT cuts listV2 at 100), and refuses 0', async () => {
+    for (let i = 0; i < 12; i++) await api.ok(api.post(P.createCollection, { datasetId, name: `c${i}` }));
+
+    const large = await api.ok<{ list: unknown[]; total: number }>(api.post(P.listV2, { datasetId, pageSize: 5000 }));
+
+    expect(large.total).toBe(12);
+    expect(large.list).toHaveLength(12);
+    expectError(await api.post(P.listV2, { datasetId, pageSize: 0 }), 400, 507000);
   });
 
   it("answers 501002 for another team's knowledge base", async () => {

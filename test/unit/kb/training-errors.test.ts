@@ -119,6 +119,20 @@ describe('getTrainingError', () => {
     expect(byPage.list.map((i) => i._id)).toEqual([chunks[2]?.id, chunks[3]?.id]);
   });
 
+  it('cuts a larger page to 30, counting pageNum in pages of the size asked for, as FastGPT', async () => {
+    const failedAt = [...Array(40).keys()];
+    const { collection, deps } = await failedCollection({ chunks: 40, failedAt });
+    const ask = (page: { pageSize: number; pageNum?: number }) =>
+      trainingErrorList({ body: { collectionId: collection.id, ...page }, caller }, deps);
+
+    const first = await ask({ pageSize: 100 });
+    const second = await ask({ pageSize: 35, pageNum: 2 });
+
+    expect(first.total).toBe(40);
+    expect(first.list.map((i) => i.chunkIndex)).toEqual(failedAt.slice(0, 30));
+    expect(second.list.map((i) => i.chunkIndex)).toEqual(failedAt.slice(35, 40));
+  });
+
   it("shows a failed collection without such chunks as one parse item whose id is the collection's (qa for Q&A)", async () => {
     for (const qa of [false, true]) {
       const { collection, deps } = await failedCollection({ failedAt: [], qa });
