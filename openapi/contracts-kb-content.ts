@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { TRAINING_MODES } from '#functions/kb-collections/training-detail';
 import { datasetErrorKindBodySchema, datasetSuccessBodySchema } from '#shared/envelopes/dataset';
 import { DATASET_ERROR_KINDS, type DatasetErrorKind } from '#shared/errors';
+import { TRAINING_MODES } from '#shared/kb/training-stages';
 import { idQuerySchema } from '#shared/schemas/dataset-fields';
 import { datasetIdSchema, pathEntrySchema, permissionSchema } from '#shared/schemas/datasets';
 import {

@@ -12,8 +12,6 @@ import type { CollectionIdInput } from '#shared/schemas/kb-content';
  * so the counts come from the collection's own state.
  */
 
-export { TRAINING_MODES, type TrainingCounts, type TrainingMode } from '#shared/kb/training-stages';
-
 export interface TrainingDetail {
   trainingType: TrainingType;
   /** FastGPT's enhanced training options; this product has none of them. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TRAINING_MODES, trainingDetailOf } from '#functions/kb-collections/training-detail';
-import { trainingStatusOf } from '#shared/kb/training-stages';
+import { trainingDetailOf } from '#functions/kb-collections/training-detail';
+import { TRAINING_MODES, trainingStatusOf } from '#shared/kb/training-stages';
 import type { StoredCollection } from '#shared/repositories/kb-content';
 
 // FastGPT's training dialog (projects/app/src/pageComponents/dataset/detail/CollectionCard/TrainingStates.tsx) shows
