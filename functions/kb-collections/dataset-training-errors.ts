@@ -1,11 +1,11 @@
 import type { CallerContext } from '#shared/http';
 import { collectionSource, requireDataset } from '#shared/kb/collections';
-import { collectionErrors } from '#shared/kb/failed-chunks';
+import { mayHaveErrors } from '#shared/kb/failed-chunks';
 import type { DatasetRepository } from '#shared/repositories/datasets';
 import type { KbContentRepository, StoredCollection } from '#shared/repositories/kb-content';
 import { pageOf } from '#shared/schemas/kb-content';
 import type { DatasetTrainingErrorBody } from '#shared/schemas/kb-training';
-import { type ErrorItem, type ErrorItemView, errorItemView } from './training-errors.ts';
+import { type ErrorItemView, errorItemsOf, errorItemView } from './training-errors.ts';
 
 /*
  * POST /api/core/dataset/training/getDatasetTrainingError (docs/knowledge-base-api.md, "Training errors"): FastGPT's
@@ -38,10 +38,7 @@ async function groupOf(
   skip: number,
   limit: number,
 ): Promise<TrainingErrorGroup | undefined> {
-  const { failed, parse } = await collectionErrors(content, collection);
-  const all: ErrorItem[] = parse
-    ? [{ kind: 'parse', collection }]
-    : failed.map((chunk) => ({ kind: 'chunk', collection, chunk }));
+  const all = await errorItemsOf(content, collection);
   if (all.length === 0) return undefined;
   const items = all.slice(skip, skip + limit).map(errorItemView);
   return {
@@ -77,7 +74,7 @@ export async function datasetTrainingErrors(
   }
   const collections = await deps.content.allCollections(caller.teamId, body.datasetId);
   const inError = collections
-    .filter((c) => c.type !== 'folder' && (c.status === 'error' || (c.failedChunks ?? 0) > 0))
+    .filter((c) => c.type !== 'folder' && mayHaveErrors(c))
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const page = pageOf(body);
   const list: TrainingErrorGroup[] = [];

@@ -3,7 +3,7 @@ import type { CallerContext } from '#shared/http';
 import { requireCollection, requireDataset } from '#shared/kb/collections';
 import type { ChunkIndexWriter, ChunkSettings } from '#shared/kb/contract';
 import { queueEmbedding, storeEditedChunk } from '#shared/kb/data';
-import { adjustFailedChunks, collectionErrors } from '#shared/kb/failed-chunks';
+import { adjustFailedChunks, collectionErrors, mayHaveErrors } from '#shared/kb/failed-chunks';
 import { queueRetraining, type RetrainingDeps } from '#shared/kb/retraining';
 import { DEFAULT_CHUNK_SIZE } from '#shared/kb/sources/settings';
 import type { DatasetRepository } from '#shared/repositories/datasets';
@@ -98,7 +98,7 @@ async function retryDataset(
   const collections = await deps.content.allCollections(teamId, datasetId);
   for (const collection of collections) {
     if (named !== undefined && !named.has(collection.id)) continue;
-    if (collection.status === 'error' || (collection.failedChunks ?? 0) > 0) {
+    if (mayHaveErrors(collection)) {
       await retryCollection(collection, deps, false);
     }
   }

@@ -103,16 +103,22 @@ export async function findErrorItem(
   return (await collectionErrors(content, collection)).parse ? { kind: 'parse', collection } : undefined;
 }
 
+/** A collection's error items: its failed chunks in chunk order, or the one item standing for its parse (one Query). */
+export async function errorItemsOf(
+  content: Pick<KbContentRepository, 'chunksOf'>,
+  collection: StoredCollection,
+): Promise<ErrorItem[]> {
+  const { failed, parse } = await collectionErrors(content, collection);
+  return parse ? [{ kind: 'parse', collection }] : failed.map((chunk) => ({ kind: 'chunk', collection, chunk }));
+}
+
 /** One page of a collection's error items, in chunk order (FastGPT's `{list, total}`). */
 export async function trainingErrorList(
   input: { body: TrainingErrorListBody; caller: CallerContext },
   deps: { readonly content: Pick<KbContentRepository, 'findCollection' | 'chunksOf'> },
 ): Promise<{ list: ErrorItemView[]; total: number }> {
   const collection = await requireCollection(deps.content, input.caller.teamId, input.body.collectionId);
-  const { failed, parse } = await collectionErrors(deps.content, collection);
-  const items: ErrorItem[] = parse
-    ? [{ kind: 'parse', collection }]
-    : failed.map((chunk) => ({ kind: 'chunk', collection, chunk }));
+  const items = await errorItemsOf(deps.content, collection);
   const page = pageOf(input.body);
   return { list: items.slice(page.offset, page.offset + page.pageSize).map(errorItemView), total: items.length };
 }

@@ -16,6 +16,9 @@ export interface CollectionErrors {
   readonly parse: boolean;
 }
 
+/** Whether a collection may have error items, from its record alone (no chunk read): failed, or chunks without a vector. */
+export const mayHaveErrors = (c: StoredCollection): boolean => c.status === 'error' || (c.failedChunks ?? 0) > 0;
+
 /** A collection's errors, from its chunks (one Query). */
 export async function collectionErrors(
   content: Pick<KbContentRepository, 'chunksOf'>,
